@@ -1,0 +1,40 @@
+# Two commands matter: `make run` (install what is missing, run the default
+# benchmark) and `make test` (lint, types, tests). Both work from a clean clone.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint unit deps sysdeps bench clean
+
+run: deps
+	$(BIN)/sshbench $(ARGS)
+
+test: deps
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: deps
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+
+unit: deps
+	$(BIN)/pytest tests/unit
+
+bench: deps
+	$(BIN)/python bench/loopback_vs_hand.py $(ARGS)
+
+deps: sysdeps $(STAMP)
+
+sysdeps:
+	@PYTHON=$(PYTHON) sh scripts/install-deps
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
