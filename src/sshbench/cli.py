@@ -1,0 +1,235 @@
+"""Command line: parse options, build the run, hand results to the renderers. The only place that exits.
+
+Reads as the pipeline: options -> client discovery -> embedded server ->
+selection and cases -> seeded schedule -> runner (saving as it goes) ->
+tables and next steps. Every failure the user can fix arrives here as an
+SshbenchError and leaves as one line on stderr with a documented exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import signal
+import sys
+from datetime import UTC, datetime
+from types import FrameType
+from typing import Any, NoReturn
+
+from rich.console import Console
+
+from sshbench import __version__, sysinfo
+from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
+from sshbench.errors import ExitCode, SshbenchError, UsageError
+from sshbench.export.results import ResultsWriter, default_path
+from sshbench.model import CaseRecord, CaseStatus, Direction, Report
+from sshbench.options import DEFAULT_CIPHER_MAC, DEFAULT_MAC_CIPHER, RunOptions, parse_directions
+from sshbench.plan import Selection, SweepSettings, build_cases, schedule, select
+from sshbench.runner import execute
+from sshbench.servers.openssh import EmbeddedOpenSSH
+from sshbench.target import EmbeddedTarget
+from sshbench.ui.progress import RichReporter
+from sshbench.ui.tables import algorithms_tables, full_report
+from sshbench.units import parse_size
+
+SUBCOMMANDS = ("run", "algos")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, not argparse's usage dump: the problem and where to look."""
+        raise UsageError(f"{message} (see sshbench --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sshbench", description="Measure SSH ciphers, MACs and key exchanges on a private "
+                     "loopback OpenSSH server (default command: run).")
+    parser.add_argument("--version", action="version", version=f"sshbench {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="the benchmark (default when no command is given)")
+    sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
+    sel.add_argument("--ciphers", default="all", help="cipher sweep, upload and download (default: all)")
+    sel.add_argument("--macs", default="all", help="MAC sweep with one non-AEAD cipher, upload (default: all)")
+    sel.add_argument("--kex", default="all", help="key exchange set-up latency (default: all)")
+    sel.add_argument("--hostkeys", default="all", help="host key algorithm set-up latency (default: all)")
+    sel.add_argument("--cipher-mac", default=DEFAULT_CIPHER_MAC, help="MAC for non-AEAD ciphers in the cipher sweep")
+    sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
+    sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
+    how = run.add_argument_group("how much")
+    how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
+                     "sample lasts --sample-seconds)")
+    how.add_argument("--sample-seconds", type=float, default=1.0, help="target data phase per sample when "
+                     "sizing automatically (default: 1.0)")
+    how.add_argument("--runs", type=int, default=5, help="measured samples per throughput case (default: 5)")
+    how.add_argument("--setup-runs", type=int, default=10, help="measured samples per key exchange / host key "
+                     "case (default: 10)")
+    how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
+    how.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per connection on top of the "
+                     "expected transfer time (default: 60)")
+    out = run.add_argument_group("where")
+    out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
+                     "(default: sshbench-results/sshbench-<UTC time>.json)")
+    out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
+    out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
+    run.set_defaults(func=cmd_run)
+
+    algos = sub.add_parser("algos", help="what this client and the embedded server support, with grades")
+    algos.add_argument("--sshd", help="sshd binary for the embedded server")
+    algos.add_argument("--ssh", help="ssh client binary")
+    algos.set_defaults(func=cmd_algos)
+    return parser
+
+
+def _int_option(value: Any, name: str) -> int:
+    if value is None or value < 1:
+        raise UsageError(f"{name} must be a whole number of at least 1")
+    return int(value)
+
+
+def options_from_args(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(
+        ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,
+        size_bytes=parse_size(args.size) if args.size else None, sample_seconds=args.sample_seconds,
+        runs=_int_option(args.runs, "--runs"), setup_runs=_int_option(args.setup_runs, "--setup-runs"),
+        cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
+        seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
+    )
+
+
+def _check_partner(kind: Kind, name: str, option: str, client: ClientInfo, server: AlgorithmLists) -> None:
+    if name not in client.supported.of(kind):
+        raise UsageError(f"{option} {name!r} is not supported by this ssh; valid: "
+                         f"{', '.join(client.supported.of(kind))}")
+    if name not in server.of(kind):
+        raise UsageError(f"{option} {name!r} is not offered by the server; pick one of "
+                         f"{', '.join(server.of(kind))}")
+
+
+def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
+    assert server.info is not None
+    return {
+        "host": sysinfo.collect(),
+        "client": {"path": client.path, "version": client.version, "openssl": client.openssl},
+        "server": {"kind": "embedded-openssh", "path": server.info.path, "version": server.info.version,
+                   "openssl": server.info.openssl, "listen": f"127.0.0.1:{server.port}",
+                   "host_key_types": list(server.info.host_key_types), "per_connection": "sshd -i, CPU by wait4"},
+        "algorithms": {
+            "client_supported": dataclasses.asdict(client.supported),
+            "client_defaults": dataclasses.asdict(client.defaults),
+            "client_aead_ciphers": list(client.aead_ciphers),
+            "server_enabled": dataclasses.asdict(server.info.enabled),
+        },
+    }
+
+
+def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists) -> tuple[list[CaseRecord], int]:
+    specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
+             Kind.HOSTKEY: options.hostkeys}
+    selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
+    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions)
+    if options.macs.strip().lower() != "none":
+        _check_partner(Kind.CIPHER, options.mac_cipher, "--mac-cipher", client, offered)
+    if any(not lookup(c, Kind.CIPHER).aead for c in selections[0].measure):
+        _check_partner(Kind.MAC, options.cipher_mac, "--cipher-mac", client, offered)
+    records = [CaseRecord(case) for case in build_cases(selections, settings)]
+    measured = len(records)
+    skipped = [Selection(s.kind, tuple(n for n, _ in s.skipped)) for s in selections]
+    reasons = {(s.kind, n): why for s in selections for n, why in s.skipped}
+    for case in build_cases(skipped, settings):
+        records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[(case.kind, case.subject)]))
+    return records, measured
+
+
+def _next_steps(report: Report, writer: ResultsWriter) -> list[str]:
+    lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
+    fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]
+    safe = [s for s in sorted(fastest, key=lambda s: s.rank or 0)
+            if lookup(report.case(s.case_id).case.subject, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)]
+    if safe and safe[0].throughput_bytes_per_second:
+        top = report.case(safe[0].case_id).case.subject
+        lines.append(f"Fastest cipher without a known weakness here: {top} "
+                     f"({safe[0].throughput_bytes_per_second.median / 1e6:,.0f} MB/s upload, median).")
+        pair = ",".join(report.case(s.case_id).case.subject for s in safe[:2])
+        lines.append(f"Tighter numbers for the top two:  sshbench --ciphers {pair} --macs none --kex none "
+                     f"--hostkeys none --runs 15")
+    lines.append(f"Same schedule again:  sshbench --seed {report.seed}    What each side supports:  sshbench algos")
+    return lines
+
+
+def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    options = options_from_args(args)
+    client = probe_client(options.ssh)
+    writer = ResultsWriter(options.output or default_path())
+    _STATE["writer"] = writer
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
+    with EmbeddedOpenSSH(client, options.sshd) as server:
+        assert server.info is not None
+        records, measured = _plan_cases(options, client, server.info.enabled)
+        if not measured:
+            raise UsageError("nothing to measure: every selection is empty or unsupported by the server "
+                             "(see sshbench algos)")
+        report = Report(tool_version=__version__, started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                        seed=seed, options={**options.to_dict(), "seed": seed},
+                        environment=_environment(client, server), cases=records)
+        rounds = schedule([r.case for r in records if r.status is not CaseStatus.SKIPPED], options.runs,
+                          options.setup_runs, seed)
+        writer.save(report)
+        with RichReporter(err) as reporter:
+            execute(report, rounds, EmbeddedTarget(server), options, writer.save, reporter)
+        report.environment["host"]["load_average_end"] = sysinfo.load_average()
+        writer.save(report)
+    out.print(full_report(report))
+    for line in _next_steps(report, writer):
+        out.print(line, highlight=False)
+    failed = any(not s.ok and not s.warmup for s in report.samples) or any(
+        r.status is CaseStatus.FAILED for r in report.cases)
+    return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
+    client = probe_client(args.ssh)
+    with EmbeddedOpenSSH(client, args.sshd) as server:
+        assert server.info is not None
+        out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False)
+        out.print(f"server: {server.info.path}  {server.info.version}, {server.info.openssl} "
+                  f"(embedded, every algorithm it supports enabled)", highlight=False)
+        for table in algorithms_tables(client, server.info):
+            out.print(table)
+    return ExitCode.OK
+
+
+_STATE: dict[str, ResultsWriter] = {}
+
+
+def _sigterm(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list = ["run", *args_list]
+    out = Console()
+    if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
+        out = Console(width=160)
+    err = Console(stderr=True)
+    previous = signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        args = build_parser().parse_args(args_list)
+        result: int = args.func(args, out, err)
+        return result
+    except SshbenchError as exc:
+        err.print(f"sshbench: error: {exc}", highlight=False, soft_wrap=True)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        writer = _STATE.get("writer")
+        kept = f"; results so far kept in {writer.json_path}" if writer and os.path.exists(writer.json_path) else ""
+        err.print(f"sshbench: interrupted{kept}", highlight=False, soft_wrap=True)
+        return int(ExitCode.INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _STATE.clear()

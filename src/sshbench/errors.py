@@ -1,0 +1,45 @@
+"""Errors that end a command, each with the exit code the README documents.
+
+The CLI is the only place that turns these into a message and an exit status;
+everything below it raises. Keeping the codes here, next to the exception
+types, makes the README table and the code impossible to drift apart unnoticed
+(a unit test compares them).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit statuses of `sshbench`; documented in README.md."""
+
+    OK = 0
+    SAMPLES_FAILED = 1  # the run finished, but some samples or cases failed
+    USAGE = 2  # bad option value, unknown algorithm name, bad size
+    MISSING_TOOL = 3  # ssh, sshd or ssh-keygen not installed
+    OUTPUT = 4  # results cannot be written where asked
+    SERVER = 5  # the embedded server could not be set up or reached
+    INTERRUPTED = 130  # Ctrl-C / SIGTERM; results so far are kept
+
+
+class SshbenchError(Exception):
+    """A failure the user can fix; `str()` is the one-line message."""
+
+    exit_code: ExitCode = ExitCode.USAGE
+
+
+class UsageError(SshbenchError):
+    exit_code = ExitCode.USAGE
+
+
+class MissingToolError(SshbenchError):
+    exit_code = ExitCode.MISSING_TOOL
+
+
+class OutputError(SshbenchError):
+    exit_code = ExitCode.OUTPUT
+
+
+class ServerError(SshbenchError):
+    exit_code = ExitCode.SERVER

@@ -1,0 +1,263 @@
+"""The plain records a run produces, and their JSON form.
+
+Base units only (seconds, bytes, bytes per second); renderers convert. A
+`Report` is exactly what the results file holds, so every figure sshbench
+shows can be re-rendered from the file alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+from typing import Any
+
+from sshbench.algorithms import Kind
+from sshbench.negotiation import Negotiated
+
+SCHEMA_VERSION = 1
+
+
+class Direction(StrEnum):
+    UPLOAD = "upload"  # client -> server
+    DOWNLOAD = "download"  # server -> client
+    SETUP = "setup"  # connection set-up only, no data phase
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing measured: an algorithm of one kind, in one direction, with its fixed partners."""
+
+    kind: Kind
+    direction: Direction
+    cipher: str | None = None
+    mac: str | None = None
+    kex: str | None = None
+    hostkey: str | None = None
+
+    @property
+    def subject(self) -> str:
+        """The algorithm this case is about (the others are held fixed or left to defaults)."""
+        value = getattr(self, self.kind.value)
+        assert isinstance(value, str)
+        return value
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}"
+
+    @property
+    def moves_data(self) -> bool:
+        return self.direction is not Direction.SETUP
+
+    @property
+    def group(self) -> str:
+        """Cases ranked against each other: same kind and direction."""
+        return f"{self.kind.value}:{self.direction.value}"
+
+
+@dataclass
+class Sample:
+    """One SSH connection carrying one transfer (or none, for set-up cases)."""
+
+    case_id: str
+    round: int  # 0 is the warm-up round
+    warmup: bool
+    ok: bool
+    started_at: str  # UTC, ISO 8601
+    size_bytes: int  # bytes asked for (0 for set-up cases)
+    bytes_received: int | None = None  # as counted by the receiving side
+    setup_seconds: float | None = None  # ssh started -> remote command ready
+    data_seconds: float | None = None  # first byte sent -> receiver confirmed the last
+    total_seconds: float | None = None  # ssh started -> ssh exited
+    client_cpu_user_seconds: float | None = None
+    client_cpu_sys_seconds: float | None = None
+    server_cpu_user_seconds: float | None = None
+    server_cpu_sys_seconds: float | None = None
+    # CPU used by each side before the data phase began (handshake, start-up), read from /proc;
+    # the data phase's CPU is the exact wait4 total minus this.
+    client_cpu_setup_seconds: float | None = None
+    server_cpu_setup_seconds: float | None = None
+    exit_status: int | None = None
+    negotiated: Negotiated | None = None
+    phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
+    error: str | None = None
+    stderr_tail: list[str] = field(default_factory=list)
+
+    @property
+    def throughput_bytes_per_second(self) -> float | None:
+        if not self.ok or not self.data_seconds or self.bytes_received is None:
+            return None
+        return self.bytes_received / self.data_seconds
+
+    @property
+    def client_cpu_seconds(self) -> float | None:
+        if self.client_cpu_user_seconds is None or self.client_cpu_sys_seconds is None:
+            return None
+        return self.client_cpu_user_seconds + self.client_cpu_sys_seconds
+
+    @property
+    def server_cpu_seconds(self) -> float | None:
+        if self.server_cpu_user_seconds is None or self.server_cpu_sys_seconds is None:
+            return None
+        return self.server_cpu_user_seconds + self.server_cpu_sys_seconds
+
+    @property
+    def client_cpu_data_seconds(self) -> float | None:
+        return _minus(self.client_cpu_seconds, self.client_cpu_setup_seconds)
+
+    @property
+    def server_cpu_data_seconds(self) -> float | None:
+        return _minus(self.server_cpu_seconds, self.server_cpu_setup_seconds)
+
+    @property
+    def kex_seconds(self) -> float | None:
+        """KEXINIT sent -> NEWKEYS received: the part the key exchange and host key algorithms change."""
+        start, end = self.phases.get("kexinit_sent"), self.phases.get("newkeys_received")
+        return None if start is None or end is None else end - start
+
+
+def _minus(total: float | None, before: float | None) -> float | None:
+    return None if total is None or before is None else max(0.0, total - before)
+
+
+class CaseStatus(StrEnum):
+    PENDING = "pending"
+    MEASURED = "measured"
+    SKIPPED = "skipped"  # the server refused it, or it cannot be measured here
+    FAILED = "failed"  # no successful measured sample
+
+
+@dataclass
+class CaseRecord:
+    case: Case
+    size_bytes: int = 0  # bytes per measured sample (0 for set-up cases)
+    # "fixed" (--size), "auto" (sized from the warm-up to last --sample-seconds), or "probe"
+    # (still at the warm-up size: before the warm-up, or when it failed)
+    size_source: str = ""
+    status: CaseStatus = CaseStatus.PENDING
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Summary statistics of one metric over the counted samples of a case."""
+
+    median: float
+    mean: float
+    min: float
+    max: float
+    stdev: float  # sample standard deviation (n-1); 0 for a single value
+    count: int
+
+
+@dataclass
+class Summary:
+    case_id: str
+    group: str
+    samples_ok: int
+    samples_failed: int
+    throughput_bytes_per_second: Stat | None = None
+    setup_seconds: Stat | None = None
+    kex_seconds: Stat | None = None
+    client_cpu_seconds_per_gib: Stat | None = None
+    server_cpu_seconds_per_gib: Stat | None = None
+    client_cpu_seconds: Stat | None = None  # per connection (set-up cases)
+    server_cpu_seconds: Stat | None = None
+    factor: float | None = None  # 1.0 = fastest of its group; 4.6 = takes 4.6x as long
+    rank: int | None = None
+
+
+@dataclass
+class Report:
+    """Everything one run measured, as saved in the results file."""
+
+    tool_version: str
+    started_at: str
+    seed: int
+    options: dict[str, Any]
+    environment: dict[str, Any]
+    status: str = "running"  # running | complete | interrupted | failed
+    finished_at: str | None = None
+    cases: list[CaseRecord] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    def case(self, case_id: str) -> CaseRecord:
+        for record in self.cases:
+            if record.case.id == case_id:
+                return record
+        raise KeyError(case_id)
+
+    def samples_of(self, case_id: str) -> list[Sample]:
+        return [s for s in self.samples if s.case_id == case_id]
+
+
+# ---------------------------------------------------------------- JSON form
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, Case):
+            out["id"] = value.id
+        if isinstance(value, Sample):
+            out["throughput_bytes_per_second"] = value.throughput_bytes_per_second
+            out["kex_seconds"] = value.kex_seconds
+            out["client_cpu_data_seconds"] = value.client_cpu_data_seconds
+            out["server_cpu_data_seconds"] = value.server_cpu_data_seconds
+        return out
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    body = _plain(report)
+    assert isinstance(body, dict)
+    return {"schema": "sshbench/run", **body}
+
+
+def _stat(data: dict[str, Any] | None) -> Stat | None:
+    return None if data is None else Stat(**data)
+
+
+def report_from_dict(data: dict[str, Any]) -> Report:
+    """Inverse of report_to_dict, for re-rendering a saved file."""
+    if data.get("schema") != "sshbench/run":
+        raise ValueError("not an sshbench results file (no 'schema': 'sshbench/run')")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"results schema version {data.get('schema_version')} is not {SCHEMA_VERSION}")
+
+    def case(d: dict[str, Any]) -> Case:
+        return Case(kind=Kind(d["kind"]), direction=Direction(d["direction"]), cipher=d["cipher"],
+                    mac=d["mac"], kex=d["kex"], hostkey=d["hostkey"])
+
+    derived = {"throughput_bytes_per_second", "kex_seconds", "client_cpu_data_seconds", "server_cpu_data_seconds"}
+    samples = []
+    for raw in data["samples"]:
+        sample_fields = {k: v for k, v in raw.items() if k not in derived}
+        sample_fields["negotiated"] = Negotiated(**raw["negotiated"]) if raw["negotiated"] else None
+        samples.append(Sample(**sample_fields))
+    stat_fields = {f.name for f in dataclasses.fields(Summary)} - {
+        "case_id", "group", "samples_ok", "samples_failed", "factor", "rank"}
+    summaries = []
+    for raw in data["summaries"]:
+        fields: dict[str, Any] = {k: (_stat(v) if k in stat_fields else v) for k, v in raw.items()}
+        summaries.append(Summary(**fields))
+    return Report(
+        tool_version=data["tool_version"], started_at=data["started_at"], seed=data["seed"],
+        options=data["options"], environment=data["environment"], status=data["status"],
+        finished_at=data["finished_at"],
+        cases=[CaseRecord(case=case(c["case"]), size_bytes=c["size_bytes"], size_source=c["size_source"],
+                          status=CaseStatus(c["status"]), reason=c["reason"]) for c in data["cases"]],
+        samples=samples, summaries=summaries, warnings=data["warnings"], error=data["error"],
+        schema_version=data["schema_version"],
+    )

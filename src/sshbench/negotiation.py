@@ -1,0 +1,86 @@
+"""What a connection really negotiated, read from the client's `ssh -v` lines.
+
+A benchmark that trusts the command line measures whatever the peers agreed
+on, which is not always what was asked. Every sample parses these lines and
+compares them with the request; phase marks (timestamps of key lines as they
+arrived) split the connection set-up into TCP, banner, key exchange and
+authentication.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_KEX_RE = re.compile(r"kex: algorithm: (\S+)")
+_HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")
+_DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+) compression: (\S+)")
+_BANNER_RE = re.compile(r"remote software version (.+)$")
+_REFUSED_RE = re.compile(r"Unable to negotiate with .*?: (no matching [^.]+ found)")
+
+# Phase mark -> a substring that identifies the line, in connection order.
+PHASE_MARKERS: tuple[tuple[str, str], ...] = (
+    ("tcp_connected", "Connection established."),
+    ("banner_received", "Remote protocol version"),
+    ("kexinit_sent", "SSH2_MSG_KEXINIT sent"),
+    ("newkeys_received", "SSH2_MSG_NEWKEYS received"),
+    ("authenticated", "Authenticated to "),
+    ("session_open", "Entering interactive session."),
+)
+
+
+@dataclass(frozen=True)
+class Negotiated:
+    """Algorithms both directions settled on; MAC is '<implicit>' for AEAD ciphers."""
+
+    kex: str | None = None
+    hostkey: str | None = None
+    cipher_c2s: str | None = None
+    mac_c2s: str | None = None
+    cipher_s2c: str | None = None
+    mac_s2c: str | None = None
+    compression_c2s: str | None = None
+    compression_s2c: str | None = None
+    server_version: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return None not in (self.kex, self.hostkey, self.cipher_c2s, self.cipher_s2c)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    negotiated: Negotiated
+    phases: dict[str, float] = field(default_factory=dict)
+    refused: str | None = None  # "no matching cipher found" when the server refused the request
+
+
+def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
+    """Parse (arrival time, line) pairs of `ssh -v` stderr; time is seconds since the ssh process started."""
+    found: dict[str, str] = {}
+    phases: dict[str, float] = {}
+    refused: str | None = None
+    for when, line in lines:
+        for name, marker in PHASE_MARKERS:
+            if name not in phases and marker in line:
+                phases[name] = when
+        if (m := _KEX_RE.search(line)) and "kex" not in found:
+            found["kex"] = m.group(1)
+        elif (m := _HOSTKEY_RE.search(line)) and "hostkey" not in found:
+            found["hostkey"] = m.group(1)
+        elif m := _DIR_RE.search(line):
+            suffix = "c2s" if m.group(1) == "client->server" else "s2c"
+            found.setdefault(f"cipher_{suffix}", m.group(2))
+            found.setdefault(f"mac_{suffix}", m.group(3))
+            found.setdefault(f"compression_{suffix}", m.group(4))
+        elif (m := _BANNER_RE.search(line)) and "server_version" not in found:
+            found["server_version"] = m.group(1).strip()
+        elif m := _REFUSED_RE.search(line):
+            refused = m.group(1)
+    return Transcript(negotiated=Negotiated(**found), phases=phases, refused=refused)
+
+
+def parse_text(text: str) -> Transcript:
+    """Convenience for recorded transcripts without timestamps."""
+    return parse_verbose((0.0, line) for line in text.splitlines())

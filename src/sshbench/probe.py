@@ -1,0 +1,220 @@
+"""ONE measurement: one ssh connection carrying one transfer, returned as a Sample.
+
+The remote side is plain POSIX sh, so the same protocol works against any
+server later: the remote command first prints a ready line (with
+$SSH_CLIENT, which names our source port so the server process can be matched
+exactly), then
+- upload: `wc -c` counts what arrives and prints the count; the clock runs
+  from our first byte written to the moment that count arrives;
+- download: it waits for our go line, then `head -c N /dev/zero`; the clock
+  runs from the go line to the moment our sink has counted N bytes;
+- set-up: nothing more; the connection is timed from process start.
+The handshake is never inside the data phase. Both data phases include one
+network round trip (go/ack), about 50 microseconds on loopback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import threading
+import time
+from datetime import UTC, datetime
+
+from sshbench.algorithms import is_aead
+from sshbench.datapath import drain, grow_pipe, send_zeros
+from sshbench.model import Case, Direction, Sample
+from sshbench.negotiation import Negotiated, parse_verbose
+from sshbench.procfs import tree_cpu_seconds
+from sshbench.target import Target
+
+READY = b"SSHBENCH-READY"
+STDERR_TAIL = 8
+
+
+def remote_command(case: Case, size_bytes: int) -> str:
+    ready = "echo SSHBENCH-READY $SSH_CLIENT"
+    if case.direction is Direction.UPLOAD:
+        return f"{ready}; exec wc -c"
+    if case.direction is Direction.DOWNLOAD:
+        return f"{ready}; read go; exec head -c {size_bytes} /dev/zero"
+    return ready
+
+
+def negotiation_mismatch(case: Case, got: Negotiated) -> str | None:
+    """Compare the request with what was negotiated; a description of the first difference."""
+    if not got.complete:
+        return "the negotiated algorithms were not found in ssh -v output"
+    expected: list[tuple[str, str, str | None]] = []
+    if case.cipher:
+        expected += [("client->server cipher", case.cipher, got.cipher_c2s),
+                     ("server->client cipher", case.cipher, got.cipher_s2c)]
+    if case.mac:
+        want = "<implicit>" if case.cipher and is_aead(case.cipher) else case.mac
+        expected += [("client->server MAC", want, got.mac_c2s), ("server->client MAC", want, got.mac_s2c)]
+    if case.kex:
+        expected.append(("key exchange", case.kex, got.kex))
+    if case.hostkey:
+        expected.append(("host key algorithm", case.hostkey, got.hostkey))
+    expected += [("client->server compression", "none", got.compression_c2s),
+                 ("server->client compression", "none", got.compression_s2c)]
+    for what, want, have in expected:
+        if want != have:
+            return f"asked for {what} {want} but {have} was negotiated"
+    return None
+
+
+class _Lines:
+    """Line reads from a raw fd that leave everything after the line unread in a buffer."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self) -> bytes | None:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def until(self, prefix: bytes) -> bytes | None:
+        """Skip anything a login script printed before our marker line."""
+        while (line := self.readline()) is not None:
+            if line.startswith(prefix):
+                return line
+        return None
+
+
+def _tail(lines: list[tuple[float, str]]) -> list[str]:
+    """Last lines worth reading: ssh's own messages first, debug noise only if there is nothing else."""
+    plain = [text for _, text in lines if not text.startswith("debug")]
+    return (plain or [text for _, text in lines])[-STDERR_TAIL:]
+
+
+def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeout: float) -> Sample:
+    """Measure one connection. Never raises for ssh failures: they come back as a failed Sample."""
+    sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
+                    started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                    size_bytes=size_bytes if case.moves_data else 0)
+    argv = target.ssh_argv(case, remote_command(case, size_bytes))
+    stderr_lines: list[tuple[float, str]] = []
+    timed_out = threading.Event()
+    t_spawn = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            bufsize=0, start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stderr_pipe = proc.stderr
+
+    def read_stderr() -> None:
+        for raw in iter(stderr_pipe.readline, b""):
+            stderr_lines.append((time.perf_counter() - t_spawn, raw.decode(errors="replace").rstrip()))
+
+    def expire() -> None:
+        timed_out.set()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+    stderr_thread = threading.Thread(target=read_stderr, daemon=True)
+    stderr_thread.start()
+    watchdog = threading.Timer(timeout, expire)
+    watchdog.start()
+    peer_port: int | None = None
+    error: str | None = None
+    try:
+        grow_pipe(proc.stdin.fileno())
+        grow_pipe(proc.stdout.fileno())
+        out = _Lines(proc.stdout.fileno())
+        ready = out.until(READY)
+        t_ready = time.perf_counter()
+        if ready is None:
+            error = "ssh ended before the remote command started"
+        else:
+            sample.setup_seconds = t_ready - t_spawn
+            fields = ready.split()
+            peer_port = int(fields[2]) if len(fields) >= 3 and fields[2].isdigit() else None
+            if case.moves_data:  # what each side spent before the first byte, to charge the data phase alone
+                sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
+                if peer_port is not None:
+                    sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
+            error = _data_phase(case, size_bytes, proc, out, sample)
+        proc.stdin.close()
+        with contextlib.suppress(OSError):
+            drain(proc.stdout.fileno(), 1 << 62)
+    except BrokenPipeError:
+        error = "ssh exited while data was still being sent"
+    except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        _, status, usage = os.wait4(proc.pid, 0)  # bounded: the watchdog kills ssh at the timeout
+        watchdog.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        sample.total_seconds = time.perf_counter() - t_spawn
+        stderr_thread.join(timeout=5)
+        proc.stdout.close()
+        stderr_pipe.close()
+
+    sample.exit_status = proc.returncode
+    sample.client_cpu_user_seconds = usage.ru_utime
+    sample.client_cpu_sys_seconds = usage.ru_stime
+    transcript = parse_verbose(stderr_lines)
+    sample.negotiated = transcript.negotiated
+    sample.phases = {k: round(v, 6) for k, v in transcript.phases.items()}
+    if peer_port is not None:
+        server = target.server_process(peer_port)
+        if server is not None:
+            sample.server_cpu_user_seconds = server.cpu_user_s
+            sample.server_cpu_sys_seconds = server.cpu_sys_s
+
+    if timed_out.is_set():
+        error = f"timed out after {timeout:.0f}s"
+    elif transcript.refused:
+        error = f"server refused: {transcript.refused}"
+    elif error is None and (mismatch := negotiation_mismatch(case, transcript.negotiated)):
+        error = mismatch
+    elif error is None and proc.returncode != 0:
+        error = f"ssh exited with status {proc.returncode}"
+    elif error is None and case.moves_data and sample.server_cpu_user_seconds is None:
+        error = "the server process of this connection was not found"
+    sample.error = error
+    sample.ok = error is None
+    if error is not None:
+        sample.stderr_tail = _tail(stderr_lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
+    return sample
+
+
+def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
+                sample: Sample) -> str | None:
+    """Move the bytes and time them; fills the sample, returns an error text or None."""
+    assert proc.stdin is not None and proc.stdout is not None
+    if case.direction is Direction.UPLOAD:
+        t0 = time.perf_counter()
+        send_zeros(proc.stdin.fileno(), size_bytes)
+        proc.stdin.close()
+        line = out.readline()
+        t1 = time.perf_counter()
+        if line is None or not line.strip().isdigit():
+            return "the server did not report a byte count"
+        sample.bytes_received = int(line.strip())
+    elif case.direction is Direction.DOWNLOAD:
+        if out.buffer:
+            return "unexpected output before the data phase"
+        proc.stdin.write(b"go\n")
+        t0 = time.perf_counter()
+        count, _ = drain(proc.stdout.fileno(), size_bytes)
+        t1 = time.perf_counter()
+        extra, _ = drain(proc.stdout.fileno(), 1 << 62)
+        sample.bytes_received = count + extra
+    else:
+        return None
+    sample.data_seconds = t1 - t0
+    if sample.bytes_received != size_bytes:
+        return f"receiver counted {sample.bytes_received} bytes, expected {size_bytes}"
+    return None

@@ -1,0 +1,148 @@
+"""Schedule -> samples: runs every visit, sizes cases from the warm-up, saves as it goes.
+
+The runner never prints: it tells an injected Reporter what happens (the
+terminal UI is one; tests use the do-nothing default) and hands the report
+to a writer after every sample, so nothing measured is ever lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from sshbench.model import Case, CaseRecord, CaseStatus, Report, Sample
+from sshbench.options import RunOptions
+from sshbench.plan import Visit
+from sshbench.probe import run_sample
+from sshbench.stats import summarize
+from sshbench.target import Target
+from sshbench.units import MiB
+
+MIN_AUTO_SIZE = 4 * MiB
+MAX_AUTO_SIZE = 64 * 1024 * MiB
+# Before any measurement: a guess only used for the first ETA.
+_GUESS_RATE = 500e6
+_GUESS_SETUP = 0.25
+_SLOWEST_RATE = 5e6
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    eta_seconds: float
+
+
+class Reporter(Protocol):
+    def started(self, report: Report, total: int) -> None: ...
+
+    def sample_started(self, visit: Visit, progress: Progress) -> None: ...
+
+    def sample_finished(self, sample: Sample, progress: Progress) -> None: ...
+
+
+class NullReporter:
+    def started(self, report: Report, total: int) -> None:
+        pass
+
+    def sample_started(self, visit: Visit, progress: Progress) -> None:
+        pass
+
+    def sample_finished(self, sample: Sample, progress: Progress) -> None:
+        pass
+
+
+def auto_size(warmup: Sample, target_seconds: float) -> int | None:
+    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB)."""
+    rate = warmup.throughput_bytes_per_second
+    if rate is None:
+        return None
+    size = int(rate * target_seconds) // MiB * MiB
+    return max(MIN_AUTO_SIZE, min(MAX_AUTO_SIZE, size))
+
+
+@dataclass
+class _Estimates:
+    """Expected seconds per visit of each case, refined as samples arrive (for the ETA only)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    rates: dict[str, float] = field(default_factory=dict)
+
+    def of(self, case: Case, size: int) -> float:
+        if case.id in self.seconds:
+            return self.seconds[case.id]
+        return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
+
+    def transfer_allowance(self, case: Case, size: int) -> float:
+        """Hang guard, not a precision tool: ten times the expected transfer, or 5 MB/s when unknown."""
+        rate = self.rates.get(case.id)
+        return 10 * size / rate if rate else size / _SLOWEST_RATE
+
+    def learn(self, sample: Sample, next_size: int) -> None:
+        if not sample.ok or sample.total_seconds is None:
+            return
+        if sample.throughput_bytes_per_second:
+            setup = sample.total_seconds - (sample.data_seconds or 0.0)
+            self.seconds[sample.case_id] = setup + next_size / sample.throughput_bytes_per_second
+            self.rates[sample.case_id] = sample.throughput_bytes_per_second
+        else:
+            self.seconds[sample.case_id] = sample.total_seconds
+
+
+def execute(report: Report, rounds: list[list[Visit]], target: Target, options: RunOptions,
+            save: Callable[[Report], None], reporter: Reporter | None = None) -> Report:
+    """Run every visit in order; on Ctrl-C mark the report interrupted, save it and re-raise."""
+    reporter = reporter or NullReporter()
+    visits = [v for rnd in rounds for v in rnd]
+    estimates = _Estimates()
+    for record in report.cases:
+        if record.case.moves_data and not record.size_bytes:
+            record.size_bytes = options.size_bytes or options.probe_bytes
+            record.size_source = "fixed" if options.size_bytes else "probe"
+    reporter.started(report, len(visits))
+    try:
+        for index, visit in enumerate(visits):
+            record = report.case(visit.case.id)
+            if record.status is CaseStatus.SKIPPED:
+                continue
+            eta = sum(estimates.of(v.case, report.case(v.case.id).size_bytes) for v in visits[index:]
+                      if report.case(v.case.id).status is not CaseStatus.SKIPPED)
+            reporter.sample_started(visit, Progress(index, len(visits), eta))
+            size = record.size_bytes if visit.case.moves_data else 0
+            timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
+            sample = run_sample(target, visit.case, size, visit.round, timeout)
+            report.samples.append(sample)
+            _update_case(record, sample, options)
+            estimates.learn(sample, record.size_bytes)
+            report.summaries = summarize(report.cases, report.samples)
+            save(report)
+            reporter.sample_finished(sample, Progress(index + 1, len(visits), eta))
+        report.status = "complete"
+    except KeyboardInterrupt:
+        report.status = "interrupted"
+        raise
+    except BaseException as exc:
+        report.status = "failed"
+        report.error = str(exc) or type(exc).__name__
+        raise
+    finally:
+        report.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+        report.summaries = summarize(report.cases, report.samples)
+        save(report)
+    return report
+
+
+def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
+    if sample.error and sample.error.startswith("server refused"):
+        record.status = CaseStatus.SKIPPED
+        record.reason = sample.error
+        return
+    if sample.warmup and record.case.moves_data and options.size_bytes is None:
+        sized = auto_size(sample, options.sample_seconds)
+        if sized is not None:
+            record.size_bytes = sized
+            record.size_source = "auto"
+        else:
+            record.reason = f"warm-up failed ({sample.error}); kept the probe size"
