@@ -1,0 +1,100 @@
+"""The embedded server is real, private, loopback-only and leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+
+import pytest
+
+from sshbench.algorithms import Kind
+from sshbench.discovery import ClientInfo
+from sshbench.errors import ServerError
+from sshbench.servers.openssh import HOST_ALIAS, PRIVSEP_DIR, EmbeddedOpenSSH
+from tests.conftest import leftover_sshd, sshd_pids
+
+pytestmark = pytest.mark.integration
+
+
+def test_private_dir_keys_and_loopback_listener(server: EmbeddedOpenSSH) -> None:
+    assert server.dir is not None
+    assert stat.S_IMODE(os.stat(server.dir).st_mode) == 0o700
+    assert server.info is not None
+    assert {"ed25519", "ecdsa256", "rsa"} <= set(server.info.host_key_types)
+    with open(os.path.join(server.dir, "sshd_config"), encoding="utf-8") as fh:
+        config = fh.read()
+    assert "PasswordAuthentication no" in config and "ListenAddress 127.0.0.1" in config
+    # Not reachable on any address but loopback.
+    assert server._listener is not None and server._listener.getsockname()[0] == "127.0.0.1"
+
+
+def test_every_client_algorithm_is_enabled_legacy_included(server: EmbeddedOpenSSH, client: ClientInfo) -> None:
+    assert server.info is not None
+    enabled = server.info.enabled
+    assert set(enabled.cipher) == set(client.supported.cipher)
+    assert set(enabled.mac) == set(client.supported.mac)
+    assert set(enabled.kex) == set(client.supported.kex)
+    assert "3des-cbc" in enabled.cipher and "diffie-hellman-group1-sha1" in enabled.kex
+    assert "ssh-ed25519" in enabled.hostkey and "rsa-sha2-512" in enabled.hostkey
+
+
+def test_connection_cpu_is_measured_by_wait4(server: EmbeddedOpenSSH, client: ClientInfo) -> None:
+    out = subprocess.run([client.path, "-F", server.client_config, HOST_ALIAS, "echo R $SSH_CLIENT"],
+                         capture_output=True, text=True, timeout=30, check=True, stdin=subprocess.DEVNULL).stdout
+    port = int(out.split()[2])
+    record = server.server_process(port)
+    assert record is not None and record.peer_port == port
+    assert record.cpu_user_s + record.cpu_sys_s > 0
+
+
+def test_never_reads_or_writes_the_users_ssh_files(server: EmbeddedOpenSSH) -> None:
+    with open(server.client_config, encoding="utf-8") as fh:
+        config = fh.read()
+    assert "~/.ssh" not in config.replace("# sshbench client config for the embedded server; ~/.ssh", "")
+    assert f"UserKnownHostsFile {server.dir}" in config and "GlobalKnownHostsFile /dev/null" in config
+    assert "IdentityAgent none" in config and "BatchMode yes" in config
+
+
+def test_stop_kills_servers_and_removes_everything(client: ClientInfo) -> None:
+    before = sshd_pids()
+    srv = EmbeddedOpenSSH(client)
+    srv.start()
+    directory = srv.dir
+    assert directory is not None
+    # A connection that is still open when stop() runs: its sshd must not survive.
+    try:
+        sock = socket.create_connection(("127.0.0.1", srv.port))
+        sock.recv(64)  # banner: sshd -i is running
+        assert sshd_pids() - before  # sshd -i is serving it
+    finally:
+        srv.stop()
+    sock.close()
+    assert not os.path.exists(directory)
+    assert not leftover_sshd(before)
+    srv.stop()  # idempotent
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the privsep dir matters only for root")
+def test_root_privsep_dir_is_made_only_when_missing_and_removed(client: ClientInfo) -> None:
+    existed = os.path.isdir(PRIVSEP_DIR)
+    with EmbeddedOpenSSH(client):
+        assert os.path.isdir(PRIVSEP_DIR)
+    assert os.path.isdir(PRIVSEP_DIR) == existed
+
+
+def test_restricted_server_offers_only_what_it_is_told(client: ClientInfo) -> None:
+    sup = client.supported
+    enable = type(sup)(cipher=("aes128-ctr",), mac=sup.mac, kex=sup.kex, hostkey=sup.hostkey)
+    with EmbeddedOpenSSH(client, enable=enable) as srv:
+        assert srv.info is not None and srv.info.enabled.of(Kind.CIPHER) == ("aes128-ctr",)
+
+
+def test_broken_sshd_is_a_clear_server_error(client: ClientInfo, tmp_path: os.PathLike[str]) -> None:
+    fake = os.path.join(tmp_path, "sshd")
+    with open(fake, "w", encoding="utf-8") as fh:
+        fh.write("#!/bin/sh\necho 'bad configuration' >&2\nexit 255\n")
+    os.chmod(fake, 0o755)
+    with pytest.raises(ServerError, match="rejects the generated config"):
+        EmbeddedOpenSSH(client, sshd_path=fake).__enter__()

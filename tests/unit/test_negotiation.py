@@ -1,0 +1,64 @@
+from sshbench.algorithms import Kind
+from sshbench.model import Case, Direction
+from sshbench.negotiation import parse_text, parse_verbose
+from sshbench.probe import negotiation_mismatch
+from tests.conftest import recorded
+
+
+def test_parses_cipher_mac_kex_hostkey_from_real_ssh_v() -> None:
+    got = parse_text(recorded("ssh-v-9.2-aes128-ctr-etm.txt"))
+    neg = got.negotiated
+    assert neg.kex == "sntrup761x25519-sha512"
+    assert neg.hostkey == "ssh-ed25519"
+    assert (neg.cipher_c2s, neg.cipher_s2c) == ("aes128-ctr", "aes128-ctr")
+    assert neg.mac_c2s == neg.mac_s2c == "hmac-sha2-256-etm@openssh.com"
+    assert neg.compression_c2s == neg.compression_s2c == "none"
+    assert neg.server_version == "OpenSSH_9.2p1 Debian-2+deb12u10"
+    assert got.refused is None
+    assert set(got.phases) == {"tcp_connected", "banner_received", "kexinit_sent", "newkeys_received",
+                               "authenticated", "session_open"}
+
+
+def test_aead_cipher_reports_implicit_mac() -> None:
+    neg = parse_text(recorded("ssh-v-9.2-gcm-gex-dss.txt")).negotiated
+    assert neg.cipher_c2s == "aes128-gcm@openssh.com"
+    assert neg.mac_c2s == "<implicit>"
+    assert neg.kex == "diffie-hellman-group-exchange-sha256"
+    assert neg.hostkey == "ssh-dss"
+
+
+def test_refusal_is_recognised() -> None:
+    got = parse_text(recorded("ssh-v-9.2-refused-cipher.txt"))
+    assert got.refused == "no matching cipher found"
+    assert not got.negotiated.complete
+
+
+def test_phase_marks_keep_the_first_arrival_time() -> None:
+    lines = [(0.01, "debug1: Connection established."), (0.02, "debug1: SSH2_MSG_KEXINIT sent"),
+             (0.09, "debug1: SSH2_MSG_NEWKEYS received"), (0.5, "debug1: SSH2_MSG_NEWKEYS received")]
+    phases = parse_verbose(lines).phases
+    assert phases == {"tcp_connected": 0.01, "kexinit_sent": 0.02, "newkeys_received": 0.09}
+
+
+def test_mismatch_between_request_and_negotiation_is_reported() -> None:
+    neg = parse_text(recorded("ssh-v-9.2-aes128-ctr-etm.txt")).negotiated
+    ok = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha2-256-etm@openssh.com")
+    assert negotiation_mismatch(ok, neg) is None
+    wrong_cipher = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha2-256-etm@openssh.com")
+    assert "aes256-ctr" in (negotiation_mismatch(wrong_cipher, neg) or "")
+    wrong_kex = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+    assert "key exchange" in (negotiation_mismatch(wrong_kex, neg) or "")
+
+
+def test_aead_case_expects_implicit_mac() -> None:
+    neg = parse_text(recorded("ssh-v-9.2-gcm-gex-dss.txt")).negotiated
+    case = Case(Kind.HOSTKEY, Direction.SETUP, hostkey="ssh-dss")
+    assert negotiation_mismatch(case, neg) is None
+    aead_with_mac = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", mac="hmac-sha1")
+    assert negotiation_mismatch(aead_with_mac, neg) is None
+
+
+def test_incomplete_transcript_is_a_mismatch() -> None:
+    neg = parse_text(recorded("ssh-v-9.2-refused-cipher.txt")).negotiated
+    case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="3des-cbc")
+    assert negotiation_mismatch(case, neg) is not None

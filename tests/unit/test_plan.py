@@ -1,0 +1,113 @@
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sshbench.algorithms import Kind
+from sshbench.discovery import AlgorithmLists, ClientInfo, lists_from_dump, parse_dump, parse_query_list
+from sshbench.errors import UsageError
+from sshbench.model import Case, Direction
+from sshbench.plan import Selection, SweepSettings, build_cases, schedule, select
+from tests.conftest import recorded
+
+CLIENT = ClientInfo(
+    path="/usr/bin/ssh", version="OpenSSH_9.2p1", openssl=None,
+    supported=AlgorithmLists(
+        cipher=parse_query_list(recorded("ssh-Q-9.2-cipher.txt")),
+        mac=parse_query_list(recorded("ssh-Q-9.2-mac.txt")),
+        kex=parse_query_list(recorded("ssh-Q-9.2-kex.txt")),
+        hostkey=parse_query_list(recorded("ssh-Q-9.2-key-sig.txt")),
+    ),
+    defaults=lists_from_dump(parse_dump(recorded("ssh-G-9.2-defaults.txt"))),
+    aead_ciphers=parse_query_list(recorded("ssh-Q-9.2-cipher-auth.txt")),
+    key_types=parse_query_list(recorded("ssh-Q-9.2-key.txt")),
+)
+SERVER = lists_from_dump(parse_dump(recorded("sshd-T-9.2-embedded.txt")))
+SETTINGS = SweepSettings("hmac-sha2-256-etm@openssh.com", "aes128-ctr", (Direction.UPLOAD, Direction.DOWNLOAD))
+
+
+def test_all_is_everything_both_sides_support() -> None:
+    sel = select(Kind.CIPHER, "all", CLIENT, SERVER)
+    assert len(sel.measure) == 10 and not sel.skipped
+
+
+def test_default_is_the_client_preference_list() -> None:
+    sel = select(Kind.CIPHER, "default", CLIENT, SERVER)
+    assert sel.measure == CLIENT.defaults.cipher
+    assert "3des-cbc" not in sel.measure
+
+
+def test_exclusion_and_none() -> None:
+    sel = select(Kind.CIPHER, "all,-3des-cbc,-aes192-cbc", CLIENT, SERVER)
+    assert "3des-cbc" not in sel.measure and len(sel.measure) == 8
+    assert select(Kind.MAC, "none", CLIENT, SERVER).measure == ()
+
+
+def test_unknown_name_lists_the_valid_ones() -> None:
+    with pytest.raises(UsageError) as info:
+        select(Kind.CIPHER, "aes128-gcm", CLIENT, SERVER)
+    message = str(info.value)
+    assert "unknown cipher 'aes128-gcm'" in message and "aes128-gcm@openssh.com" in message
+    assert "\n" not in message
+
+
+def test_name_the_server_lacks_is_skipped_with_reason() -> None:
+    server = AlgorithmLists(cipher=("aes128-ctr",), mac=SERVER.mac, kex=SERVER.kex, hostkey=SERVER.hostkey)
+    sel = select(Kind.CIPHER, "aes128-ctr,3des-cbc", CLIENT, server)
+    assert sel.measure == ("aes128-ctr",)
+    assert sel.skipped == (("3des-cbc", "not offered by the server"),)
+
+
+def test_certificate_hostkeys_are_skipped_not_measured() -> None:
+    sel = select(Kind.HOSTKEY, "all", CLIENT, SERVER)
+    assert all("cert" not in name for name in sel.measure)
+    sel = select(Kind.HOSTKEY, "ssh-ed25519-cert-v01@openssh.com", CLIENT, SERVER)
+    assert sel.measure == () and "certificate" in sel.skipped[0][1]
+
+
+def test_cases_aead_need_no_mac_and_macs_use_one_fixed_cipher() -> None:
+    cases = build_cases([Selection(Kind.CIPHER, ("aes128-gcm@openssh.com", "aes128-ctr")),
+                         Selection(Kind.MAC, ("hmac-sha1", "umac-128@openssh.com")),
+                         Selection(Kind.KEX, ("curve25519-sha256",)),
+                         Selection(Kind.HOSTKEY, ("ssh-ed25519",))], SETTINGS)
+    by_id = {c.id: c for c in cases}
+    assert by_id["cipher:aes128-gcm@openssh.com:upload"].mac is None
+    assert by_id["cipher:aes128-ctr:download"].mac == "hmac-sha2-256-etm@openssh.com"
+    assert {c.cipher for c in cases if c.kind is Kind.MAC} == {"aes128-ctr"}
+    assert Counter(c.kind for c in cases) == {Kind.CIPHER: 4, Kind.MAC: 2, Kind.KEX: 1, Kind.HOSTKEY: 1}
+
+
+def test_aead_mac_cipher_is_refused() -> None:
+    with pytest.raises(UsageError, match="AEAD"):
+        build_cases([], SweepSettings("hmac-sha1", "aes128-gcm@openssh.com", (Direction.UPLOAD,)))
+
+
+CASES = [Case(Kind.CIPHER, Direction.UPLOAD, cipher=f"c{i}") for i in range(5)] + [
+    Case(Kind.KEX, Direction.SETUP, kex=f"k{i}") for i in range(3)]
+
+
+def test_schedule_warmup_then_rounds_with_every_case_once() -> None:
+    rounds = schedule(CASES, runs=3, setup_runs=5, seed=7)
+    assert [v.round for v in rounds[0]] == [0] * len(CASES)
+    assert len(rounds) == 6
+    for rnd in rounds:
+        ids = [v.case.id for v in rnd]
+        assert len(ids) == len(set(ids))
+    visits = Counter(v.case.id for rnd in rounds[1:] for v in rnd)
+    assert all(visits[c.id] == (3 if c.moves_data else 5) for c in CASES)
+
+
+def test_schedule_is_deterministic_per_seed_and_shuffled() -> None:
+    a = schedule(CASES, 4, 4, seed=42)
+    assert a == schedule(CASES, 4, 4, seed=42)
+    assert a != schedule(CASES, 4, 4, seed=43)
+    orders = {tuple(v.case.id for v in rnd) for rnd in a}
+    assert len(orders) > 1  # not the same order every round
+
+
+@given(st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=6), st.integers(0, 2**32))
+def test_schedule_counts_for_any_settings(runs: int, setup_runs: int, seed: int) -> None:
+    rounds = schedule(CASES, runs, setup_runs, seed)
+    total = sum(len(r) for r in rounds)
+    assert total == len(CASES) + 5 * runs + 3 * setup_runs
