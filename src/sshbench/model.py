@@ -111,6 +111,12 @@ class Sample:
         return _minus(self.server_cpu_seconds, self.server_cpu_setup_seconds)
 
     @property
+    def handshake_seconds(self) -> float | None:
+        """Our banner sent -> remote command running: the connection set-up without process start-ups."""
+        start = self.phases.get("banner_sent")
+        return None if start is None or self.setup_seconds is None else self.setup_seconds - start
+
+    @property
     def kex_seconds(self) -> float | None:
         """KEXINIT sent -> NEWKEYS received: the part the key exchange and host key algorithms change."""
         start, end = self.phases.get("kexinit_sent"), self.phases.get("newkeys_received")
@@ -158,7 +164,8 @@ class Summary:
     samples_ok: int
     samples_failed: int
     throughput_bytes_per_second: Stat | None = None
-    setup_seconds: Stat | None = None
+    setup_seconds: Stat | None = None  # ssh started -> remote command running
+    handshake_seconds: Stat | None = None  # banner sent -> remote command running (ranks set-up cases)
     kex_seconds: Stat | None = None
     client_cpu_seconds_per_gib: Stat | None = None
     server_cpu_seconds_per_gib: Stat | None = None
@@ -209,6 +216,7 @@ def _plain(value: Any) -> Any:
         if isinstance(value, Sample):
             out["throughput_bytes_per_second"] = value.throughput_bytes_per_second
             out["kex_seconds"] = value.kex_seconds
+            out["handshake_seconds"] = value.handshake_seconds
             out["client_cpu_data_seconds"] = value.client_cpu_data_seconds
             out["server_cpu_data_seconds"] = value.server_cpu_data_seconds
         return out
@@ -240,7 +248,8 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         return Case(kind=Kind(d["kind"]), direction=Direction(d["direction"]), cipher=d["cipher"],
                     mac=d["mac"], kex=d["kex"], hostkey=d["hostkey"])
 
-    derived = {"throughput_bytes_per_second", "kex_seconds", "client_cpu_data_seconds", "server_cpu_data_seconds"}
+    derived = {"throughput_bytes_per_second", "kex_seconds", "handshake_seconds", "client_cpu_data_seconds",
+               "server_cpu_data_seconds"}
     samples = []
     for raw in data["samples"]:
         sample_fields = {k: v for k, v in raw.items() if k not in derived}

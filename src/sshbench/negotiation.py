@@ -21,7 +21,8 @@ _REFUSED_RE = re.compile(r"Unable to negotiate with .*?: (no matching [^.]+ foun
 
 # Phase mark -> a substring that identifies the line, in connection order.
 PHASE_MARKERS: tuple[tuple[str, str], ...] = (
-    ("tcp_connected", "Connection established."),
+    ("tcp_connected", "Connection established."),  # absent when a ProxyCommand passes the socket
+    ("banner_sent", "Local version string"),
     ("banner_received", "Remote protocol version"),
     ("kexinit_sent", "SSH2_MSG_KEXINIT sent"),
     ("newkeys_received", "SSH2_MSG_NEWKEYS received"),

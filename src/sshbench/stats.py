@@ -53,6 +53,7 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample]) -> Summary:
         samples_ok=len(good),
         samples_failed=sum(1 for s in samples if not s.ok and not s.warmup),
         setup_seconds=_collect(good, lambda s: s.setup_seconds),
+        handshake_seconds=_collect(good, lambda s: s.handshake_seconds),
         kex_seconds=_collect(good, lambda s: s.kex_seconds),
     )
     if case.moves_data:
@@ -69,8 +70,8 @@ def headline(summary: Summary) -> tuple[float, bool] | None:
     """The figure a case is ranked by, and whether bigger is better."""
     if summary.throughput_bytes_per_second is not None:
         return summary.throughput_bytes_per_second.median, True
-    if summary.setup_seconds is not None:
-        return summary.setup_seconds.median, False
+    if summary.handshake_seconds is not None:
+        return summary.handshake_seconds.median, False
     return None
 
 

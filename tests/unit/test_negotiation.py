@@ -15,7 +15,7 @@ def test_parses_cipher_mac_kex_hostkey_from_real_ssh_v() -> None:
     assert neg.compression_c2s == neg.compression_s2c == "none"
     assert neg.server_version == "OpenSSH_9.2p1 Debian-2+deb12u10"
     assert got.refused is None
-    assert set(got.phases) == {"tcp_connected", "banner_received", "kexinit_sent", "newkeys_received",
+    assert set(got.phases) == {"tcp_connected", "banner_sent", "banner_received", "kexinit_sent", "newkeys_received",
                                "authenticated", "session_open"}
 
 

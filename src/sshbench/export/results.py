@@ -31,16 +31,26 @@ def default_path(now: datetime | None = None) -> str:
     return os.path.join("sshbench-results", f"sshbench-{stamp}.json")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".sshbench-", suffix=".tmp", dir=directory)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+_UMASK = _umask()
 
 
 def sample_row(sample: Sample) -> dict[str, Any]:

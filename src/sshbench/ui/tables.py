@@ -57,8 +57,8 @@ _TITLES = {
     (Kind.CIPHER, Direction.UPLOAD): "Ciphers, upload (client -> server)",
     (Kind.CIPHER, Direction.DOWNLOAD): "Ciphers, download (server -> client)",
     (Kind.MAC, Direction.UPLOAD): "MACs, upload (client -> server)",
-    (Kind.KEX, Direction.SETUP): "Key exchange: connection set-up",
-    (Kind.HOSTKEY, Direction.SETUP): "Host key algorithms: connection set-up",
+    (Kind.KEX, Direction.SETUP): "Key exchange: connection handshake",
+    (Kind.HOSTKEY, Direction.SETUP): "Host key algorithms: connection handshake",
 }
 
 
@@ -68,13 +68,14 @@ def _group_caption(report: Report, kind: Kind) -> str:
         return f"non-AEAD ciphers use MAC {opts['cipher_mac']}; AEAD ciphers need none"
     if kind is Kind.MAC:
         return f"all with cipher {opts['mac_cipher']}"
-    return "set-up = ssh start -> remote command running; kex = KEXINIT sent -> NEWKEYS received"
+    return ("handshake = banner sent -> remote command running (process start-up excluded); "
+            "kex = KEXINIT sent -> NEWKEYS received")
 
 
 def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
     table = Table(title=_TITLES[(kind, direction)], caption=_group_caption(report, kind), title_justify="left")
     _columns(table, kind, ("MB/s", "MiB/s", "spread", "factor", "CPU s/GiB\nclient", "CPU s/GiB\nserver",
-                           "set-up\nms", "size", "n"))
+                           "handshake\nms", "size", "n"))
     for summary in rows:
         record = report.case(summary.case_id)
         name = record.case.subject
@@ -83,7 +84,7 @@ def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: li
             str(summary.rank or "-"), name_text(name, kind), grade_text(name, kind),
             _num(tput, 1e6), _num(tput, MiB), _spread(tput), "-" if summary.factor is None else f"{summary.factor:.2f}",
             _num(summary.client_cpu_seconds_per_gib, digits=2), _num(summary.server_cpu_seconds_per_gib, digits=2),
-            _ms(summary.setup_seconds.median if summary.setup_seconds else None),
+            _ms(summary.handshake_seconds.median if summary.handshake_seconds else None),
             format_bytes(record.size_bytes), _count(summary),
         )
     return table
@@ -107,11 +108,11 @@ def _count(summary: Summary) -> Text:
 def _setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
     table = Table(title=_TITLES[(kind, Direction.SETUP)], caption=_group_caption(report, kind),
                   title_justify="left")
-    _columns(table, kind, ("set-up\nms", "min-max\nms", "spread", "factor", "kex\nms", "CPU ms\nclient",
+    _columns(table, kind, ("handshake\nms", "min-max\nms", "spread", "factor", "kex\nms", "CPU ms\nclient",
                            "CPU ms\nserver", "n"))
     for summary in rows:
         name = report.case(summary.case_id).case.subject
-        setup = summary.setup_seconds
+        setup = summary.handshake_seconds
         table.add_row(
             str(summary.rank or "-"), name_text(name, kind), grade_text(name, kind),
             _ms(setup.median if setup else None),
