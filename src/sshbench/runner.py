@@ -101,14 +101,15 @@ def execute(report: Report, rounds: list[list[Visit]], target: Target, options: 
         if record.case.moves_data and not record.size_bytes:
             record.size_bytes = options.size_bytes or options.probe_bytes
             record.size_source = "fixed" if options.size_bytes else "probe"
+    records = {r.case.id: r for r in report.cases}
     reporter.started(report, len(visits))
     try:
         for index, visit in enumerate(visits):
-            record = report.case(visit.case.id)
+            record = records[visit.case.id]
             if record.status is CaseStatus.SKIPPED:
                 continue
-            eta = sum(estimates.of(v.case, report.case(v.case.id).size_bytes) for v in visits[index:]
-                      if report.case(v.case.id).status is not CaseStatus.SKIPPED)
+            eta = sum(estimates.of(v.case, records[v.case.id].size_bytes) for v in visits[index:]
+                      if records[v.case.id].status is not CaseStatus.SKIPPED)
             reporter.sample_started(visit, Progress(index, len(visits), eta))
             size = record.size_bytes if visit.case.moves_data else 0
             timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
