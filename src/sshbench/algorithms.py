@@ -28,6 +28,12 @@ class Kind(StrEnum):
     MAC = "mac"
     KEX = "kex"
     HOSTKEY = "hostkey"
+    # Not algorithms: reference measurements scheduled beside them (see controls.py).
+    CONTROL = "control"  # raw TCP, no SSH: the transport ceiling
+    CEILING = "ceiling"  # a cipher's primitive alone (openssl speed): the crypto ceiling
+
+
+ALGORITHM_KINDS = (Kind.CIPHER, Kind.MAC, Kind.KEX, Kind.HOSTKEY)
 
 
 class Grade(StrEnum):

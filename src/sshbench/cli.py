@@ -21,13 +21,24 @@ from typing import Any, NoReturn
 from rich.console import Console
 
 from sshbench import __version__, sysinfo
-from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.advice import advise
+from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
+from sshbench.controls import EVP_OF, verify_aesni_mask
+from sshbench.datapath import make_payload
 from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
 from sshbench.errors import ExitCode, SshbenchError, UsageError
 from sshbench.export.results import ResultsWriter, default_path
-from sshbench.model import CaseRecord, CaseStatus, Direction, Report
-from sshbench.options import DEFAULT_CIPHER_MAC, DEFAULT_MAC_CIPHER, RunOptions, parse_directions
-from sshbench.plan import Selection, SweepSettings, build_cases, schedule, select
+from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report
+from sshbench.options import (
+    DEFAULT_CIPHER_MAC,
+    DEFAULT_MAC_CIPHER,
+    RunOptions,
+    parse_directions,
+    parse_duration,
+    parse_fraction,
+)
+from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
+from sshbench.probe import ProbeSettings
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
@@ -59,17 +70,34 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--cipher-mac", default=DEFAULT_CIPHER_MAC, help="MAC for non-AEAD ciphers in the cipher sweep")
     sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
     sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
-    how = run.add_argument_group("how much")
+    how = run.add_argument_group("how much (default: precision mode)")
+    how.add_argument("--precision", default="3%", help="target half-width of each median's 95%% interval, "
+                     "e.g. 3%% or 0.03 (default: 3%%)")
+    how.add_argument("--min-runs", type=int, default=6, help="measured samples per case at least (default: 6, "
+                     "the fewest that give a 95%% interval)")
+    how.add_argument("--max-runs", type=int, default=30, help="measured samples per case at most (default: 30)")
+    how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
+                     "for no limit (default: 8m in precision mode, none with --runs)")
+    how.add_argument("--runs", type=int, help="fixed mode: exactly this many measured samples per throughput "
+                     "case, no precision target (time budget only if given)")
+    how.add_argument("--setup-runs", type=int, default=10, help="fixed mode: samples per key exchange / host key "
+                     "case (default: 10)")
     how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
                      "sample lasts --sample-seconds)")
     how.add_argument("--sample-seconds", type=float, default=1.0, help="target data phase per sample when "
                      "sizing automatically (default: 1.0)")
-    how.add_argument("--runs", type=int, default=5, help="measured samples per throughput case (default: 5)")
-    how.add_argument("--setup-runs", type=int, default=10, help="measured samples per key exchange / host key "
-                     "case (default: 10)")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
     how.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per connection on top of the "
                      "expected transfer time (default: 60)")
+    data = run.add_argument_group("data and crypto")
+    data.add_argument("--data", choices=("zero", "random", "text"), default="zero",
+                      help="payload: zeros (default), random bytes (incompressible) or text (compresses ~3:1); "
+                      "made once per run, streamed without slowing the source")
+    data.add_argument("--compression", action="store_true", help="SSH compression on; only meaningful with "
+                      "--data text (zeros compress absurdly well, random data not at all)")
+    data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
+                      "client, server and ceilings: what a CPU without AES instructions would see")
+    data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
     out = run.add_argument_group("where")
     out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
@@ -90,13 +118,28 @@ def _int_option(value: Any, name: str) -> int:
     return int(value)
 
 
+DEFAULT_TIME_BUDGET = "8m"
+
+
+def _time_budget(args: argparse.Namespace) -> float | None:
+    """'none' disables it; in fixed mode (--runs) there is none unless asked for."""
+    text = args.time_budget or (None if args.runs is not None else DEFAULT_TIME_BUDGET)
+    if text is None or text.lower() == "none":
+        return None
+    return parse_duration(text)
+
+
 def options_from_args(args: argparse.Namespace) -> RunOptions:
     return RunOptions(
+        precision=parse_fraction(args.precision), min_runs=args.min_runs, max_runs=args.max_runs,
+        time_budget_seconds=_time_budget(args),
         ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,
         size_bytes=parse_size(args.size) if args.size else None, sample_seconds=args.sample_seconds,
-        runs=_int_option(args.runs, "--runs"), setup_runs=_int_option(args.setup_runs, "--setup-runs"),
+        runs=None if args.runs is None else _int_option(args.runs, "--runs"),
+        setup_runs=_int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
+        data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
     )
 
 
@@ -137,6 +180,10 @@ def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists
         _check_partner(Kind.MAC, options.cipher_mac, "--cipher-mac", client, offered)
     records = [CaseRecord(case) for case in build_cases(selections, settings)]
     measured = len(records)
+    ciphers = selections[0].measure
+    if options.controls and ciphers:
+        records.append(CaseRecord(Case(Kind.CONTROL, Direction.UPLOAD)))
+        records += [CaseRecord(Case(Kind.CEILING, Direction.LOCAL, cipher=c)) for c in ciphers if c in EVP_OF]
     skipped = [Selection(s.kind, tuple(n for n, _ in s.skipped)) for s in selections]
     reasons = {(s.kind, n): why for s in selections for n, why in s.skipped}
     for case in build_cases(skipped, settings):
@@ -153,11 +200,26 @@ def _next_steps(report: Report, writer: ResultsWriter) -> list[str]:
         top = report.case(safe[0].case_id).case.subject
         lines.append(f"Fastest cipher without a known weakness here: {top} "
                      f"({safe[0].throughput_bytes_per_second.median / 1e6:,.0f} MB/s upload, median).")
+    short = [report.case(s.case_id).case for s in report.summaries if s.precise is False]
+    if short:
+        lines.append(f"{len(short)} cases did not reach the precision target; give them more time, e.g.:  sshbench "
+                     f"{_selection_args(short)} --time-budget 20m")
+    elif safe:
         pair = ",".join(report.case(s.case_id).case.subject for s in safe[:2])
-        lines.append(f"Tighter numbers for the top two:  sshbench --ciphers {pair} --macs none --kex none "
-                     f"--hostkeys none --runs 15")
+        lines.append(f"Compare the top two more tightly:  sshbench --ciphers {pair} --macs none --kex none "
+                     f"--hostkeys none --precision 1%")
     lines.append(f"Same schedule again:  sshbench --seed {report.seed}    What each side supports:  sshbench algos")
     return lines
+
+
+def _selection_args(cases: list[Case]) -> str:
+    """Command-line selections that measure exactly these cases' algorithms."""
+    picked: dict[Kind, list[str]] = {kind: [] for kind in ALGORITHM_KINDS}
+    for case in cases:
+        if case.kind in picked and case.subject not in picked[case.kind]:
+            picked[case.kind].append(case.subject)
+    flags = {Kind.CIPHER: "--ciphers", Kind.MAC: "--macs", Kind.KEX: "--kex", Kind.HOSTKEY: "--hostkeys"}
+    return " ".join(f"{flags[k]} {','.join(names) or 'none'}" for k, names in picked.items())
 
 
 def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -166,8 +228,11 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     writer = ResultsWriter(options.output or default_path())
     _STATE["writer"] = writer
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-    with EmbeddedOpenSSH(client, options.sshd) as server:
-        assert server.info is not None
+    machine_before = sysinfo.cpu_snapshot()
+    crypto = verify_aesni_mask() if options.no_aesni else None
+    with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server:
+        assert server.info is not None and server.dir is not None
+        payload = make_payload(options.data, server.dir, seed)
         records, measured = _plan_cases(options, client, server.info.enabled)
         if not measured:
             raise UsageError("nothing to measure: every selection is empty or unsupported by the server "
@@ -175,12 +240,18 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         report = Report(tool_version=__version__, started_at=datetime.now(UTC).isoformat(timespec="seconds"),
                         seed=seed, options={**options.to_dict(), "seed": seed},
                         environment=_environment(client, server), cases=records)
-        rounds = schedule([r.case for r in records if r.status is not CaseStatus.SKIPPED], options.runs,
-                          options.setup_runs, seed)
+        report.environment["crypto"] = {"aesni_masked": options.no_aesni, "mask": options.crypto_env() or None,
+                                        "mask_check": crypto}
+        live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
+        plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, seed) if options.runs is not None
+                          else PrecisionSchedule(live, options.min_runs, options.max_runs, seed))
         writer.save(report)
         with RichReporter(err) as reporter:
-            execute(report, rounds, EmbeddedTarget(server), options, writer.save, reporter)
+            execute(report, plan, EmbeddedTarget(server), options, writer.save, reporter,
+                    ProbeSettings(payload, options.compression, options.crypto_env()))
         report.environment["host"]["load_average_end"] = sysinfo.load_average()
+        report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
+        report.warnings = [w.to_dict() for w in advise(report)]
         writer.save(report)
     out.print(full_report(report))
     for line in _next_steps(report, writer):

@@ -13,6 +13,9 @@ import contextlib
 import errno
 import fcntl
 import os
+import random
+import shlex
+from dataclasses import dataclass
 
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
@@ -70,3 +73,74 @@ def drain(fd: int, limit: int) -> tuple[int, bool]:
             return count, True
         count += got
     return count, False
+
+
+PATTERN_BYTES = 16 * CHUNK  # 16 MiB pattern file, streamed round and round for random and text data
+_WORDS = (  # noqa: SIM905 (a sentence reads better than 80 quoted words)
+    "the of and to in is that for it as was with be by on not he this are or his from at which but have an "
+    "they you were her she there been one all we their has would when if so no will can more other its into "
+    "data server client session cipher packet window channel buffer kernel network transfer benchmark secure "
+    "shell key exchange host file stream block byte time rate median sample round report config"
+).split()
+
+
+@dataclass(frozen=True)
+class Payload:
+    """What the bytes are: zeros (no file), or a pattern file that is streamed round and round.
+
+    Zeros cost nothing to produce and are the default with compression off.
+    Random bytes (incompressible) and text (compressible, like logs and
+    source code) matter when SSH compression is on. The pattern file is made
+    once per run, so producing the data never slows the source down: it is
+    spliced from the page cache like /dev/zero.
+    """
+
+    kind: str = "zero"
+    path: str | None = None
+
+    def send(self, fd: int, nbytes: int) -> None:
+        """Write exactly `nbytes` of this payload to the pipe `fd`."""
+        if self.path is None:
+            send_zeros(fd, nbytes)
+            return
+        size = os.path.getsize(self.path)
+        with open(self.path, "rb", buffering=0) as pattern:
+            offset, left = 0, nbytes
+            while left:
+                moved = os.splice(pattern.fileno(), fd, min(CHUNK, left, size - offset), offset_src=offset)
+                if moved <= 0:
+                    raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
+                left -= moved
+                offset = (offset + moved) % size
+
+    def remote_source(self, nbytes: int) -> str:
+        """POSIX sh that writes exactly `nbytes` of this payload to stdout on the server."""
+        if self.path is None:
+            return f"exec head -c {nbytes} /dev/zero"
+        return f"while :; do cat {shlex.quote(self.path)} || exit; done | head -c {nbytes}"
+
+
+def _text(rng: random.Random, size: int) -> bytes:
+    """Log- and prose-like lines: compresses about 3:1 with zlib, like real text."""
+    lines, total = [], 0
+    while total < size:
+        line = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+        line = f"{rng.randint(0, 99999):05d} {line}\n"
+        lines.append(line)
+        total += len(line)
+    return "".join(lines).encode()[:size]
+
+
+def make_payload(kind: str, directory: str, seed: int) -> Payload:
+    """Create the run's payload: nothing for zeros, a 16 MiB pattern file for random or text."""
+    if kind == "zero":
+        return Payload()
+    path = os.path.join(directory, f"payload-{kind}.bin")
+    if kind == "random":
+        data = os.urandom(PATTERN_BYTES)
+    else:
+        block = _text(random.Random(seed), CHUNK)  # 1 MiB of text, repeated: beyond zlib's 32 KiB window
+        data = block * (PATTERN_BYTES // CHUNK)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return Payload(kind, path)

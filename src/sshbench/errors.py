@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     MISSING_TOOL = 3  # ssh, sshd or ssh-keygen not installed
     OUTPUT = 4  # results cannot be written where asked
     SERVER = 5  # the embedded server could not be set up or reached
+    UNVERIFIED = 6  # a precondition of the measurement could not be verified (e.g. --no-aesni had no effect)
     INTERRUPTED = 130  # Ctrl-C / SIGTERM; results so far are kept
 
 
@@ -43,3 +44,7 @@ class OutputError(SshbenchError):
 
 class ServerError(SshbenchError):
     exit_code = ExitCode.SERVER
+
+
+class VerificationError(SshbenchError):
+    exit_code = ExitCode.UNVERIFIED

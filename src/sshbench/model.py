@@ -22,6 +22,7 @@ class Direction(StrEnum):
     UPLOAD = "upload"  # client -> server
     DOWNLOAD = "download"  # server -> client
     SETUP = "setup"  # connection set-up only, no data phase
+    LOCAL = "local"  # no network at all (crypto ceilings)
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class Case:
     @property
     def subject(self) -> str:
         """The algorithm this case is about (the others are held fixed or left to defaults)."""
-        value = getattr(self, self.kind.value)
+        if self.kind is Kind.CONTROL:
+            return "raw-tcp"
+        value = self.cipher if self.kind is Kind.CEILING else getattr(self, self.kind.value)
         assert isinstance(value, str)
         return value
 
@@ -83,6 +86,7 @@ class Sample:
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
     error: str | None = None
     stderr_tail: list[str] = field(default_factory=list)
+    outlier: bool = False  # modified z-score of the case's headline figure above 3.5
 
     @property
     def throughput_bytes_per_second(self) -> float | None:
@@ -155,6 +159,21 @@ class Stat:
     max: float
     stdev: float  # sample standard deviation (n-1); 0 for a single value
     count: int
+    # 95% order-statistic confidence interval of the median (None below 6 samples)
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+    @property
+    def half_width(self) -> float | None:
+        """The larger distance from the median to an end of its interval."""
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        return max(self.median - self.ci_low, self.ci_high - self.median)
+
+    @property
+    def relative_half_width(self) -> float | None:
+        hw = self.half_width
+        return None if hw is None or not self.median else hw / abs(self.median)
 
 
 @dataclass
@@ -173,6 +192,11 @@ class Summary:
     server_cpu_seconds: Stat | None = None
     factor: float | None = None  # 1.0 = fastest of its group; 4.6 = takes 4.6x as long
     rank: int | None = None
+    outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
+    precise: bool | None = None  # headline interval within the precision target (None: no target)
+    # Not significantly different from the case ranked just above (Mann-Whitney U, p >= 0.05)
+    tied_with_previous: bool = False
+    p_vs_previous: float | None = None
 
 
 @dataclass
@@ -185,11 +209,12 @@ class Report:
     options: dict[str, Any]
     environment: dict[str, Any]
     status: str = "running"  # running | complete | interrupted | failed
+    stop_reason: str | None = None  # why a complete run stopped early (the time budget)
     finished_at: str | None = None
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)  # {code, message, advice}: see advice.py
     error: str | None = None
     schema_version: int = SCHEMA_VERSION
 
@@ -255,8 +280,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
         sample_fields = {k: v for k, v in raw.items() if k not in derived}
         sample_fields["negotiated"] = Negotiated(**raw["negotiated"]) if raw["negotiated"] else None
         samples.append(Sample(**sample_fields))
-    stat_fields = {f.name for f in dataclasses.fields(Summary)} - {
-        "case_id", "group", "samples_ok", "samples_failed", "factor", "rank"}
+    stat_fields = {f.name for f in dataclasses.fields(Summary) if "Stat" in str(f.type)}
     summaries = []
     for raw in data["summaries"]:
         fields: dict[str, Any] = {k: (_stat(v) if k in stat_fields else v) for k, v in raw.items()}
@@ -264,6 +288,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
     return Report(
         tool_version=data["tool_version"], started_at=data["started_at"], seed=data["seed"],
         options=data["options"], environment=data["environment"], status=data["status"],
+        stop_reason=data.get("stop_reason"),
         finished_at=data["finished_at"],
         cases=[CaseRecord(case=case(c["case"]), size_bytes=c["size_bytes"], size_source=c["size_source"],
                           status=CaseStatus(c["status"]), reason=c["reason"]) for c in data["cases"]],

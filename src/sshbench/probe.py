@@ -20,10 +20,12 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench.algorithms import is_aead
-from sshbench.datapath import drain, grow_pipe, send_zeros
+from sshbench.datapath import Payload, drain, grow_pipe
 from sshbench.model import Case, Direction, Sample
 from sshbench.negotiation import Negotiated, parse_verbose
 from sshbench.procfs import tree_cpu_seconds
@@ -33,16 +35,29 @@ READY = b"SSHBENCH-READY"
 STDERR_TAIL = 8
 
 
-def remote_command(case: Case, size_bytes: int) -> str:
+@dataclass(frozen=True)
+class ProbeSettings:
+    """Run-wide settings every sample shares."""
+
+    payload: Payload = field(default_factory=Payload)
+    compression: bool = False
+    env: Mapping[str, str] = field(default_factory=dict)  # e.g. the OpenSSL capability mask
+
+    @property
+    def expected_compression(self) -> str:
+        return "zlib@openssh.com" if self.compression else "none"
+
+
+def remote_command(case: Case, size_bytes: int, payload: Payload | None = None) -> str:
     ready = "echo SSHBENCH-READY $SSH_CLIENT"
     if case.direction is Direction.UPLOAD:
         return f"{ready}; exec wc -c"
     if case.direction is Direction.DOWNLOAD:
-        return f"{ready}; read go; exec head -c {size_bytes} /dev/zero"
+        return f"{ready}; read go; {(payload or Payload()).remote_source(size_bytes)}"
     return ready
 
 
-def negotiation_mismatch(case: Case, got: Negotiated) -> str | None:
+def negotiation_mismatch(case: Case, got: Negotiated, compression: str = "none") -> str | None:
     """Compare the request with what was negotiated; a description of the first difference."""
     if not got.complete:
         return "the negotiated algorithms were not found in ssh -v output"
@@ -57,8 +72,8 @@ def negotiation_mismatch(case: Case, got: Negotiated) -> str | None:
         expected.append(("key exchange", case.kex, got.kex))
     if case.hostkey:
         expected.append(("host key algorithm", case.hostkey, got.hostkey))
-    expected += [("client->server compression", "none", got.compression_c2s),
-                 ("server->client compression", "none", got.compression_s2c)]
+    expected += [("client->server compression", compression, got.compression_c2s),
+                 ("server->client compression", compression, got.compression_s2c)]
     for what, want, have in expected:
         if want != have:
             return f"asked for {what} {want} but {have} was negotiated"
@@ -95,17 +110,21 @@ def _tail(lines: list[tuple[float, str]]) -> list[str]:
     return (plain or [text for _, text in lines])[-STDERR_TAIL:]
 
 
-def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeout: float) -> Sample:
+def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeout: float,
+               settings: ProbeSettings | None = None) -> Sample:
     """Measure one connection. Never raises for ssh failures: they come back as a failed Sample."""
+    settings = settings or ProbeSettings()
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
                     started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                     size_bytes=size_bytes if case.moves_data else 0)
-    argv = target.ssh_argv(case, remote_command(case, size_bytes))
+    argv = target.ssh_argv(case, remote_command(case, size_bytes, settings.payload))
+    if settings.compression:
+        argv[1:1] = ["-o", "Compression=yes"]
     stderr_lines: list[tuple[float, str]] = []
     timed_out = threading.Event()
     t_spawn = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0, start_new_session=True)
+                            bufsize=0, start_new_session=True, env={**os.environ, **settings.env})
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stderr_pipe = proc.stderr
 
@@ -140,7 +159,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
                 sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
                 if peer_port is not None:
                     sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
-            error = _data_phase(case, size_bytes, proc, out, sample)
+            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload)
         proc.stdin.close()
         with contextlib.suppress(OSError):
             drain(proc.stdout.fileno(), 1 << 62)
@@ -177,7 +196,8 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
         error = f"timed out after {timeout:.0f}s"
     elif transcript.refused:
         error = f"server refused: {transcript.refused}"
-    elif error is None and (mismatch := negotiation_mismatch(case, transcript.negotiated)):
+    elif error is None and (mismatch := negotiation_mismatch(case, transcript.negotiated,
+                                                             settings.expected_compression)):
         error = mismatch
     elif error is None and proc.returncode != 0:
         error = f"ssh exited with status {proc.returncode}"
@@ -191,12 +211,12 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
 
 
 def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
-                sample: Sample) -> str | None:
+                sample: Sample, payload: Payload) -> str | None:
     """Move the bytes and time them; fills the sample, returns an error text or None."""
     assert proc.stdin is not None and proc.stdout is not None
     if case.direction is Direction.UPLOAD:
         t0 = time.perf_counter()
-        send_zeros(proc.stdin.fileno(), size_bytes)
+        payload.send(proc.stdin.fileno(), size_bytes)
         proc.stdin.close()
         line = out.readline()
         t1 = time.perf_counter()

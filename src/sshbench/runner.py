@@ -7,15 +7,19 @@ to a writer after every sample, so nothing measured is ever lost.
 
 from __future__ import annotations
 
+import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from sshbench.algorithms import Kind
+from sshbench.controls import run_crypto_ceiling, run_tcp_control
 from sshbench.model import Case, CaseRecord, CaseStatus, Report, Sample
 from sshbench.options import RunOptions
-from sshbench.plan import Visit
-from sshbench.probe import run_sample
+from sshbench.plan import Schedule, Visit
+from sshbench.probe import ProbeSettings, run_sample
 from sshbench.stats import summarize
 from sshbench.target import Target
 from sshbench.units import MiB
@@ -75,6 +79,10 @@ class _Estimates:
             return self.seconds[case.id]
         return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
 
+    def typical(self) -> float:
+        """Mean expected seconds per visit so far, for visits not yet scheduled."""
+        return sum(self.seconds.values()) / len(self.seconds) if self.seconds else _GUESS_SETUP + 0.5
+
     def transfer_allowance(self, case: Case, size: int) -> float:
         """Hang guard, not a precision tool: ten times the expected transfer, or 5 MB/s when unknown."""
         rate = self.rates.get(case.id)
@@ -91,35 +99,56 @@ class _Estimates:
             self.seconds[sample.case_id] = sample.total_seconds
 
 
-def execute(report: Report, rounds: list[list[Visit]], target: Target, options: RunOptions,
-            save: Callable[[Report], None], reporter: Reporter | None = None) -> Report:
-    """Run every visit in order; on Ctrl-C mark the report interrupted, save it and re-raise."""
+def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
+            save: Callable[[Report], None], reporter: Reporter | None = None,
+            settings: ProbeSettings | None = None) -> Report:
+    """Run rounds until the schedule is done or the time budget would be overrun.
+
+    On Ctrl-C the report is marked interrupted, saved and the interrupt re-raised.
+    """
     reporter = reporter or NullReporter()
-    visits = [v for rnd in rounds for v in rnd]
+    settings = settings or ProbeSettings(compression=options.compression, env=options.crypto_env())
     estimates = _Estimates()
     for record in report.cases:
-        if record.case.moves_data and not record.size_bytes:
+        if record.case.moves_data and record.case.kind is not Kind.CEILING and not record.size_bytes:
             record.size_bytes = options.size_bytes or options.probe_bytes
             record.size_source = "fixed" if options.size_bytes else "probe"
     records = {r.case.id: r for r in report.cases}
-    reporter.started(report, len(visits))
+    openssl = shutil.which("openssl")
+    budget = options.time_budget_seconds
+    started = time.monotonic()
+    done = 0
+    reporter.started(report, plan.minimum_left({}))
+    precision = None if options.fixed else options.precision
     try:
-        for index, visit in enumerate(visits):
-            record = records[visit.case.id]
-            if record.status is CaseStatus.SKIPPED:
-                continue
-            eta = sum(estimates.of(v.case, records[v.case.id].size_bytes) for v in visits[index:]
-                      if records[v.case.id].status is not CaseStatus.SKIPPED)
-            reporter.sample_started(visit, Progress(index, len(visits), eta))
-            size = record.size_bytes if visit.case.moves_data else 0
-            timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
-            sample = run_sample(target, visit.case, size, visit.round, timeout)
-            report.samples.append(sample)
-            _update_case(record, sample, options)
-            estimates.learn(sample, record.size_bytes)
-            report.summaries = summarize(report.cases, report.samples)
-            save(report)
-            reporter.sample_finished(sample, Progress(index + 1, len(visits), eta))
+        while rnd := _live(plan.next_round(*_progress_state(report)), records):
+            for position, visit in enumerate(rnd):
+                record = records[visit.case.id]
+                if record.status is CaseStatus.SKIPPED:
+                    continue
+                size = record.size_bytes if visit.case.moves_data else 0
+                remaining = [v for v in rnd[position:] if records[v.case.id].status is not CaseStatus.SKIPPED]
+                eta = sum(estimates.of(v.case, records[v.case.id].size_bytes) for v in remaining)
+                eta += plan.minimum_left(_progress_state(report)[0]) * estimates.typical()
+                if budget is not None:
+                    left = budget - (time.monotonic() - started)
+                    if estimates.of(visit.case, size) > left:
+                        report.stop_reason = f"time budget of {budget:.0f} s reached"
+                        raise _BudgetSpent
+                    eta = min(eta, left)
+                total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
+                reporter.sample_started(visit, Progress(done, total, eta))
+                timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
+                sample = _measure(visit, size, timeout, target, settings, openssl)
+                report.samples.append(sample)
+                _update_case(record, sample, options)
+                estimates.learn(sample, record.size_bytes)
+                report.summaries = summarize(report.cases, report.samples, precision)
+                save(report)
+                done += 1
+                reporter.sample_finished(sample, Progress(done, total, eta))
+        report.status = "complete"
+    except _BudgetSpent:
         report.status = "complete"
     except KeyboardInterrupt:
         report.status = "interrupted"
@@ -130,9 +159,37 @@ def execute(report: Report, rounds: list[list[Visit]], target: Target, options: 
         raise
     finally:
         report.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
-        report.summaries = summarize(report.cases, report.samples)
+        report.summaries = summarize(report.cases, report.samples, precision)
         save(report)
     return report
+
+
+def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: ProbeSettings,
+             openssl: str | None) -> Sample:
+    """One sample of any kind of case: an SSH connection, or one of the reference controls."""
+    if visit.case.kind is Kind.CEILING:
+        return run_crypto_ceiling(visit.case, visit.round, openssl, settings.env)
+    if visit.case.kind is Kind.CONTROL:
+        return run_tcp_control(visit.case, size, visit.round, timeout, settings.payload)
+    return run_sample(target, visit.case, size, visit.round, timeout, settings)
+
+
+class _BudgetSpent(Exception):
+    """The next visit would not fit in the time budget."""
+
+
+def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
+    return [v for v in rnd if records[v.case.id].status is not CaseStatus.SKIPPED]
+
+
+def _progress_state(report: Report) -> tuple[dict[str, int], dict[str, bool]]:
+    """Measured visits per case (failures count, so a failing case cannot loop) and precision reached."""
+    visits: dict[str, int] = {}
+    for sample in report.samples:
+        if not sample.warmup:
+            visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
+    precise = {s.case_id: bool(s.precise) for s in report.summaries}
+    return visits, precise
 
 
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
@@ -140,7 +197,8 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
         record.status = CaseStatus.SKIPPED
         record.reason = sample.error
         return
-    if sample.warmup and record.case.moves_data and options.size_bytes is None:
+    if sample.warmup and record.case.moves_data and record.case.kind is not Kind.CEILING \
+            and options.size_bytes is None:
         sized = auto_size(sample, options.sample_seconds)
         if sized is not None:
             record.size_bytes = sized

@@ -67,11 +67,16 @@ def test_results_prove_what_was_measured(small_run: Any) -> None:
     assert env["host"]["kernel"] and env["host"]["cpu_model"]
     assert data["options"]["size_bytes"] == 4 * 2**20 and isinstance(data["seed"], int)
     samples = data["samples"]
-    # 4 cipher + 2 MAC + 1 kex + 1 host key cases, each 1 warm-up + 2 measured
-    assert len(samples) == 8 * 3
-    assert sum(s["warmup"] for s in samples) == 8
+    # 4 cipher + 2 MAC + 1 kex + 1 host key cases, plus the raw TCP control and 2 crypto ceilings,
+    # each 1 warm-up + 2 measured
+    assert len(samples) == 11 * 3
+    assert sum(s["warmup"] for s in samples) == 11
+    kinds = {c["case"]["id"]: c["case"]["kind"] for c in data["cases"]}
+    ssh = [s for s in samples if kinds[s["case_id"]] in ("cipher", "mac", "kex", "hostkey")]
+    assert len(ssh) == 8 * 3
     for s in samples:
         assert s["ok"], s
+    for s in ssh:
         case = next(c["case"] for c in data["cases"] if c["case"]["id"] == s["case_id"])
         neg = s["negotiated"]
         if case["cipher"]:
@@ -86,7 +91,7 @@ def test_results_prove_what_was_measured(small_run: Any) -> None:
             assert s["client_cpu_data_seconds"] > 0 and s["server_cpu_data_seconds"] > 0
         for side in ("client", "server"):
             assert s[f"{side}_cpu_user_seconds"] + s[f"{side}_cpu_sys_seconds"] > 0
-    summaries = {s["case_id"]: s for s in data["summaries"]}
+    summaries = {s["case_id"]: s for s in data["summaries"] if kinds[s["case_id"]] not in ("control", "ceiling")}
     assert len(summaries) == 8
     factors = [s["factor"] for s in summaries.values() if s["group"] == "cipher:upload"]
     assert min(factors) == 1.0
@@ -111,7 +116,7 @@ def test_nothing_left_behind(small_run: Any) -> None:
 def test_automatic_sizing_records_the_size_used(tmp_path: Path) -> None:
     out = tmp_path / "auto.json"
     done = sshbench("--ciphers", "aes128-ctr,3des-cbc", "--directions", "upload", "--macs", "none", "--kex", "none",
-                    "--hostkeys", "none", "--runs", "1", "--sample-seconds", "0.2", "--output", str(out))
+                    "--hostkeys", "none", "--runs", "1", "--sample-seconds", "0.2", "--no-controls", "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     sizes = {c["case"]["cipher"]: c for c in data["cases"]}
@@ -124,7 +129,7 @@ def test_automatic_sizing_records_the_size_used(tmp_path: Path) -> None:
 
 def test_default_output_location_is_printed(tmp_path: Path) -> None:
     done = sshbench("--ciphers", "aes128-ctr", "--directions", "download", "--macs", "none", "--kex", "none",
-                    "--hostkeys", "none", "--runs", "1", "--size", "1MiB", cwd=tmp_path)
+                    "--hostkeys", "none", "--runs", "1", "--size", "1MiB", "--no-controls", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     files = list((tmp_path / "sshbench-results").glob("sshbench-*.json"))
     assert len(files) == 1
@@ -168,7 +173,7 @@ def test_ctrl_c_keeps_results_and_cleans_up(tmp_path: Path) -> None:
     out = tmp_path / "int.json"
     before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--ciphers", "all", "--macs", "none", "--kex", "none",
-                             "--hostkeys", "none", "--size", "64MiB", "--runs", "20", "--output", str(out)],
+                             "--hostkeys", "none", "--size", "64MiB", "--runs", "20", "--no-controls", "--output", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -191,7 +196,7 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "term.json"
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--ciphers", "aes128-ctr", "--macs", "none",
                              "--kex", "none", "--hostkeys", "none", "--size", "64MiB", "--runs", "50",
-                             "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--no-controls", "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["samples"]):
         time.sleep(0.2)

@@ -10,7 +10,7 @@ from sshbench.algorithms import Kind
 from sshbench.discovery import ClientInfo
 from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report
 from sshbench.options import RunOptions
-from sshbench.plan import schedule
+from sshbench.plan import FixedSchedule
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
@@ -30,7 +30,7 @@ def test_refused_case_is_skipped_and_the_rest_measured(client: ClientInfo) -> No
     saved: list[Report] = []
     options = RunOptions(size_bytes=2 * MiB, runs=2)
     with EmbeddedOpenSSH(client, enable=enable) as srv:
-        execute(report, schedule([refused, fine], 2, 1, seed=5), EmbeddedTarget(srv), options,
+        execute(report, FixedSchedule([refused, fine], 2, 1, seed=5), EmbeddedTarget(srv), options,
                 lambda r: saved.append(copy.deepcopy(r)))
     assert report.status == "complete"
     assert report.case(refused.id).status is CaseStatus.SKIPPED

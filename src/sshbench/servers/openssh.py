@@ -24,11 +24,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 
-from sshbench.algorithms import Kind, needs_certificate
+from sshbench.algorithms import ALGORITHM_KINDS, Kind, needs_certificate
 from sshbench.discovery import (
     AlgorithmLists,
     ClientInfo,
@@ -87,8 +87,10 @@ class EmbeddedOpenSSH:
     """Start with `with EmbeddedOpenSSH(client) as server:`; everything is gone after the block."""
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
-                 enable: AlgorithmLists | None = None) -> None:
-        """`enable` restricts what the server offers (tests use it to make the server refuse a name)."""
+                 enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None) -> None:
+        """`enable` restricts what the server offers (tests use it to make the server refuse a name);
+        `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni)."""
+        self.env = {**os.environ, **(env or {})}
         self.client = client
         self.sshd = find_tool("sshd", sshd_path)
         self.keygen = find_tool("ssh-keygen", keygen_path)
@@ -220,7 +222,8 @@ HostbasedAuthentication no
 UsePAM no
 StrictModes no
 UseDNS no
-Compression no
+# Allowed, not forced: each client connection asks for it (sshbench --compression) or not.
+Compression yes
 PermitTTY no
 X11Forwarding no
 AllowTcpForwarding no
@@ -232,7 +235,7 @@ PrintLastLog no
 LoginGraceTime 30
 LogLevel INFO
 Subsystem sftp internal-sftp
-""" + "".join(f"{_KEYWORD[kind]} {','.join(lists.of(kind))}\n" for kind in Kind if lists.of(kind))
+""" + "".join(f"{_KEYWORD[kind]} {','.join(lists.of(kind))}\n" for kind in ALGORITHM_KINDS if lists.of(kind))
 
     def _write_server_config(self, keys: dict[str, str]) -> ServerInfo:
         """Enable every name the client knows (legacy ones too), drop the ones this sshd rejects."""
@@ -247,7 +250,8 @@ Subsystem sftp internal-sftp
         dump = dump_server_config(self.sshd, config)
         if dump.returncode != 0:
             # A different sshd build than the client: keep only the names it accepts.
-            lists = AlgorithmLists(**{kind.value: self._accepted(keys, kind, lists.of(kind)) for kind in Kind})
+            lists = AlgorithmLists(**{kind.value: self._accepted(keys, kind, lists.of(kind))
+                                      for kind in ALGORITHM_KINDS})
             with open(config, "w", encoding="utf-8") as fh:
                 fh.write(self._config_text(keys, lists))
             dump = dump_server_config(self.sshd, config)
@@ -341,7 +345,7 @@ Host {HOST_ALIAS}
             if self._stopping:
                 return
             proc = subprocess.Popen(argv, stdin=conn.fileno(), stdout=conn.fileno(),
-                                    stderr=subprocess.DEVNULL, close_fds=True)
+                                    stderr=subprocess.DEVNULL, close_fds=True, env=self.env)
             self._live[proc.pid] = proc
             self._pid_of_port[peer_port] = proc.pid
         threading.Thread(target=self._reap, args=(proc, peer_port, time.monotonic()),

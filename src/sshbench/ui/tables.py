@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
 from sshbench.model import CaseStatus, Direction, Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
@@ -42,15 +43,29 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.1f}"
 
 
-def _spread(stat: Stat | None) -> str:
-    """Relative standard deviation: how much to trust the median's neighbours."""
-    if stat is None or stat.count < 2 or not stat.median:
+def _interval(summary: Summary, stat: Stat | None) -> Text:
+    """Half-width of the median's 95% interval in percent, green when it met the precision target."""
+    width = stat.relative_half_width if stat else None
+    if width is None:
+        return Text("n<6", style="dim")
+    style = "green" if summary.precise else "yellow" if summary.precise is False else ""
+    return Text(f"±{width * 100:.1f}%", style=style)
+
+
+def _num(stat: Stat | None, scale: float = 1.0, digits: int = 0, interval: bool = False) -> str:
+    """Median, with its 95% interval's half-width ("812 ±14") when asked and known."""
+    if stat is None:
         return "-"
-    return f"±{stat.stdev / stat.mean * 100:.1f}%"
+    text = f"{stat.median / scale:,.{digits}f}"
+    if interval and stat.half_width is not None:
+        text += f" ±{stat.half_width / scale:,.{digits}f}"
+    return text
 
 
-def _num(stat: Stat | None, scale: float = 1.0, digits: int = 0) -> str:
-    return "-" if stat is None else f"{stat.median / scale:,.{digits}f}"
+def _rank(summary: Summary) -> str:
+    if summary.rank is None:
+        return "-"
+    return "=" if summary.tied_with_previous else str(summary.rank)
 
 
 _TITLES = {
@@ -62,28 +77,58 @@ _TITLES = {
 }
 
 
+LEGEND = ("±: 95% interval of the median (order statistics), green when within the precision target\n"
+          "'=': not significantly different from the row above (Mann-Whitney U, p >= 0.05)")
+
+
 def _group_caption(report: Report, kind: Kind) -> str:
     opts = report.options
     if kind is Kind.CIPHER:
-        return f"non-AEAD ciphers use MAC {opts['cipher_mac']}; AEAD ciphers need none"
-    if kind is Kind.MAC:
-        return f"all with cipher {opts['mac_cipher']}"
-    return ("handshake = banner sent -> remote command running (process start-up excluded); "
-            "kex = KEXINIT sent -> NEWKEYS received")
+        text = (f"non-AEAD ciphers use MAC {opts['cipher_mac']}; AEAD ciphers need none\n"
+                "efficiency: SSH throughput as a share of this cipher's crypto ceiling and of raw TCP")
+    elif kind is Kind.MAC:
+        text = f"all with cipher {opts['mac_cipher']}"
+    else:
+        text = ("handshake = banner sent -> remote command running (process start-up excluded); "
+                "kex = KEXINIT sent -> NEWKEYS received")
+    return f"{text}\n{LEGEND}"
+
+
+def _references(report: Report) -> tuple[Stat | None, dict[str, Stat]]:
+    """The raw TCP control's throughput and each cipher's crypto ceiling, from this run."""
+    tcp, ceilings = None, {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if case.kind is Kind.CONTROL:
+            tcp = summary.throughput_bytes_per_second
+        elif case.kind is Kind.CEILING and case.cipher and summary.throughput_bytes_per_second:
+            ceilings[case.cipher] = summary.throughput_bytes_per_second
+    return tcp, ceilings
+
+
+def _share(value: Stat | None, ceiling: Stat | None) -> str:
+    if value is None or ceiling is None or not ceiling.median:
+        return "-"
+    return f"{value.median / ceiling.median * 100:.0f}%"
 
 
 def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
     table = Table(title=_TITLES[(kind, direction)], caption=_group_caption(report, kind), title_justify="left")
-    _columns(table, kind, ("MB/s", "MiB/s", "spread", "factor", "CPU s/GiB\nclient", "CPU s/GiB\nserver",
-                           "handshake\nms", "size", "n"))
+    tcp, ceilings = _references(report)
+    _columns(table, kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP",
+                           "CPU s/GiB\nclient", "CPU s/GiB\nserver", "handshake\nms", "size", "n"))
     for summary in rows:
         record = report.case(summary.case_id)
         name = record.case.subject
         tput = summary.throughput_bytes_per_second
         table.add_row(
-            str(summary.rank or "-"), name_text(name, kind), grade_text(name, kind),
-            _num(tput, 1e6), _num(tput, MiB), _spread(tput), "-" if summary.factor is None else f"{summary.factor:.2f}",
-            _num(summary.client_cpu_seconds_per_gib, digits=2), _num(summary.server_cpu_seconds_per_gib, digits=2),
+            _rank(summary), name_text(name, kind), grade_text(name, kind),
+            _num(tput, 1e6, interval=True), _num(tput, MiB), _interval(summary, tput),
+            "-" if summary.factor is None else f"{summary.factor:.2f}",
+            f"{_share(tput, ceilings.get(record.case.cipher or '')) if kind is Kind.CIPHER else '-':>4} "
+            f"{_share(tput, tcp):>4}",
+            _num(summary.client_cpu_seconds_per_gib, digits=2, interval=True),
+            _num(summary.server_cpu_seconds_per_gib, digits=2, interval=True),
             _ms(summary.handshake_seconds.median if summary.handshake_seconds else None),
             format_bytes(record.size_bytes), _count(summary),
         )
@@ -100,6 +145,8 @@ def _columns(table: Table, kind: Kind, figures: tuple[str, ...]) -> None:
 
 def _count(summary: Summary) -> Text:
     text = Text(str(summary.samples_ok))
+    if summary.outliers:
+        text.append(f" ({summary.outliers} outlier{'s' if summary.outliers > 1 else ''})", style="yellow")
     if summary.samples_failed:
         text.append(f" ({summary.samples_failed} failed)", style="red")
     return text
@@ -108,21 +155,42 @@ def _count(summary: Summary) -> Text:
 def _setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
     table = Table(title=_TITLES[(kind, Direction.SETUP)], caption=_group_caption(report, kind),
                   title_justify="left")
-    _columns(table, kind, ("handshake\nms", "min-max\nms", "spread", "factor", "kex\nms", "CPU ms\nclient",
+    _columns(table, kind, ("handshake\nms", "min-max\nms", "±", "factor", "kex\nms", "CPU ms\nclient",
                            "CPU ms\nserver", "n"))
     for summary in rows:
         name = report.case(summary.case_id).case.subject
         setup = summary.handshake_seconds
         table.add_row(
-            str(summary.rank or "-"), name_text(name, kind), grade_text(name, kind),
+            _rank(summary), name_text(name, kind), grade_text(name, kind),
             _ms(setup.median if setup else None),
             "-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}",
-            _spread(setup), "-" if summary.factor is None else f"{summary.factor:.2f}",
+            _interval(summary, setup), "-" if summary.factor is None else f"{summary.factor:.2f}",
             _ms(summary.kex_seconds.median if summary.kex_seconds else None),
             _ms(summary.client_cpu_seconds.median if summary.client_cpu_seconds else None),
             _ms(summary.server_cpu_seconds.median if summary.server_cpu_seconds else None),
             _count(summary),
         )
+    return table
+
+
+def controls_table(report: Report) -> Table | None:
+    """The references measured in this run: what SSH is compared against in the efficiency columns."""
+    rows = [(report.case(s.case_id).case, s) for s in report.summaries]
+    rows = [(c, s) for c, s in rows if c.kind in (Kind.CONTROL, Kind.CEILING)]
+    if not rows:
+        return None
+    table = Table(title="Controls and ceilings, measured in this run", title_justify="left",
+                  caption="raw TCP: the same splice source and sink over loopback TCP, no SSH; crypto ceiling: "
+                          "openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses")
+    for header_text in ("reference", "OpenSSL primitive", "MB/s", "MiB/s", "±", "n"):
+        table.add_column(header_text, justify="left" if header_text in ("reference", "OpenSSL primitive")
+                         else "right", no_wrap=True)
+    rows.sort(key=lambda cs: (cs[0].kind is Kind.CEILING, cs[0].subject))
+    for case, summary in rows:
+        tput = summary.throughput_bytes_per_second
+        label = "raw TCP over loopback" if case.kind is Kind.CONTROL else f"crypto ceiling {case.subject}"
+        table.add_row(label, "-" if case.kind is Kind.CONTROL else EVP_OF.get(case.subject, "-"),
+                      _num(tput, 1e6, interval=True), _num(tput, MiB), _interval(summary, tput), _count(summary))
     return table
 
 
@@ -138,6 +206,9 @@ def result_tables(report: Report) -> list[Table]:
             tables.append(_setup_table(report, kind, rows))
         else:
             tables.append(_throughput_table(report, kind, direction, rows))
+    controls = controls_table(report)
+    if controls is not None:
+        tables.append(controls)
     return tables
 
 
@@ -157,6 +228,26 @@ def header(report: Report) -> Text:
     return text
 
 
+def run_mode(report: Report) -> Text:
+    """How the run decided when to stop, and whether it got there."""
+    opts = report.options
+    if opts.get("runs") is not None:
+        text = Text(f"mode:    fixed, {opts['runs']} measured samples per throughput case, "
+                    f"{opts['setup_runs']} per set-up case")
+    else:
+        budget = opts.get("time_budget_seconds")
+        text = Text(f"mode:    precision, target ±{opts['precision'] * 100:g}% (95% interval of each median), "
+                    f"{opts['min_runs']}-{opts['max_runs']} samples per case, time budget "
+                    f"{'none' if budget is None else f'{budget:.0f} s'}")
+        short = [s for s in report.summaries if s.precise is False]
+        if short:
+            text.append(f"\n         {len(short)} of {len(report.summaries)} cases did not reach the target; "
+                        "their achieved interval is shown in yellow", style="yellow")
+    if report.stop_reason:
+        text.append(f"\n         stopped early: {report.stop_reason}", style="yellow")
+    return text
+
+
 def problems(report: Report) -> list[Text]:
     """Skipped and failed cases with their reasons, and warnings: never silently dropped."""
     out = []
@@ -164,12 +255,12 @@ def problems(report: Report) -> list[Text]:
         if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED):
             style = "yellow" if record.status is CaseStatus.SKIPPED else "red"
             out.append(Text(f"{record.status.value}: {record.case.id}: {record.reason}", style=style))
-    out += [Text(f"warning: {w}", style="yellow") for w in report.warnings]
+    out += [Text(f"warning: {w['message']}; {w['advice']}", style="yellow") for w in report.warnings]
     return out
 
 
 def full_report(report: Report) -> RenderableType:
-    parts: list[RenderableType] = [header(report), *result_tables(report), *problems(report)]
+    parts: list[RenderableType] = [header(report), run_mode(report), *result_tables(report), *problems(report)]
     return Group(*parts)
 
 

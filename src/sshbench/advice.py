@@ -1,0 +1,132 @@
+"""Warnings a user can act on: each is a value with its advice, stored in the results and printed by the UI.
+
+Thresholds are named here so that the README can quote them and a reader can
+argue with them in one place.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sshbench.algorithms import Kind
+from sshbench.model import Report
+from sshbench.stats import counted, headline, headline_value
+
+BUSY_LOAD_PER_CPU = 0.5  # 1-minute load average per CPU before the run started
+OTHERS_CPU_SHARE = 0.10  # CPU time used by other processes during the run, as a share of all CPUs
+STEAL_SHARE = 0.05  # CPU time taken by the hypervisor during the run
+FIRST_RUN_RATIO = 1.25  # first measured sample this much worse than the median of the rest
+WIDE_INTERVAL = 0.10  # median's 95% interval wider than +-10%
+CONTROL_HEADROOM = 2.0  # raw TCP control must be at least twice the fastest SSH case
+
+
+class Code(StrEnum):
+    MACHINE_BUSY = "machine-busy"
+    STEAL_TIME = "steal-time"
+    FREQUENCY_SCALING = "frequency-scaling"
+    FIRST_RUN_SLOW = "first-run-slow"
+    WIDE_SPREAD = "wide-spread"
+    CONTROL_TOO_CLOSE = "control-too-close"
+    COMPRESSION_USELESS = "compression-useless"
+
+
+@dataclass(frozen=True)
+class Advice:
+    code: Code
+    message: str
+    advice: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code.value, "message": self.message, "advice": self.advice}
+
+
+def _names(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _machine(report: Report) -> list[Advice]:
+    host = report.environment.get("host", {})
+    out = []
+    load, cpus = host.get("load_average_start"), host.get("cpu_count") or 1
+    if load and load[0] > BUSY_LOAD_PER_CPU * cpus:
+        out.append(Advice(Code.MACHINE_BUSY, f"the machine was busy before the run (load average {load[0]:.2f} "
+                          f"on {cpus} CPUs)", "stop other work or rerun later; compare CPU s/GiB, which suffers "
+                          "less from contention than MB/s"))
+    during = host.get("during_run", {})
+    others = during.get("others_cpu_share")
+    if others is not None and others > OTHERS_CPU_SHARE:
+        out.append(Advice(Code.MACHINE_BUSY, f"other processes used {others:.0%} of all CPU time during the run",
+                          "stop other work or rerun later; trust the intervals, not single samples"))
+    steal = during.get("steal_share")
+    if steal is not None and steal > STEAL_SHARE:
+        out.append(Advice(Code.STEAL_TIME, f"the hypervisor took {steal:.0%} of CPU time (steal) during the run",
+                          "a noisy neighbour shares this VM's host: rerun at another time or on dedicated CPUs"))
+    governor = host.get("frequency_governor")
+    if governor and governor != "performance":
+        out.append(Advice(Code.FREQUENCY_SCALING, f"CPU frequency scaling is active (governor {governor})",
+                          "set the performance governor (cpupower frequency-set -g performance) for steadier "
+                          "numbers"))
+    return out
+
+
+def _cases(report: Report) -> list[Advice]:
+    out = []
+    slow_first, wide = [], []
+    for summary in report.summaries:
+        samples = sorted(counted(report.samples_of(summary.case_id)), key=lambda s: s.round)
+        values = [v for v in (headline_value(s) for s in samples) if v is not None]
+        bigger_better = summary.throughput_bytes_per_second is not None
+        if len(values) >= 3:
+            first, rest = values[0], statistics.median(values[1:])
+            worse = rest / first if bigger_better else first / rest
+            if first > 0 and worse > FIRST_RUN_RATIO:
+                slow_first.append(summary.case_id)
+        stat = headline(summary)
+        width = stat.relative_half_width if stat else None
+        if width is not None and width > WIDE_INTERVAL:
+            wide.append(summary.case_id)
+    if slow_first:
+        out.append(Advice(Code.FIRST_RUN_SLOW, f"the first measured sample was much slower than the rest for "
+                          f"{_names(slow_first)}", "something was still warming up (caches, CPU frequency, "
+                          "page cache): its sample is kept; rerun if it matters"))
+    if wide:
+        out.append(Advice(Code.WIDE_SPREAD, f"the median's 95% interval is wider than ±{WIDE_INTERVAL:.0%} for "
+                          f"{_names(wide)}", "the machine is noisy for these cases: allow more samples "
+                          "(--max-runs, --time-budget) or quieten the machine"))
+    return out
+
+
+def _controls(report: Report) -> list[Advice]:
+    tcp, fastest = None, 0.0
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        stat = summary.throughput_bytes_per_second
+        if stat is None:
+            continue
+        if case.kind is Kind.CONTROL:
+            tcp = stat.median
+        elif case.kind is not Kind.CEILING:
+            fastest = max(fastest, stat.median)
+    if tcp is not None and fastest and tcp < CONTROL_HEADROOM * fastest:
+        return [Advice(Code.CONTROL_TOO_CLOSE, f"the raw TCP control ({tcp / 1e6:,.0f} MB/s) is only "
+                       f"{tcp / fastest:.1f}x the fastest SSH case ({fastest / 1e6:,.0f} MB/s)",
+                       "the data path or the loopback itself may be limiting SSH figures; check the machine's "
+                       "load and compare with bench/datapath.py")]
+    return []
+
+
+def _options(report: Report) -> list[Advice]:
+    opts = report.options
+    if opts.get("compression") and opts.get("data") in ("zero", "random"):
+        what = "zeros compress a thousandfold" if opts["data"] == "zero" else "random data does not compress"
+        return [Advice(Code.COMPRESSION_USELESS, f"SSH compression with {opts['data']} data: {what}",
+                       "use --data text to see what compression does for compressible data such as logs")]
+    return []
+
+
+def advise(report: Report) -> list[Advice]:
+    """Every warning that applies to a finished (or interrupted) run."""
+    return [*_machine(report), *_cases(report), *_controls(report), *_options(report)]
