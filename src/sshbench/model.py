@@ -188,6 +188,8 @@ class Summary:
     kex_seconds: Stat | None = None
     client_cpu_seconds_per_gib: Stat | None = None
     server_cpu_seconds_per_gib: Stat | None = None
+    client_cycles_per_byte: Stat | None = None  # CPU s/GiB at the recorded clock (where it is known)
+    server_cycles_per_byte: Stat | None = None
     client_cpu_seconds: Stat | None = None  # per connection (set-up cases)
     server_cpu_seconds: Stat | None = None
     factor: float | None = None  # 1.0 = fastest of its group; 4.6 = takes 4.6x as long

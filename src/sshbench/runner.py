@@ -120,6 +120,8 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
     done = 0
     reporter.started(report, plan.minimum_left({}))
     precision = None if options.fixed else options.precision
+    mhz = report.environment.get("host", {}).get("cpu_mhz")
+    clock_hz = mhz * 1e6 if mhz else None
     try:
         while rnd := _live(plan.next_round(*_progress_state(report)), records):
             for position, visit in enumerate(rnd):
@@ -143,7 +145,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 report.samples.append(sample)
                 _update_case(record, sample, options)
                 estimates.learn(sample, record.size_bytes)
-                report.summaries = summarize(report.cases, report.samples, precision)
+                report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
                 save(report)
                 done += 1
                 reporter.sample_finished(sample, Progress(done, total, eta))
@@ -159,7 +161,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
         raise
     finally:
         report.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
-        report.summaries = summarize(report.cases, report.samples, precision)
+        report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
         save(report)
     return report
 

@@ -61,7 +61,18 @@ def _values(samples: Sequence[Sample], metric: Callable[[Sample], float | None])
     return [v for v in (metric(s) for s in samples) if v is not None]
 
 
-def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: float | None = None) -> Summary:
+def scaled(stat: Stat | None, factor: float) -> Stat | None:
+    """The same statistic in other units (every field is linear in the data)."""
+    if stat is None:
+        return None
+    return Stat(median=stat.median * factor, mean=stat.mean * factor, min=stat.min * factor,
+                max=stat.max * factor, stdev=stat.stdev * factor, count=stat.count,
+                ci_low=None if stat.ci_low is None else stat.ci_low * factor,
+                ci_high=None if stat.ci_high is None else stat.ci_high * factor)
+
+
+def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: float | None = None,
+                   clock_hz: float | None = None) -> Summary:
     case = record.case
     good = counted(samples)
     flags = outliers(_values(good, headline_value))
@@ -84,6 +95,9 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
         summary.throughput_bytes_per_second = describe(_values(good, lambda s: s.throughput_bytes_per_second))
         summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.client_cpu_data_seconds, s)))
         summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.server_cpu_data_seconds, s)))
+        if clock_hz:
+            summary.client_cycles_per_byte = scaled(summary.client_cpu_seconds_per_gib, clock_hz / GiB)
+            summary.server_cycles_per_byte = scaled(summary.server_cpu_seconds_per_gib, clock_hz / GiB)
     else:
         summary.client_cpu_seconds = describe(_values(good, lambda s: s.client_cpu_seconds))
         summary.server_cpu_seconds = describe(_values(good, lambda s: s.server_cpu_seconds))
@@ -130,7 +144,7 @@ UNRANKED = ("control:", "ceiling:")
 
 
 def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample],
-              precision: float | None = None) -> list[Summary]:
+              precision: float | None = None, clock_hz: float | None = None) -> list[Summary]:
     """Summaries of every case that has any sample, ranked per group; updates case statuses."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
@@ -141,7 +155,7 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample],
         mine = by_case.get(record.case.id, [])
         if record.status is CaseStatus.SKIPPED or not mine:
             continue
-        summary = summarize_case(record, mine, precision)
+        summary = summarize_case(record, mine, precision, clock_hz)
         values[record.case.id] = _values(counted(mine), headline_value)
         if summary.samples_ok:
             record.status = CaseStatus.MEASURED

@@ -116,7 +116,8 @@ def test_nothing_left_behind(small_run: Any) -> None:
 def test_automatic_sizing_records_the_size_used(tmp_path: Path) -> None:
     out = tmp_path / "auto.json"
     done = sshbench("--ciphers", "aes128-ctr,3des-cbc", "--directions", "upload", "--macs", "none", "--kex", "none",
-                    "--hostkeys", "none", "--runs", "1", "--sample-seconds", "0.2", "--no-controls", "--output", str(out))
+                    "--hostkeys", "none", "--runs", "1", "--sample-seconds", "0.2", "--no-controls",
+                    "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     sizes = {c["case"]["cipher"]: c for c in data["cases"]}
@@ -173,7 +174,8 @@ def test_ctrl_c_keeps_results_and_cleans_up(tmp_path: Path) -> None:
     out = tmp_path / "int.json"
     before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--ciphers", "all", "--macs", "none", "--kex", "none",
-                             "--hostkeys", "none", "--size", "64MiB", "--runs", "20", "--no-controls", "--output", str(out)],
+                             "--hostkeys", "none", "--size", "64MiB", "--runs", "20", "--no-controls",
+                             "--output", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -196,7 +198,8 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "term.json"
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--ciphers", "aes128-ctr", "--macs", "none",
                              "--kex", "none", "--hostkeys", "none", "--size", "64MiB", "--runs", "50",
-                             "--no-controls", "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--no-controls", "--output", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["samples"]):
         time.sleep(0.2)

@@ -17,7 +17,7 @@ from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
 from sshbench.model import CaseStatus, Direction, Report, Stat, Summary
-from sshbench.units import MiB, format_bytes
+from sshbench.units import MiB
 
 GRADE_STYLE = {
     Grade.RECOMMENDED: "green",
@@ -116,7 +116,8 @@ def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: li
     table = Table(title=_TITLES[(kind, direction)], caption=_group_caption(report, kind), title_justify="left")
     tcp, ceilings = _references(report)
     _columns(table, kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP",
-                           "CPU s/GiB\nclient", "CPU s/GiB\nserver", "handshake\nms", "size", "n"))
+                           "CPU s/GiB\nclient", "CPU s/GiB\nserver", "cycles/B\nclnt srv", "handshake\nms",
+                           "n"))
     for summary in rows:
         record = report.case(summary.case_id)
         name = record.case.subject
@@ -129,8 +130,9 @@ def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: li
             f"{_share(tput, tcp):>4}",
             _num(summary.client_cpu_seconds_per_gib, digits=2, interval=True),
             _num(summary.server_cpu_seconds_per_gib, digits=2, interval=True),
+            f"{_num(summary.client_cycles_per_byte, digits=1):>4} {_num(summary.server_cycles_per_byte, digits=1):>4}",
             _ms(summary.handshake_seconds.median if summary.handshake_seconds else None),
-            format_bytes(record.size_bytes), _count(summary),
+            _count(summary),
         )
     return table
 
@@ -225,6 +227,14 @@ def header(report: Report) -> Text:
     text.append(f"server:  {server.get('kind')} {server.get('version')}, {server.get('openssl')}\n")
     text.append(f"data:    {report.options.get('data')} bytes, SSH compression "
                 f"{'on' if report.options.get('compression') else 'off'}; throughput excludes the handshake\n")
+    crypto = env.get("crypto", {})
+    if crypto.get("aesni_masked"):
+        check = crypto.get("mask_check") or {}
+        text.append("crypto:  AES-NI, VAES and PCLMULQDQ masked in OpenSSL for client, server and ceilings "
+                    f"(verified: aes-128-gcm {check.get('unmasked_bytes_per_second', 0) / 1e6:,.0f} -> "
+                    f"{check.get('masked_bytes_per_second', 0) / 1e6:,.0f} MB/s)\n", style="yellow")
+    if host.get("cpu_mhz"):
+        text.append(f"clock:   {host['cpu_mhz']:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)\n")
     return text
 
 

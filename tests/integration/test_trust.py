@@ -1,0 +1,119 @@
+"""Precision mode, controls, --no-aesni and data kinds, end to end against the real embedded server."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sshbench.controls import verify_aesni_mask
+from sshbench.errors import VerificationError
+from tests.integration.test_cli import sshbench
+
+pytestmark = pytest.mark.integration
+
+ONE_UPLOAD = ["--ciphers", "aes128-ctr", "--directions", "upload", "--macs", "none", "--kex", "none",
+              "--hostkeys", "none"]
+
+
+def run_json(tmp_path: Path, *args: str) -> tuple[dict[str, Any], str]:
+    out = tmp_path / "r.json"
+    done = sshbench(*args, "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text()), done.stdout
+
+
+def summaries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["case_id"]: s for s in data["summaries"]}
+
+
+def test_precise_cases_stop_at_min_runs(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, *ONE_UPLOAD, "--kex", "curve25519-sha256", "--size", "4MiB", "--no-controls",
+                         "--precision", "50%", "--min-runs", "6", "--max-runs", "9")
+    for summary in data["summaries"]:
+        assert summary["precise"] is True
+        assert summary["samples_ok"] == 6
+        stat = summary["throughput_bytes_per_second"] or summary["handshake_seconds"]
+        assert stat["ci_low"] <= stat["median"] <= stat["ci_high"]
+    assert data["options"]["precision"] == 0.5 and data["options"]["runs"] is None
+    assert "mode:    precision, target ±50%" in out
+
+
+def test_imprecise_cases_run_to_max_and_are_reported(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, *ONE_UPLOAD, "--size", "4MiB", "--no-controls", "--precision", "0.1%",
+                         "--min-runs", "6", "--max-runs", "7")
+    (summary,) = data["summaries"]
+    assert summary["precise"] is False and summary["samples_ok"] == 7
+    assert "1 of 1 cases did not reach the target" in out
+    assert "--time-budget 20m" in out
+
+
+def test_time_budget_stops_the_run(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, *ONE_UPLOAD, "--size", "64MiB", "--no-controls", "--precision", "0.1%",
+                         "--max-runs", "30", "--time-budget", "6s")
+    assert data["status"] == "complete" and "time budget" in data["stop_reason"]
+    assert "stopped early: time budget of 6 s reached" in out
+    started, finished = data["started_at"], data["finished_at"]
+    assert started and finished
+
+
+def test_controls_and_ceilings_are_measured_beside_ssh(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, "--ciphers", "aes128-gcm@openssh.com", "--directions", "upload", "--macs",
+                         "none", "--kex", "none", "--hostkeys", "none", "--runs", "2", "--size", "16MiB")
+    by_id = summaries(data)
+    tcp = by_id["control:raw-tcp:upload"]["throughput_bytes_per_second"]["median"]
+    ceiling = by_id["ceiling:aes128-gcm@openssh.com:local"]["throughput_bytes_per_second"]["median"]
+    ssh = by_id["cipher:aes128-gcm@openssh.com:upload"]["throughput_bytes_per_second"]["median"]
+    assert tcp > ssh and ceiling > ssh  # SSH cannot beat either ceiling
+    assert "Controls and ceilings, measured in this run" in out and "efficiency" in out
+    control_samples = [s for s in data["samples"] if s["case_id"] == "control:raw-tcp:upload"]
+    assert all(s["bytes_received"] == s["size_bytes"] for s in control_samples)
+
+
+def test_no_aesni_masks_client_server_and_ceilings(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, "--ciphers", "aes128-gcm@openssh.com", "--directions", "upload", "--macs",
+                         "none", "--kex", "none", "--hostkeys", "none", "--runs", "1", "--size", "16MiB",
+                         "--no-aesni")
+    crypto = data["environment"]["crypto"]
+    assert crypto["aesni_masked"] is True and crypto["mask"]["OPENSSL_ia32cap"]
+    check = crypto["mask_check"]
+    assert check["masked_bytes_per_second"] < check["unmasked_bytes_per_second"] / 2
+    ceiling = summaries(data)["ceiling:aes128-gcm@openssh.com:local"]["throughput_bytes_per_second"]["median"]
+    assert ceiling < check["unmasked_bytes_per_second"] / 2
+    assert "AES-NI, VAES and PCLMULQDQ masked" in out
+
+
+def test_unverifiable_mask_is_refused(tmp_path: Path) -> None:
+    fake = tmp_path / "openssl"
+    # An openssl that reports the same speed whatever the mask: the check must refuse it.
+    fake.write_text("#!/bin/sh\necho '+R:100000:AES-128-GCM:1.000000' >&2\necho '+F:25:AES-128-GCM:1638400000.00'\n")
+    os.chmod(fake, 0o755)
+    with pytest.raises(VerificationError, match="did not take effect"):
+        verify_aesni_mask(str(fake))
+
+
+@pytest.mark.parametrize("direction", ["upload", "download"])
+def test_text_with_compression_is_negotiated_and_verified(tmp_path: Path, direction: str) -> None:
+    data, _ = run_json(tmp_path, "--ciphers", "aes128-ctr", "--directions", direction, "--macs", "none", "--kex",
+                       "none", "--hostkeys", "none", "--runs", "1", "--size", "24MiB", "--no-controls",
+                       "--data", "text", "--compression")
+    for sample in data["samples"]:
+        assert sample["ok"], sample
+        assert sample["negotiated"]["compression_c2s"] == "zlib@openssh.com"
+        assert sample["bytes_received"] == 24 * 2**20
+    assert not data["warnings"] or all(w["code"] != "compression-useless" for w in data["warnings"])
+
+
+def test_random_data_both_directions(tmp_path: Path) -> None:
+    data, _ = run_json(tmp_path, "--ciphers", "chacha20-poly1305@openssh.com", "--macs", "none", "--kex", "none",
+                       "--hostkeys", "none", "--runs", "1", "--size", "20MiB", "--no-controls", "--data", "random")
+    assert len(data["samples"]) == 4 and all(s["ok"] and s["bytes_received"] == 20 * 2**20 for s in data["samples"])
+
+
+def test_compression_with_zeros_warns(tmp_path: Path) -> None:
+    data, out = run_json(tmp_path, *ONE_UPLOAD, "--runs", "1", "--size", "8MiB", "--no-controls", "--compression")
+    assert any(w["code"] == "compression-useless" for w in data["warnings"])
+    assert "warning: SSH compression with zero data" in out

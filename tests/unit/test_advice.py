@@ -1,0 +1,59 @@
+from typing import Any
+
+from sshbench.advice import Code, advise
+from sshbench.algorithms import Kind
+from sshbench.model import Case, CaseRecord, Direction, Report, Sample
+from sshbench.stats import summarize
+from sshbench.units import GiB
+
+FAST = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+TCP = Case(Kind.CONTROL, Direction.UPLOAD)
+
+
+def _sample(case: Case, rnd: int, rate: float) -> Sample:
+    return Sample(case_id=case.id, round=rnd, warmup=rnd == 0, ok=True, started_at="t", size_bytes=GiB,
+                  bytes_received=GiB, data_seconds=GiB / rate, setup_seconds=0.2, phases={"banner_sent": 0.01})
+
+
+def _report(rates: dict[Case, list[float]], host: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Report:
+    records = [CaseRecord(c) for c in rates]
+    samples = [_sample(c, i + 1, r) for c, values in rates.items() for i, r in enumerate(values)]
+    report = Report(tool_version="t", started_at="t", seed=1, options=options or {"data": "zero"},
+                    environment={"host": host or {"cpu_count": 2}}, cases=records, samples=samples)
+    report.summaries = summarize(records, samples, precision=0.03)
+    return report
+
+
+def codes(report: Report) -> list[Code]:
+    return [a.code for a in advise(report)]
+
+
+def test_quiet_run_has_no_warnings() -> None:
+    steady = [1000e6, 1001e6, 999e6, 1000e6, 1002e6, 998e6]
+    assert codes(_report({FAST: steady, TCP: [5000e6] * 6})) == []
+
+
+def test_busy_machine_steal_and_governor() -> None:
+    host = {"cpu_count": 2, "load_average_start": [1.6, 1, 1], "frequency_governor": "powersave",
+            "during_run": {"others_cpu_share": 0.3, "steal_share": 0.08}}
+    found = codes(_report({FAST: [1e9] * 6}, host=host))
+    assert found.count(Code.MACHINE_BUSY) == 2
+    assert Code.STEAL_TIME in found and Code.FREQUENCY_SCALING in found
+
+
+def test_slow_first_sample_and_wide_spread() -> None:
+    found = codes(_report({FAST: [500e6, 1000e6, 1010e6, 990e6, 1005e6, 995e6, 600e6, 1400e6]}))
+    assert Code.FIRST_RUN_SLOW in found
+    assert Code.WIDE_SPREAD in found
+
+
+def test_control_too_close_to_ssh() -> None:
+    found = codes(_report({FAST: [1000e6] * 6, TCP: [1500e6] * 6}))
+    assert found == [Code.CONTROL_TOO_CLOSE]
+
+
+def test_compression_with_incompressible_data() -> None:
+    found = advise(_report({FAST: [1e9] * 6}, options={"data": "random", "compression": True}))
+    assert [a.code for a in found] == [Code.COMPRESSION_USELESS]
+    assert "--data text" in found[0].advice
