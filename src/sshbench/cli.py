@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         args_list = ["run", *args_list]
     out = Console()
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
-        out = Console(width=160)
+        out = Console(width=180)
     err = Console(stderr=True)
     previous = signal.signal(signal.SIGTERM, _sigterm)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -85,7 +86,8 @@ def _group_caption(report: Report, kind: Kind) -> str:
     opts = report.options
     if kind is Kind.CIPHER:
         text = (f"non-AEAD ciphers use MAC {opts['cipher_mac']}; AEAD ciphers need none\n"
-                "efficiency: SSH throughput as a share of this cipher's crypto ceiling and of raw TCP")
+                "efficiency: SSH throughput as a share of this cipher's crypto ceiling and of raw TCP; "
+                "cycles/B: CPU per byte at the clock above")
     elif kind is Kind.MAC:
         text = f"all with cipher {opts['mac_cipher']}"
     else:
@@ -113,11 +115,10 @@ def _share(value: Stat | None, ceiling: Stat | None) -> str:
 
 
 def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
-    table = Table(title=_TITLES[(kind, direction)], caption=_group_caption(report, kind), title_justify="left")
+    table = _table(_TITLES[(kind, direction)], _group_caption(report, kind))
     tcp, ceilings = _references(report)
     _columns(table, kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP",
-                           "CPU s/GiB\nclient", "CPU s/GiB\nserver", "cycles/B\nclnt srv", "handshake\nms",
-                           "n"))
+                           "CPU s/GiB\nclient", "CPU s/GiB\nserver", "cycles/B\nclnt srv", "n"))
     for summary in rows:
         record = report.case(summary.case_id)
         name = record.case.subject
@@ -131,10 +132,14 @@ def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: li
             _num(summary.client_cpu_seconds_per_gib, digits=2, interval=True),
             _num(summary.server_cpu_seconds_per_gib, digits=2, interval=True),
             f"{_num(summary.client_cycles_per_byte, digits=1):>4} {_num(summary.server_cycles_per_byte, digits=1):>4}",
-            _ms(summary.handshake_seconds.median if summary.handshake_seconds else None),
             _count(summary),
         )
     return table
+
+
+def _table(title: str, caption: str) -> Table:
+    """All result tables share one compact style: no vertical rules, so wide tables still fit."""
+    return Table(title=title, caption=caption, title_justify="left", box=box.SIMPLE_HEAD)
 
 
 def _columns(table: Table, kind: Kind, figures: tuple[str, ...]) -> None:
@@ -148,15 +153,14 @@ def _columns(table: Table, kind: Kind, figures: tuple[str, ...]) -> None:
 def _count(summary: Summary) -> Text:
     text = Text(str(summary.samples_ok))
     if summary.outliers:
-        text.append(f" ({summary.outliers} outlier{'s' if summary.outliers > 1 else ''})", style="yellow")
+        text.append(f" ({summary.outliers} out)", style="yellow")
     if summary.samples_failed:
         text.append(f" ({summary.samples_failed} failed)", style="red")
     return text
 
 
 def _setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
-    table = Table(title=_TITLES[(kind, Direction.SETUP)], caption=_group_caption(report, kind),
-                  title_justify="left")
+    table = _table(_TITLES[(kind, Direction.SETUP)], _group_caption(report, kind))
     _columns(table, kind, ("handshake\nms", "min-max\nms", "±", "factor", "kex\nms", "CPU ms\nclient",
                            "CPU ms\nserver", "n"))
     for summary in rows:
@@ -181,9 +185,9 @@ def controls_table(report: Report) -> Table | None:
     rows = [(c, s) for c, s in rows if c.kind in (Kind.CONTROL, Kind.CEILING)]
     if not rows:
         return None
-    table = Table(title="Controls and ceilings, measured in this run", title_justify="left",
-                  caption="raw TCP: the same splice source and sink over loopback TCP, no SSH; crypto ceiling: "
-                          "openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses")
+    table = _table("Controls and ceilings, measured in this run",
+                   "raw TCP: the same splice source and sink over loopback TCP, no SSH\n"
+                   "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses")
     for header_text in ("reference", "OpenSSL primitive", "MB/s", "MiB/s", "±", "n"):
         table.add_column(header_text, justify="left" if header_text in ("reference", "OpenSSL primitive")
                          else "right", no_wrap=True)
