@@ -18,7 +18,7 @@ from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
 from sshbench.model import CaseStatus, Direction, Report, Stat, Summary
-from sshbench.units import MiB
+from sshbench.units import MiB, format_bytes
 
 GRADE_STYLE = {
     Grade.RECOMMENDED: "green",
@@ -115,7 +115,13 @@ def _share(value: Stat | None, ceiling: Stat | None) -> str:
 
 
 def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
-    table = _table(_TITLES[(kind, direction)], _group_caption(report, kind))
+    sizes = [report.case(s.case_id).size_bytes for s in rows]
+    source = {report.case(s.case_id).size_source for s in rows}
+    how = "sized from the warm-up to last ~{:g} s".format(report.options.get("sample_seconds", 1.0)) \
+        if source == {"auto"} else "fixed" if source == {"fixed"} else "mixed"
+    span = format_bytes(min(sizes)) if min(sizes) == max(sizes) else \
+        f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))}"
+    table = _table(_TITLES[(kind, direction)], f"{_group_caption(report, kind)}\nbytes per sample: {span} ({how})")
     tcp, ceilings = _references(report)
     _columns(table, kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP",
                            "CPU s/GiB\nclient", "CPU s/GiB\nserver", "cycles/B\nclnt srv", "n"))
