@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import threading
 import time
 
+from sshbench.algorithms import Kind
+from sshbench.controls import run_tcp_control
 from sshbench.datapath import drain, grow_pipe, send_zeros
+from sshbench.model import Case, Direction
 from sshbench.units import parse_size
 
 
@@ -41,47 +43,11 @@ def pipe_rate(size: int) -> float:
 
 
 def tcp_rate(size: int) -> float:
-    """Zeros spliced into a pipe, the pipe spliced into a loopback socket; the receiver drains it."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    result: list[int] = []
-
-    def receive() -> None:
-        conn, _ = listener.accept()
-        r, w = os.pipe()
-        grow_pipe(w)
-        total = 0
-        while total < size:
-            moved = os.splice(conn.fileno(), w, 1 << 20)
-            if not moved:
-                break
-            total += drain(r, moved)[0]
-        result.append(total)
-        conn.close()
-
-    thread = threading.Thread(target=receive)
-    thread.start()
-    sock = socket.create_connection(("127.0.0.1", port))
-    r, w = os.pipe()
-    grow_pipe(w)
-    start = time.perf_counter()
-    sent = 0
-    while sent < size:
-        chunk = min(1 << 20, size - sent)
-        send_zeros(w, chunk)
-        left = chunk
-        while left:
-            left -= os.splice(r, sock.fileno(), left)
-        sent += chunk
-    sock.shutdown(socket.SHUT_WR)
-    thread.join()
-    elapsed = time.perf_counter() - start
-    for fd in (r, w):
-        os.close(fd)
-    sock.close()
-    listener.close()
-    assert result == [size]
-    return size / elapsed
+    """The raw TCP control sshbench runs beside every sweep: zeros through a pipe into a loopback socket."""
+    sample = run_tcp_control(Case(Kind.CONTROL, Direction.UPLOAD), size, 1, 120)
+    if sample.throughput_bytes_per_second is None:
+        raise SystemExit(f"raw TCP control failed: {sample.error}")
+    return sample.throughput_bytes_per_second
 
 
 def main() -> None:

@@ -13,25 +13,13 @@ Usage: python bench/precision_vs_fixed.py [--ciphers default] [--directions uplo
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from clirun import run_sshbench
 from sshbench.robust import median_interval
-
-
-def run(args: list[str], out: Path) -> tuple[dict[str, Any], float]:
-    start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "sshbench", *args, "--output", str(out)], check=False,
-                          stdout=subprocess.DEVNULL)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"sshbench exited {done.returncode}")
-    return json.loads(out.read_text()), time.monotonic() - start
 
 
 def half_width(data: dict[str, Any], case_id: str) -> tuple[float, str]:
@@ -54,8 +42,8 @@ def main() -> None:
     common = ["--ciphers", args.ciphers, "--directions", args.directions, "--macs", "none", "--kex", "none",
               "--hostkeys", "none", "--no-controls"]
     with tempfile.TemporaryDirectory() as tmp:
-        fixed, t_fixed = run([*common, "--runs", "5", "--size", "3.4GB"], Path(tmp) / "fixed.json")
-        precise, t_precise = run([*common, "--precision", "3%", "--max-runs", "30", "--time-budget", "none"],
+        fixed, t_fixed = run_sshbench([*common, "--runs", "5", "--size", "3.4GB"], Path(tmp) / "fixed.json")
+        precise, t_precise = run_sshbench([*common, "--precision", "3%", "--max-runs", "30", "--time-budget", "none"],
                                  Path(tmp) / "precise.json")
     print(f"ciphers {args.ciphers}, {args.directions}")
     print(f"fixed (5 x 3.4 GB, median): {t_fixed:.0f} s     sshbench precision mode (±3%): {t_precise:.0f} s")

@@ -10,22 +10,12 @@ Usage: python bench/repeatability.py [-- SSHBENCH ARGS...]
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-
-def run(args: list[str], out: Path) -> tuple[dict[str, Any], float]:
-    start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "sshbench", *args, "--output", str(out)], check=False,
-                          stdout=subprocess.DEVNULL)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"sshbench exited {done.returncode}")
-    return json.loads(out.read_text()), time.monotonic() - start
+from clirun import run_sshbench
 
 
 def cipher_stats(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -50,8 +40,8 @@ def main() -> None:
     if args and args[0] == "--":
         args = args[1:]
     with tempfile.TemporaryDirectory() as tmp:
-        first, t1 = run(args, Path(tmp) / "a.json")
-        second, t2 = run(args, Path(tmp) / "b.json")
+        first, t1 = run_sshbench(args, Path(tmp) / "a.json")
+        second, t2 = run_sshbench(args, Path(tmp) / "b.json")
     a, b = cipher_stats(first), cipher_stats(second)
     print(f"sshbench {' '.join(args) or '(default sweep)'}: run A {t1:.0f} s, run B {t2:.0f} s")
     print(f"{'case':45} {'A MB/s':>14} {'B MB/s':>14} {'diff':>7} {'A in B':>7} {'B in A':>7}")

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
 import signal
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any, NoReturn
@@ -28,7 +30,8 @@ from sshbench.datapath import make_payload
 from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
 from sshbench.errors import ExitCode, SshbenchError, UsageError
 from sshbench.export.results import ResultsWriter, default_path
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report
+from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
+from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, report_from_dict
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_MAC_CIPHER,
@@ -39,14 +42,16 @@ from sshbench.options import (
 )
 from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
 from sshbench.probe import ProbeSettings
+from sshbench.recommend import POLICIES, Recommendation, build, client_block, prediction, server_dropin
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
 from sshbench.ui.progress import RichReporter
 from sshbench.ui.tables import algorithms_tables, full_report
 from sshbench.units import parse_size
+from sshbench.validate import validate_client_block, validate_server_dropin
 
-SUBCOMMANDS = ("run", "algos")
+SUBCOMMANDS = ("run", "algos", "recommend")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -104,6 +109,16 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
     out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
     run.set_defaults(func=cmd_run)
+
+    rec = sub.add_parser("recommend", help="ssh_config and sshd_config lines from a results file, validated")
+    rec.add_argument("results", help="a results JSON written by sshbench run")
+    rec.add_argument("--policy", choices=tuple(POLICIES), default="modern",
+                     help="modern: recommended algorithms only; compatible: also acceptable ones older peers need")
+    rec.add_argument("--host", default="*", help="Host pattern of the client block (default: *)")
+    rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
+    rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
+    rec.add_argument("--ssh", help="ssh binary used to validate the client block")
+    rec.set_defaults(func=cmd_recommend)
 
     algos = sub.add_parser("algos", help="what this client and the embedded server support, with grades")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
@@ -165,6 +180,7 @@ def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
             "client_defaults": dataclasses.asdict(client.defaults),
             "client_aead_ciphers": list(client.aead_ciphers),
             "server_enabled": dataclasses.asdict(server.info.enabled),
+            "server_defaults": dataclasses.asdict(server.defaults),
         },
     }
 
@@ -242,6 +258,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                         environment=_environment(client, server), cases=records)
         report.environment["crypto"] = {"aesni_masked": options.no_aesni, "mask": options.crypto_env() or None,
                                         "mask_check": crypto}
+        report.environment["terrapin"] = _terrapin(client, server)
         live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
         plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, seed) if options.runs is not None
                           else PrecisionSchedule(live, options.min_runs, options.max_runs, seed))
@@ -253,12 +270,99 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
         report.warnings = [w.to_dict() for w in advise(report)]
         writer.save(report)
+        advice = _recommendation(report, client, server, "modern", "*")
     out.print(full_report(report))
+    _print_recommendation(out, advice)
     for line in _next_steps(report, writer):
         out.print(line, highlight=False)
     failed = any(not s.ok and not s.warmup for s in report.samples) or any(
         r.status is CaseStatus.FAILED for r in report.cases)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
+    """Terrapin status from the embedded server's and the client's first KEXINIT (markers, not versions)."""
+    server_offer = read_server_kexinit("127.0.0.1", server.port)
+    try:
+        client_offer = read_client_kexinit(client.path)
+    except KexinitError:
+        client_offer = None
+    return terrapin_report(server_offer, client_offer)
+
+
+@dataclass
+class _Advice:
+    rec: Recommendation
+    client_text: str
+    server_text: str
+    problems: list[str]
+    prediction: list[str]
+    terrapin: dict[str, Any]
+
+
+def _recommendation(report: Report, client: ClientInfo, server: EmbeddedOpenSSH, policy: str,
+                    host: str) -> _Advice:
+    """Build and validate; the texts are only shown when both validations pass."""
+    terrapin = report.environment.get("terrapin") or {}
+    rec = build(report, policy, strict_both=terrapin.get("protected"))
+    client_text, server_text = client_block(rec, host), server_dropin(rec)
+    problems = (validate_client_block(client.path, client_text, rec, host)
+                + validate_server_dropin(server, server_text, rec))
+    defaults = dataclasses.asdict(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
+    return _Advice(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)
+
+
+def _print_terrapin(out: Console, terrapin: dict[str, Any]) -> None:
+    if not terrapin:
+        return
+    out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
+    for side in ("client", "server"):
+        if side in terrapin:
+            t = terrapin[side]
+            style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
+            out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
+    out.print(f"  connection {'protected (both ends strict)' if terrapin.get('protected') else 'NOT protected'}",
+              highlight=False)
+
+
+def _print_recommendation(out: Console, advice: _Advice) -> None:
+    _print_terrapin(out, advice.terrapin)
+    if advice.problems:
+        for problem in advice.problems:
+            out.print(f"recommendation withheld: {problem}", style="red", highlight=False)
+        return
+    out.print(f"\nRecommended client config (policy {advice.rec.policy}; add at the END of ~/.ssh/config):",
+              style="bold", highlight=False)
+    out.print(advice.client_text, highlight=False, markup=False)
+    out.print("Recommended server drop-in (/etc/ssh/sshd_config.d/50-sshbench.conf), validated with sshd -t:",
+              style="bold", highlight=False)
+    out.print(advice.server_text, highlight=False, markup=False)
+    for line in advice.prediction:
+        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False)
+
+
+def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
+    try:
+        with open(args.results, encoding="utf-8") as fh:
+            report = report_from_dict(json.load(fh))
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.results}: {exc.strerror}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{args.results} is not a readable sshbench results file: {exc}") from None
+    client = probe_client(args.ssh)
+    with EmbeddedOpenSSH(client, args.sshd) as server:
+        advice = _recommendation(report, client, server, args.policy, args.host)
+    _print_recommendation(out, advice)
+    if advice.problems:
+        return int(ExitCode.UNVERIFIED)
+    if args.write:
+        os.makedirs(args.write, exist_ok=True)
+        for name, text in (("ssh_config.sshbench", advice.client_text), ("50-sshbench.conf", advice.server_text)):
+            path = os.path.join(args.write, name)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            out.print(f"wrote {path}", highlight=False)
+    return int(ExitCode.OK)
 
 
 def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -270,6 +374,8 @@ def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
                   f"(embedded, every algorithm it supports enabled)", highlight=False)
         for table in algorithms_tables(client, server.info):
             out.print(table)
+        terrapin = _terrapin(client, server)
+    _print_terrapin(out, terrapin)
     return ExitCode.OK
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
-from sshbench.algorithms import Kind
+from sshbench.algorithms import ALGORITHM_KINDS, Kind, lookup
 from sshbench.negotiation import Negotiated
 
 SCHEMA_VERSION = 1
@@ -240,6 +240,9 @@ def _plain(value: Any) -> Any:
         out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, Case):
             out["id"] = value.id
+            if value.kind in ALGORITHM_KINDS:  # grades travel with the data, for every renderer
+                algorithm = lookup(value.subject, value.kind)
+                out["grade"], out["grade_reason"] = algorithm.grade.value, algorithm.reason
         if isinstance(value, Sample):
             out["throughput_bytes_per_second"] = value.throughput_bytes_per_second
             out["kex_seconds"] = value.kex_seconds

@@ -16,17 +16,9 @@ import pytest
 
 from sshbench.errors import ExitCode
 from tests.conftest import leftover_sshd, sshbench_temp_dirs, sshd_pids
+from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration
-
-SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-256,umac-128-etm@openssh.com",
-         "--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519", "--runs", "2", "--setup-runs", "2"]
-
-
-def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sshbench", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
-
 
 def one_line_error(done: subprocess.CompletedProcess[str], code: int) -> str:
     assert done.returncode == code, done.stderr
@@ -35,16 +27,6 @@ def one_line_error(done: subprocess.CompletedProcess[str], code: int) -> str:
     assert "Traceback" not in done.stderr
     assert lines[0].startswith("sshbench: error: ")
     return lines[0]
-
-
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], dict[str, Any],
-                                                                    Path, set[int], set[str]]:
-    out = tmp_path_factory.mktemp("run") / "r.json"
-    before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
-    done = sshbench(*SMALL, "--size", "4MiB", "--output", str(out))
-    data = json.loads(out.read_text()) if out.exists() else {}
-    return done, data, out, before_pids, before_dirs
 
 
 def test_small_sweep_succeeds_and_prints_tables(small_run: Any) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from sshbench.controls import verify_aesni_mask
 from sshbench.errors import VerificationError
-from tests.integration.test_cli import sshbench
+from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration
 

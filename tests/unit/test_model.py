@@ -22,6 +22,7 @@ def test_report_round_trips_through_json() -> None:
     assert data["schema"] == "sshbench/run" and data["schema_version"] == 1
     assert data["samples"][0]["throughput_bytes_per_second"] == 2**20 / 0.01
     assert data["cases"][0]["case"]["id"] == case.id
+    assert data["cases"][0]["case"]["grade"] == "acceptable"  # aes256-ctr
     back = report_from_dict(data)
     assert back.samples[0] == sample
     assert back.cases[0].status is CaseStatus.MEASURED

@@ -37,6 +37,7 @@ from sshbench.discovery import (
     find_tool,
     lists_from_dump,
     parse_dump,
+    run_tool,
     sshd_version,
 )
 from sshbench.errors import ServerError
@@ -107,6 +108,8 @@ class EmbeddedOpenSSH:
         self._pid_of_port: dict[int, int] = {}
         self._stopping = False
         self._created_privsep_dir = False
+        self._keys: dict[str, str] = {}
+        self.defaults = AlgorithmLists()  # this sshd's compiled-in preference lists
 
     # ------------------------------------------------------------ lifecycle
 
@@ -131,7 +134,9 @@ class EmbeddedOpenSSH:
         self._listener.bind(("127.0.0.1", 0))  # loopback only, a free port
         self._listener.listen(8)
         self.port = self._listener.getsockname()[1]
+        self._keys = keys
         self.info = self._write_server_config(keys)
+        self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
         self._accept_thread = threading.Thread(target=self._accept_loop, name="sshbench-accept", daemon=True)
         self._accept_thread.start()
@@ -263,6 +268,24 @@ Subsystem sftp internal-sftp
             path=self.sshd, version=version, openssl=openssl, enabled=lists_from_dump(parsed),
             host_key_types=tuple(k for k in keys if k != "client"),
         )
+
+    def _compiled_defaults(self, keys: dict[str, str]) -> AlgorithmLists:
+        """What this sshd offers with no algorithm lines at all: its compiled-in defaults."""
+        probe = self._path("sshd_config.defaults")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, AlgorithmLists()))
+        dump = dump_server_config(self.sshd, probe)
+        return lists_from_dump(parse_dump(dump.stdout)) if dump.returncode == 0 else AlgorithmLists()
+
+    def check_dropin(self, text: str) -> subprocess.CompletedProcess[str]:
+        """`sshd -t` then `sshd -T` of a config that Includes `text` as a drop-in, as sshd_config.d would."""
+        dropin, config = self._path("50-sshbench.conf"), self._path("sshd_config.dropin-check")
+        with open(dropin, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        with open(config, "w", encoding="utf-8") as fh:
+            fh.write(f"Include {dropin}\n" + self._config_text(self._keys, AlgorithmLists()))
+        test = run_tool([self.sshd, "-t", "-f", config])
+        return test if test.returncode != 0 else dump_server_config(self.sshd, config)
 
     def _accepted(self, keys: dict[str, str], kind: Kind, names: tuple[str, ...]) -> tuple[str, ...]:
         """Test names one at a time against a config without any algorithm lines (slow path only)."""

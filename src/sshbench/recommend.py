@@ -1,0 +1,226 @@
+"""From a measured run to ordered algorithm lists, a client Host block and an sshd drop-in.
+
+Rules, in order:
+1. Only algorithms this run measured successfully, graded recommended (policy
+   `modern`) or recommended/acceptable (policy `compatible`). Weak, broken and
+   unknown names never appear, however fast they were.
+2. chacha20-poly1305 only when both ends offer strict key exchange (Terrapin).
+3. Fastest first: ciphers and MACs by median throughput (mean of the
+   directions measured), key exchanges and host keys by handshake time. When
+   two neighbours' intervals overlap, the lower CPU cost goes first.
+4. Post-quantum key exchanges first, whatever their speed.
+
+Nothing here touches the system: it returns text; the CLI prints and writes files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
+from sshbench.model import Report, Stat, Summary
+
+POST_QUANTUM = ("mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
+                "mlkem768nistp256-sha256")
+KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
+POLICIES = {"modern": (Grade.RECOMMENDED,), "compatible": (Grade.RECOMMENDED, Grade.ACCEPTABLE)}
+
+
+@dataclass
+class Choice:
+    """One algorithm's measured standing, enough to order it and explain the order."""
+
+    name: str
+    speed: float  # bigger is better: bytes/s, or 1 / handshake seconds
+    low: float  # the speed interval's ends (equal to speed when unknown)
+    high: float
+    cpu: float  # CPU seconds per GiB (both sides) or per connection; tie-breaker
+    figure: str  # what the comment line shows, e.g. "821 MB/s up, 1,000 MB/s down"
+
+
+@dataclass
+class Line:
+    keyword: str
+    names: list[str]
+    figures: dict[str, str]
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Recommendation:
+    policy: str
+    lines: list[Line]
+    notes: list[str]
+    header: list[str]
+
+    def directives(self) -> list[str]:
+        return [f"{line.keyword} {','.join(line.names)}" for line in self.lines if line.names]
+
+
+def _cases(report: Report, kind: Kind) -> dict[str, list[Summary]]:
+    out: dict[str, list[Summary]] = {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if case.kind is kind and summary.samples_ok:
+            out.setdefault(case.subject, []).append(summary)
+    return out
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return sum(items) / len(items)
+
+
+def _interval(stat: Stat) -> tuple[float, float]:
+    return (stat.ci_low if stat.ci_low is not None else stat.median,
+            stat.ci_high if stat.ci_high is not None else stat.median)
+
+
+def _throughput_choice(name: str, summaries: list[Summary], report: Report) -> Choice | None:
+    stats = [(report.case(s.case_id).case.direction.value, s) for s in summaries if s.throughput_bytes_per_second]
+    if not stats:
+        return None
+    tputs = [s.throughput_bytes_per_second for _, s in stats if s.throughput_bytes_per_second]
+    cpu = _mean((s.client_cpu_seconds_per_gib.median if s.client_cpu_seconds_per_gib else 0.0)
+                + (s.server_cpu_seconds_per_gib.median if s.server_cpu_seconds_per_gib else 0.0) for _, s in stats)
+    figure = ", ".join(f"{s.throughput_bytes_per_second.median / 1e6:,.0f} MB/s {'up' if d == 'upload' else 'down'}"
+                       for d, s in stats if s.throughput_bytes_per_second)
+    return Choice(name, _mean(t.median for t in tputs), _mean(_interval(t)[0] for t in tputs),
+                  _mean(_interval(t)[1] for t in tputs), cpu, figure)
+
+
+def _handshake_choice(name: str, summaries: list[Summary]) -> Choice | None:
+    stat = summaries[0].handshake_seconds
+    if stat is None or stat.median <= 0:
+        return None
+    low, high = _interval(stat)
+    cpu = sum(x.median for x in (summaries[0].client_cpu_seconds, summaries[0].server_cpu_seconds) if x)
+    return Choice(name, 1 / stat.median, 1 / high if high else 0.0, 1 / low if low else 0.0, cpu,
+                  f"{stat.median * 1000:.0f} ms handshake")
+
+
+def order(choices: list[Choice]) -> list[Choice]:
+    """Fastest first; where neighbours' intervals overlap, the cheaper in CPU goes first."""
+    ordered = sorted(choices, key=lambda c: (-c.speed, c.name))
+    for _ in range(len(ordered)):
+        swapped = False
+        for i in range(len(ordered) - 1):
+            a, b = ordered[i], ordered[i + 1]
+            overlap = a.low <= b.high and b.low <= a.high
+            if overlap and b.cpu < a.cpu:
+                ordered[i], ordered[i + 1] = b, a
+                swapped = True
+        if not swapped:
+            break
+    return ordered
+
+
+def build(report: Report, policy: str = "modern", strict_both: bool | None = None) -> Recommendation:
+    """The recommendation for a run; `strict_both` is the Terrapin verdict (None when unknown)."""
+    allowed = POLICIES[policy]
+    lines, notes = [], []
+    for kind in ALGORITHM_KINDS:
+        measured = _cases(report, kind)
+        if not measured:
+            notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at OpenSSH's defaults")
+            continue
+        choices, dropped = [], []
+        for name, summaries in measured.items():
+            grade = lookup(name, kind).grade
+            if grade not in allowed:
+                dropped.append((name, grade.value if grade.flagged or grade is Grade.UNKNOWN
+                                 else f"{grade.value}, not in policy {policy}"))
+                continue
+            if name == "chacha20-poly1305@openssh.com" and not strict_both:
+                dropped.append((name, "Terrapin: strict key exchange not confirmed on both ends"))
+                continue
+            choice = (_throughput_choice(name, summaries, report) if kind in (Kind.CIPHER, Kind.MAC)
+                      else _handshake_choice(name, summaries))
+            if choice is not None:
+                choices.append(choice)
+        ordered = order(choices)
+        if kind is Kind.KEX:
+            ordered = sorted(ordered, key=lambda c: c.name not in POST_QUANTUM)  # stable: PQ first, each in order
+        line = Line(KEYWORDS[kind], [c.name for c in ordered], {c.name: c.figure for c in ordered}, dropped)
+        if not line.names:
+            notes.append(f"{KEYWORDS[kind]}: no measured algorithm passes policy {policy}; left at OpenSSH's defaults")
+        lines.append(line)
+    if policy == "modern":
+        notes.append("policy modern: peers that lack these (e.g. servers with only an RSA host key, or "
+                     "OpenSSH before 8.5 without sntrup761) will be refused; --policy compatible keeps them")
+    return Recommendation(policy, lines, notes, _header(report, policy))
+
+
+def _header(report: Report, policy: str) -> list[str]:
+    env = report.environment
+    host, client, server = env.get("host", {}), env.get("client", {}), env.get("server", {})
+    flags = " ".join(f for f, on in host.get("cpu_flags", {}).items() if on and f in ("aes", "vaes", "sha_ni"))
+    masked = " with AES-NI masked (--no-aesni)" if env.get("crypto", {}).get("aesni_masked") else ""
+    return [
+        f"sshbench {report.tool_version} recommendation, policy {policy}: fastest first, never weak or broken",
+        f"measured {report.started_at} on {host.get('hostname')} ({host.get('cpu_model')} x{host.get('cpu_count')}, "
+        f"{flags or 'no AES/SHA instructions'}){masked}",
+        f"client {client.get('version')}, server {server.get('version')} ({server.get('kind')}), "
+        f"{client.get('openssl')}",
+    ]
+
+
+def _comments(rec: Recommendation) -> list[str]:
+    out = [f"# {line}" for line in rec.header]
+    for line in rec.lines:
+        if line.names:
+            out.append(f"# {line.keyword}, fastest first (ties broken by CPU cost):")
+            width = max(len(n) for n in line.names)
+            out += [f"#   {n:<{width}}  {line.figures.get(n, 'not measured')}" for n in line.names]
+        reasons: dict[str, list[str]] = {}
+        for name, why in line.dropped:
+            reasons.setdefault(why, []).append(name)
+        out += [f"#   left out ({why}): {', '.join(names)}" for why, names in reasons.items()]
+    out += [f"# {note}" for note in rec.notes]
+    return out
+
+
+def client_block(rec: Recommendation, host: str = "*") -> str:
+    """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config)."""
+    body = "\n".join(f"    {d}" for d in rec.directives())
+    return "\n".join(_comments(rec)) + f"\nHost {host}\n{body}\n"
+
+
+def server_dropin(rec: Recommendation) -> str:
+    """An sshd_config.d drop-in (e.g. /etc/ssh/sshd_config.d/50-sshbench.conf)."""
+    return "\n".join(_comments(rec)) + "\n" + "\n".join(rec.directives()) + "\n"
+
+
+def negotiated(client: Iterable[str], server: Iterable[str]) -> str | None:
+    """SSH picks the first algorithm in the client's list that the server also offers."""
+    offered = set(server)
+    return next((name for name in client if name in offered), None)
+
+
+def prediction(report: Report, rec: Recommendation, server_defaults: Mapping[str, Any] | None) -> list[str]:
+    """Which cipher and key exchange the defaults negotiate now, and which after the change, with speeds."""
+    algos = report.environment.get("algorithms", {})
+    client_defaults = algos.get("client_defaults", {})
+    server_defaults = server_defaults or algos.get("server_defaults") or client_defaults
+    lines = []
+    for kind in (Kind.CIPHER, Kind.KEX):
+        rec_line = next((line for line in rec.lines if line.keyword == KEYWORDS[kind] and line.names), None)
+        if rec_line is None:
+            continue
+        now = negotiated(client_defaults.get(kind.value, []), server_defaults.get(kind.value, []))
+        after = negotiated(rec_line.names, rec_line.names)
+        measured = {name: _figure(report, kind, name) for name in (now, after) if name}
+        lines.append(f"{KEYWORDS[kind]}: now {now or 'unknown'} ({measured.get(now or '', 'not measured')}); "
+                     f"after {after} ({measured.get(after or '', 'not measured')})")
+    return lines
+
+
+def _figure(report: Report, kind: Kind, name: str) -> str:
+    summaries = _cases(report, kind).get(name)
+    if not summaries:
+        return "not measured"
+    choice = (_throughput_choice(name, summaries, report) if kind in (Kind.CIPHER, Kind.MAC)
+              else _handshake_choice(name, summaries))
+    return choice.figure if choice else "not measured"

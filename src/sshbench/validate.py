@@ -1,0 +1,51 @@
+"""Check generated configs with the real tools before anyone sees them.
+
+The client block must pass `ssh -G -F FILE` and the drop-in must pass
+`sshd -t` when Included into a real config, and both must read back exactly
+the lists that were written (a silently ignored line would be a lie).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from sshbench.discovery import lists_from_dump, parse_dump, run_tool
+from sshbench.recommend import KEYWORDS, Recommendation
+from sshbench.servers.openssh import EmbeddedOpenSSH
+
+
+def _mismatches(rec: Recommendation, dump_text: str, who: str) -> list[str]:
+    lists = lists_from_dump(parse_dump(dump_text))
+    problems = []
+    for kind, keyword in KEYWORDS.items():
+        line = next((ln for ln in rec.lines if ln.keyword == keyword and ln.names), None)
+        if line is not None and list(lists.of(kind)) != line.names:
+            problems.append(f"{who} read back {keyword} as {','.join(lists.of(kind)) or 'nothing'}")
+    return problems
+
+
+def matching_host(pattern: str) -> str:
+    """A host name the Host pattern list matches (first positive pattern, wildcards filled in)."""
+    positive = next((p for p in pattern.split() if not p.startswith("!")), "*")
+    return positive.replace("*", "sshbench-validate").replace("?", "x")
+
+
+def validate_client_block(ssh: str, text: str, rec: Recommendation, host: str = "*") -> list[str]:
+    """Problems with the client block, empty when `ssh -G -F` accepts it and reads it back unchanged."""
+    with tempfile.TemporaryDirectory(prefix="sshbench-validate-") as tmp:
+        path = os.path.join(tmp, "ssh_config")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        done = run_tool([ssh, "-G", "-F", path, matching_host(host)])
+    if done.returncode != 0:
+        return [f"ssh -G rejects the client block: {done.stderr.strip().splitlines()[-1:]}"]
+    return _mismatches(rec, done.stdout, "ssh -G")
+
+
+def validate_server_dropin(server: EmbeddedOpenSSH, text: str, rec: Recommendation) -> list[str]:
+    """Problems with the drop-in, empty when `sshd -t` accepts it and `sshd -T` reads it back unchanged."""
+    done = server.check_dropin(text)
+    if done.returncode != 0:
+        return [f"sshd -t rejects the drop-in: {done.stderr.strip().splitlines()[-1:]}"]
+    return _mismatches(rec, done.stdout, "sshd -T")
