@@ -15,7 +15,6 @@ import os
 import random
 import signal
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any, NoReturn
@@ -42,14 +41,15 @@ from sshbench.options import (
 )
 from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
 from sshbench.probe import ProbeSettings
-from sshbench.recommend import POLICIES, Recommendation, build, client_block, prediction, server_dropin
+from sshbench.recommend import POLICIES
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
+from sshbench.ui.config import print_recommendation, print_terrapin
 from sshbench.ui.progress import RichReporter
 from sshbench.ui.tables import algorithms_tables, full_report
 from sshbench.units import parse_size
-from sshbench.validate import validate_client_block, validate_server_dropin
+from sshbench.validate import checked_recommendation
 
 SUBCOMMANDS = ("run", "algos", "recommend")
 
@@ -270,9 +270,9 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
         report.warnings = [w.to_dict() for w in advise(report)]
         writer.save(report)
-        advice = _recommendation(report, client, server, "modern", "*")
+        advice = checked_recommendation(report, client, server, "modern", "*")
     out.print(full_report(report))
-    _print_recommendation(out, advice)
+    print_recommendation(out, advice)
     for line in _next_steps(report, writer):
         out.print(line, highlight=False)
     failed = any(not s.ok and not s.warmup for s in report.samples) or any(
@@ -290,57 +290,6 @@ def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
     return terrapin_report(server_offer, client_offer)
 
 
-@dataclass
-class _Advice:
-    rec: Recommendation
-    client_text: str
-    server_text: str
-    problems: list[str]
-    prediction: list[str]
-    terrapin: dict[str, Any]
-
-
-def _recommendation(report: Report, client: ClientInfo, server: EmbeddedOpenSSH, policy: str,
-                    host: str) -> _Advice:
-    """Build and validate; the texts are only shown when both validations pass."""
-    terrapin = report.environment.get("terrapin") or {}
-    rec = build(report, policy, strict_both=terrapin.get("protected"))
-    client_text, server_text = client_block(rec, host), server_dropin(rec)
-    problems = (validate_client_block(client.path, client_text, rec, host)
-                + validate_server_dropin(server, server_text, rec))
-    defaults = dataclasses.asdict(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
-    return _Advice(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)
-
-
-def _print_terrapin(out: Console, terrapin: dict[str, Any]) -> None:
-    if not terrapin:
-        return
-    out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
-    for side in ("client", "server"):
-        if side in terrapin:
-            t = terrapin[side]
-            style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
-            out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
-    out.print(f"  connection {'protected (both ends strict)' if terrapin.get('protected') else 'NOT protected'}",
-              highlight=False)
-
-
-def _print_recommendation(out: Console, advice: _Advice) -> None:
-    _print_terrapin(out, advice.terrapin)
-    if advice.problems:
-        for problem in advice.problems:
-            out.print(f"recommendation withheld: {problem}", style="red", highlight=False)
-        return
-    out.print(f"\nRecommended client config (policy {advice.rec.policy}; add at the END of ~/.ssh/config):",
-              style="bold", highlight=False)
-    out.print(advice.client_text, highlight=False, markup=False)
-    out.print("Recommended server drop-in (/etc/ssh/sshd_config.d/50-sshbench.conf), validated with sshd -t:",
-              style="bold", highlight=False)
-    out.print(advice.server_text, highlight=False, markup=False)
-    for line in advice.prediction:
-        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False)
-
-
 def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         with open(args.results, encoding="utf-8") as fh:
@@ -351,8 +300,8 @@ def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise UsageError(f"{args.results} is not a readable sshbench results file: {exc}") from None
     client = probe_client(args.ssh)
     with EmbeddedOpenSSH(client, args.sshd) as server:
-        advice = _recommendation(report, client, server, args.policy, args.host)
-    _print_recommendation(out, advice)
+        advice = checked_recommendation(report, client, server, args.policy, args.host)
+    print_recommendation(out, advice)
     if advice.problems:
         return int(ExitCode.UNVERIFIED)
     if args.write:
@@ -375,7 +324,7 @@ def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
         for table in algorithms_tables(client, server.info):
             out.print(table)
         terrapin = _terrapin(client, server)
-    _print_terrapin(out, terrapin)
+    print_terrapin(out, terrapin)
     return ExitCode.OK
 
 

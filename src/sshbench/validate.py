@@ -7,11 +7,16 @@ the lists that were written (a silently ignored line would be a lie).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
+from dataclasses import dataclass
+from typing import Any
 
-from sshbench.discovery import lists_from_dump, parse_dump, run_tool
-from sshbench.recommend import KEYWORDS, Recommendation
+from sshbench.algorithms import ALGORITHM_KINDS
+from sshbench.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
+from sshbench.model import Report
+from sshbench.recommend import KEYWORDS, Recommendation, build, client_block, prediction, server_dropin
 from sshbench.servers.openssh import EmbeddedOpenSSH
 
 
@@ -49,3 +54,27 @@ def validate_server_dropin(server: EmbeddedOpenSSH, text: str, rec: Recommendati
     if done.returncode != 0:
         return [f"sshd -t rejects the drop-in: {done.stderr.strip().splitlines()[-1:]}"]
     return _mismatches(rec, done.stdout, "sshd -T")
+
+
+@dataclass
+class CheckedRecommendation:
+    """A recommendation with its texts and what validation found; show the texts only without problems."""
+
+    rec: Recommendation
+    client_text: str
+    server_text: str
+    problems: list[str]
+    prediction: list[str]
+    terrapin: dict[str, Any]
+
+
+def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedOpenSSH, policy: str,
+                    host: str) -> CheckedRecommendation:
+    """Build and validate; the texts are only shown when both validations pass."""
+    terrapin = report.environment.get("terrapin") or {}
+    rec = build(report, policy, strict_both=terrapin.get("protected"))
+    client_text, server_text = client_block(rec, host), server_dropin(rec)
+    problems = (validate_client_block(client.path, client_text, rec, host)
+                + validate_server_dropin(server, server_text, rec))
+    defaults = dataclasses.asdict(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
+    return CheckedRecommendation(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)

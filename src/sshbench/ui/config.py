@@ -1,0 +1,38 @@
+"""The Terrapin verdicts and the recommended configs on the terminal (texts come ready-made)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from sshbench.validate import CheckedRecommendation
+
+
+def print_terrapin(out: Console, terrapin: dict[str, Any]) -> None:
+    if not terrapin:
+        return
+    out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
+    for side in ("client", "server"):
+        if side in terrapin:
+            t = terrapin[side]
+            style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
+            out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
+    out.print(f"  connection {'protected (both ends strict)' if terrapin.get('protected') else 'NOT protected'}",
+              highlight=False)
+
+
+def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
+    print_terrapin(out, advice.terrapin)
+    if advice.problems:
+        for problem in advice.problems:
+            out.print(f"recommendation withheld: {problem}", style="red", highlight=False)
+        return
+    out.print(f"\nRecommended client config (policy {advice.rec.policy}; add at the END of ~/.ssh/config):",
+              style="bold", highlight=False)
+    out.print(advice.client_text, highlight=False, markup=False)
+    out.print("Recommended server drop-in (/etc/ssh/sshd_config.d/50-sshbench.conf), validated with sshd -t:",
+              style="bold", highlight=False)
+    out.print(advice.server_text, highlight=False, markup=False)
+    for line in advice.prediction:
+        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False)
