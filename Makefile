@@ -11,6 +11,7 @@ run: deps
 	$(BIN)/sshbench $(ARGS)
 
 test: deps
+	@PYTHON=$(PYTHON) sh scripts/install-deps --test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest $(PYTEST_ARGS)

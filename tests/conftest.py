@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import json
 import os
 import tempfile
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sshbench.discovery import ClientInfo, probe_client
+from sshbench.model import Report, report_from_dict
 from sshbench.servers.openssh import EmbeddedOpenSSH
 
 DATA = Path(__file__).parent / "data"
@@ -55,3 +57,17 @@ def client() -> ClientInfo:
 def server(client: ClientInfo) -> Iterator[EmbeddedOpenSSH]:
     with EmbeddedOpenSSH(client) as srv:
         yield srv
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite tests/data/golden/* from the current exporters instead of comparing")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+def load_report(name: str = "results-small.json") -> Report:
+    return report_from_dict(json.loads(recorded(name)))

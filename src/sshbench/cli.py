@@ -24,10 +24,12 @@ from rich.console import Console
 from sshbench import __version__, sysinfo
 from sshbench.advice import advise
 from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
+from sshbench.compare import compare
 from sshbench.controls import EVP_OF, verify_aesni_mask
 from sshbench.datapath import make_payload
 from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
-from sshbench.errors import ExitCode, SshbenchError, UsageError
+from sshbench.errors import ExitCode, OutputError, SshbenchError, UsageError
+from sshbench.export import charts, html, markdown
 from sshbench.export.results import ResultsWriter, default_path
 from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
 from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, report_from_dict
@@ -45,13 +47,14 @@ from sshbench.recommend import POLICIES
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
+from sshbench.ui.compare import comparison_table
 from sshbench.ui.config import print_recommendation, print_terrapin
-from sshbench.ui.progress import RichReporter
+from sshbench.ui.progress import JsonLinesReporter, QuietReporter, RichReporter
 from sshbench.ui.tables import algorithms_tables, full_report
 from sshbench.units import parse_size
 from sshbench.validate import checked_recommendation
 
-SUBCOMMANDS = ("run", "algos", "recommend")
+SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     out = run.add_argument_group("where")
     out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
+    out.add_argument("--quiet", "-q", action="store_true", help="no progress and no tables: only the results "
+                     "path (and errors)")
+    out.add_argument("--jsonl", action="store_true", help="machine-readable: one JSON object per sample on stdout, "
+                     "then one for the finished run; no tables")
     out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
     out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
     run.set_defaults(func=cmd_run)
@@ -119,6 +126,21 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
     rec.add_argument("--ssh", help="ssh binary used to validate the client block")
     rec.set_defaults(func=cmd_recommend)
+
+    rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
+    rep.add_argument("results", help="a results JSON written by sshbench run")
+    rep.add_argument("--html", metavar="FILE", help="one self-contained HTML file (inline SVG charts, no network)")
+    rep.add_argument("--markdown", metavar="FILE", help="paste-ready Markdown tables ('-' for stdout)")
+    rep.add_argument("--charts", metavar="DIR", help="PNG and SVG charts")
+    rep.set_defaults(func=cmd_report)
+
+    cmp = sub.add_parser("compare", help="compare runs case by case, with intervals and significance")
+    cmp.add_argument("results", nargs="+", help="results files; the first is the baseline")
+    cmp.add_argument("--normalize", metavar="REF", help="divide each run by its own reference: 'tcp' (the raw "
+                     "TCP control) or a cipher name, to compare machines by shape")
+    cmp.add_argument("--fail-above", metavar="PCT", help="exit 7 when any case is significantly slower than the "
+                     "baseline by more than this, e.g. 5%%")
+    cmp.set_defaults(func=cmd_compare)
 
     algos = sub.add_parser("algos", help="what this client and the embedded server support, with grades")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
@@ -263,7 +285,9 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, seed) if options.runs is not None
                           else PrecisionSchedule(live, options.min_runs, options.max_runs, seed))
         writer.save(report)
-        with RichReporter(err) as reporter:
+        reporter: RichReporter | JsonLinesReporter = (
+            QuietReporter() if args.quiet else JsonLinesReporter(sys.stdout) if args.jsonl else RichReporter(err))
+        with reporter:
             execute(report, plan, EmbeddedTarget(server), options, writer.save, reporter,
                     ProbeSettings(payload, options.compression, options.crypto_env()))
         report.environment["host"]["load_average_end"] = sysinfo.load_average()
@@ -271,12 +295,22 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         report.warnings = [w.to_dict() for w in advise(report)]
         writer.save(report)
         advice = checked_recommendation(report, client, server, "modern", "*")
-    out.print(full_report(report))
-    print_recommendation(out, advice)
-    for line in _next_steps(report, writer):
-        out.print(line, highlight=False)
+        if not advice.problems:  # kept in the results, so reports can show it without running anything
+            report.recommendation = {"policy": advice.rec.policy, "client_block": advice.client_text,
+                                     "server_dropin": advice.server_text, "prediction": advice.prediction}
+            writer.save(report)
     failed = any(not s.ok and not s.warmup for s in report.samples) or any(
         r.status is CaseStatus.FAILED for r in report.cases)
+    if args.jsonl:
+        print(json.dumps({"event": "finished", "status": report.status, "results": writer.json_path,
+                          "csv": writer.csv_path, "samples": len(report.samples), "failed": failed}), flush=True)
+    elif args.quiet:
+        out.print(writer.json_path, highlight=False, soft_wrap=True)
+    else:
+        out.print(full_report(report))
+        print_recommendation(out, advice)
+        for line in _next_steps(report, writer):
+            out.print(line, highlight=False)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 
 
@@ -290,14 +324,68 @@ def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
     return terrapin_report(server_offer, client_offer)
 
 
-def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
+def load_results(path: str) -> Report:
     try:
-        with open(args.results, encoding="utf-8") as fh:
-            report = report_from_dict(json.load(fh))
+        with open(path, encoding="utf-8") as fh:
+            return report_from_dict(json.load(fh))
     except OSError as exc:
-        raise UsageError(f"cannot read {args.results}: {exc.strerror}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{args.results} is not a readable sshbench results file: {exc}") from None
+        raise UsageError(f"{path} is not a readable sshbench results file: {exc}") from None
+
+
+def _write(path: str, data: bytes | str) -> None:
+    try:
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(data.encode() if isinstance(data, str) else data)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}; choose a writable path") from None
+
+
+def cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    report = load_results(args.results)
+    if not (args.html or args.markdown or args.charts):
+        out.print(full_report(report))
+    if args.markdown == "-":
+        out.print(markdown.render(report), highlight=False, markup=False, soft_wrap=True)
+    elif args.markdown:
+        _write(args.markdown, markdown.render(report))
+        err.print(f"wrote {args.markdown}", highlight=False)
+    if args.html:
+        _write(args.html, html.render(report))
+        err.print(f"wrote {args.html}", highlight=False)
+    if args.charts:
+        made = charts.charts(report)
+        try:
+            for chart in made:
+                for fmt in ("png", "svg"):
+                    _write(os.path.join(args.charts, f"{chart.name}.{fmt}"), chart.render(fmt))
+        finally:
+            charts.close(made)
+        err.print(f"wrote {len(made) * 2} charts to {args.charts}", highlight=False)
+    return int(ExitCode.OK)
+
+
+def cmd_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if len(args.results) < 2:
+        raise UsageError("compare needs at least two results files: the baseline first")
+    threshold = parse_fraction(args.fail_above) if args.fail_above else None
+    runs = [load_results(path) for path in args.results]
+    regressed = False
+    for path, run in zip(args.results[1:], runs[1:], strict=True):
+        try:
+            changes = compare(runs[0], run, args.normalize)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        out.print(comparison_table(args.results[0], path, changes, args.normalize, threshold))
+        regressed |= threshold is not None and any(c.regression_beyond(threshold) for c in changes)
+    return int(ExitCode.REGRESSION if regressed else ExitCode.OK)
+
+
+def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
+    report = load_results(args.results)
     client = probe_client(args.ssh)
     with EmbeddedOpenSSH(client, args.sshd) as server:
         advice = checked_recommendation(report, client, server, args.policy, args.host)

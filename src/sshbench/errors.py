@@ -21,6 +21,7 @@ class ExitCode(IntEnum):
     OUTPUT = 4  # results cannot be written where asked
     SERVER = 5  # the embedded server could not be set up or reached
     UNVERIFIED = 6  # a precondition of the measurement could not be verified (e.g. --no-aesni had no effect)
+    REGRESSION = 7  # sshbench compare: a significant slowdown beyond --fail-above
     INTERRUPTED = 130  # Ctrl-C / SIGTERM; results so far are kept
 
 

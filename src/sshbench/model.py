@@ -217,6 +217,8 @@ class Report:
     samples: list[Sample] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)  # {code, message, advice}: see advice.py
+    # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
+    recommendation: dict[str, Any] | None = None
     error: str | None = None
     schema_version: int = SCHEMA_VERSION
 
@@ -293,7 +295,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
     return Report(
         tool_version=data["tool_version"], started_at=data["started_at"], seed=data["seed"],
         options=data["options"], environment=data["environment"], status=data["status"],
-        stop_reason=data.get("stop_reason"),
+        stop_reason=data.get("stop_reason"), recommendation=data.get("recommendation"),
         finished_at=data["finished_at"],
         cases=[CaseRecord(case=case(c["case"]), size_bytes=c["size_bytes"], size_source=c["size_source"],
                           status=CaseStatus(c["status"]), reason=c["reason"]) for c in data["cases"]],

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
 from types import TracebackType
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
+from sshbench.export.results import sample_row
 from sshbench.model import Report, Sample
 from sshbench.plan import Visit
 from sshbench.runner import Progress as RunProgress
@@ -60,3 +64,42 @@ class RichReporter:
         elif sample.setup_seconds is not None:
             self._last = f"  (last: {sample.setup_seconds * 1000:.0f} ms)"
         self._progress.update(self._task, completed=progress.done)
+
+
+class JsonLinesReporter:
+    """Machine-readable progress for scripts: one JSON object per line on stdout, flushed as it happens."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __enter__(self) -> JsonLinesReporter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        pass
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(event) + "\n")
+        self.stream.flush()
+
+    def started(self, report: Report, total: int) -> None:
+        self._emit({"event": "started", "started_at": report.started_at, "seed": report.seed,
+                    "cases": len(report.cases), "minimum_samples": total})
+
+    def sample_started(self, visit: Visit, progress: RunProgress) -> None:
+        pass
+
+    def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
+        row = sample_row(sample)
+        self._emit({"event": "sample", **row, "done": progress.done, "eta_seconds": round(progress.eta_seconds, 1)})
+
+
+class QuietReporter(JsonLinesReporter):
+    """Nothing while running (--quiet)."""
+
+    def __init__(self) -> None:
+        super().__init__(io.StringIO())
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        pass

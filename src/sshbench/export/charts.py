@@ -1,0 +1,176 @@
+"""Charts of a Report (matplotlib, headless): PNG and SVG bytes, nothing drawn from anything but the file.
+
+Each chart is sorted, labelled with units, shows the 95% interval of every
+median as an error bar, marks weak and broken algorithms (hatched bars and a
+red label) and carries the machine and versions in its caption.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: charts are files
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.model import Report, Stat, Summary
+
+COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
+          "setup": "#3b75af", "kex": "#c53a32"}
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # file stem, e.g. "ciphers-throughput"
+    figure: Figure
+
+    def render(self, fmt: str) -> bytes:
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
+                            metadata={"Date": None} if fmt == "svg" else None)
+        return buffer.getvalue()
+
+
+def caption(report: Report) -> str:
+    env = report.environment
+    host, client = env.get("host", {}), env.get("client", {})
+    flags = ", ".join(f for f, on in host.get("cpu_flags", {}).items() if on and f in ("aes", "vaes", "sha_ni"))
+    masked = ", AES-NI masked" if env.get("crypto", {}).get("aesni_masked") else ""
+    return (f"{host.get('cpu_model')} x{host.get('cpu_count')} ({flags or 'no AES/SHA'}{masked}), "
+            f"{client.get('version')}, {client.get('openssl')}; sshbench {report.tool_version}, "
+            f"{report.started_at}; error bars: 95% interval of the median")
+
+
+def _label(name: str, kind: Kind) -> tuple[str, bool]:
+    grade = lookup(name, kind).grade
+    flagged = grade.flagged
+    suffix = " (broken)" if grade is Grade.BROKEN else " (weak)" if grade is Grade.WEAK else ""
+    return name + suffix, flagged
+
+
+def _err(stat: Stat, scale: float) -> tuple[float, float]:
+    low = stat.ci_low if stat.ci_low is not None else stat.median
+    high = stat.ci_high if stat.ci_high is not None else stat.median
+    return (stat.median - low) / scale, (high - stat.median) / scale
+
+
+def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, Stat]]:
+    """subject -> {direction: stat} for one metric of one kind."""
+    out: dict[str, dict[str, Stat]] = {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        stat = getattr(summary, metric)
+        if case.kind is kind and stat is not None:
+            out.setdefault(case.subject, {})[case.direction.value] = stat
+    return out
+
+
+def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str, xlabel: str, scale: float,
+          descending: bool) -> Figure | None:
+    data = _by_subject(report, kind, metric)
+    if not data:
+        return None
+    order = sorted(data, key=lambda n: max(s.median for s in data[n].values()), reverse=descending)
+    height = 0.8 / max(1, len([s for s in series if any(s in d for d in data.values())]))
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(order) + 1.6))
+    present = [s for s in series if any(s in d for d in data.values())]
+    for index, serie in enumerate(present):
+        ys: list[float] = []
+        widths: list[float] = []
+        errs: tuple[list[float], list[float]] = ([], [])
+        for row, name in enumerate(order):
+            stat = data[name].get(serie)
+            if stat is None:
+                continue
+            ys.append(row + index * height - 0.4 + height / 2)
+            widths.append(stat.median / scale)
+            low, high = _err(stat, scale)
+            errs[0].append(low)
+            errs[1].append(high)
+        bars = ax.barh(ys, widths, height=height * 0.95, xerr=errs, color=COLORS.get(serie),
+                       label=serie, capsize=2, error_kw={"elinewidth": 0.8})
+        for bar, row_name in zip(bars, [n for n in order if data[n].get(serie)], strict=True):
+            if _label(row_name, kind)[1]:
+                bar.set_hatch("///")
+                bar.set_edgecolor("#c53a32")
+    ax.set_yticks(range(len(order)))
+    labels = [_label(n, kind) for n in order]
+    ax.set_yticklabels([text for text, _ in labels])
+    for tick, (_, flagged) in zip(ax.get_yticklabels(), labels, strict=True):
+        if flagged:
+            tick.set_color("#c53a32")
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, loc="left")
+    ax.grid(axis="x", alpha=0.3)
+    if len(present) > 1 or present != ["setup"]:
+        ax.legend(loc="lower right", fontsize=8)
+    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    return fig
+
+
+def _summaries(report: Report, kind: Kind) -> list[Summary]:
+    return [s for s in report.summaries if report.case(s.case_id).case.kind is kind]
+
+
+def charts(report: Report) -> list[Chart]:
+    """Every chart this report has data for, in reading order."""
+    made: list[Chart] = []
+    specs = [
+        ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
+         "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),
+        ("macs-throughput", Kind.MAC, "throughput_bytes_per_second", ["upload"],
+         f"MAC throughput, all with cipher {report.options.get('mac_cipher')}", "MB/s, median", 1e6, True),
+        ("kex-handshake", Kind.KEX, "handshake_seconds", ["setup"],
+         "Key exchange: connection handshake (lower is better)", "milliseconds, median", 1e-3, False),
+        ("hostkeys-handshake", Kind.HOSTKEY, "handshake_seconds", ["setup"],
+         "Host key algorithms: connection handshake (lower is better)", "milliseconds, median", 1e-3, False),
+    ]
+    for name, kind, metric, series, title, xlabel, scale, descending in specs:
+        fig = _bars(report, kind, metric, series, title, xlabel, scale, descending)
+        if fig is not None:
+            made.append(Chart(name, fig))
+    cost = _cpu_cost(report)
+    if cost is not None:
+        made.append(Chart("ciphers-cpu-cost", cost))
+    return made
+
+
+def _cpu_cost(report: Report) -> Figure | None:
+    """Client and server CPU seconds per GiB per cipher (upload), lower is better."""
+    rows = [s for s in _summaries(report, Kind.CIPHER) if report.case(s.case_id).case.direction.value == "upload"
+            and s.client_cpu_seconds_per_gib and s.server_cpu_seconds_per_gib]
+    if not rows:
+        return None
+    rows.sort(key=lambda s: (s.client_cpu_seconds_per_gib.median  # type: ignore[union-attr]
+                             + s.server_cpu_seconds_per_gib.median))  # type: ignore[union-attr]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
+    names = [report.case(s.case_id).case.subject for s in rows]
+    for offset, side in ((-0.2, "client"), (0.2, "server")):
+        stats = [getattr(s, f"{side}_cpu_seconds_per_gib") for s in rows]
+        errs = ([_err(st, 1)[0] for st in stats], [_err(st, 1)[1] for st in stats])
+        ax.barh([i + offset for i in range(len(rows))], [st.median for st in stats], height=0.38, xerr=errs,
+                color=COLORS[side], label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)", capsize=2)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
+    for tick, name in zip(ax.get_yticklabels(), names, strict=True):
+        if _label(name, Kind.CIPHER)[1]:
+            tick.set_color("#c53a32")
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU seconds per GiB moved, upload (log scale; lower is better)")
+    ax.set_title("CPU cost per GiB, each side", loc="left")
+    ax.grid(axis="x", alpha=0.3, which="both")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    return fig
+
+
+def close(made: list[Chart]) -> None:
+    for chart in made:
+        plt.close(chart.figure)

@@ -1,0 +1,41 @@
+"""Paste-ready Markdown of a Report, for a README, an issue or a wiki page.
+
+Report in, text out: nothing here runs a command, so a saved results file
+renders the same anywhere. Weak and broken algorithms are marked in the row.
+"""
+
+from __future__ import annotations
+
+from sshbench.algorithms import Grade
+from sshbench.export.rows import LEGEND, TableSpec, facts, tables
+from sshbench.model import Report
+
+_MARK = {Grade.WEAK: " ⚠", Grade.BROKEN: " ⛔"}
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _table(spec: TableSpec) -> list[str]:
+    align = ["--:" if i >= spec.numeric_from or i == 0 else "---" for i in range(len(spec.headers))]
+    out = [f"### {spec.title}", "", "| " + " | ".join(spec.headers) + " |", "|" + "|".join(align) + "|"]
+    for row in spec.rows:
+        cells = [_escape(c) for c in row.cells]
+        if spec.numeric_from == 3 and len(cells) > 1:
+            cells[1] = f"`{cells[1]}`" + (_MARK[row.flagged] if row.flagged else "")
+        out.append("| " + " | ".join(cells) + " |")
+    return [*out, ""]
+
+
+def render(report: Report) -> str:
+    lines = [f"## sshbench results ({report.started_at})", "", *[f"- {fact}" for fact in facts(report)], "",
+             LEGEND, ""]
+    for spec in tables(report):
+        lines += _table(spec)
+    if report.warnings:
+        lines += ["### Warnings", "", *[f"- {w['message']}; {w['advice']}" for w in report.warnings], ""]
+    skipped = [r for r in report.cases if r.reason]
+    if skipped:
+        lines += ["### Not measured or failed", "", *[f"- `{r.case.id}`: {r.reason}" for r in skipped], ""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,47 @@
+"""The HTML report in a real headless browser: it loads with no console errors and shows its charts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from matplotlib import image
+
+from sshbench.export import html
+from tests.conftest import load_report
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = shutil.which("chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0", "--window-size=1200,2400"]
+
+
+@pytest.fixture
+def browser() -> str:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI: scripts/install-deps --test installs it")
+        pytest.skip("chromium is not installed (sh scripts/install-deps --test as root installs it)")
+    return CHROMIUM
+
+
+def test_report_loads_cleanly_and_shows_charts(browser: str, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(html.render(load_report()), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    done = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+                           page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Failed to load" in line]
+    assert console == [], console
+    pixels = image.imread(str(shot))[:, :, :3]
+    upload_blue = ((abs(pixels[:, :, 0] - 0x3B / 255) < 0.03) & (abs(pixels[:, :, 1] - 0x75 / 255) < 0.03)
+                   & (abs(pixels[:, :, 2] - 0xAF / 255) < 0.03)).sum()
+    download_orange = ((abs(pixels[:, :, 0] - 0xEF / 255) < 0.03) & (abs(pixels[:, :, 1] - 0x86 / 255) < 0.03)
+                       & (abs(pixels[:, :, 2] - 0x36 / 255) < 0.03)).sum()
+    assert upload_blue > 2000 and download_orange > 2000  # the throughput chart's bars are on screen

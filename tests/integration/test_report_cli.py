@@ -1,0 +1,76 @@
+"""report, compare and the script-friendly output modes, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sshbench.errors import ExitCode
+from tests.conftest import DATA
+from tests.integration.cli_helpers import sshbench
+
+pytestmark = pytest.mark.integration
+
+RESULTS = str(DATA / "results-small.json")
+
+
+def test_report_rerenders_everything_from_the_file_alone(tmp_path: Path) -> None:
+    done = sshbench("report", RESULTS, "--html", str(tmp_path / "r.html"), "--markdown", str(tmp_path / "r.md"),
+                    "--charts", str(tmp_path / "charts"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r.md").read_text() == (DATA / "golden" / "results-small.md").read_text()
+    assert "<svg" in (tmp_path / "r.html").read_text()
+    charts = sorted(p.name for p in (tmp_path / "charts").iterdir())
+    assert len(charts) == 10 and "ciphers-throughput.png" in charts and "kex-handshake.svg" in charts
+    terminal = sshbench("report", RESULTS)
+    assert terminal.returncode == 0 and "Ciphers, upload" in terminal.stdout and "!! broken" in terminal.stdout
+
+
+def test_report_markdown_to_stdout() -> None:
+    done = sshbench("report", RESULTS, "--markdown", "-")
+    assert done.returncode == 0 and done.stdout.startswith("## sshbench results")
+
+
+def test_compare_a_run_with_itself_finds_no_change() -> None:
+    done = sshbench("compare", RESULTS, RESULTS, "--fail-above", "5%")
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert "no significant change" in done.stdout and "REGRESSION" not in done.stdout.split("REGRESSION:")[-1]
+
+
+def test_compare_flags_a_regression_for_ci(tmp_path: Path) -> None:
+    data = json.loads(Path(RESULTS).read_text())
+    for sample in data["samples"]:  # the same run, half as fast for one cipher
+        if sample["case_id"] == "cipher:aes128-gcm@openssh.com:upload" and sample["data_seconds"]:
+            sample["data_seconds"] /= 0.5
+    slower = tmp_path / "slower.json"
+    slower.write_text(json.dumps(data))
+    done = sshbench("compare", RESULTS, str(slower), "--fail-above", "5%")
+    assert done.returncode == ExitCode.REGRESSION, done.stdout
+    line = next(ln for ln in done.stdout.splitlines() if "cipher:aes128-gcm@openssh.com:upload" in ln)
+    assert "REGRESSION" in line and "-50.0%" in line
+
+
+def test_compare_normalized_by_tcp() -> None:
+    done = sshbench("compare", RESULTS, RESULTS, "--normalize", "tcp")
+    assert done.returncode == 0 and "divided by its tcp" in done.stdout
+
+
+def test_compare_needs_two_files_and_a_known_reference() -> None:
+    assert sshbench("compare", RESULTS).returncode == ExitCode.USAGE
+    done = sshbench("compare", RESULTS, RESULTS, "--normalize", "aes999-imaginary")
+    assert done.returncode == ExitCode.USAGE and "cannot normalise" in done.stderr
+
+
+def test_jsonl_and_quiet_modes(tmp_path: Path) -> None:
+    args = ["--ciphers", "aes128-ctr", "--directions", "upload", "--macs", "none", "--kex", "none", "--hostkeys",
+            "none", "--runs", "2", "--size", "4MiB", "--no-controls"]
+    done = sshbench(*args, "--jsonl", "--output", str(tmp_path / "j.json"))
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["event"] == "started" and events[-1]["event"] == "finished"
+    assert [e["event"] for e in events[1:-1]] == ["sample"] * 3
+    assert events[-1]["results"] == str(tmp_path / "j.json")
+    quiet = sshbench(*args, "--quiet", "--output", str(tmp_path / "q.json"))
+    assert quiet.returncode == 0 and quiet.stdout.strip() == str(tmp_path / "q.json") and quiet.stderr == ""

@@ -1,0 +1,78 @@
+"""compare's change, interval and significance on constructed runs with known differences."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sshbench.algorithms import Kind
+from sshbench.compare import compare
+from sshbench.model import Case, CaseRecord, Direction, Report, Sample
+from sshbench.stats import summarize
+from sshbench.units import GiB
+
+GCM = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+TCP = Case(Kind.CONTROL, Direction.UPLOAD)
+KEX = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+
+
+def run(values: dict[Case, list[float]]) -> Report:
+    records, samples = [], []
+    for case, rates in values.items():
+        records.append(CaseRecord(case))
+        for i, value in enumerate(rates, start=1):
+            if case.moves_data:
+                samples.append(Sample(case.id, i, False, True, "t", GiB, bytes_received=GiB, data_seconds=GiB / value,
+                                      setup_seconds=0.2, phases={"banner_sent": 0.0}))
+            else:
+                samples.append(Sample(case.id, i, False, True, "t", 0, setup_seconds=value,
+                                      phases={"banner_sent": 0.0}))
+    report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={}, cases=records,
+                    samples=samples)
+    report.summaries = summarize(records, samples)
+    return report
+
+
+def noisy(center: float, n: int = 12, spread: float = 0.05, seed: int = 1) -> list[float]:
+    rng = random.Random(seed)
+    return [center * (1 + rng.uniform(-spread, spread)) for _ in range(n)]
+
+
+def test_same_distribution_is_not_significant() -> None:
+    (change,) = compare(run({GCM: noisy(800e6, seed=1)}), run({GCM: noisy(800e6, seed=2)}))
+    assert not change.significant
+    assert change.low < 0 < change.high
+    assert not change.regression_beyond(0.05)
+
+
+def test_a_twenty_percent_slowdown_is_a_significant_regression() -> None:
+    (change,) = compare(run({GCM: noisy(800e6)}), run({GCM: noisy(640e6, seed=3)}))
+    assert change.significant and change.change == pytest.approx(-0.2, abs=0.04)
+    assert change.low <= change.change <= change.high < 0
+    assert change.regression_beyond(0.05) and not change.regression_beyond(0.5)
+
+
+def test_latency_change_is_positive_when_faster() -> None:
+    (change,) = compare(run({KEX: noisy(0.2)}), run({KEX: noisy(0.1, seed=4)}))
+    assert change.significant and change.change == pytest.approx(1.0, abs=0.15)  # twice as fast
+    assert not change.bigger_better
+
+
+def test_normalizing_by_the_tcp_control_removes_a_machine_factor() -> None:
+    slow_machine = run({GCM: noisy(400e6, seed=5), TCP: noisy(2e9, seed=6)})
+    fast_machine = run({GCM: noisy(800e6, seed=7), TCP: noisy(4e9, seed=8)})
+    (raw_gcm, _) = compare(slow_machine, fast_machine)
+    assert raw_gcm.significant and raw_gcm.change > 0.8
+    normalized = {c.case_id: c for c in compare(slow_machine, fast_machine, normalize="tcp")}
+    assert abs(normalized[GCM.id].change) < 0.1  # the 2x machine factor is gone
+
+
+def test_normalizing_needs_the_reference_in_both_runs() -> None:
+    with pytest.raises(ValueError, match="raw-tcp"):
+        compare(run({GCM: noisy(1e9)}), run({GCM: noisy(1e9)}), normalize="tcp")
+
+
+def test_same_files_same_answer() -> None:
+    a, b = run({GCM: noisy(800e6)}), run({GCM: noisy(700e6, seed=9)})
+    assert compare(a, b) == compare(a, b)
