@@ -9,6 +9,7 @@ SshbenchError and leaves as one line on stderr with a documented exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -431,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
         out = Console(width=180)
     err = Console(stderr=True)
-    previous = signal.signal(signal.SIGTERM, _sigterm)
+    # SIGTERM (kill) and SIGHUP (terminal closed) end the run like Ctrl-C: results kept, everything cleaned up.
+    previous = {sig: signal.signal(sig, _sigterm) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         args = build_parser().parse_args(args_list)
         result: int = args.func(args, out, err)
@@ -442,8 +444,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         writer = _STATE.get("writer")
         kept = f"; results so far kept in {writer.json_path}" if writer and os.path.exists(writer.json_path) else ""
-        err.print(f"sshbench: interrupted{kept}", highlight=False, soft_wrap=True)
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            err.print(f"sshbench: interrupted{kept}", highlight=False, soft_wrap=True)
         return int(ExitCode.INTERRUPTED)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         _STATE.clear()

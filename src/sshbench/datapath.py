@@ -15,6 +15,7 @@ import fcntl
 import os
 import random
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
 CHUNK = 1 << 20
@@ -29,7 +30,14 @@ def grow_pipe(fd: int, size: int = PIPE_SIZE) -> int:
     return fcntl.fcntl(fd, getattr(fcntl, "F_GETPIPE_SZ", 1032))
 
 
-def send_zeros(fd: int, nbytes: int) -> None:
+Tick = Callable[[int], None]  # told the bytes moved by each chunk, for a live rate
+
+
+def _ignore(moved: int) -> None:
+    pass
+
+
+def send_zeros(fd: int, nbytes: int, tick: Tick = _ignore) -> None:
     """Write exactly `nbytes` zero bytes to the pipe `fd` (BrokenPipeError if the reader went away)."""
     left = nbytes
     with open("/dev/zero", "rb", buffering=0) as zero:
@@ -39,16 +47,19 @@ def send_zeros(fd: int, nbytes: int) -> None:
                 if moved <= 0:
                     raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
                 left -= moved
+                tick(moved)
             return
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
                 raise
     buf = memoryview(bytes(CHUNK))  # splice unavailable: big writes instead
     while left:
-        left -= os.write(fd, buf[: min(CHUNK, left)])
+        moved = os.write(fd, buf[: min(CHUNK, left)])
+        left -= moved
+        tick(moved)
 
 
-def drain(fd: int, limit: int) -> tuple[int, bool]:
+def drain(fd: int, limit: int, tick: Tick = _ignore) -> tuple[int, bool]:
     """Consume the pipe `fd` into /dev/null until `limit` bytes arrived or EOF.
 
     Returns (bytes counted, True if EOF came first). Stops at `limit` so the
@@ -62,6 +73,7 @@ def drain(fd: int, limit: int) -> tuple[int, bool]:
                 if moved == 0:
                     return count, True
                 count += moved
+                tick(moved)
             return count, False
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
@@ -72,6 +84,7 @@ def drain(fd: int, limit: int) -> tuple[int, bool]:
         if got == 0:
             return count, True
         count += got
+        tick(got)
     return count, False
 
 
@@ -98,10 +111,10 @@ class Payload:
     kind: str = "zero"
     path: str | None = None
 
-    def send(self, fd: int, nbytes: int) -> None:
+    def send(self, fd: int, nbytes: int, tick: Tick = _ignore) -> None:
         """Write exactly `nbytes` of this payload to the pipe `fd`."""
         if self.path is None:
-            send_zeros(fd, nbytes)
+            send_zeros(fd, nbytes, tick)
             return
         size = os.path.getsize(self.path)
         with open(self.path, "rb", buffering=0) as pattern:
@@ -112,6 +125,7 @@ class Payload:
                     raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
                 left -= moved
                 offset = (offset + moved) % size
+                tick(moved)
 
     def remote_source(self, nbytes: int) -> str:
         """POSIX sh that writes exactly `nbytes` of this payload to stdout on the server."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench.algorithms import is_aead
-from sshbench.datapath import Payload, drain, grow_pipe
+from sshbench.datapath import Payload, Tick, drain, grow_pipe
 from sshbench.model import Case, Direction, Sample
 from sshbench.negotiation import Negotiated, parse_verbose
 from sshbench.procfs import tree_cpu_seconds
@@ -111,8 +111,11 @@ def _tail(lines: list[tuple[float, str]]) -> list[str]:
 
 
 def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeout: float,
-               settings: ProbeSettings | None = None) -> Sample:
-    """Measure one connection. Never raises for ssh failures: they come back as a failed Sample."""
+               settings: ProbeSettings | None = None, tick: Tick | None = None) -> Sample:
+    """Measure one connection. Never raises for ssh failures: they come back as a failed Sample.
+
+    `tick` is told the bytes our side moves during the data phase, for a live rate display.
+    """
     settings = settings or ProbeSettings()
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
                     started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -159,7 +162,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
                 sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
                 if peer_port is not None:
                     sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
-            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload)
+            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload, tick or _no_tick)
         proc.stdin.close()
         with contextlib.suppress(OSError):
             drain(proc.stdout.fileno(), 1 << 62)
@@ -210,13 +213,17 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     return sample
 
 
+def _no_tick(moved: int) -> None:
+    pass
+
+
 def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
-                sample: Sample, payload: Payload) -> str | None:
+                sample: Sample, payload: Payload, tick: Tick) -> str | None:
     """Move the bytes and time them; fills the sample, returns an error text or None."""
     assert proc.stdin is not None and proc.stdout is not None
     if case.direction is Direction.UPLOAD:
         t0 = time.perf_counter()
-        payload.send(proc.stdin.fileno(), size_bytes)
+        payload.send(proc.stdin.fileno(), size_bytes, tick)
         proc.stdin.close()
         line = out.readline()
         t1 = time.perf_counter()
@@ -228,7 +235,7 @@ def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out:
             return "unexpected output before the data phase"
         proc.stdin.write(b"go\n")
         t0 = time.perf_counter()
-        count, _ = drain(proc.stdout.fileno(), size_bytes)
+        count, _ = drain(proc.stdout.fileno(), size_bytes, tick)
         t1 = time.perf_counter()
         extra, _ = drain(proc.stdout.fileno(), 1 << 62)
         sample.bytes_received = count + extra

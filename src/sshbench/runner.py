@@ -16,6 +16,7 @@ from typing import Protocol
 
 from sshbench.algorithms import Kind
 from sshbench.controls import run_crypto_ceiling, run_tcp_control
+from sshbench.datapath import Tick
 from sshbench.model import Case, CaseRecord, CaseStatus, Report, Sample
 from sshbench.options import RunOptions
 from sshbench.plan import Schedule, Visit
@@ -44,6 +45,10 @@ class Reporter(Protocol):
 
     def sample_started(self, visit: Visit, progress: Progress) -> None: ...
 
+    def data_moved(self, moved: int) -> None:
+        """Bytes moved by the running sample's data phase, chunk by chunk (for a live rate)."""
+        ...
+
     def sample_finished(self, sample: Sample, progress: Progress) -> None: ...
 
 
@@ -52,6 +57,9 @@ class NullReporter:
         pass
 
     def sample_started(self, visit: Visit, progress: Progress) -> None:
+        pass
+
+    def data_moved(self, moved: int) -> None:
         pass
 
     def sample_finished(self, sample: Sample, progress: Progress) -> None:
@@ -141,7 +149,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
                 reporter.sample_started(visit, Progress(done, total, eta))
                 timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
-                sample = _measure(visit, size, timeout, target, settings, openssl)
+                sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved)
                 report.samples.append(sample)
                 _update_case(record, sample, options)
                 estimates.learn(sample, record.size_bytes)
@@ -167,13 +175,13 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
 
 
 def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: ProbeSettings,
-             openssl: str | None) -> Sample:
+             openssl: str | None, tick: Tick) -> Sample:
     """One sample of any kind of case: an SSH connection, or one of the reference controls."""
     if visit.case.kind is Kind.CEILING:
         return run_crypto_ceiling(visit.case, visit.round, openssl, settings.env)
     if visit.case.kind is Kind.CONTROL:
         return run_tcp_control(visit.case, size, visit.round, timeout, settings.payload)
-    return run_sample(target, visit.case, size, visit.round, timeout, settings)
+    return run_sample(target, visit.case, size, visit.round, timeout, settings, tick)
 
 
 class _BudgetSpent(Exception):

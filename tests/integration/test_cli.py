@@ -176,7 +176,9 @@ def test_ctrl_c_keeps_results_and_cleans_up(tmp_path: Path) -> None:
     assert sshbench_temp_dirs() <= before_dirs
 
 
-def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_are_handled_like_ctrl_c(tmp_path: Path, sig: signal.Signals) -> None:
+    before_dirs = sshbench_temp_dirs()
     out = tmp_path / "term.json"
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--ciphers", "aes128-ctr", "--macs", "none",
                              "--kex", "none", "--hostkeys", "none", "--size", "64MiB", "--runs", "50",
@@ -185,7 +187,8 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["samples"]):
         time.sleep(0.2)
-    proc.terminate()
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == ExitCode.INTERRUPTED, err
     assert json.loads(out.read_text())["status"] == "interrupted"
+    assert sshbench_temp_dirs() <= before_dirs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -37,6 +38,10 @@ class RichReporter:
         )
         self._task: TaskID | None = None
         self._last = ""
+        self._case = ""
+        self._moved = 0
+        self._data_start = 0.0
+        self._shown = 0.0
 
     def __enter__(self) -> RichReporter:
         self._progress.start()
@@ -52,8 +57,20 @@ class RichReporter:
     def sample_started(self, visit: Visit, progress: RunProgress) -> None:
         assert self._task is not None
         label = "warm-up" if visit.round == 0 else f"round {visit.round}"
+        self._case, self._moved, self._data_start = visit.case.id, 0, 0.0
         self._progress.update(self._task, completed=progress.done, round=label, eta=_duration(progress.eta_seconds),
                               description=f"{visit.case.id}{self._last}")
+
+    def data_moved(self, moved: int) -> None:
+        """Live rate of the running sample, redrawn at most four times a second."""
+        now = time.monotonic()
+        if not self._data_start:
+            self._data_start = now
+        self._moved += moved
+        if self._task is not None and now - self._shown > 0.25 and now > self._data_start:
+            self._shown = now
+            rate = self._moved / (now - self._data_start) / 1e6
+            self._progress.update(self._task, description=f"{self._case}  now {rate:,.0f} MB/s{self._last}")
 
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
         assert self._task is not None
@@ -88,6 +105,9 @@ class JsonLinesReporter:
                     "cases": len(report.cases), "minimum_samples": total})
 
     def sample_started(self, visit: Visit, progress: RunProgress) -> None:
+        pass
+
+    def data_moved(self, moved: int) -> None:
         pass
 
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
