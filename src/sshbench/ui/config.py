@@ -33,6 +33,8 @@ def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
     out.print(advice.client_text, highlight=False, markup=False)
     out.print("Recommended server drop-in (/etc/ssh/sshd_config.d/50-sshbench.conf), validated with sshd -t:",
               style="bold", highlight=False)
-    out.print(advice.server_text, highlight=False, markup=False)
+    directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
+    out.print(f"# (the same comment header as above; `sshbench recommend --write DIR` saves both files in full)\n"
+              f"{directives}\n", highlight=False, markup=False)
     for line in advice.prediction:
         out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False)
