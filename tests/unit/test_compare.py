@@ -27,7 +27,7 @@ def run(values: dict[Case, list[float]]) -> Report:
                                       setup_seconds=0.2, phases={"banner_sent": 0.0}))
             else:
                 samples.append(Sample(case.id, i, False, True, "t", 0, setup_seconds=value,
-                                      phases={"banner_sent": 0.0}))
+                                      phases={"banner_sent": 0.0, "session_open": value}))
     report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={}, cases=records,
                     samples=samples)
     report.summaries = summarize(records, samples)

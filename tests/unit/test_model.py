@@ -1,7 +1,17 @@
 import json
 
 from sshbench.algorithms import Kind
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, Sample, report_from_dict, report_to_dict
+from sshbench.model import (
+    SCHEMA_VERSION,
+    Case,
+    CaseRecord,
+    CaseStatus,
+    Direction,
+    Report,
+    Sample,
+    report_from_dict,
+    report_to_dict,
+)
 from sshbench.negotiation import Negotiated
 from sshbench.stats import summarize
 
@@ -19,7 +29,7 @@ def test_report_round_trips_through_json() -> None:
                     cases=records, samples=[sample], summaries=summarize(records, [sample]))
     text = json.dumps(report_to_dict(report))
     data = json.loads(text)
-    assert data["schema"] == "sshbench/run" and data["schema_version"] == 1
+    assert data["schema"] == "sshbench/run" and data["schema_version"] == SCHEMA_VERSION
     assert data["samples"][0]["throughput_bytes_per_second"] == 2**20 / 0.01
     assert data["cases"][0]["case"]["id"] == case.id
     assert data["cases"][0]["case"]["grade"] == "acceptable"  # aes256-ctr

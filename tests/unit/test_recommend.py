@@ -38,7 +38,7 @@ def report_with(speeds: dict[tuple[Kind, str], float]) -> Report:
                                       data_seconds=GiB / speed, setup_seconds=0.2, phases={"banner_sent": 0.0}))
             else:
                 samples.append(Sample(case.id, rnd, False, True, "t", 0, setup_seconds=1 / speed,
-                                      phases={"banner_sent": 0.0}))
+                                      phases={"banner_sent": 0.0, "session_open": 1 / speed}))
     report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={}, cases=records,
                     samples=samples)
     report.summaries = summarize(records, samples)

@@ -37,7 +37,8 @@ def _sample(case: Case, rnd: int, *, rate: float = 0.0, setup: float = 0.2, ok: 
                   data_seconds=size / rate if rate else None, setup_seconds=setup, total_seconds=setup + 1,
                   client_cpu_user_seconds=cpu, client_cpu_sys_seconds=0.0, server_cpu_user_seconds=2 * cpu,
                   server_cpu_sys_seconds=0.0, client_cpu_setup_seconds=cpu_setup,
-                  server_cpu_setup_seconds=cpu_setup, error=None if ok else "boom", phases={"banner_sent": 0.0})
+                  server_cpu_setup_seconds=cpu_setup, error=None if ok else "boom",
+                  phases={"banner_sent": 0.0, "session_open": setup})
 
 
 def test_summaries_skip_warmup_and_failures_and_rank_by_factor() -> None:

@@ -91,7 +91,7 @@ def _group_caption(report: Report, kind: Kind) -> str:
     elif kind is Kind.MAC:
         text = f"all with cipher {opts['mac_cipher']}"
     else:
-        text = ("handshake = banner sent -> remote command running (process start-up excluded); "
+        text = ("handshake = banner sent -> session open (start-up of ssh and of the remote shell excluded); "
                 "kex = KEXINIT sent -> NEWKEYS received")
     return f"{text}\n{LEGEND}"
 
