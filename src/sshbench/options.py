@@ -67,6 +67,8 @@ class RunOptions:
             raise UsageError("--timeout must be a positive number of seconds")
         if not self.directions:
             raise UsageError("--directions needs upload, download or both")
+        if self.data not in ("zero", "random", "text"):
+            raise UsageError(f"bad --data {self.data!r}: use zero, random or text")
 
     def crypto_env(self) -> dict[str, str]:
         """Environment for every process that does crypto: the OpenSSL capability mask when asked."""

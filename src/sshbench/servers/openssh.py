@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -408,7 +408,3 @@ Host {HOST_ALIAS}
                 return fh.read().splitlines()[-lines:]
         except OSError:
             return []
-
-    def live_pids(self) -> Iterator[int]:
-        with self._lock:
-            yield from list(self._live)
