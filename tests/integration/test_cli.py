@@ -148,7 +148,8 @@ def test_algos_shows_client_and_server_side_by_side() -> None:
     done = sshbench("algos")
     assert done.returncode == 0, done.stderr
     for text in ("Ciphers", "MACs", "Key exchange", "Host key algorithms", "client default", "server",
-                 "3des-cbc", "broken", "chacha20-poly1305@openssh.com", "(AEAD)"):
+                 "3des-cbc", "broken", "chacha20-poly1305@openssh.com", "(AEAD)",
+                 "Terrapin (CVE-2023-48795)", "kex-strict-s-v00@openssh.com", "connection protected"):
         assert text in done.stdout
 
 
