@@ -16,6 +16,8 @@ import os
 import random
 import signal
 import sys
+import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any, NoReturn
@@ -27,12 +29,13 @@ from sshbench.advice import advise
 from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
 from sshbench.compare import compare
 from sshbench.controls import EVP_OF, verify_aesni_mask
-from sshbench.datapath import make_payload
+from sshbench.datapath import Payload, make_payload
 from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
-from sshbench.errors import ExitCode, OutputError, SshbenchError, UsageError
+from sshbench.errors import ExitCode, MissingToolError, OutputError, SshbenchError, UsageError
 from sshbench.export import charts, html, markdown
 from sshbench.export.results import ResultsWriter, default_path
 from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
+from sshbench.methods import missing_tools, parse_methods, sftp_variants
 from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, report_from_dict
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
@@ -48,6 +51,8 @@ from sshbench.recommend import POLICIES
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
+from sshbench.testfiles import check_free_space, measure_disk
+from sshbench.transfer import TransferFiles, command_templates, prepared_files
 from sshbench.ui.compare import comparison_table
 from sshbench.ui.config import print_recommendation, print_terrapin
 from sshbench.ui.progress import JsonLinesReporter, QuietReporter, RichReporter
@@ -107,6 +112,18 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
                       "client, server and ceilings: what a CPU without AES instructions would see")
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
+    tools = run.add_argument_group("transfer methods (the cipher sweep runs once per method)")
+    tools.add_argument("--method", default="pipe", help="comma list of pipe (ssh carrying a stream: SSH itself), "
+                       "scp, scp-legacy (scp -O), sftp, rsync, or all (default: pipe)")
+    tools.add_argument("--workdir", help="directory for the file methods' test files (default: the temp dir)")
+    tools.add_argument("--sink", choices=("file", "null"), default="file", help="file methods: the receiver "
+                       "writes a real file (default; size checked) or /dev/null")
+    tools.add_argument("--verify", action="store_true", help="SHA-256 of every received file (outside the timing)")
+    tools.add_argument("--files", type=int, help="many-small-files set: this many files per transfer (with "
+                       "--file-size); per-file overhead, not the cipher, dominates there")
+    tools.add_argument("--file-size", help="size of each file of the --files set, e.g. 64KiB")
+    tools.add_argument("--sftp-buffers", help="sftp -B sweep, e.g. 32KiB,128KiB,255KiB (sftp's default 32768)")
+    tools.add_argument("--sftp-requests", help="sftp -R sweep, e.g. 64,256 (sftp's default 64)")
     out = run.add_argument_group("where")
     out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
@@ -178,7 +195,38 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
+        methods=parse_methods(args.method), workdir=args.workdir, sink=args.sink, verify=args.verify,
+        files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
+        sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
+        sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
     )
+
+
+def _size_list(text: str | None, option: str) -> tuple[int, ...]:
+    return tuple(parse_size(w.strip()) for w in (text or "").split(",") if w.strip())
+
+
+def _count_list(text: str | None, option: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(w) for w in (text or "").split(",") if w.strip())
+    except ValueError:
+        raise UsageError(f"bad {option} {text!r}: use whole numbers, e.g. 64,256") from None
+
+
+def _methods(options: RunOptions, asked_all: bool) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The methods to measure (sftp tuning variants expanded) and those this machine cannot run, with why.
+
+    A method named explicitly whose tool is missing is an error; with `all` it is skipped and listed.
+    """
+    methods = [*options.methods]
+    if "sftp" in methods:
+        at = methods.index("sftp")
+        methods[at:at + 1] = sftp_variants(options.sftp_buffers, options.sftp_requests) or ("sftp",)
+    missing = missing_tools(tuple(methods))
+    if missing and not asked_all:
+        name, why = next(iter(missing.items()))
+        raise MissingToolError(f"--method {name}: {why}; install it or leave {name} out")
+    return tuple(m for m in methods if m not in missing), missing
 
 
 def _check_partner(kind: Kind, name: str, option: str, client: ClientInfo, server: AlgorithmLists) -> None:
@@ -208,11 +256,13 @@ def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
     }
 
 
-def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists) -> tuple[list[CaseRecord], int]:
+def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
+                methods: tuple[str, ...] = ("pipe",), missing: dict[str, str] | None = None,
+                ) -> tuple[list[CaseRecord], int]:
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
     selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
-    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions)
+    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, methods)
     if options.macs.strip().lower() != "none":
         _check_partner(Kind.CIPHER, options.mac_cipher, "--mac-cipher", client, offered)
     if any(not lookup(c, Kind.CIPHER).aead for c in selections[0].measure):
@@ -227,12 +277,15 @@ def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists
     reasons = {(s.kind, n): why for s in selections for n, why in s.skipped}
     for case in build_cases(skipped, settings):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[(case.kind, case.subject)]))
+    unavailable = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, tuple(missing or {}))
+    for case in build_cases([selections[0]], unavailable):
+        records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
     return records, measured
 
 
 def _next_steps(report: Report, writer: ResultsWriter) -> list[str]:
     lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
-    fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]
+    fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]  # pipe
     safe = [s for s in sorted(fastest, key=lambda s: s.rank or 0)
             if lookup(report.case(s.case_id).case.subject, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)]
     if safe and safe[0].throughput_bytes_per_second:
@@ -269,10 +322,12 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     machine_before = sysinfo.cpu_snapshot()
     crypto = verify_aesni_mask() if options.no_aesni else None
-    with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server:
+    methods, missing = _methods(options, "all" in args.method.lower())
+    with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server, \
+            contextlib.ExitStack() as stack:
         assert server.info is not None and server.dir is not None
         payload = make_payload(options.data, server.dir, seed)
-        records, measured = _plan_cases(options, client, server.info.enabled)
+        records, measured = _plan_cases(options, client, server.info.enabled, methods, missing)
         if not measured:
             raise UsageError("nothing to measure: every selection is empty or unsupported by the server "
                              "(see sshbench algos)")
@@ -283,14 +338,20 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                                         "mask_check": crypto}
         report.environment["terrapin"] = _terrapin(client, server)
         live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
+        target = EmbeddedTarget(server)
+        files = None
+        if any(c.method != "pipe" for c in live):
+            files = stack.enter_context(_test_files(options, target, payload))
+            report.environment["files"] = _files_facts(options, files, payload)
+            report.environment["files"]["commands"] = command_templates(target, files, methods)
         plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, seed) if options.runs is not None
                           else PrecisionSchedule(live, options.min_runs, options.max_runs, seed))
         writer.save(report)
         reporter: RichReporter | JsonLinesReporter = (
             QuietReporter() if args.quiet else JsonLinesReporter(sys.stdout) if args.jsonl else RichReporter(err))
         with reporter:
-            execute(report, plan, EmbeddedTarget(server), options, writer.save, reporter,
-                    ProbeSettings(payload, options.compression, options.crypto_env()))
+            execute(report, plan, target, options, writer.save, reporter,
+                    ProbeSettings(payload, options.compression, options.crypto_env()), files)
         report.environment["host"]["load_average_end"] = sysinfo.load_average()
         report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
         report.warnings = [w.to_dict() for w in advise(report)]
@@ -313,6 +374,28 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         for line in _next_steps(report, writer):
             out.print(line, highlight=False)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+@contextlib.contextmanager
+def _test_files(options: RunOptions, target: EmbeddedTarget, payload: Payload) -> Iterator[TransferFiles]:
+    """The file methods' test files, after checking there is room for them; gone afterwards."""
+    workdir = options.workdir or tempfile.gettempdir()
+    if not os.path.isdir(workdir):
+        raise UsageError(f"--workdir {workdir}: no such directory; create it or pick another")
+    check_free_space(workdir, options.file_shape, payload, options.sink == "file")
+    with prepared_files(target, workdir, options.file_shape, payload, options.sink == "file",
+                        options.verify) as files:
+        yield files
+
+
+def _files_facts(options: RunOptions, files: TransferFiles, payload: Payload) -> dict[str, Any]:
+    """What the file methods moved and where, and how fast that disk is: the bottleneck check."""
+    disk = measure_disk(files.source(tiny=False, server=False), files.client_dir, payload)
+    shape = files.shape
+    return {"workdir": os.path.dirname(files.client_dir), "file_bytes": shape.file_bytes, "files": shape.files,
+            "directory": shape.directory, "total_bytes": shape.total_bytes, "describe": shape.describe(),
+            "sparse_source": options.data == "zero" and not shape.directory, "sink": options.sink,
+            "verify": options.verify, "source_sha256": files.source_sha256, "disk": disk.to_dict()}
 
 
 def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:

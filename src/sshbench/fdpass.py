@@ -10,6 +10,10 @@ same server, minus the stall; the helper exits as soon as ssh has the fd.
 
 Run as a file by ssh (`python -S fdpass.py HOST PORT`): no sshbench imports,
 so it starts in ~10 ms and is never counted in the handshake time.
+
+It names its local port on stderr (which ssh passes through), because file
+tools (scp, sftp, rsync) cannot print $SSH_CLIENT the way the pipe's remote
+command does, and the port is what matches a connection to its sshd.
 """
 
 import array
@@ -27,6 +31,7 @@ def main() -> int:
         return 255
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.settimeout(None)
+    print(f"debug1: sshbench fdpass: local port {sock.getsockname()[1]}", file=sys.stderr, flush=True)
     channel = socket.socket(fileno=1)  # ssh gives us one end of a socketpair as stdout
     channel.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [sock.fileno()]))])
     return 0

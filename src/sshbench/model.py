@@ -15,7 +15,7 @@ from typing import Any
 from sshbench.algorithms import ALGORITHM_KINDS, Kind, lookup
 from sshbench.negotiation import Negotiated
 
-SCHEMA_VERSION = 2  # 2: handshake ends at session open, not at the remote command
+SCHEMA_VERSION = 3  # 2: handshake ends at session open; 3: transfer methods (scp, sftp, rsync), end-to-end rates
 
 
 class Direction(StrEnum):
@@ -35,6 +35,9 @@ class Case:
     mac: str | None = None
     kex: str | None = None
     hostkey: str | None = None
+    # How the bytes move: "pipe" (ssh carrying our stream), or a file tool: "scp", "scp-legacy",
+    # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see methods.py).
+    method: str = "pipe"
 
     @property
     def subject(self) -> str:
@@ -47,7 +50,11 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.kind.value}:{self.subject}:{self.direction.value}"
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}"
+
+    @property
+    def _method_suffix(self) -> str:
+        return "" if self.method == "pipe" else f":{self.method}"
 
     @property
     def moves_data(self) -> bool:
@@ -55,8 +62,8 @@ class Case:
 
     @property
     def group(self) -> str:
-        """Cases ranked against each other: same kind and direction."""
-        return f"{self.kind.value}:{self.direction.value}"
+        """Cases ranked against each other: same kind, direction and transfer method."""
+        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}"
 
 
 @dataclass
@@ -69,16 +76,25 @@ class Sample:
     ok: bool
     started_at: str  # UTC, ISO 8601
     size_bytes: int  # bytes asked for (0 for set-up cases)
-    bytes_received: int | None = None  # as counted by the receiving side
+    bytes_received: int | None = None  # as counted by the receiving side (file methods: the received file's size)
     setup_seconds: float | None = None  # ssh started -> remote command ready
-    data_seconds: float | None = None  # first byte sent -> receiver confirmed the last
-    total_seconds: float | None = None  # ssh started -> ssh exited
+    # The steady-state data phase. pipe: first byte sent -> receiver confirmed the last.
+    # File methods: total_seconds minus overhead_seconds (the same tool moving a 1-byte file).
+    data_seconds: float | None = None
+    total_seconds: float | None = None  # ssh (or the file tool) started -> exited: what the user waits for
+    overhead_seconds: float | None = None  # file methods: the same tool and algorithms moving a 1-byte file
+    # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
+    verified: str | None = None
+    # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included
+    wire_bytes_sent: int | None = None
+    wire_bytes_received: int | None = None
     client_cpu_user_seconds: float | None = None
     client_cpu_sys_seconds: float | None = None
     server_cpu_user_seconds: float | None = None
     server_cpu_sys_seconds: float | None = None
-    # CPU used by each side before the data phase began (handshake, start-up), read from /proc;
-    # the data phase's CPU is the exact wait4 total minus this.
+    # CPU used by each side outside the data phase: for the pipe, before the data phase began (handshake,
+    # start-up), read from /proc; for file methods, the whole 1-byte transfer (wait4).
+    # The data phase's CPU is the exact wait4 total minus this.
     client_cpu_setup_seconds: float | None = None
     server_cpu_setup_seconds: float | None = None
     exit_status: int | None = None
@@ -93,6 +109,13 @@ class Sample:
         if not self.ok or not self.data_seconds or self.bytes_received is None:
             return None
         return self.bytes_received / self.data_seconds
+
+    @property
+    def end_to_end_bytes_per_second(self) -> float | None:
+        """Bytes over the whole connection or tool run, start-up and handshake included."""
+        if not self.ok or not self.total_seconds or not self.bytes_received or not self.data_seconds:
+            return None
+        return self.bytes_received / self.total_seconds
 
     @property
     def client_cpu_seconds(self) -> float | None:
@@ -187,7 +210,9 @@ class Summary:
     group: str
     samples_ok: int
     samples_failed: int
-    throughput_bytes_per_second: Stat | None = None
+    throughput_bytes_per_second: Stat | None = None  # steady state: the data phase alone
+    end_to_end_bytes_per_second: Stat | None = None  # what the user waits for: start-up and handshake included
+    overhead_seconds: Stat | None = None  # file methods: the same tool moving a 1-byte file
     setup_seconds: Stat | None = None  # ssh started -> remote command running
     handshake_seconds: Stat | None = None  # banner sent -> session open (ranks set-up cases)
     kex_seconds: Stat | None = None
@@ -252,6 +277,7 @@ def _plain(value: Any) -> Any:
                 out["grade"], out["grade_reason"] = algorithm.grade.value, algorithm.reason
         if isinstance(value, Sample):
             out["throughput_bytes_per_second"] = value.throughput_bytes_per_second
+            out["end_to_end_bytes_per_second"] = value.end_to_end_bytes_per_second
             out["kex_seconds"] = value.kex_seconds
             out["handshake_seconds"] = value.handshake_seconds
             out["client_cpu_data_seconds"] = value.client_cpu_data_seconds
@@ -283,9 +309,10 @@ def report_from_dict(data: dict[str, Any]) -> Report:
 
     def case(d: dict[str, Any]) -> Case:
         return Case(kind=Kind(d["kind"]), direction=Direction(d["direction"]), cipher=d["cipher"],
-                    mac=d["mac"], kex=d["kex"], hostkey=d["hostkey"])
+                    mac=d["mac"], kex=d["kex"], hostkey=d["hostkey"], method=d["method"])
 
-    derived = {"throughput_bytes_per_second", "kex_seconds", "handshake_seconds", "client_cpu_data_seconds",
+    derived = {"throughput_bytes_per_second", "end_to_end_bytes_per_second",
+               "kex_seconds", "handshake_seconds", "client_cpu_data_seconds",
                "server_cpu_data_seconds"}
     samples = []
     for raw in data["samples"]:

@@ -17,6 +17,7 @@ _KEX_RE = re.compile(r"kex: algorithm: (\S+)")
 _HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")
 _DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+) compression: (\S+)")
 _BANNER_RE = re.compile(r"remote software version (.+)$")
+_TRANSFERRED_RE = re.compile(r"Transferred: sent (\d+), received (\d+) bytes")
 _REFUSED_RE = re.compile(r"Unable to negotiate with .*?: (no matching [^.]+ found)")
 
 # Phase mark -> a substring that identifies the line, in connection order.
@@ -55,6 +56,8 @@ class Transcript:
     negotiated: Negotiated
     phases: dict[str, float] = field(default_factory=dict)
     refused: str | None = None  # "no matching cipher found" when the server refused the request
+    # ssh's own count at exit (packets and padding included): bytes sent and received on the wire
+    transferred: tuple[int, int] | None = None
 
 
 def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
@@ -62,6 +65,7 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
     found: dict[str, str] = {}
     phases: dict[str, float] = {}
     refused: str | None = None
+    transferred: tuple[int, int] | None = None
     for when, line in lines:
         for name, marker in PHASE_MARKERS:
             if name not in phases and marker in line:
@@ -79,7 +83,9 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             found["server_version"] = m.group(1).strip()
         elif m := _REFUSED_RE.search(line):
             refused = m.group(1)
-    return Transcript(negotiated=Negotiated(**found), phases=phases, refused=refused)
+        elif m := _TRANSFERRED_RE.search(line):
+            transferred = (int(m.group(1)), int(m.group(2)))
+    return Transcript(negotiated=Negotiated(**found), phases=phases, refused=refused, transferred=transferred)
 
 
 def parse_text(text: str) -> Transcript:

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sshbench.errors import UsageError
+from sshbench.methods import PIPE
 from sshbench.model import Direction
+from sshbench.testfiles import FileShape
 from sshbench.units import MiB
 
 DEFAULT_CIPHER_MAC = "hmac-sha2-256-etm@openssh.com"
@@ -20,6 +22,9 @@ DEFAULT_MAC_CIPHER = "aes128-ctr"
 # OPENSSL_ia32cap: first word clears AES-NI (bit 57) and PCLMULQDQ (bit 33) of CPUID.1:ECX<<32|EDX;
 # second word clears VAES (bit 41) and VPCLMULQDQ (bit 42) of CPUID.7:ECX<<32|EBX.
 AESNI_MASK = "~0x200000200000000:~0x60000000000"
+# The file methods' test file when --size is not given: long enough that the ~0.1-0.2 s of tool start-up
+# is a small part of the end-to-end time at ~1 GB/s, and free to make (sparse for zero data).
+DEFAULT_FILE_BYTES = 512 * MiB
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,14 @@ class RunOptions:
     compression: bool = False
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
+    methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods.py)
+    workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
+    sink: str = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")
+    verify: bool = False  # SHA-256 of every received file, outside the timed part
+    files: int | None = None  # many-small-files set: this many files of file_size_bytes
+    file_size_bytes: int | None = None
+    sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
+    sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
 
     def __post_init__(self) -> None:
         if (self.runs is not None and self.runs < 1) or self.setup_runs < 1:
@@ -69,6 +82,37 @@ class RunOptions:
             raise UsageError("--directions needs upload, download or both")
         if self.data not in ("zero", "random", "text"):
             raise UsageError(f"bad --data {self.data!r}: use zero, random or text")
+        self._check_files()
+
+    def _check_files(self) -> None:
+        if self.sink not in ("file", "null"):
+            raise UsageError(f"bad --sink {self.sink!r}: use file (a real received file) or null (/dev/null)")
+        if (self.files is None) != (self.file_size_bytes is None):
+            raise UsageError("--files and --file-size go together, e.g. --files 1000 --file-size 64KiB")
+        if self.files is not None and self.files < 1:
+            raise UsageError("--files must be at least 1")
+        if self.file_size_bytes is not None and self.file_size_bytes < 1:
+            raise UsageError("--file-size must be at least 1 byte")
+        file_methods = [m for m in self.methods if m != PIPE]
+        if self.files is not None and not file_methods:
+            raise UsageError("--files needs a file method: add --method scp,sftp,rsync (or all)")
+        if self.files is not None and self.sink == "null":
+            raise UsageError("--sink null cannot take a set of files: use --sink file with --files")
+        if any(n < 1 for n in (*self.sftp_buffers, *self.sftp_requests)):
+            raise UsageError("--sftp-buffers and --sftp-requests must be positive numbers")
+        if (self.sftp_buffers or self.sftp_requests) and "sftp" not in self.methods:
+            raise UsageError("--sftp-buffers/--sftp-requests tune sftp: add sftp to --method")
+
+    @property
+    def file_methods(self) -> tuple[str, ...]:
+        return tuple(m for m in self.methods if m != PIPE)
+
+    @property
+    def file_shape(self) -> FileShape:
+        """What each file-method transfer moves: one file of --size, or the --files set."""
+        if self.files is not None and self.file_size_bytes is not None:
+            return FileShape(self.file_size_bytes, self.files, directory=True)
+        return FileShape(self.size_bytes or DEFAULT_FILE_BYTES)
 
     def crypto_env(self) -> dict[str, str]:
         """Environment for every process that does crypto: the OpenSSL capability mask when asked."""
@@ -81,6 +125,8 @@ class RunOptions:
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["directions"] = [d.value for d in self.directions]
+        out["methods"] = list(self.methods)
+        out["sftp_buffers"], out["sftp_requests"] = list(self.sftp_buffers), list(self.sftp_requests)
         return out
 
 

@@ -86,10 +86,15 @@ class SweepSettings:
     cipher_mac: str  # MAC used with non-AEAD ciphers in the cipher sweep
     mac_cipher: str  # non-AEAD cipher used in the MAC sweep
     directions: tuple[Direction, ...]  # cipher sweep directions
+    methods: tuple[str, ...] = ("pipe",)  # cipher sweep transfer methods, sftp variants included
 
 
 def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> list[Case]:
-    """One case per (algorithm, direction); MACs only with a fixed non-AEAD cipher, never a grid."""
+    """One case per (algorithm, direction), ciphers also per transfer method; MACs with one fixed cipher.
+
+    The MAC, key exchange and host key sweeps measure SSH itself, so they use
+    the pipe only; the method x cipher grid is where tools differ.
+    """
     if is_aead(settings.mac_cipher):
         raise UsageError(f"--mac-cipher {settings.mac_cipher} is AEAD and ignores MACs: pick a non-AEAD cipher "
                          "such as aes128-ctr")
@@ -98,7 +103,8 @@ def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> lis
         for name in sel.measure:
             if sel.kind is Kind.CIPHER:
                 mac = None if is_aead(name) else settings.cipher_mac
-                cases += [Case(Kind.CIPHER, d, cipher=name, mac=mac) for d in settings.directions]
+                cases += [Case(Kind.CIPHER, d, cipher=name, mac=mac, method=method)
+                          for method in settings.methods for d in settings.directions]
             elif sel.kind is Kind.MAC:
                 cases.append(Case(Kind.MAC, Direction.UPLOAD, cipher=settings.mac_cipher, mac=name))
             elif sel.kind is Kind.KEX:

@@ -104,7 +104,7 @@ class _Lines:
         return None
 
 
-def _tail(lines: list[tuple[float, str]]) -> list[str]:
+def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
     """Last lines worth reading: ssh's own messages first, debug noise only if there is nothing else."""
     plain = [text for _, text in lines if not text.startswith("debug")]
     return (plain or [text for _, text in lines])[-STDERR_TAIL:]
@@ -189,6 +189,8 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     transcript = parse_verbose(stderr_lines)
     sample.negotiated = transcript.negotiated
     sample.phases = {k: round(v, 6) for k, v in transcript.phases.items()}
+    if transcript.transferred:
+        sample.wire_bytes_sent, sample.wire_bytes_received = transcript.transferred
     if peer_port is not None:
         server = target.server_process(peer_port)
         if server is not None:
@@ -209,7 +211,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     sample.error = error
     sample.ok = error is None
     if error is not None:
-        sample.stderr_tail = _tail(stderr_lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
+        sample.stderr_tail = tail_lines(stderr_lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
     return sample
 
 
@@ -242,6 +244,7 @@ def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out:
     else:
         return None
     sample.data_seconds = t1 - t0
+    sample.verified = "count"
     if sample.bytes_received != size_bytes:
         return f"receiver counted {sample.bytes_received} bytes, expected {size_bytes}"
     return None

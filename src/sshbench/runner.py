@@ -23,6 +23,7 @@ from sshbench.plan import Schedule, Visit
 from sshbench.probe import ProbeSettings, run_sample
 from sshbench.stats import summarize
 from sshbench.target import Target
+from sshbench.transfer import TransferFiles, run_transfer_sample
 from sshbench.units import MiB
 
 MIN_AUTO_SIZE = 4 * MiB
@@ -109,16 +110,24 @@ class _Estimates:
 
 def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
             save: Callable[[Report], None], reporter: Reporter | None = None,
-            settings: ProbeSettings | None = None) -> Report:
+            settings: ProbeSettings | None = None, files: TransferFiles | None = None) -> Report:
     """Run rounds until the schedule is done or the time budget would be overrun.
 
+    `files` are the test files the file methods (scp, sftp, rsync) move; their
+    cases are sized by the file, not by the warm-up.
     On Ctrl-C the report is marked interrupted, saved and the interrupt re-raised.
     """
     reporter = reporter or NullReporter()
     settings = settings or ProbeSettings(compression=options.compression, env=options.crypto_env())
     estimates = _Estimates()
     for record in report.cases:
-        if record.case.moves_data and record.case.kind is not Kind.CEILING and not record.size_bytes:
+        if record.case.method != "pipe" and files is None:
+            raise ValueError(f"{record.case.id} needs test files")
+        if files is not None and record.case.kind is Kind.CIPHER and (record.case.method != "pipe"
+                                                                     or not options.size_bytes):
+            # the pipe's cipher cases move as many bytes as the file tools, so end-to-end rates compare
+            record.size_bytes, record.size_source = files.shape.total_bytes, "file"
+        elif record.case.moves_data and record.case.kind is not Kind.CEILING and not record.size_bytes:
             record.size_bytes = options.size_bytes or options.probe_bytes
             record.size_source = "fixed" if options.size_bytes else "probe"
     records = {r.case.id: r for r in report.cases}
@@ -149,7 +158,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
                 reporter.sample_started(visit, Progress(done, total, eta))
                 timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
-                sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved)
+                sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved, files)
                 report.samples.append(sample)
                 _update_case(record, sample, options)
                 estimates.learn(sample, record.size_bytes)
@@ -175,8 +184,13 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
 
 
 def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: ProbeSettings,
-             openssl: str | None, tick: Tick) -> Sample:
-    """One sample of any kind of case: an SSH connection, or one of the reference controls."""
+             openssl: str | None, tick: Tick, files: TransferFiles | None) -> Sample:
+    """One sample of any kind of case: an SSH connection, a file tool's pair of runs, or a reference control."""
+    if visit.case.method != "pipe" and files is not None:
+        sample = run_transfer_sample(target, visit.case, files, visit.round, timeout, settings)
+        if sample.bytes_received:
+            tick(sample.bytes_received)
+        return sample
     if visit.case.kind is Kind.CEILING:
         return run_crypto_ceiling(visit.case, visit.round, openssl, settings.env)
     if visit.case.kind is Kind.CONTROL:
@@ -208,7 +222,7 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
         record.reason = sample.error
         return
     if sample.warmup and record.case.moves_data and record.case.kind is not Kind.CEILING \
-            and options.size_bytes is None:
+            and options.size_bytes is None and record.size_source != "file":
         sized = auto_size(sample, options.sample_seconds)
         if sized is not None:
             record.size_bytes = sized

@@ -93,6 +93,8 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
     )
     if case.moves_data:
         summary.throughput_bytes_per_second = describe(_values(good, lambda s: s.throughput_bytes_per_second))
+        summary.end_to_end_bytes_per_second = describe(_values(good, lambda s: s.end_to_end_bytes_per_second))
+        summary.overhead_seconds = describe(_values(good, lambda s: s.overhead_seconds))
         summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.client_cpu_data_seconds, s)))
         summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.server_cpu_data_seconds, s)))
         if clock_hz:

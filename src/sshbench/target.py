@@ -1,4 +1,4 @@
-"""How to reach the server a case runs against: the ssh command line and, where known, server CPU.
+"""How to reach the server a case runs against: the ssh command line, its files and, where known, server CPU.
 
 The embedded target is the only kind today; a remote-host target (user's own
 ssh config, server CPU from /proc) implements the same protocol.
@@ -10,10 +10,39 @@ from typing import Protocol
 
 from sshbench.model import Case
 from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH, ServerProcess
+from sshbench.testfiles import LocalFiles
+
+
+class FileOps(Protocol):
+    """What the file methods need done on the server side, outside the timed part."""
+
+    def make_dir(self, parent: str) -> str:
+        """A new private directory for this run's files; `parent` is a hint the remote side may ignore."""
+        ...
+
+    def size(self, path: str) -> tuple[int, int] | None:
+        """(bytes, regular files) under path, None when it does not exist."""
+        ...
+
+    def sha256(self, path: str) -> str: ...
+
+    def remove(self, path: str) -> None: ...
+
+    def place(self, local_source: str, path: str) -> None:
+        """Put a copy of the local source at `path` on the server (the download source)."""
+        ...
 
 
 class Target(Protocol):
+    destination: str  # what scp, sftp and rsync are given as the host
+    ssh_program: str
+    files: FileOps  # the server's side of the file methods
+
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]: ...
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        """ssh options (config, -v, algorithms) that scp and sftp take as they are and rsync takes in -e."""
+        ...
 
     def server_process(self, peer_port: int) -> ServerProcess | None: ...
 
@@ -33,12 +62,18 @@ def algorithm_options(case: Case) -> list[str]:
 
 
 class EmbeddedTarget:
+    destination = HOST_ALIAS
+
     def __init__(self, server: EmbeddedOpenSSH) -> None:
         self.server = server
+        self.ssh_program = server.client.path
+        self.files: FileOps = LocalFiles()
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
-        return [self.server.client.path, "-F", self.server.client_config, "-v", *algorithm_options(case),
-                HOST_ALIAS, remote_command]
+        return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        return ["-F", self.server.client_config, "-v", *algorithm_options(case)]
 
     def server_process(self, peer_port: int) -> ServerProcess | None:
         return self.server.server_process(peer_port)

@@ -1,0 +1,135 @@
+"""`sshbench --method ...` end to end: the matrix, the results file, the checks, bad input, cleanup."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sshbench.errors import ExitCode
+from tests.conftest import leftover_sshd, sshbench_temp_dirs, sshd_pids
+from tests.integration.cli_helpers import sshbench
+
+ONLY_CIPHERS = ["--macs", "none", "--kex", "none", "--hostkeys", "none", "--no-controls"]
+
+
+@pytest.fixture(scope="module")
+def method_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], dict[str, Any],
+                                                                   Path]:
+    work = tmp_path_factory.mktemp("work")
+    out = tmp_path_factory.mktemp("res") / "m.json"
+    done = sshbench("--method", "all", "--ciphers", "aes128-gcm@openssh.com,aes128-ctr", *ONLY_CIPHERS,
+                    "--runs", "2", "--size", "24MiB", "--verify", "--workdir", str(work), "--output", str(out))
+    return done, json.loads(out.read_text()) if out.exists() else {}, work
+
+
+def test_method_matrix_is_printed(method_run: Any) -> None:
+    done, _, _ = method_run
+    assert done.returncode == 0, done.stderr
+    for text in ("Transfer method x cipher, upload", "Transfer method x cipher, download", "scp -O", "sftp",
+                 "rsync", "pipe", "e2e", "CPU", "checked: size+sha256", "file methods: one 24 MiB file"):
+        assert text in done.stdout, text
+
+
+def test_every_method_and_direction_is_in_the_results(method_run: Any) -> None:
+    _, data, _ = method_run
+    ids = {c["case"]["id"] for c in data["cases"] if c["status"] == "measured"}
+    for method in ("", ":scp", ":scp-legacy", ":sftp", ":rsync"):
+        for cipher in ("aes128-gcm@openssh.com", "aes128-ctr"):
+            for direction in ("upload", "download"):
+                assert f"cipher:{cipher}:{direction}{method}" in ids
+    files = data["environment"]["files"]
+    assert files["file_bytes"] == 24 * 2**20 and files["sink"] == "file" and files["verify"]
+    assert files["disk"]["read_bytes_per_second"] > 0 and files["disk"]["write_bytes_per_second"] > 0
+    assert set(files["commands"]) == {"scp", "scp-legacy", "sftp", "rsync"}
+    assert files["commands"]["scp-legacy"].startswith("scp -O ")
+
+
+def test_file_samples_are_verified_and_split_into_overhead_and_data(method_run: Any) -> None:
+    _, data, _ = method_run
+    cases = {c["case"]["id"]: c["case"] for c in data["cases"]}
+    file_samples = [s for s in data["samples"] if cases[s["case_id"]]["method"] != "pipe"]
+    assert file_samples and all(s["ok"] for s in file_samples)
+    for s in file_samples:
+        assert s["verified"] == "size+sha256" and s["bytes_received"] == 24 * 2**20
+        assert s["total_seconds"] == pytest.approx(s["overhead_seconds"] + s["data_seconds"])
+        assert s["end_to_end_bytes_per_second"] < s["throughput_bytes_per_second"]
+        assert s["server_cpu_data_seconds"] is not None and s["client_cpu_data_seconds"] is not None
+    pipe_cipher = [s for s in data["samples"] if cases[s["case_id"]]["method"] == "pipe"]
+    assert all(s["size_bytes"] == 24 * 2**20 for s in pipe_cipher), "the pipe moves what the files hold"
+
+
+def test_nothing_is_left_in_the_workdir(method_run: Any) -> None:
+    _, _, work = method_run
+    assert list(work.iterdir()) == []
+
+
+def test_report_renders_the_matrix_from_the_file(method_run: Any, tmp_path: Path) -> None:
+    _, data, _ = method_run
+    saved = tmp_path / "m.json"
+    saved.write_text(json.dumps(data))
+    done = sshbench("report", str(saved), "--markdown", "-", "--charts", str(tmp_path / "charts"))
+    assert done.returncode == 0, done.stderr
+    assert "### Transfer method x cipher, upload" in done.stdout and "e2e" in done.stdout
+    assert (tmp_path / "charts" / "methods-heatmap.svg").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--method", "ftp"], "unknown --method 'ftp'"),
+    (["--method", "scp", "--files", "3"], "--files and --file-size go together"),
+    (["--method", "scp", "--files", "3", "--file-size", "1KiB", "--sink", "null"], "--sink null cannot take"),
+    (["--files", "3", "--file-size", "1KiB"], "--files needs a file method"),
+    (["--method", "scp", "--sftp-buffers", "64KiB"], "add sftp to --method"),
+    (["--method", "scp", "--size", "900TB"], "not enough free space"),
+    (["--method", "scp", "--workdir", "/nonexistent/dir"], "no such directory"),
+])
+def test_bad_method_options_fail_in_one_line(args: list[str], message: str, tmp_path: Path) -> None:
+    before = sshbench_temp_dirs()
+    done = sshbench(*args, "--ciphers", "aes128-ctr", *ONLY_CIPHERS, "--runs", "1",
+                    "--output", str(tmp_path / "x.json"))
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert sshbench_temp_dirs() <= before
+
+
+def test_many_small_files_and_sftp_sweep(tmp_path: Path) -> None:
+    out = tmp_path / "set.json"
+    done = sshbench("--method", "sftp,rsync", "--sftp-buffers", "32KiB,128KiB", "--sftp-requests", "64",
+                    "--files", "40", "--file-size", "256KiB", "--ciphers", "aes128-ctr", *ONLY_CIPHERS,
+                    "--runs", "1", "--directions", "upload", "--workdir", str(tmp_path), "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    methods = {c["case"]["method"] for c in data["cases"]}
+    assert methods == {"sftp", "sftp-B131072-R64", "rsync"}
+    assert "sftp -B 131072 -R 64" in done.stdout and "files/s" in done.stdout
+    assert data["environment"]["files"]["files"] == 40
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["set.csv", "set.json"]
+
+
+def test_ctrl_c_during_a_file_transfer_cleans_up(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    out = tmp_path / "int.json"
+    before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
+    proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--method", "scp", "--ciphers", "aes128-ctr",
+                             *ONLY_CIPHERS, "--size", "96MiB", "--runs", "30", "--workdir", str(work),
+                             "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text())["samples"]):
+        time.sleep(0.2)
+    time.sleep(0.3)  # land inside a transfer
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert "Traceback" not in err
+    assert json.loads(out.read_text())["status"] == "interrupted"
+    assert list(work.iterdir()) == []
+    assert not leftover_sshd(before_pids)
+    assert sshbench_temp_dirs() <= before_dirs
