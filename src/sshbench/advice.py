@@ -20,6 +20,9 @@ STEAL_SHARE = 0.05  # CPU time taken by the hypervisor during the run
 FIRST_RUN_RATIO = 1.25  # first measured sample this much worse than the median of the rest
 WIDE_INTERVAL = 0.10  # median's 95% interval wider than +-10%
 CONTROL_HEADROOM = 2.0  # raw TCP control must be at least twice the fastest SSH case
+# The disk must read the source and write the sink this many times faster than the fastest file transfer,
+# the usual margin careful benchmarks ask of `dd` before blaming the network or the cipher.
+DISK_HEADROOM = 10.0
 
 
 class Code(StrEnum):
@@ -30,6 +33,7 @@ class Code(StrEnum):
     WIDE_SPREAD = "wide-spread"
     CONTROL_TOO_CLOSE = "control-too-close"
     COMPRESSION_USELESS = "compression-useless"
+    DISK_LIMITS = "disk-limits"
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def _controls(report: Report) -> list[Advice]:
             continue
         if case.kind is Kind.CONTROL:
             tcp = stat.median
-        elif case.kind is not Kind.CEILING:
+        elif case.kind is not Kind.CEILING and case.method == "pipe":
             fastest = max(fastest, stat.median)
     if tcp is not None and fastest and tcp < CONTROL_HEADROOM * fastest:
         return [Advice(Code.CONTROL_TOO_CLOSE, f"the raw TCP control ({tcp / 1e6:,.0f} MB/s) is only "
@@ -127,6 +131,26 @@ def _options(report: Report) -> list[Advice]:
     return []
 
 
+def _disk(report: Report) -> list[Advice]:
+    """File methods read a real file and write one: was the disk, not SSH, the limit?"""
+    files = report.environment.get("files") or {}
+    disk = files.get("disk") or {}
+    fastest = max((s.throughput_bytes_per_second.median for s in report.summaries if s.throughput_bytes_per_second
+                   and report.case(s.case_id).case.method != "pipe"), default=0.0)
+    if not disk or not fastest:
+        return []
+    slow = [(what, rate) for what, rate in (("reads the source", disk["read_bytes_per_second"]),
+                                            ("writes the sink", disk["write_bytes_per_second"]))
+            if rate < DISK_HEADROOM * fastest and not (what == "writes the sink" and files.get("sink") == "null")]
+    if not slow:
+        return []
+    said = " and ".join(f"{what} at {rate / 1e6:,.0f} MB/s" for what, rate in slow)
+    return [Advice(Code.DISK_LIMITS, f"the workdir's disk {said}, under {DISK_HEADROOM:g}x the fastest file "
+                   f"transfer ({fastest / 1e6:,.0f} MB/s), so the disk may limit the file-method figures",
+                   "compare with the pipe rows (no disk), or put --workdir on faster storage (e.g. /dev/shm) or "
+                   "use --sink null to take the receiving disk out")]
+
+
 def advise(report: Report) -> list[Advice]:
     """Every warning that applies to a finished (or interrupted) run."""
-    return [*_machine(report), *_cases(report), *_controls(report), *_options(report)]
+    return [*_machine(report), *_cases(report), *_controls(report), *_options(report), *_disk(report)]

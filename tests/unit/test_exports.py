@@ -31,7 +31,7 @@ def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
     try:
         names = [c.name for c in made]
         assert names == ["ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
-                         "ciphers-cpu-cost"]
+                         "ciphers-cpu-cost", "methods-heatmap"]
         svg = made[0].render("svg").decode()
         assert "3des-cbc (broken)" in svg and "aes128-gcm@openssh.com" in svg
         assert "MB/s (10^6 bytes per second)" in svg and "OpenSSH_9.2p1" in svg  # units and versions
@@ -42,7 +42,7 @@ def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
 
 def test_html_is_self_contained(tmp_path: Path) -> None:
     page = html.render(load_report())
-    assert "<svg" in page and page.count("<figure") == 5
+    assert "<svg" in page and page.count("<figure") == 6
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
     for text in ("Recommended configuration (policy modern)", "Raw samples", "Controls and ceilings",

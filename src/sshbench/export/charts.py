@@ -15,9 +15,11 @@ import matplotlib
 matplotlib.use("Agg")  # no display: charts are files
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 
 from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.export.rows import method_label, method_matrices
 from sshbench.model import Report, Stat, Summary
 
 COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
@@ -65,7 +67,7 @@ def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, 
     for summary in report.summaries:
         case = report.case(summary.case_id).case
         stat = getattr(summary, metric)
-        if case.kind is kind and stat is not None:
+        if case.kind is kind and case.method == "pipe" and stat is not None:
             out.setdefault(case.subject, {})[case.direction.value] = stat
     return out
 
@@ -115,7 +117,8 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
 
 
 def _summaries(report: Report, kind: Kind) -> list[Summary]:
-    return [s for s in report.summaries if report.case(s.case_id).case.kind is kind]
+    return [s for s in report.summaries
+            if report.case(s.case_id).case.kind is kind and report.case(s.case_id).case.method == "pipe"]
 
 
 def charts(report: Report) -> list[Chart]:
@@ -138,7 +141,57 @@ def charts(report: Report) -> list[Chart]:
     cost = _cpu_cost(report)
     if cost is not None:
         made.append(Chart("ciphers-cpu-cost", cost))
+    heat = _method_heatmap(report)
+    if heat is not None:
+        made.append(Chart("methods-heatmap", heat))
     return made
+
+
+def _method_heatmap(report: Report) -> Figure | None:
+    """Method x cipher, one panel per direction: colour = steady-state MB/s, text = steady and end-to-end."""
+    matrices = method_matrices(report)
+    if not matrices:
+        return None
+    width = max(len(m.ciphers) for m in matrices)
+    height = max(len(m.methods) for m in matrices)
+    fig, axes = plt.subplots(1, len(matrices), figsize=(2.4 + max(3.6, 2.2 * width) * len(matrices),
+                                                              1.8 + 0.7 * height),
+                             squeeze=False)
+    peak = max((s.throughput_bytes_per_second.median for m in matrices for s in m.cells.values()
+                if s.throughput_bytes_per_second), default=1.0) / 1e6
+    image = None
+    for ax, matrix in zip(axes[0], matrices, strict=True):
+        grid = np.full((len(matrix.methods), len(matrix.ciphers)), np.nan)
+        for (method, cipher), summary in matrix.cells.items():
+            if summary.throughput_bytes_per_second:
+                grid[matrix.methods.index(method), matrix.ciphers.index(cipher)] = \
+                    summary.throughput_bytes_per_second.median / 1e6
+        image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=peak, aspect="auto")
+        for (method, cipher), summary in matrix.cells.items():
+            row, col = matrix.methods.index(method), matrix.ciphers.index(cipher)
+            steady, e2e = summary.throughput_bytes_per_second, summary.end_to_end_bytes_per_second
+            if steady is None:
+                continue
+            text = f"{steady.median / 1e6:,.0f}" + (f"\ne2e {e2e.median / 1e6:,.0f}" if e2e else "")
+            ax.text(col, row, text, ha="center", va="center", fontsize=8,
+                    color="white" if steady.median / 1e6 < 0.6 * peak else "black")
+        ax.set_xticks(range(len(matrix.ciphers)))
+        ax.set_xticklabels([_label(c, Kind.CIPHER)[0] for c in matrix.ciphers], rotation=20, ha="right",
+                           fontsize=8)
+        for tick, name in zip(ax.get_xticklabels(), matrix.ciphers, strict=True):
+            if _label(name, Kind.CIPHER)[1]:
+                tick.set_color("#c53a32")
+        ax.set_yticks(range(len(matrix.methods)))
+        ax.set_yticklabels([method_label(m) for m in matrix.methods])
+        ax.set_title(matrix.direction, loc="left", fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=axes[0].tolist(), label="steady-state MB/s (10^6 bytes per second), median")
+    fig.suptitle("Transfer method x cipher: steady-state MB/s (e2e: end-to-end, start-up included)",
+                 x=0.01, ha="left", fontsize=11)
+    fig.text(0.01, -0.12, caption(report).replace("error bars: 95% interval of the median",
+                                                  "medians; intervals in the tables"), fontsize=7, color="#555555",
+             wrap=True)
+    return fig
 
 
 def _cpu_cost(report: Report) -> Figure | None:

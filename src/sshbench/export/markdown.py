@@ -18,7 +18,9 @@ def _escape(text: str) -> str:
 
 
 def _table(spec: TableSpec) -> list[str]:
-    align = ["--:" if i >= spec.numeric_from or i == 0 else "---" for i in range(len(spec.headers))]
+    rank_column = spec.numeric_from == 3  # ranked tables start with '#'
+    align = ["--:" if i >= spec.numeric_from or (i == 0 and rank_column) else "---"
+             for i in range(len(spec.headers))]
     out = [f"### {spec.title}", "", "| " + " | ".join(spec.headers) + " |", "|" + "|".join(align) + "|"]
     for row in spec.rows:
         cells = [_escape(c) for c in row.cells]

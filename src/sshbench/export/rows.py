@@ -7,6 +7,7 @@ so every export says the same thing; each exporter only chooses the markup.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.model import Report, Stat, Summary
@@ -57,7 +58,7 @@ def _grade_text(grade: Grade) -> str:
 
 def tables(report: Report) -> list[TableSpec]:
     out = []
-    for group, title in GROUPS:
+    for group, title in GROUPS:  # the pipe's groups; other methods are in the method x cipher matrix
         summaries = sorted((s for s in report.summaries if s.group == group),
                            key=lambda s: (s.rank is None, s.rank or 0))
         if not summaries:
@@ -81,6 +82,7 @@ def tables(report: Report) -> list[TableSpec]:
             count = f"{s.samples_ok}" + (f" ({s.outliers} outliers)" if s.outliers else "")
             rows.append(Row([*head, *figures, count], _flag(grade)))
         out.append(TableSpec(title, headers, rows))
+    out += matrix_tables(report)
     controls = controls_table(report)
     if controls.rows:
         out.append(controls)
@@ -117,4 +119,91 @@ def facts(report: Report) -> list[str]:
     ]
     if env.get("crypto", {}).get("aesni_masked"):
         lines.append("AES-NI, VAES and PCLMULQDQ masked in OpenSSL (--no-aesni)")
+    if files := env.get("files"):
+        lines.append(files_fact(files))
+        lines += [f"{method}: `{command}`" for method, command in files.get("commands", {}).items()]
     return lines
+
+
+def files_fact(files: dict[str, Any]) -> str:
+    """What the file methods moved, where to, how it was checked, and how fast the disk was."""
+    disk = files.get("disk") or {}
+    checked = ("exit status and ssh's byte count" if files.get("sink") == "null" else
+               "size and SHA-256" if files.get("verify") else "size")
+    return (f"file methods: {files.get('describe')} per transfer in {files.get('workdir')}, receiver writes "
+            f"{'a real file' if files.get('sink') == 'file' else '/dev/null'}, {checked} checked; disk: source read "
+            f"{disk.get('read_bytes_per_second', 0) / 1e6:,.0f} MB/s, sink write "
+            f"{disk.get('write_bytes_per_second', 0) / 1e6:,.0f} MB/s")
+
+
+# ---------------------------------------------------------------- method x cipher matrix
+
+MATRIX_LEGEND = ("each cell: steady-state MB/s ±95% interval (pipe: the data phase alone; file tools: total time "
+                 "minus the same tool moving 1 byte); e2e: end-to-end MB/s, start-up and handshake included, "
+                 "what the user waits for; CPU: client / server CPU s/GiB in the steady state")
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Transfer methods (rows) by ciphers (columns) for one direction."""
+
+    direction: str
+    methods: list[str]
+    ciphers: list[str]
+    cells: dict[tuple[str, str], Summary]
+
+
+def method_matrices(report: Report) -> list[Matrix]:
+    """One matrix per direction, when more than one transfer method was measured."""
+    out = []
+    for direction in ("upload", "download"):
+        cells: dict[tuple[str, str], Summary] = {}
+        for summary in report.summaries:
+            case = report.case(summary.case_id).case
+            if case.kind is Kind.CIPHER and case.direction.value == direction and case.cipher:
+                cells[(case.method, case.cipher)] = summary
+        methods = list(dict.fromkeys(m for m, _ in cells))
+        if len(methods) < 2 and not any(m != "pipe" for m in methods):
+            continue
+        ciphers = list(dict.fromkeys(c for _, c in cells))
+        out.append(Matrix(direction, methods, ciphers, cells))
+    return out
+
+
+def method_label(method: str) -> str:
+    from sshbench.methods import parse_method
+
+    return parse_method(method).label
+
+
+def matrix_cell(summary: Summary | None, files_per_transfer: int = 1, file_bytes: int = 0) -> list[str]:
+    """A cell's lines: steady-state rate, end-to-end rate, CPU per side (and files/s for a set)."""
+    if summary is None or summary.throughput_bytes_per_second is None:
+        return ["-"]
+    steady = summary.throughput_bytes_per_second
+    lines = [pm(steady, 1e6)]
+    if summary.end_to_end_bytes_per_second:
+        lines.append(f"e2e {pm(summary.end_to_end_bytes_per_second, 1e6)}")
+    client, server = summary.client_cpu_seconds_per_gib, summary.server_cpu_seconds_per_gib
+    lines.append(f"CPU {client.median if client else float('nan'):.2f} / "
+                 f"{server.median if server else float('nan'):.2f}".replace("nan", "?"))
+    if files_per_transfer > 1 and file_bytes:
+        lines.append(f"{steady.median / file_bytes:,.0f} files/s")
+    return lines
+
+
+def matrix_tables(report: Report, separator: str = " · ") -> list[TableSpec]:
+    facts_files = report.environment.get("files", {})
+    per_transfer, file_bytes = facts_files.get("files", 1), facts_files.get("file_bytes", 0)
+    specs = []
+    for matrix in method_matrices(report):
+        headers = ["method", *[c + {Grade.WEAK: " (!)", Grade.BROKEN: " (!!)"}.get(lookup(c, Kind.CIPHER).grade, "")
+                               for c in matrix.ciphers]]
+        rows = []
+        for method in matrix.methods:
+            cells = [separator.join(matrix_cell(matrix.cells.get((method, c)),
+                                                per_transfer if method != "pipe" else 1, file_bytes))
+                     for c in matrix.ciphers]
+            rows.append(Row([method_label(method), *cells]))
+        specs.append(TableSpec(f"Transfer method x cipher, {matrix.direction}", headers, rows, numeric_from=1))
+    return specs

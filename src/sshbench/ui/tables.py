@@ -17,6 +17,7 @@ from rich.text import Text
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
+from sshbench.export.rows import MATRIX_LEGEND, files_fact, matrix_cell, method_label, method_matrices
 from sshbench.model import CaseStatus, Direction, Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
 
@@ -118,7 +119,8 @@ def _throughput_table(report: Report, kind: Kind, direction: Direction, rows: li
     sizes = [report.case(s.case_id).size_bytes for s in rows]
     source = {report.case(s.case_id).size_source for s in rows}
     how = "sized from the warm-up to last ~{:g} s".format(report.options.get("sample_seconds", 1.0)) \
-        if source == {"auto"} else "fixed" if source == {"fixed"} else "mixed"
+        if source == {"auto"} else "fixed" if source == {"fixed"} else \
+        "the file methods' test size" if source == {"file"} else "mixed"
     span = format_bytes(min(sizes)) if min(sizes) == max(sizes) else \
         f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))}"
     table = _table(_TITLES[(kind, direction)], f"{_group_caption(report, kind)}\nbytes per sample: {span} ({how})")
@@ -206,9 +208,53 @@ def controls_table(report: Report) -> Table | None:
     return table
 
 
-def result_tables(report: Report) -> list[Table]:
+def matrix_tables(report: Report) -> list[RenderableType]:
+    """Method x cipher, per direction: the answer to "which cipher AND which tool"."""
+    files = report.environment.get("files", {})
+    tables: list[RenderableType] = []
+    for matrix in method_matrices(report):
+        caption = ""
+        if files:
+            caption = (f"file tools moved {files.get('describe')} per transfer, receiver writing "
+                       f"{'a real file' if files.get('sink') == 'file' else '/dev/null'}; "
+                       f"checked: {_verified(report, matrix.direction)}")
+        table = Table(title=f"Transfer method x cipher, {matrix.direction}", title_justify="left",
+                      box=box.SIMPLE_HEAD)
+        table.add_column("method", no_wrap=True)
+        for cipher in matrix.ciphers:
+            table.add_column(name_text(cipher, Kind.CIPHER), justify="right", no_wrap=True)
+        for method in matrix.methods:
+            cells = [matrix.cells.get((method, cipher)) for cipher in matrix.ciphers]
+            table.add_row(method_label(method), *[
+                _matrix_text(cell, files.get("files", 1) if method != "pipe" else 1, files.get("file_bytes", 0))
+                for cell in cells])
+        tables += [table, Text(f"{caption}\n{MATRIX_LEGEND}\n", style="dim")]
+    return tables
+
+
+def _matrix_text(summary: Summary | None, per_transfer: int, file_bytes: int) -> Text:
+    lines = matrix_cell(summary, per_transfer, file_bytes)
+    text = Text(lines[0], style="bold")
+    if summary is not None and summary.precise is False:
+        text.stylize("yellow")
+    for line in lines[1:]:
+        text.append("\n" + line, style="dim" if line.startswith("CPU") else "")
+    return text
+
+
+def _verified(report: Report, direction: str) -> str:
+    """How the received files of this direction's file-method samples were checked, counted."""
+    counts: dict[str, int] = {}
+    for sample in report.samples:
+        case = report.case(sample.case_id).case
+        if case.method != "pipe" and case.direction.value == direction and sample.ok and not sample.warmup:
+            counts[sample.verified or "none"] = counts.get(sample.verified or "none", 0) + 1
+    return ", ".join(f"{what} x{n}" for what, n in sorted(counts.items())) or "nothing yet"
+
+
+def result_tables(report: Report) -> list[RenderableType]:
     """One ranked table per (kind, direction) that has summaries, in a fixed reading order."""
-    tables: list[Table] = []
+    tables: list[RenderableType] = []
     for kind, direction in _TITLES:
         rows = [s for s in report.summaries if s.group == f"{kind.value}:{direction.value}"]
         if not rows:
@@ -218,6 +264,7 @@ def result_tables(report: Report) -> list[Table]:
             tables.append(_setup_table(report, kind, rows))
         else:
             tables.append(_throughput_table(report, kind, direction, rows))
+    tables += matrix_tables(report)
     controls = controls_table(report)
     if controls is not None:
         tables.append(controls)
@@ -243,6 +290,8 @@ def header(report: Report) -> Text:
         text.append("crypto:  AES-NI, VAES and PCLMULQDQ masked in OpenSSL for client, server and ceilings "
                     f"(verified: aes-128-gcm {check.get('unmasked_bytes_per_second', 0) / 1e6:,.0f} -> "
                     f"{check.get('masked_bytes_per_second', 0) / 1e6:,.0f} MB/s)\n", style="yellow")
+    if files := env.get("files"):
+        text.append(f"files:   {files_fact(files)}\n")
     if host.get("cpu_mhz"):
         text.append(f"clock:   {host['cpu_mhz']:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)\n")
     return text
