@@ -13,6 +13,7 @@ from enum import StrEnum
 from sshbench.algorithms import Kind
 from sshbench.model import Report
 from sshbench.stats import counted, headline, headline_value
+from sshbench.units import GiB
 
 BUSY_LOAD_PER_CPU = 0.5  # 1-minute load average per CPU before the run started
 OTHERS_CPU_SHARE = 0.10  # CPU time used by other processes during the run, as a share of all CPUs
@@ -149,6 +150,46 @@ def _disk(report: Report) -> list[Advice]:
                    f"transfer ({fastest / 1e6:,.0f} MB/s), so the disk may limit the file-method figures",
                    "compare with the pipe rows (no disk), or put --workdir on faster storage (e.g. /dev/shm) or "
                    "use --sink null to take the receiving disk out")]
+
+
+CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the data phase limited the rate
+
+
+def limits(report: Report) -> list[str]:
+    """Per direction, what limited the fastest pipe cipher: a CPU (its ssh near one full core) or not.
+
+    CPU s/GiB x GiB/s is the share of one core each side's ssh used while
+    the data moved. Near 100% that side's CPU set the pace; well below on
+    both sides, the link (or something between) did.
+    """
+    out = []
+    for direction in ("upload", "download"):
+        best = None
+        for summary in report.summaries:
+            case = report.case(summary.case_id).case
+            if (case.kind is Kind.CIPHER and case.method == "pipe" and case.direction.value == direction
+                    and summary.throughput_bytes_per_second
+                    and (best is None or summary.throughput_bytes_per_second.median
+                         > best.throughput_bytes_per_second.median)):  # type: ignore[union-attr]
+                best = summary
+        if best is None or best.throughput_bytes_per_second is None:
+            continue
+        rate = best.throughput_bytes_per_second.median
+        shares = {side: stat.median * rate / GiB for side, stat in
+                  (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
+                  if stat is not None}
+        said = ", ".join(f"{side} {'sshd' if side == 'server' else 'ssh'} {share:.0%} of a core"
+                         for side, share in shares.items())
+        if "server" not in shares:
+            said += ", server CPU unknown"
+        name = report.case(best.case_id).case.subject
+        busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
+        verdict = (f"CPU-bound on the {' and '.join(busy)}" if busy else
+                   f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
+                   "processes, limited it" if len(shares) == 2 else
+                   "client not CPU-bound; the server's share is unknown")
+        out.append(f"{direction}: fastest {name} at {rate / 1e6:,.0f} MB/s, {said}: {verdict}")
+    return out
 
 
 def advise(report: Report) -> list[Advice]:

@@ -48,6 +48,7 @@ from sshbench.options import (
 from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
 from sshbench.probe import ProbeSettings
 from sshbench.recommend import POLICIES
+from sshbench.remote import RemoteTarget, offered_lists, resolve, round_trip_seconds, server_offer
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
@@ -76,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser("run", help="the benchmark (default when no command is given)")
+    run.add_argument("destination", nargs="?", help="[user@]host[:port] or a Host alias of your ssh config: "
+                     "measure that real server with your own ssh setup (default: a private loopback sshd)")
+    run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
+    run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
+                     "towards real links)")
     sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
     sel.add_argument("--ciphers", default="all", help="cipher sweep, upload and download (default: all)")
     sel.add_argument("--macs", default="all", help="MAC sweep with one non-AEAD cipher, upload (default: all)")
@@ -195,6 +201,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
+        max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=parse_methods(args.method), workdir=args.workdir, sink=args.sink, verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
@@ -258,7 +265,7 @@ def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
 
 def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                 methods: tuple[str, ...] = ("pipe",), missing: dict[str, str] | None = None,
-                ) -> tuple[list[CaseRecord], int]:
+                tcp_control: bool = True) -> tuple[list[CaseRecord], int]:
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
     selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
@@ -271,7 +278,8 @@ def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists
     measured = len(records)
     ciphers = selections[0].measure
     if options.controls and ciphers:
-        records.append(CaseRecord(Case(Kind.CONTROL, Direction.UPLOAD)))
+        if tcp_control:  # raw TCP over loopback: only meaningful against the embedded server
+            records.append(CaseRecord(Case(Kind.CONTROL, Direction.UPLOAD)))
         records += [CaseRecord(Case(Kind.CEILING, Direction.LOCAL, cipher=c)) for c in ciphers if c in EVP_OF]
     skipped = [Selection(s.kind, tuple(n for n, _ in s.skipped)) for s in selections]
     reasons = {(s.kind, n): why for s in selections for n, why in s.skipped}
@@ -323,11 +331,18 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     machine_before = sysinfo.cpu_snapshot()
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = _methods(options, "all" in args.method.lower())
+    remote = _remote_target(args, options, client) if args.destination else None
+    if remote is not None and any(m != "pipe" for m in methods):
+        raise UsageError("file methods (scp, sftp, rsync) against a remote host are not supported yet: use "
+                         "--method pipe with a destination")
+    # The embedded server also runs for remote hosts: its private dir holds the payload, and its sshd
+    # validates the recommended drop-in (sshd -t) without touching any real server.
     with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server, \
             contextlib.ExitStack() as stack:
         assert server.info is not None and server.dir is not None
         payload = make_payload(options.data, server.dir, seed)
-        records, measured = _plan_cases(options, client, server.info.enabled, methods, missing)
+        offered = server.info.enabled if remote is None else remote.offered
+        records, measured = _plan_cases(options, client, offered, methods, missing, tcp_control=remote is None)
         if not measured:
             raise UsageError("nothing to measure: every selection is empty or unsupported by the server "
                              "(see sshbench algos)")
@@ -336,11 +351,16 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                         environment=_environment(client, server), cases=records)
         report.environment["crypto"] = {"aesni_masked": options.no_aesni, "mask": options.crypto_env() or None,
                                         "mask_check": crypto}
-        report.environment["terrapin"] = _terrapin(client, server)
+        if remote is None:
+            report.environment["terrapin"] = _terrapin(client, server)
+        else:
+            report.environment["server"] = remote.facts
+            report.environment["algorithms"]["server_enabled"] = dataclasses.asdict(remote.offered)
+            report.environment["terrapin"] = remote.terrapin
         live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
-        target = EmbeddedTarget(server)
+        target: EmbeddedTarget | RemoteTarget = EmbeddedTarget(server) if remote is None else remote.target
         files = None
-        if any(c.method != "pipe" for c in live):
+        if any(c.method != "pipe" for c in live) and isinstance(target, EmbeddedTarget):
             files = stack.enter_context(_test_files(options, target, payload))
             report.environment["files"] = _files_facts(options, files, payload)
             report.environment["files"]["commands"] = command_templates(target, files, methods)
@@ -374,6 +394,39 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         for line in _next_steps(report, writer):
             out.print(line, highlight=False)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+@dataclasses.dataclass(frozen=True)
+class _Remote:
+    target: RemoteTarget
+    offered: AlgorithmLists
+    facts: dict[str, Any]
+    terrapin: dict[str, Any]
+
+
+def _remote_target(args: argparse.Namespace, options: RunOptions, client: ClientInfo) -> _Remote:
+    """Resolve, check and read the offer of a real host, before anything is measured."""
+    dest = resolve(client.path, args.destination, args.ssh_config)
+    target = RemoteTarget(client.path, dest, args.ssh_config, connect_timeout=min(options.timeout_seconds, 30))
+    system = target.preflight(timeout=options.timeout_seconds)
+    offer = server_offer(dest, timeout=min(options.timeout_seconds, 15))
+    if offer is None:  # behind ProxyJump/ProxyCommand: measure what the client knows; refusals become skips
+        offered, terrapin = client.supported, {"server": None, "note": "server offer not read: reached via a proxy"}
+    else:
+        offered = offered_lists(offer)
+        try:
+            client_offer = read_client_kexinit(client.path)
+        except KexinitError:
+            client_offer = None
+        terrapin = terrapin_report(offer, client_offer)
+    version = offer.banner if offer else None
+    facts = {"kind": "remote", "destination": args.destination, "hostname": dest.hostname, "port": dest.port,
+             "user": dest.user, "via_proxy": dest.proxied, "banner": version,
+             "version": version.removeprefix("SSH-2.0-") if version else "unknown (via proxy)", "system": system,
+             "openssl": None, "round_trip_seconds": round_trip_seconds(dest),
+             "server_cpu": "sshd session process from /proc on Linux, else unknown",
+             "ssh_config": args.ssh_config or "your default (~/.ssh/config)"}
+    return _Remote(target, offered, facts, terrapin)
 
 
 @contextlib.contextmanager

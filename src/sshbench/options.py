@@ -64,6 +64,7 @@ class RunOptions:
     file_size_bytes: int | None = None
     sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
     sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
+    max_bytes: int | None = None  # no sample starts that would take the run past this many bytes moved
 
     def __post_init__(self) -> None:
         if (self.runs is not None and self.runs < 1) or self.setup_runs < 1:

@@ -48,13 +48,52 @@ class ProbeSettings:
         return "zlib@openssh.com" if self.compression else "none"
 
 
-def remote_command(case: Case, size_bytes: int, payload: Payload | None = None) -> str:
+# On a remote host the server's CPU is read by the remote command itself: /proc/$PPID/stat of the sshd
+# session process that runs it (the unprivileged "sshd: user@notty" child, which does the crypto),
+# before and after the data phase, on stderr so the data stream stays clean. No /proc: no line, unknown.
+# The total comes from /proc/PID/schedstat (nanoseconds) where the kernel has it, the user/sys split from
+# /proc/PID/stat (clock ticks, 10 ms: too coarse alone for sub-second samples).
+CPU_MARK = "SSHBENCH-CPU"
+_CPU_FN = (f'sshbench_cpu() {{ s=$(cat /proc/$PPID/stat 2>/dev/null) && '
+           f'echo "{CPU_MARK} $1 $(getconf CLK_TCK 2>/dev/null || echo 100) '
+           f'$(cut -d" " -f1 /proc/$PPID/schedstat 2>/dev/null || echo -) $s" >&2; }}; ')
+
+
+def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, remote_cpu: bool = False) -> str:
     ready = "echo SSHBENCH-READY $SSH_CLIENT"
+    if remote_cpu:
+        ready = f"{_CPU_FN}{ready}; sshbench_cpu before"
+    after = "; sshbench_cpu after" if remote_cpu else ""
     if case.direction is Direction.UPLOAD:
-        return f"{ready}; exec wc -c"
+        return f"{ready}; {'' if remote_cpu else 'exec '}wc -c{after}"
     if case.direction is Direction.DOWNLOAD:
-        return f"{ready}; read go; {(payload or Payload()).remote_source(size_bytes)}"
+        source = (payload or Payload()).remote_source(size_bytes)
+        if remote_cpu:
+            source = source.removeprefix("exec ")  # the shell must live on to read the CPU after
+        return f"{ready}; read go; {source}{after}"
     return ready
+
+
+def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, float]]:
+    """'before'/'after' -> (user, sys) seconds of the sshd session process, from CPU_MARK lines."""
+    found: dict[str, tuple[float, float]] = {}
+    for _, text in lines:
+        if not text.startswith(CPU_MARK):
+            continue
+        head, _, stat = text[len(CPU_MARK):].partition("(")  # "before 100 123456 4242 " then "sshd) S ..."
+        words = head.split()
+        comm, _, rest = stat.rpartition(")")
+        fields = rest.split()  # from field 3 (state): utime is field 14, stime field 15
+        if len(words) != 4 or not words[1].isdigit() or "sshd" not in comm or len(fields) < 13:
+            continue  # not an sshd session process (e.g. a wrapper shell): unknown, never a guess
+        hz = int(words[1]) or 100
+        user, system = int(fields[11]) / hz, int(fields[12]) / hz
+        if words[2].isdigit():  # schedstat: exact total, split in the ticks' proportion
+            total = int(words[2]) / 1e9
+            share = user / (user + system) if user + system else 0.0
+            user, system = total * share, total * (1 - share)
+        found[words[0]] = (user, system)
+    return found
 
 
 def negotiation_mismatch(case: Case, got: Negotiated, compression: str = "none") -> str | None:
@@ -120,7 +159,8 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
                     started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                     size_bytes=size_bytes if case.moves_data else 0)
-    argv = target.ssh_argv(case, remote_command(case, size_bytes, settings.payload))
+    remote_cpu = not target.server_cpu_exact
+    argv = target.ssh_argv(case, remote_command(case, size_bytes, settings.payload, remote_cpu))
     if settings.compression:
         argv[1:1] = ["-o", "Compression=yes"]
     stderr_lines: list[tuple[float, str]] = []
@@ -191,7 +231,9 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     sample.phases = {k: round(v, 6) for k, v in transcript.phases.items()}
     if transcript.transferred:
         sample.wire_bytes_sent, sample.wire_bytes_received = transcript.transferred
-    if peer_port is not None:
+    if remote_cpu:
+        _remote_cpu(sample, parse_remote_cpu(stderr_lines))
+    elif peer_port is not None:
         server = target.server_process(peer_port)
         if server is not None:
             sample.server_cpu_user_seconds = server.cpu_user_s
@@ -206,13 +248,26 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
         error = mismatch
     elif error is None and proc.returncode != 0:
         error = f"ssh exited with status {proc.returncode}"
-    elif error is None and case.moves_data and sample.server_cpu_user_seconds is None:
+    elif error is None and case.moves_data and sample.server_cpu_user_seconds is None and target.server_cpu_exact:
         error = "the server process of this connection was not found"
     sample.error = error
     sample.ok = error is None
     if error is not None:
         sample.stderr_tail = tail_lines(stderr_lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
     return sample
+
+
+def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:
+    """Set-up cases: CPU up to the ready line; transfers: the total after, with the part before as set-up."""
+    before, after = cpu.get("before"), cpu.get("after")
+    total = after or before
+    if total is None:
+        return  # not Linux, or /proc hidden: unknown, not zero
+    sample.server_cpu_user_seconds, sample.server_cpu_sys_seconds = total
+    if sample.size_bytes and before is not None and after is not None:
+        sample.server_cpu_setup_seconds = sum(before)
+    elif sample.size_bytes:
+        sample.server_cpu_user_seconds = sample.server_cpu_sys_seconds = None
 
 
 def _no_tick(moved: int) -> None:

@@ -155,6 +155,9 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                         report.stop_reason = f"time budget of {budget:.0f} s reached"
                         raise _BudgetSpent
                     eta = min(eta, left)
+                if options.max_bytes is not None and _bytes_moved(report) + size > options.max_bytes:
+                    report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
+                    raise _BudgetSpent
                 total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
                 reporter.sample_started(visit, Progress(done, total, eta))
                 timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
@@ -196,6 +199,12 @@ def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: 
     if visit.case.kind is Kind.CONTROL:
         return run_tcp_control(visit.case, size, visit.round, timeout, settings.payload)
     return run_sample(target, visit.case, size, visit.round, timeout, settings, tick)
+
+
+def _bytes_moved(report: Report) -> int:
+    """Bytes sent over the network so far (local ceilings move none)."""
+    return sum(s.bytes_received or s.size_bytes for s in report.samples
+               if report.case(s.case_id).case.kind is not Kind.CEILING)
 
 
 class _BudgetSpent(Exception):

@@ -36,6 +36,9 @@ class FileOps(Protocol):
 class Target(Protocol):
     destination: str  # what scp, sftp and rsync are given as the host
     ssh_program: str
+    # True: the server is our child (wait4: exact CPU of its whole tree); False: a remote host, whose
+    # CPU the remote command reads from /proc where it can
+    server_cpu_exact: bool
     files: FileOps  # the server's side of the file methods
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]: ...
@@ -63,6 +66,7 @@ def algorithm_options(case: Case) -> list[str]:
 
 class EmbeddedTarget:
     destination = HOST_ALIAS
+    server_cpu_exact = True
 
     def __init__(self, server: EmbeddedOpenSSH) -> None:
         self.server = server

@@ -62,3 +62,20 @@ def test_incomplete_transcript_is_a_mismatch() -> None:
     neg = parse_text(recorded("ssh-v-9.2-refused-cipher.txt")).negotiated
     case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="3des-cbc")
     assert negotiation_mismatch(case, neg) is not None
+
+
+def test_remote_cpu_lines_from_a_real_sshd_session_process() -> None:
+    from sshbench.probe import parse_remote_cpu
+
+    lines = [(0.0, line) for line in recorded("remote-cpu-lines-upload-200MiB.txt").splitlines()]
+    cpu = parse_remote_cpu(lines)
+    assert set(cpu) == {"before", "after"}
+    assert sum(cpu["after"]) > sum(cpu["before"]) > 0  # schedstat: nanoseconds, so even the handshake shows
+    assert 0.05 < sum(cpu["after"]) - sum(cpu["before"]) < 5  # 200 MiB decrypted and MAC-checked by sshd
+
+
+def test_remote_cpu_from_a_non_sshd_parent_is_unknown() -> None:
+    from sshbench.probe import parse_remote_cpu
+
+    line = "SSHBENCH-CPU after 100 5000000 4242 (bash) S 1 2 3 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0"
+    assert parse_remote_cpu([(0.0, line)]) == {}

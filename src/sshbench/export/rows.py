@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sshbench.advice import limits
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.model import Report, Stat, Summary
 from sshbench.units import MiB
@@ -119,6 +120,7 @@ def facts(report: Report) -> list[str]:
     ]
     if env.get("crypto", {}).get("aesni_masked"):
         lines.append("AES-NI, VAES and PCLMULQDQ masked in OpenSSL (--no-aesni)")
+    lines += [f"limit: {line}" for line in limits(report)]
     if files := env.get("files"):
         lines.append(files_fact(files))
         lines += [f"{method}: `{command}`" for method, command in files.get("commands", {}).items()]
@@ -131,8 +133,8 @@ def files_fact(files: dict[str, Any]) -> str:
     checked = ("exit status and ssh's byte count" if files.get("sink") == "null" else
                "size and SHA-256" if files.get("verify") else "size")
     return (f"file methods: {files.get('describe')} per transfer in {files.get('workdir')}, receiver writes "
-            f"{'a real file' if files.get('sink') == 'file' else '/dev/null'}, {checked} checked; disk: source read "
-            f"{disk.get('read_bytes_per_second', 0) / 1e6:,.0f} MB/s, sink write "
+            f"{'a real file' if files.get('sink') == 'file' else '/dev/null'}, {checked} checked; disk (warm): source "
+            f"read {disk.get('read_bytes_per_second', 0) / 1e6:,.0f} MB/s, sink write "
             f"{disk.get('write_bytes_per_second', 0) / 1e6:,.0f} MB/s")
 
 

@@ -14,6 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from sshbench.advice import limits
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
@@ -292,6 +293,13 @@ def header(report: Report) -> Text:
                     f"{check.get('masked_bytes_per_second', 0) / 1e6:,.0f} MB/s)\n", style="yellow")
     if files := env.get("files"):
         text.append(f"files:   {files_fact(files)}\n")
+    if server.get("kind") == "remote":
+        rtt = server.get("round_trip_seconds")
+        text.append(f"remote:  {server.get('destination')} = {server.get('user')}@{server.get('hostname')} port "
+                    f"{server.get('port')}, {server.get('system')}; round trip "
+                    f"{'unknown (via proxy)' if rtt is None else f'{rtt * 1000:.2f} ms (TCP connect)'}\n")
+    for line in limits(report):
+        text.append(f"limit:   {line}\n")
     if host.get("cpu_mhz"):
         text.append(f"clock:   {host['cpu_mhz']:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)\n")
     return text

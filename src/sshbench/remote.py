@@ -1,0 +1,185 @@
+"""A real host as the target: the user's own ssh setup, unchanged, in BatchMode, and nothing left behind.
+
+sshbench never writes to the user's config, known_hosts or the server. It
+runs the user's `ssh` with their config (or `--ssh-config FILE`), adding only
+`-v` (to read what was negotiated), BatchMode (never a password or host-key
+prompt), a connect timeout and the algorithms of the case. The remote side
+is the same POSIX sh protocol as for the embedded server; on Linux servers it
+also reads the CPU of its sshd session process from /proc.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+
+from sshbench.discovery import AlgorithmLists
+from sshbench.errors import ServerError, UsageError
+from sshbench.kexinit import Kexinit, KexinitError, read_server_kexinit
+from sshbench.model import Case
+from sshbench.servers.openssh import ServerProcess
+from sshbench.target import FileOps, algorithm_options
+
+RTT_PROBES = 5
+
+
+@dataclass(frozen=True)
+class Destination:
+    """What `ssh -G` resolved the user's destination to, through their own config."""
+
+    given: str  # as typed: alias, host, user@host (a :port suffix is split off into port_option)
+    port_option: int | None
+    hostname: str
+    port: int
+    user: str
+    proxied: bool  # ProxyJump or ProxyCommand: we cannot open a TCP connection of our own to it
+
+
+def split_port(text: str) -> tuple[str, int | None]:
+    """'user@host:2222' -> ('user@host', 2222); IPv6 in brackets: '[::1]:2222'."""
+    if text.startswith("[") and "]" in text:
+        host, _, rest = text[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
+    if text.count(":") == 1:
+        host, _, port = text.partition(":")
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise UsageError(f"bad port in {text!r}: use host:PORT with PORT 1-65535")
+        return host, int(port)
+    return text, None
+
+
+def config_options(ssh_config: str | None) -> list[str]:
+    return ["-F", ssh_config] if ssh_config else []
+
+
+def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
+    given, port = split_port(text)
+    if not given or given.startswith("-"):
+        raise UsageError(f"bad destination {text!r}: use [user@]host[:port] or a Host alias from your ssh config")
+    argv = [ssh, *config_options(ssh_config), *(["-p", str(port)] if port else []), "-G", given]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"ssh -G {given} failed: {done.stderr.strip().splitlines()[-1] if done.stderr else ''}; "
+                         "check the destination and your ssh config")
+    values: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        values.setdefault(key.lower(), value)
+    proxied = values.get("proxyjump", "none") != "none" or values.get("proxycommand", "none") != "none"
+    return Destination(given, port, values.get("hostname", given), int(values.get("port", "22")),
+                       values.get("user", ""), proxied)
+
+
+class _NoRemoteFiles:
+    """File methods against real hosts are refused up front (cli); this only guards the protocol."""
+
+    def _refuse(self) -> UsageError:
+        return UsageError("file methods against a remote host are not supported yet: use --method pipe")
+
+    def make_dir(self, parent: str) -> str:
+        raise self._refuse()
+
+    def size(self, path: str) -> tuple[int, int] | None:
+        raise self._refuse()
+
+    def sha256(self, path: str) -> str:
+        raise self._refuse()
+
+    def remove(self, path: str) -> None:
+        raise self._refuse()
+
+    def place(self, local_source: str, path: str) -> None:
+        raise self._refuse()
+
+
+class RemoteTarget:
+    """A real server reached with the user's ssh; server CPU from /proc when the host has it."""
+
+    server_cpu_exact = False
+    files: FileOps = _NoRemoteFiles()
+
+    def __init__(self, ssh: str, dest: Destination, ssh_config: str | None, connect_timeout: float) -> None:
+        self.ssh_program = ssh
+        self.dest = dest
+        self.destination = dest.given
+        self.ssh_config = ssh_config
+        self.connect_timeout = connect_timeout
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        return [*config_options(self.ssh_config), "-v", "-o", "BatchMode=yes",
+                "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
+                *(["-p", str(self.dest.port_option)] if self.dest.port_option else []), *algorithm_options(case)]
+
+    def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
+        return [self.ssh_program, *self.tool_ssh_options(case), self.destination, remote_command]
+
+    def server_process(self, peer_port: int) -> ServerProcess | None:
+        return None
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        return None
+
+    def server_log_tail(self) -> list[str]:
+        return []
+
+    def preflight(self, timeout: float) -> str:
+        """One plain connection running `uname -s`: refuses clearly before anything is measured."""
+        argv = [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
+                "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
+                *(["-p", str(self.dest.port_option)] if self.dest.port_option else []), self.destination,
+                "uname -s"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                                  check=False)
+        except subprocess.TimeoutExpired:
+            raise ServerError(f"{self.destination} did not answer within {timeout:.0f} s (the connection opened but "
+                              "no SSH session started); check the host, or raise --timeout") from None
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise ServerError(f"ssh {self.destination} failed: {last}; {_advice(last)}")
+        return done.stdout.strip()
+
+
+def _advice(message: str) -> str:
+    """What to do instead of the prompt BatchMode refused."""
+    text = message.lower()
+    if "host key verification failed" in text:
+        return "connect once with plain ssh to check and accept the host key, then rerun"
+    if "permission denied" in text:
+        return "set up key authentication (ssh-copy-id) or load your key into ssh-agent; sshbench never asks for " \
+               "a password"
+    if "timed out" in text or "no route" in text or "refused" in text or "could not resolve" in text:
+        return "check the host name, port and network"
+    return "run the same ssh command by hand to see why"
+
+
+def server_offer(dest: Destination, timeout: float) -> Kexinit | None:
+    """The server's KEXINIT over our own TCP connection; None when the host is only reachable via a proxy."""
+    if dest.proxied:
+        return None
+    try:
+        return read_server_kexinit(dest.hostname, dest.port, timeout)
+    except KexinitError as exc:
+        raise ServerError(f"could not read {dest.hostname} port {dest.port}'s SSH offer: {exc}") from None
+
+
+def offered_lists(offer: Kexinit) -> AlgorithmLists:
+    return AlgorithmLists(cipher=offer.ciphers, mac=offer.macs, kex=offer.kex_algorithms, hostkey=offer.hostkey)
+
+
+def round_trip_seconds(dest: Destination, probes: int = RTT_PROBES, timeout: float = 5.0) -> float | None:
+    """Median TCP connect time (SYN to SYN-ACK: one round trip), when we can reach the host directly."""
+    if dest.proxied:
+        return None
+    times = []
+    for _ in range(probes):
+        started = time.perf_counter()
+        try:
+            with socket.create_connection((dest.hostname, dest.port), timeout=timeout):
+                times.append(time.perf_counter() - started)
+        except OSError:
+            return None
+    return statistics.median(times)

@@ -1,0 +1,173 @@
+"""`sshbench run HOST` against a stand-in for a real server: a second, differently configured sshd on
+loopback, reached only through a generated ssh config alias (no fdpass helper, no embedded config)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sshbench.discovery import ClientInfo
+from sshbench.errors import ExitCode
+from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
+from tests.integration.cli_helpers import sshbench
+
+OFFERED_CIPHERS = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
+
+
+@pytest.fixture(scope="module")
+def standin(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EmbeddedOpenSSH]]:
+    """An sshd offering only three ciphers, and an ssh config that names it 'standin'."""
+    sup = client.supported
+    enable = type(sup)(cipher=OFFERED_CIPHERS, mac=sup.mac, kex=sup.kex, hostkey=sup.hostkey)
+    with EmbeddedOpenSSH(client, enable=enable) as srv:
+        assert srv.dir is not None
+        config = tmp_path_factory.mktemp("userssh") / "config"
+        config.write_text(f"""Host standin
+  HostName 127.0.0.1
+  Port {srv.port}
+  User {srv.user}
+  IdentityFile {srv.dir}/client_ed25519
+  IdentitiesOnly yes
+  IdentityAgent none
+  HostKeyAlias {HOST_ALIAS}
+  UserKnownHostsFile {srv.dir}/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+
+Host stranger
+  HostName 127.0.0.1
+  Port {srv.port}
+  User {srv.user}
+  IdentityFile {srv.dir}/client_ed25519
+  UserKnownHostsFile /dev/null
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+""")
+        yield config, srv
+
+
+ONLY = ["--macs", "none", "--kex", "curve25519-sha256", "--hostkeys", "none", "--runs", "2", "--size", "8MiB"]
+
+
+@pytest.fixture(scope="module")
+def remote_run(standin: tuple[Path, EmbeddedOpenSSH], tmp_path_factory: pytest.TempPathFactory,
+               ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    config, _ = standin
+    out = tmp_path_factory.mktemp("res") / "remote.json"
+    done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "all,3des-cbc", *ONLY,
+                    "--output", str(out))
+    return done, json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_remote_run_produces_tables_results_and_recommendation(remote_run: Any) -> None:
+    done, data = remote_run
+    assert done.returncode == 0, done.stderr
+    for text in ("Ciphers, upload", "Ciphers, download", "Key exchange", "Terrapin", "Recommended client config"):
+        assert text in done.stdout, text
+    assert data["recommendation"] is not None
+
+
+def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
+    _, data = remote_run
+    server = data["environment"]["server"]
+    assert server["kind"] == "remote" and server["destination"] == "standin"
+    assert server["banner"].startswith("SSH-2.0-OpenSSH_") and server["system"] == "Linux"
+    assert server["round_trip_seconds"] is not None and server["round_trip_seconds"] < 0.1
+    assert data["environment"]["terrapin"]["server"]["strict_kex"] is True
+    assert set(data["environment"]["algorithms"]["server_enabled"]["cipher"]) == set(OFFERED_CIPHERS)
+
+
+def test_only_what_both_sides_support_is_measured_and_the_rest_is_listed(remote_run: Any) -> None:
+    _, data = remote_run
+    status = {c["case"]["id"]: (c["status"], c["reason"]) for c in data["cases"]}
+    assert status["cipher:3des-cbc:upload"] == ("skipped", "not offered by the server")
+    measured = {c["case"]["cipher"] for c in data["cases"]
+                if c["status"] == "measured" and c["case"]["kind"] == "cipher"}
+    assert measured == set(OFFERED_CIPHERS)
+    assert not any(c["case"]["kind"] == "control" for c in data["cases"]), "no loopback TCP control for a real host"
+
+
+def test_both_directions_carry_server_cpu_from_proc(remote_run: Any) -> None:
+    _, data = remote_run
+    transfers = [s for s in data["samples"] if s["size_bytes"] and s["case_id"].startswith("cipher:")]
+    directions = {s["case_id"].rsplit(":", 1)[1] for s in transfers}
+    assert directions == {"upload", "download"}
+    for s in transfers:
+        assert s["ok"], s["error"]
+        assert s["server_cpu_user_seconds"] is not None and s["server_cpu_data_seconds"] is not None
+        assert s["negotiated"]["cipher_c2s"] in OFFERED_CIPHERS
+
+
+def test_unknown_host_key_fails_fast_with_advice_instead_of_a_prompt(standin: Any, tmp_path: Path) -> None:
+    config, _ = standin
+    done = sshbench("run", "stranger", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
+                    "--output", str(tmp_path / "x.json"), timeout=60)
+    assert done.returncode == ExitCode.SERVER, done.stderr
+    assert "Host key verification failed" in done.stderr and "accept the host key" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A server that accepts TCP and never says a word."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join(timeout=2)
+    for conn in held:
+        conn.close()
+    listener.close()
+
+
+def test_a_server_that_never_answers_times_out(silent_port: int, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.write_text(f"Host silent\n  HostName 127.0.0.1\n  Port {silent_port}\n")
+    started = time.monotonic()
+    done = sshbench("run", "silent", "--ssh-config", str(config), "--timeout", "4", *ONLY,
+                    "--output", str(tmp_path / "x.json"), timeout=60)
+    assert done.returncode == ExitCode.SERVER, done.stderr
+    assert "silent" in done.stderr and "Traceback" not in done.stderr
+    assert time.monotonic() - started < 30
+
+
+def test_max_bytes_caps_what_is_sent(standin: Any, tmp_path: Path) -> None:
+    config, _ = standin
+    out = tmp_path / "cap.json"
+    done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
+                    "--max-bytes", "20MiB", "--no-controls", "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert "byte cap" in (data["stop_reason"] or "")
+    assert sum(s["size_bytes"] for s in data["samples"]) <= 20 * 2**20
+
+
+def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> None:
+    _, srv = standin
+    assert srv.dir is not None
+    home = Path(os.path.expanduser("~"))
+    recent = [p for p in home.iterdir() if p.stat().st_mtime > time.time() - 600 and p.name.startswith("sshbench")]
+    assert recent == []
