@@ -258,11 +258,13 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
 
 
 def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:
-    """Set-up cases: CPU up to the ready line; transfers: the total after, with the part before as set-up."""
+    """Transfers: the session process's total after the data, with the part before it as set-up."""
     before, after = cpu.get("before"), cpu.get("after")
     total = after or before
-    if total is None:
-        return  # not Linux, or /proc hidden: unknown, not zero
+    if total is None or not sample.size_bytes:
+        # not Linux or /proc hidden; or a set-up case, whose key exchange ran in sshd's pre-auth process
+        # (gone by the time our command runs): unknown, not zero
+        return
     sample.server_cpu_user_seconds, sample.server_cpu_sys_seconds = total
     if sample.size_bytes and before is not None and after is not None:
         sample.server_cpu_setup_seconds = sum(before)

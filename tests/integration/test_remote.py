@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -171,3 +172,30 @@ def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> No
     home = Path(os.path.expanduser("~"))
     recent = [p for p in home.iterdir() if p.stat().st_mtime > time.time() - 600 and p.name.startswith("sshbench")]
     assert recent == []
+
+
+def _netns_possible() -> bool:
+    if os.geteuid() != 0 or not os.path.exists("/usr/sbin/sshd"):
+        return False
+    probe = subprocess.run(["ip", "netns", "add", "sshbench-probe"], capture_output=True, check=False)
+    subprocess.run(["ip", "netns", "del", "sshbench-probe"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _netns_possible(), reason="needs root and network namespaces")
+def test_stock_sshd_in_a_network_namespace(tmp_path: Path) -> None:
+    """A daemon-mode sshd with stock algorithms, on its own network stack, as far from our embedded one
+    as this machine allows; bench/netns_standin.py builds and removes it."""
+    out = tmp_path / "ns.json"
+    bench = Path(__file__).parents[2] / "bench" / "netns_standin.py"
+    done = subprocess.run([sys.executable, str(bench), "--", "--ciphers", "aes128-ctr", "--macs", "none", "--kex",
+                           "none", "--hostkeys", "none", "--runs", "1", "--size", "16MiB", "--no-controls",
+                           "--output", str(out)], capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["environment"]["server"]["hostname"] == "10.213.77.2"
+    samples = [s for s in data["samples"] if not s["warmup"]]
+    assert {s["case_id"] for s in samples} == {"cipher:aes128-ctr:upload", "cipher:aes128-ctr:download"}
+    assert all(s["ok"] and s["server_cpu_data_seconds"] is not None for s in samples)
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    assert "sshbench-standin" not in namespaces
