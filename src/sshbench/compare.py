@@ -14,7 +14,8 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from sshbench.model import Report
+from sshbench.algorithms import Kind
+from sshbench.model import Case, Report
 from sshbench.robust import mann_whitney_p
 from sshbench.stats import counted, headline_value
 
@@ -45,12 +46,16 @@ def _values(report: Report, case_id: str) -> list[float]:
     return [v for v in (headline_value(s) for s in counted(report.samples_of(case_id))) if v is not None]
 
 
+NORMALIZED = ("cipher:", "mac:", "control:")  # throughput cases; set-up times and ceilings stay as measured
+
+
 def reference(report: Report, normalize: str | None, case_id: str) -> float | None:
     """The divisor for one case when normalising: None leaves values as they are."""
-    if normalize is None or not case_id.startswith(("cipher:", "mac:", "control:")):
+    if normalize is None or not case_id.startswith(NORMALIZED):
         return None
-    direction = case_id.rsplit(":", 1)[1]
-    ref_id = "control:raw-tcp:upload" if normalize == "tcp" else f"cipher:{normalize}:{direction}"
+    case = report.case(case_id).case  # the reference moves the same way: same direction and method
+    ref_id = "control:raw-tcp:upload" if normalize == "tcp" else \
+        Case(Kind.CIPHER, case.direction, cipher=normalize, method=case.method).id
     values = _values(report, ref_id)
     if not values:
         raise ValueError(f"cannot normalise by {normalize}: {ref_id} was not measured in every run")

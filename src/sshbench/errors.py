@@ -19,7 +19,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad option value, unknown algorithm name, bad size
     MISSING_TOOL = 3  # ssh, sshd or ssh-keygen not installed
     OUTPUT = 4  # results cannot be written where asked
-    SERVER = 5  # the embedded server could not be set up or reached
+    SERVER = 5  # the embedded server could not be set up, or a real host not reached in BatchMode
     UNVERIFIED = 6  # a precondition of the measurement could not be verified (e.g. --no-aesni had no effect)
     REGRESSION = 7  # sshbench compare: a significant slowdown beyond --fail-above
     INTERRUPTED = 130  # Ctrl-C / SIGTERM; results so far are kept

@@ -76,3 +76,14 @@ def test_normalizing_needs_the_reference_in_both_runs() -> None:
 def test_same_files_same_answer() -> None:
     a, b = run({GCM: noisy(800e6)}), run({GCM: noisy(700e6, seed=9)})
     assert compare(a, b) == compare(a, b)
+
+
+def test_file_method_rows_are_normalised_by_the_same_method() -> None:
+    from tests.conftest import load_report
+
+    report = load_report()
+    changes = {c.case_id: c for c in compare(report, report, normalize="aes128-ctr")}
+    scp_ctr = changes["cipher:aes128-ctr:upload:scp"]
+    assert scp_ctr.baseline == pytest.approx(1.0) and scp_ctr.other == pytest.approx(1.0)
+    gcm = "cipher:aes128-gcm@openssh.com:upload"
+    assert changes[gcm].baseline != changes[gcm + ":scp"].baseline

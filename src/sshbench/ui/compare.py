@@ -6,7 +6,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from sshbench.compare import SIGNIFICANCE, Change
+from sshbench.compare import NORMALIZED, SIGNIFICANCE, Change
 
 
 def _figure(change: Change, value: float, normalized: bool) -> str:
@@ -31,6 +31,7 @@ def comparison_table(base: str, other: str, changes: list[Change], normalize: st
             verdict = Text("faster" if c.change > 0 else "slower", style="green" if c.change > 0 else "yellow")
         else:
             verdict = Text("no significant change", style="dim")
-        table.add_row(c.case_id, _figure(c, c.baseline, bool(normalize)), _figure(c, c.other, bool(normalize)),
+        scaled = bool(normalize) and c.case_id.startswith(NORMALIZED)
+        table.add_row(c.case_id, _figure(c, c.baseline, scaled), _figure(c, c.other, scaled),
                       f"{c.change:+.1%}", f"{c.low:+.1%} .. {c.high:+.1%}", f"{c.p_value:.3f}", verdict)
     return table
