@@ -319,7 +319,9 @@ def _selection_args(cases: list[Case]) -> str:
         if case.kind in picked and case.subject not in picked[case.kind]:
             picked[case.kind].append(case.subject)
     flags = {Kind.CIPHER: "--ciphers", Kind.MAC: "--macs", Kind.KEX: "--kex", Kind.HOSTKEY: "--hostkeys"}
-    return " ".join(f"{flags[k]} {','.join(names) or 'none'}" for k, names in picked.items())
+    methods = list(dict.fromkeys(c.method.split("-B")[0] for c in cases if c.kind is Kind.CIPHER))
+    extra = f" --method {','.join(methods)}" if methods and methods != ["pipe"] else ""
+    return " ".join(f"{flags[k]} {','.join(names) or 'none'}" for k, names in picked.items()) + extra
 
 
 def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
