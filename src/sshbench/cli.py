@@ -334,9 +334,6 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = _methods(options, "all" in args.method.lower())
     remote = _remote_target(args, options, client) if args.destination else None
-    if remote is not None and any(m != "pipe" for m in methods):
-        raise UsageError("file methods (scp, sftp, rsync) against a remote host are not supported yet: use "
-                         "--method pipe with a destination")
     # The embedded server also runs for remote hosts: its private dir holds the payload, and its sshd
     # validates the recommended drop-in (sshd -t) without touching any real server.
     with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server, \
@@ -362,7 +359,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
         target: EmbeddedTarget | RemoteTarget = EmbeddedTarget(server) if remote is None else remote.target
         files = None
-        if any(c.method != "pipe" for c in live) and isinstance(target, EmbeddedTarget):
+        if any(c.method != "pipe" for c in live):
             files = stack.enter_context(_test_files(options, target, payload))
             report.environment["files"] = _files_facts(options, files, payload)
             report.environment["files"]["commands"] = command_templates(target, files, methods)
@@ -432,7 +429,8 @@ def _remote_target(args: argparse.Namespace, options: RunOptions, client: Client
 
 
 @contextlib.contextmanager
-def _test_files(options: RunOptions, target: EmbeddedTarget, payload: Payload) -> Iterator[TransferFiles]:
+def _test_files(options: RunOptions, target: EmbeddedTarget | RemoteTarget,
+                payload: Payload) -> Iterator[TransferFiles]:
     """The file methods' test files, after checking there is room for them; gone afterwards."""
     workdir = options.workdir or tempfile.gettempdir()
     if not os.path.isdir(workdir):

@@ -10,10 +10,14 @@ also reads the CPU of its sshd session process from /proc.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import socket
 import statistics
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.discovery import AlgorithmLists
@@ -73,33 +77,72 @@ def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
                        values.get("user", ""), proxied)
 
 
-class _NoRemoteFiles:
-    """File methods against real hosts are refused up front (cli); this only guards the protocol."""
+_SAFE = re.compile(r"/[A-Za-z0-9_./-]+")
 
-    def _refuse(self) -> UsageError:
-        return UsageError("file methods against a remote host are not supported yet: use --method pipe")
+
+class RemoteFiles:
+    """The server's side of the file methods, in POSIX sh over the user's ssh, outside the timing.
+
+    Everything lives in one `mktemp -d` directory, and only paths inside it
+    are ever removed; the directory goes at the end of the run.
+    """
+
+    def __init__(self, run: Callable[[str, bytes | None], str]) -> None:
+        self._run = run
+        self._root: str | None = None
+
+    def _inside(self, path: str) -> str:
+        if self._root is None or not _SAFE.fullmatch(path) or not (path + "/").startswith(self._root + "/") \
+                or "/../" in path:
+            raise ValueError(f"refusing to touch {path!r} on the server: not inside sshbench's temp dir")
+        return path
 
     def make_dir(self, parent: str) -> str:
-        raise self._refuse()
+        made = self._run('mktemp -d "${TMPDIR:-/tmp}/sshbench-XXXXXXXX"', None).strip()
+        if not _SAFE.fullmatch(made):
+            raise ServerError(f"the server's mktemp -d gave {made!r}; need a plain path")
+        self._root = made
+        return made
 
     def size(self, path: str) -> tuple[int, int] | None:
-        raise self._refuse()
+        out = self._run(f"[ -e {self._inside(path)} ] || {{ echo MISSING; exit 0; }}; "
+                        f"find {path} -type f -exec wc -c {{}} +", None)
+        if out.strip() == "MISSING":
+            return None
+        sizes = [int(line.split()[0]) for line in out.splitlines()
+                 if len(line.split()) == 2 and line.split()[1].startswith(path)]
+        return sum(sizes), len(sizes)
 
     def sha256(self, path: str) -> str:
-        raise self._refuse()
+        out = self._run(f"cd {self._inside(path)} 2>/dev/null && {{ find . -type f | LC_ALL=C sort | "
+                        f"xargs sha256sum; }} || sha256sum {path}", None)
+        lines = [line.split(None, 1) for line in out.splitlines() if line.strip()]
+        if len(lines) == 1 and lines[0][1].strip() == path:
+            return lines[0][0]
+        outer = hashlib.sha256()
+        for digest, name in lines:  # the same form as testfiles.tree_sha256
+            outer.update(f"{name.strip().removeprefix('./')}\0{digest}\n".encode())
+        return outer.hexdigest()
 
     def remove(self, path: str) -> None:
-        raise self._refuse()
+        self._run(f"rm -rf -- {self._inside(path)}", None)
 
     def place(self, local_source: str, path: str) -> None:
-        raise self._refuse()
+        """Send the download source once: a file through `cat`, a set through tar."""
+        target = self._inside(path)
+        if os.path.isdir(local_source):
+            archive = subprocess.run(["tar", "-C", local_source, "-cf", "-", "."], capture_output=True,
+                                     check=True).stdout
+            self._run(f"mkdir {target} && tar -C {target} -xf -", archive)
+        else:
+            with open(local_source, "rb") as fh:
+                self._run(f"cat > {target}", fh.read())
 
 
 class RemoteTarget:
     """A real server reached with the user's ssh; server CPU from /proc when the host has it."""
 
     server_cpu_exact = False
-    files: FileOps = _NoRemoteFiles()
 
     def __init__(self, ssh: str, dest: Destination, ssh_config: str | None, connect_timeout: float) -> None:
         self.ssh_program = ssh
@@ -107,11 +150,31 @@ class RemoteTarget:
         self.destination = dest.given
         self.ssh_config = ssh_config
         self.connect_timeout = connect_timeout
+        self.files: FileOps = RemoteFiles(self.run_command)
+
+    def run_command(self, command: str, stdin: bytes | None = None) -> str:
+        """One housekeeping command on the server (never timed); a failure ends the run."""
+        argv = [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
+                "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
+                *self._port(), self.destination, command]
+        try:
+            done = subprocess.run(argv, input=stdin if stdin is not None else b"", capture_output=True,
+                                  timeout=max(60.0, self.connect_timeout * 4), check=False)
+        except subprocess.TimeoutExpired:
+            raise ServerError(f"{self.destination}: housekeeping command timed out: {command[:60]}") from None
+        if done.returncode != 0:
+            last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            raise ServerError(f"{self.destination}: `{command[:60]}` failed: {last}")
+        return done.stdout.decode(errors="replace")
+
+    def _port(self) -> list[str]:
+        """`-o Port=`, which ssh, scp, sftp and rsync's ssh all read (scp's -p means something else)."""
+        return ["-o", f"Port={self.dest.port_option}"] if self.dest.port_option else []
 
     def tool_ssh_options(self, case: Case) -> list[str]:
         return [*config_options(self.ssh_config), "-v", "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
-                *(["-p", str(self.dest.port_option)] if self.dest.port_option else []), *algorithm_options(case)]
+                *self._port(), *algorithm_options(case)]
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
         return [self.ssh_program, *self.tool_ssh_options(case), self.destination, remote_command]
@@ -129,7 +192,7 @@ class RemoteTarget:
         """One plain connection running `uname -s`: refuses clearly before anything is measured."""
         argv = [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
-                *(["-p", str(self.dest.port_option)] if self.dest.port_option else []), self.destination,
+                *self._port(), self.destination,
                 "uname -s"]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,

@@ -199,3 +199,25 @@ def test_stock_sshd_in_a_network_namespace(tmp_path: Path) -> None:
     assert all(s["ok"] and s["server_cpu_data_seconds"] is not None for s in samples)
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     assert "sshbench-standin" not in namespaces
+
+
+def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_path: Path) -> None:
+    config, _ = standin
+    out = tmp_path / "files.json"
+    work = tmp_path / "work"
+    work.mkdir()
+    before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????"))
+    done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp,scp-legacy,sftp,rsync",
+                    "--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
+                    "--runs", "1", "--size", "24MiB", "--verify", "--no-controls", "--workdir", str(work),
+                    "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    samples = [s for s in data["samples"] if s["case_id"].count(":") == 3]
+    assert len({s["case_id"] for s in samples}) == 8
+    assert all(s["ok"] and s["verified"] == "size+sha256" for s in samples), [s["error"] for s in samples]
+    assert all(s["server_cpu_user_seconds"] is None for s in samples), "no /proc reading for tools: unknown"
+    server_dir = data["environment"]["files"]["commands"]["scp"].rsplit(":", 1)[1].rsplit("/", 1)[0]
+    assert server_dir.startswith("/") and not os.path.exists(server_dir), "the server's temp dir is removed"
+    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????")) == before
+    assert list(work.iterdir()) == []
