@@ -375,7 +375,8 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
         report.warnings = [w.to_dict() for w in advise(report)]
         writer.save(report)
-        advice = checked_recommendation(report, client, server, "modern", "*")
+        host_pattern = "*" if remote is None else remote.target.dest.given.rpartition("@")[2]
+        advice = checked_recommendation(report, client, server, "modern", host_pattern)
         if not advice.problems:  # kept in the results, so reports can show it without running anything
             report.recommendation = {"policy": advice.rec.policy, "client_block": advice.client_text,
                                      "server_dropin": advice.server_text, "prediction": advice.prediction}

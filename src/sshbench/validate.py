@@ -77,4 +77,6 @@ def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedO
     problems = (validate_client_block(client.path, client_text, rec, host)
                 + validate_server_dropin(server, server_text, rec))
     defaults = dataclasses.asdict(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
+    if report.environment.get("server", {}).get("kind") == "remote":  # what that server offers, from its KEXINIT
+        defaults = report.environment.get("algorithms", {}).get("server_enabled") or defaults
     return CheckedRecommendation(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)

@@ -74,7 +74,9 @@ def test_remote_run_produces_tables_results_and_recommendation(remote_run: Any) 
     assert done.returncode == 0, done.stderr
     for text in ("Ciphers, upload", "Ciphers, download", "Key exchange", "Terrapin", "Recommended client config"):
         assert text in done.stdout, text
-    assert data["recommendation"] is not None
+    rec = data["recommendation"]
+    assert rec is not None and "Host standin\n" in rec["client_block"], "the block is for that host, not Host *"
+    assert any(line.startswith("Ciphers: now ") for line in rec["prediction"])
 
 
 def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
