@@ -25,7 +25,7 @@ def method_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Com
     work = tmp_path_factory.mktemp("work")
     out = tmp_path_factory.mktemp("res") / "m.json"
     done = sshbench("--method", "all", "--ciphers", "aes128-gcm@openssh.com,aes128-ctr", *ONLY_CIPHERS,
-                    "--runs", "2", "--size", "24MiB", "--verify", "--workdir", str(work), "--output", str(out))
+                    "--runs", "2", "--size", "64MiB", "--verify", "--workdir", str(work), "--output", str(out))
     return done, json.loads(out.read_text()) if out.exists() else {}, work
 
 
@@ -33,7 +33,7 @@ def test_method_matrix_is_printed(method_run: Any) -> None:
     done, _, _ = method_run
     assert done.returncode == 0, done.stderr
     for text in ("Transfer method x cipher, upload", "Transfer method x cipher, download", "scp -O", "sftp",
-                 "rsync", "pipe", "e2e", "CPU", "checked: size+sha256", "file methods: one 24 MiB file"):
+                 "rsync", "pipe", "e2e", "CPU", "checked: size+sha256", "file methods: one 64 MiB file"):
         assert text in done.stdout, text
 
 
@@ -45,7 +45,7 @@ def test_every_method_and_direction_is_in_the_results(method_run: Any) -> None:
             for direction in ("upload", "download"):
                 assert f"cipher:{cipher}:{direction}{method}" in ids
     files = data["environment"]["files"]
-    assert files["file_bytes"] == 24 * 2**20 and files["sink"] == "file" and files["verify"]
+    assert files["file_bytes"] == 64 * 2**20 and files["sink"] == "file" and files["verify"]
     assert files["disk"]["read_bytes_per_second"] > 0 and files["disk"]["write_bytes_per_second"] > 0
     assert set(files["commands"]) == {"scp", "scp-legacy", "sftp", "rsync"}
     assert files["commands"]["scp-legacy"].startswith("scp -O ")
@@ -57,12 +57,12 @@ def test_file_samples_are_verified_and_split_into_overhead_and_data(method_run: 
     file_samples = [s for s in data["samples"] if cases[s["case_id"]]["method"] != "pipe"]
     assert file_samples and all(s["ok"] for s in file_samples)
     for s in file_samples:
-        assert s["verified"] == "size+sha256" and s["bytes_received"] == 24 * 2**20
+        assert s["verified"] == "size+sha256" and s["bytes_received"] == 64 * 2**20
         assert s["total_seconds"] == pytest.approx(s["overhead_seconds"] + s["data_seconds"])
         assert s["end_to_end_bytes_per_second"] < s["throughput_bytes_per_second"]
         assert s["server_cpu_data_seconds"] is not None and s["client_cpu_data_seconds"] is not None
     pipe_cipher = [s for s in data["samples"] if cases[s["case_id"]]["method"] == "pipe"]
-    assert all(s["size_bytes"] == 24 * 2**20 for s in pipe_cipher), "the pipe moves what the files hold"
+    assert all(s["size_bytes"] == 64 * 2**20 for s in pipe_cipher), "the pipe moves what the files hold"
 
 
 def test_nothing_is_left_in_the_workdir(method_run: Any) -> None:

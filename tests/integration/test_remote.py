@@ -211,7 +211,7 @@ def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_
     before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????"))
     done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp,scp-legacy,sftp,rsync",
                     "--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
-                    "--runs", "1", "--size", "24MiB", "--verify", "--no-controls", "--workdir", str(work),
+                    "--runs", "1", "--size", "64MiB", "--verify", "--no-controls", "--workdir", str(work),
                     "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())

@@ -21,6 +21,9 @@ from sshbench.units import MiB
 
 CIPHER = "aes128-ctr"
 MAC = "hmac-sha2-256-etm@openssh.com"
+# Large enough that the data phase outlasts the noise of the 1-byte run on a loaded 2-core CI machine:
+# 3 MiB once took 0.135 s against 0.136 s for 1 byte (5 ms of data at 600 MB/s) and failed the sample.
+FILE_BYTES = 64 * MiB + 17
 METHODS = ["scp", "scp-legacy", "sftp", "sftp-B131072-R128", "rsync"]
 
 
@@ -42,7 +45,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def one_file(target: EmbeddedTarget, payload: Payload, workdir: Path) -> Iterator[TransferFiles]:
-    with prepared_files(target, str(workdir), FileShape(3 * MiB + 17), payload, sink_file=True,
+    with prepared_files(target, str(workdir), FileShape(FILE_BYTES), payload, sink_file=True,
                         verify=True) as files:
         yield files
 
@@ -58,7 +61,7 @@ def test_each_method_moves_a_verified_file(target: EmbeddedTarget, one_file: Tra
     sample = run_transfer_sample(target, _case(method, direction), one_file, 1, 60, ProbeSettings(payload))
     assert sample.ok, (sample.error, sample.stderr_tail)
     assert sample.verified == "size+sha256"
-    assert sample.bytes_received == 3 * MiB + 17
+    assert sample.bytes_received == FILE_BYTES
     negotiated = sample.negotiated
     assert negotiated is not None and negotiated.cipher_c2s == CIPHER and negotiated.mac_s2c == MAC
     assert sample.total_seconds and sample.overhead_seconds and sample.data_seconds
@@ -67,7 +70,7 @@ def test_each_method_moves_a_verified_file(target: EmbeddedTarget, one_file: Tra
     assert sample.client_cpu_seconds and sample.server_cpu_seconds
     assert sample.client_cpu_data_seconds is not None and sample.server_cpu_data_seconds is not None
     carried = sample.wire_bytes_sent if direction is Direction.UPLOAD else sample.wire_bytes_received
-    assert carried is not None and carried > 3 * MiB  # ssh's own count: payload plus packet overhead
+    assert carried is not None and carried > FILE_BYTES  # ssh's own count: payload plus packet overhead
     received = one_file.received(tiny=False, server=direction is Direction.UPLOAD)
     assert not os.path.exists(received), "each received file is removed after its check"
 
