@@ -155,41 +155,65 @@ def _disk(report: Report) -> list[Advice]:
 CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the data phase limited the rate
 
 
-def limits(report: Report) -> list[str]:
-    """Per direction, what limited the fastest pipe cipher: a CPU (its ssh near one full core) or not.
+@dataclass(frozen=True)
+class Limit:
+    """What limited the fastest pipe cipher of one direction."""
+
+    direction: str
+    cipher: str
+    rate: float  # bytes/s, median
+    shares: dict[str, float]  # side -> share of one core its ssh/sshd used while the data moved
+    busy: list[str]  # sides at or above CPU_BOUND_SHARE
+
+    @property
+    def bound_by(self) -> str:
+        """The short verdict, for tables that compare hosts."""
+        if self.busy:
+            return f"{' and '.join(self.busy)} CPU"
+        return "link (or shared CPUs)" if len(self.shares) == 2 else "not the client CPU; server unknown"
+
+    @property
+    def text(self) -> str:
+        said = ", ".join(f"{side} {'sshd' if side == 'server' else 'ssh'} {share:.0%} of a core"
+                         for side, share in self.shares.items())
+        if "server" not in self.shares:
+            said += ", server CPU unknown"
+        verdict = (f"CPU-bound on the {' and '.join(self.busy)}" if self.busy else
+                   f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
+                   "processes, limited it" if len(self.shares) == 2 else
+                   "client not CPU-bound; the server's share is unknown")
+        return f"{self.direction}: fastest {self.cipher} at {self.rate / 1e6:,.0f} MB/s, {said}: {verdict}"
+
+
+def limit_of(report: Report, direction: str) -> Limit | None:
+    """Whether a CPU limited the fastest pipe cipher of a direction (None: nothing measured there).
 
     CPU s/GiB x GiB/s is the share of one core each side's ssh used while
     the data moved. Near 100% that side's CPU set the pace; well below on
     both sides, the link (or something between) did.
     """
-    out = []
-    for direction in ("upload", "download"):
-        best = None
-        for summary in report.summaries:
-            case = report.case(summary.case_id).case
-            if (case.kind is Kind.CIPHER and case.method == "pipe" and case.direction.value == direction
-                    and summary.throughput_bytes_per_second
-                    and (best is None or summary.throughput_bytes_per_second.median
-                         > best.throughput_bytes_per_second.median)):  # type: ignore[union-attr]
-                best = summary
-        if best is None or best.throughput_bytes_per_second is None:
-            continue
-        rate = best.throughput_bytes_per_second.median
-        shares = {side: stat.median * rate / GiB for side, stat in
-                  (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
-                  if stat is not None}
-        said = ", ".join(f"{side} {'sshd' if side == 'server' else 'ssh'} {share:.0%} of a core"
-                         for side, share in shares.items())
-        if "server" not in shares:
-            said += ", server CPU unknown"
-        name = report.case(best.case_id).case.subject
-        busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
-        verdict = (f"CPU-bound on the {' and '.join(busy)}" if busy else
-                   f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
-                   "processes, limited it" if len(shares) == 2 else
-                   "client not CPU-bound; the server's share is unknown")
-        out.append(f"{direction}: fastest {name} at {rate / 1e6:,.0f} MB/s, {said}: {verdict}")
-    return out
+    best = None
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if (case.kind is Kind.CIPHER and case.method == "pipe" and case.direction.value == direction
+                and summary.throughput_bytes_per_second
+                and (best is None or summary.throughput_bytes_per_second.median
+                     > best.throughput_bytes_per_second.median)):  # type: ignore[union-attr]
+            best = summary
+    if best is None or best.throughput_bytes_per_second is None:
+        return None
+    rate = best.throughput_bytes_per_second.median
+    shares = {side: stat.median * rate / GiB for side, stat in
+              (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
+              if stat is not None}
+    busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy)
+
+
+def limits(report: Report) -> list[str]:
+    """Per direction, what limited the fastest pipe cipher, as a sentence."""
+    found = (limit_of(report, direction) for direction in ("upload", "download"))
+    return [limit.text for limit in found if limit is not None]
 
 
 def advise(report: Report) -> list[Advice]:

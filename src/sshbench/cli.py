@@ -17,6 +17,7 @@ import random
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from types import FrameType
@@ -36,7 +37,7 @@ from sshbench.export import charts, html, markdown
 from sshbench.export.results import ResultsWriter, default_path
 from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
 from sshbench.methods import missing_tools, parse_methods, sftp_variants
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, report_from_dict
+from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, host_label, results_from_dict
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_MAC_CIPHER,
@@ -48,7 +49,7 @@ from sshbench.options import (
 from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
 from sshbench.probe import ProbeSettings
 from sshbench.recommend import POLICIES
-from sshbench.remote import RemoteTarget, offered_lists, resolve, round_trip_seconds, server_offer
+from sshbench.remote import RemoteTarget, host_pattern, offered_lists, resolve, round_trip_seconds, server_offer
 from sshbench.runner import execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
@@ -57,9 +58,9 @@ from sshbench.transfer import TransferFiles, command_templates, prepared_files
 from sshbench.ui.compare import comparison_table
 from sshbench.ui.config import print_recommendation, print_terrapin
 from sshbench.ui.progress import JsonLinesReporter, QuietReporter, RichReporter
-from sshbench.ui.tables import algorithms_tables, full_report
+from sshbench.ui.tables import algorithms_tables, full_report, host_rule, hosts_report
 from sshbench.units import parse_size
-from sshbench.validate import checked_recommendation
+from sshbench.validate import CheckedRecommendation, checked_recommendation
 
 SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare")
 
@@ -77,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     run = sub.add_parser("run", help="the benchmark (default when no command is given)")
-    run.add_argument("destination", nargs="?", help="[user@]host[:port] or a Host alias of your ssh config: "
-                     "measure that real server with your own ssh setup (default: a private loopback sshd)")
+    run.add_argument("destination", nargs="*", help="[user@]host[:port] or a Host alias of your ssh config: "
+                     "measure that real server with your own ssh setup; several are measured one after another "
+                     "into one results file (default: a private loopback sshd)")
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
                      "towards real links)")
@@ -122,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--method", default="pipe", help="comma list of pipe (ssh carrying a stream: SSH itself), "
                        "scp, scp-legacy (scp -O), sftp, rsync, or all (default: pipe)")
     tools.add_argument("--workdir", help="directory for the file methods' test files (default: the temp dir)")
+    tools.add_argument("--remote-workdir", help="with a destination: directory on the server for its test files "
+                       "(default: the server's $TMPDIR or /tmp); its free space is checked first")
     tools.add_argument("--sink", choices=("file", "null"), default="file", help="file methods: the receiver "
                        "writes a real file (default; size checked) or /dev/null")
     tools.add_argument("--verify", action="store_true", help="SHA-256 of every received file (outside the timing)")
@@ -145,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("results", help="a results JSON written by sshbench run")
     rec.add_argument("--policy", choices=tuple(POLICIES), default="modern",
                      help="modern: recommended algorithms only; compatible: also acceptable ones older peers need")
-    rec.add_argument("--host", default="*", help="Host pattern of the client block (default: *)")
+    rec.add_argument("--host", help="Host pattern of the client block (default: the measured host, or * for the "
+                     "embedded server)")
     rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
     rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
     rec.add_argument("--ssh", help="ssh binary used to validate the client block")
@@ -159,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     cmp = sub.add_parser("compare", help="compare runs case by case, with intervals and significance")
-    cmp.add_argument("results", nargs="+", help="results files; the first is the baseline")
+    cmp.add_argument("results", nargs="+", help="results files; the first is the baseline (one multi-host file: "
+                     "its hosts against the first; files with the same hosts: host by host)")
     cmp.add_argument("--normalize", metavar="REF", help="divide each run by its own reference: 'tcp' (the raw "
                      "TCP control) or a cipher name, to compare machines by shape")
     cmp.add_argument("--fail-above", metavar="PCT", help="exit 7 when any case is significantly slower than the "
@@ -202,7 +208,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
-        methods=parse_methods(args.method), workdir=args.workdir, sink=args.sink, verify=args.verify,
+        methods=parse_methods(args.method), workdir=args.workdir, remote_workdir=args.remote_workdir,
+        sink=args.sink, verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
         sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
@@ -291,24 +298,39 @@ def _plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists
     return records, measured
 
 
-def _next_steps(report: Report, writer: ResultsWriter) -> list[str]:
-    lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
+def _safe_ranked(report: Report) -> list[str]:
+    """Pipe upload ciphers without a known weakness, fastest first."""
     fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]  # pipe
-    safe = [s for s in sorted(fastest, key=lambda s: s.rank or 0)
-            if lookup(report.case(s.case_id).case.subject, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)]
-    if safe and safe[0].throughput_bytes_per_second:
-        top = report.case(safe[0].case_id).case.subject
-        lines.append(f"Fastest cipher without a known weakness here: {top} "
-                     f"({safe[0].throughput_bytes_per_second.median / 1e6:,.0f} MB/s upload, median).")
-    short = [report.case(s.case_id).case for s in report.summaries if s.precise is False]
+    names = [report.case(s.case_id).case.subject for s in sorted(fastest, key=lambda s: s.rank or 0)]
+    return [n for n in names if lookup(n, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)]
+
+
+def _next_steps(reports: list[Report], writer: ResultsWriter, ssh_config: str | None = None) -> list[str]:
+    lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
+    hosts = [host_label(r) for r in reports if host_label(r) != "embedded"]
+    command = "sshbench" + "".join(f" {h}" for h in hosts) + (f" --ssh-config {ssh_config}" if ssh_config else "")
+    for report in reports:
+        safe = _safe_ranked(report)
+        summary = next((s for s in report.summaries if safe and s.case_id == Case(
+            Kind.CIPHER, Direction.UPLOAD, cipher=safe[0]).id), None)
+        if summary and summary.throughput_bytes_per_second:
+            where = "here" if len(reports) == 1 else f"on {host_label(report)}"
+            lines.append(f"Fastest cipher without a known weakness {where}: {safe[0]} "
+                         f"({summary.throughput_bytes_per_second.median / 1e6:,.0f} MB/s upload, median).")
+    short = [r.case(s.case_id).case for r in reports for s in r.summaries if s.precise is False]
+    first = _safe_ranked(reports[0])
     if short:
-        lines.append(f"{len(short)} cases did not reach the precision target; give them more time, e.g.:  sshbench "
+        lines.append(f"{len(short)} cases did not reach the precision target; give them more time, e.g.:  {command} "
                      f"{_selection_args(short)} --time-budget 20m")
-    elif safe:
-        pair = ",".join(report.case(s.case_id).case.subject for s in safe[:2])
-        lines.append(f"Compare the top two more tightly:  sshbench --ciphers {pair} --macs none --kex none "
-                     f"--hostkeys none --precision 1%")
-    lines.append(f"Same schedule again:  sshbench --seed {report.seed}    What each side supports:  sshbench algos")
+    elif first and len(reports) == 1:
+        lines.append(f"Compare the top two more tightly:  {command} --ciphers {','.join(first[:2])} --macs none "
+                     f"--kex none --hostkeys none --precision 1%")
+    common = [c for c in first if all(c in _safe_ranked(r) for r in reports[1:])]
+    if len(reports) > 1 and common:
+        lines.append(f"Hosts by shape, each divided by its own {common[0]}:  sshbench compare {writer.json_path} "
+                     f"--normalize {common[0]}")
+    lines.append(f"Same schedule again:  {command} --seed {reports[0].seed}    What each side supports:  "
+                 "sshbench algos")
     return lines
 
 
@@ -327,73 +349,155 @@ def _selection_args(cases: list[Case]) -> str:
 def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     options = options_from_args(args)
     client = probe_client(options.ssh)
+    destinations = _destinations(args.destination)
+    if options.remote_workdir and not destinations:
+        raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
+                         "embedded server")
     writer = ResultsWriter(options.output or default_path())
     _STATE["writer"] = writer
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-    machine_before = sysinfo.cpu_snapshot()
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = _methods(options, "all" in args.method.lower())
-    remote = _remote_target(args, options, client) if args.destination else None
+    # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
+    remotes: list[_Remote | None] = [_remote_target(d, args.ssh_config, options, client) for d in destinations] \
+        or [None]
+    runs: list[tuple[Report, CheckedRecommendation]] = []
     # The embedded server also runs for remote hosts: its private dir holds the payload, and its sshd
     # validates the recommended drop-in (sshd -t) without touching any real server.
-    with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server, \
-            contextlib.ExitStack() as stack:
+    with EmbeddedOpenSSH(client, options.sshd, env=options.crypto_env()) as server:
         assert server.info is not None and server.dir is not None
         payload = make_payload(options.data, server.dir, seed)
-        offered = server.info.enabled if remote is None else remote.offered
-        records, measured = _plan_cases(options, client, offered, methods, missing, tcp_control=remote is None)
-        if not measured:
-            raise UsageError("nothing to measure: every selection is empty or unsupported by the server "
-                             "(see sshbench algos)")
-        report = Report(tool_version=__version__, started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                        seed=seed, options={**options.to_dict(), "seed": seed},
-                        environment=_environment(client, server), cases=records)
-        report.environment["crypto"] = {"aesni_masked": options.no_aesni, "mask": options.crypto_env() or None,
-                                        "mask_check": crypto}
-        if remote is None:
-            report.environment["terrapin"] = _terrapin(client, server)
-        else:
-            report.environment["server"] = remote.facts
-            report.environment["algorithms"]["server_enabled"] = dataclasses.asdict(remote.offered)
-            report.environment["terrapin"] = remote.terrapin
-        live = [r.case for r in records if r.status is not CaseStatus.SKIPPED]
-        target: EmbeddedTarget | RemoteTarget = EmbeddedTarget(server) if remote is None else remote.target
-        files = None
-        if any(c.method != "pipe" for c in live):
-            files = stack.enter_context(_test_files(options, target, payload))
-            report.environment["files"] = _files_facts(options, files, payload)
-            report.environment["files"]["commands"] = command_templates(target, files, methods)
-        plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, seed) if options.runs is not None
-                          else PrecisionSchedule(live, options.min_runs, options.max_runs, seed))
-        writer.save(report)
+        plans = [_plan_host(options, client, server, remote, methods, missing) for remote in remotes]
         reporter: RichReporter | JsonLinesReporter = (
             QuietReporter() if args.quiet else JsonLinesReporter(sys.stdout) if args.jsonl else RichReporter(err))
+        started = time.monotonic()
         with reporter:
-            execute(report, plan, target, options, writer.save, reporter,
-                    ProbeSettings(payload, options.compression, options.crypto_env()), files)
-        report.environment["host"]["load_average_end"] = sysinfo.load_average()
-        report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
-        report.warnings = [w.to_dict() for w in advise(report)]
-        writer.save(report)
-        host_pattern = "*" if remote is None else remote.target.dest.given.rpartition("@")[2]
-        advice = checked_recommendation(report, client, server, "modern", host_pattern)
-        if not advice.problems:  # kept in the results, so reports can show it without running anything
-            report.recommendation = {"policy": advice.rec.policy, "client_block": advice.client_text,
-                                     "server_dropin": advice.server_text, "prediction": advice.prediction}
-            writer.save(report)
-    failed = any(not s.ok and not s.warmup for s in report.samples) or any(
-        r.status is CaseStatus.FAILED for r in report.cases)
+            for index, (remote, records) in enumerate(zip(remotes, plans, strict=True)):
+                spent = (time.monotonic() - started, sum(_bytes_sent(r) for r, _ in runs))
+                share = _host_share(options, spent, len(remotes) - index)
+                host = _Host(share, client, server, payload, remote, methods, seed, crypto)
+                now = datetime.now(UTC).isoformat(timespec="milliseconds")
+                report = Report(tool_version=__version__, started_at=now, seed=seed,
+                                options={**share.to_dict(), "seed": seed},
+                                environment=_environment(client, server), cases=records)
+                runs.append((report, _measure_host(host, report, writer, reporter)))
+                writer.host_done(report)
+    reports = [report for report, _ in runs]
+    failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
+        c.status is CaseStatus.FAILED for r in reports for c in r.cases)
     if args.jsonl:
-        print(json.dumps({"event": "finished", "status": report.status, "results": writer.json_path,
-                          "csv": writer.csv_path, "samples": len(report.samples), "failed": failed}), flush=True)
+        print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
+                          "csv": writer.csv_path, "hosts": [host_label(r) for r in reports],
+                          "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
     elif args.quiet:
         out.print(writer.json_path, highlight=False, soft_wrap=True)
     else:
-        out.print(full_report(report))
-        print_recommendation(out, advice)
-        for line in _next_steps(report, writer):
+        for report, advice in runs:
+            if len(runs) > 1:
+                out.print(host_rule(report))
+            out.print(full_report(report))
+            print_recommendation(out, advice)
+        if len(runs) > 1:
+            out.print(hosts_report(reports))
+        for line in _next_steps(reports, writer, args.ssh_config):
             out.print(line, highlight=False)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+def _destinations(given: list[str] | None) -> list[str]:
+    seen: set[str] = set()
+    for destination in given or []:
+        if destination in seen:
+            raise UsageError(f"destination {destination!r} is named twice; each host is measured once per run")
+        seen.add(destination)
+    return list(given or [])
+
+
+def _host_share(options: RunOptions, spent: tuple[float, int], hosts_left: int) -> RunOptions:
+    """This host's part of the time budget and byte cap: what is left, split over the hosts still to go.
+
+    A host that finishes early leaves its remainder to the next ones; the run as a whole stays within both.
+    """
+    seconds, sent = spent
+    budget = None if options.time_budget_seconds is None else \
+        max(1.0, (options.time_budget_seconds - seconds) / hosts_left)
+    cap = None if options.max_bytes is None else max(0, (options.max_bytes - sent) // hosts_left)
+    return dataclasses.replace(options, time_budget_seconds=budget, max_bytes=cap)
+
+
+def _bytes_sent(report: Report) -> int:
+    return sum(s.size_bytes for s in report.samples)
+
+
+def _overall_status(reports: list[Report]) -> str:
+    statuses = {r.status for r in reports}
+    return next((s for s in ("failed", "interrupted", "running") if s in statuses), "complete")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Host:
+    """What measuring one host needs; the embedded server and payload are shared by every host of a run."""
+
+    options: RunOptions
+    client: ClientInfo
+    server: EmbeddedOpenSSH
+    payload: Payload
+    remote: _Remote | None
+    methods: tuple[str, ...]
+    seed: int
+    crypto: dict[str, Any] | None
+
+
+def _plan_host(options: RunOptions, client: ClientInfo, server: EmbeddedOpenSSH, remote: _Remote | None,
+               methods: tuple[str, ...], missing: dict[str, str]) -> list[CaseRecord]:
+    assert server.info is not None
+    offered = server.info.enabled if remote is None else remote.offered
+    records, measured = _plan_cases(options, client, offered, methods, missing, tcp_control=remote is None)
+    if not measured:
+        where = "the server" if remote is None else remote.facts["destination"]
+        raise UsageError(f"nothing to measure on {where}: every selection is empty or not offered there "
+                         "(see sshbench algos)")
+    return records
+
+
+def _measure_host(host: _Host, report: Report, writer: ResultsWriter,
+                  reporter: RichReporter | JsonLinesReporter) -> CheckedRecommendation:
+    """One host from first sample to validated recommendation, saving after every sample."""
+    options, server, remote = host.options, host.server, host.remote
+    machine_before = sysinfo.cpu_snapshot()
+    report.environment["crypto"] = {"aesni_masked": options.no_aesni, "mask": options.crypto_env() or None,
+                                    "mask_check": host.crypto}
+    if remote is None:
+        report.environment["terrapin"] = _terrapin(host.client, server)
+    else:
+        report.environment["server"] = remote.facts
+        report.environment["algorithms"]["server_enabled"] = dataclasses.asdict(remote.offered)
+        report.environment["terrapin"] = remote.terrapin
+    live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
+    target: EmbeddedTarget | RemoteTarget = EmbeddedTarget(server) if remote is None else remote.target
+    with contextlib.ExitStack() as stack:
+        files = None
+        if any(c.method != "pipe" for c in live):
+            files = stack.enter_context(_test_files(options, target, host.payload))
+            report.environment["files"] = _files_facts(options, files, host.payload)
+            report.environment["files"]["commands"] = command_templates(target, files, host.methods)
+        plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, host.seed)
+                          if options.runs is not None
+                          else PrecisionSchedule(live, options.min_runs, options.max_runs, host.seed))
+        writer.save(report)
+        execute(report, plan, target, options, writer.save, reporter,
+                ProbeSettings(host.payload, options.compression, options.crypto_env()), files)
+    report.environment["host"]["load_average_end"] = sysinfo.load_average()
+    report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
+    report.warnings = [w.to_dict() for w in advise(report)]
+    writer.save(report)
+    pattern = host_pattern(None if remote is None else remote.facts["destination"])
+    advice = checked_recommendation(report, host.client, server, "modern", pattern)
+    if not advice.problems:  # kept in the results, so reports can show it without running anything
+        report.recommendation = {"policy": advice.rec.policy, "client_block": advice.client_text,
+                                 "server_dropin": advice.server_text, "prediction": advice.prediction}
+        writer.save(report)
+    return advice
 
 
 @dataclasses.dataclass(frozen=True)
@@ -404,10 +508,11 @@ class _Remote:
     terrapin: dict[str, Any]
 
 
-def _remote_target(args: argparse.Namespace, options: RunOptions, client: ClientInfo) -> _Remote:
+def _remote_target(destination: str, ssh_config: str | None, options: RunOptions, client: ClientInfo) -> _Remote:
     """Resolve, check and read the offer of a real host, before anything is measured."""
-    dest = resolve(client.path, args.destination, args.ssh_config)
-    target = RemoteTarget(client.path, dest, args.ssh_config, connect_timeout=min(options.timeout_seconds, 30))
+    dest = resolve(client.path, destination, ssh_config)
+    target = RemoteTarget(client.path, dest, ssh_config, connect_timeout=min(options.timeout_seconds, 30),
+                          workdir=options.remote_workdir)
     system = target.preflight(timeout=options.timeout_seconds)
     offer = server_offer(dest, timeout=min(options.timeout_seconds, 15))
     if offer is None:  # behind ProxyJump/ProxyCommand: measure what the client knows; refusals become skips
@@ -420,12 +525,12 @@ def _remote_target(args: argparse.Namespace, options: RunOptions, client: Client
             client_offer = None
         terrapin = terrapin_report(offer, client_offer)
     version = offer.banner if offer else None
-    facts = {"kind": "remote", "destination": args.destination, "hostname": dest.hostname, "port": dest.port,
+    facts = {"kind": "remote", "destination": destination, "hostname": dest.hostname, "port": dest.port,
              "user": dest.user, "via_proxy": dest.proxied, "banner": version,
              "version": version.removeprefix("SSH-2.0-") if version else "unknown (via proxy)", "system": system,
              "openssl": None, "round_trip_seconds": round_trip_seconds(dest),
              "server_cpu": "sshd session process from /proc on Linux, else unknown",
-             "ssh_config": args.ssh_config or "your default (~/.ssh/config)"}
+             "ssh_config": ssh_config or "your default (~/.ssh/config)"}
     return _Remote(target, offered, facts, terrapin)
 
 
@@ -462,10 +567,11 @@ def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
     return terrapin_report(server_offer, client_offer)
 
 
-def load_results(path: str) -> Report:
+def load_results(path: str) -> list[Report]:
+    """Every run in a results file: one, or one per host of a multi-host run."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return report_from_dict(json.load(fh))
+            return results_from_dict(json.load(fh))
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:
@@ -483,61 +589,115 @@ def _write(path: str, data: bytes | str) -> None:
 
 
 def cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
-    report = load_results(args.results)
+    runs = load_results(args.results)
     if not (args.html or args.markdown or args.charts):
-        out.print(full_report(report))
+        for report in runs:
+            if len(runs) > 1:
+                out.print(host_rule(report))
+            out.print(full_report(report))
+        if len(runs) > 1:
+            out.print(hosts_report(runs))
     if args.markdown == "-":
-        out.print(markdown.render(report), highlight=False, markup=False, soft_wrap=True)
+        out.print(markdown.render_all(runs), highlight=False, markup=False, soft_wrap=True)
     elif args.markdown:
-        _write(args.markdown, markdown.render(report))
+        _write(args.markdown, markdown.render_all(runs))
         err.print(f"wrote {args.markdown}", highlight=False)
     if args.html:
-        _write(args.html, html.render(report))
+        _write(args.html, html.render(runs))
         err.print(f"wrote {args.html}", highlight=False)
     if args.charts:
-        made = charts.charts(report)
-        try:
-            for chart in made:
-                for fmt in ("png", "svg"):
-                    _write(os.path.join(args.charts, f"{chart.name}.{fmt}"), chart.render(fmt))
-        finally:
-            charts.close(made)
-        err.print(f"wrote {len(made) * 2} charts to {args.charts}", highlight=False)
+        written = 0
+        for subdir, made in _chart_sets(runs):
+            try:
+                for chart in made:
+                    for fmt in ("png", "svg"):
+                        _write(os.path.join(args.charts, subdir, f"{chart.name}.{fmt}"), chart.render(fmt))
+                        written += 1
+            finally:
+                charts.close(made)
+        err.print(f"wrote {written} charts to {args.charts}", highlight=False)
     return int(ExitCode.OK)
 
 
+def _chart_sets(runs: list[Report]) -> Iterator[tuple[str, list[charts.Chart]]]:
+    """One host: its charts in DIR. Several: the cross-host chart in DIR, each host's charts in DIR/<host>/."""
+    if len(runs) == 1:
+        yield "", charts.charts(runs[0])
+        return
+    yield "", charts.host_charts(runs)
+    for report in runs:
+        yield safe_name(host_label(report)), charts.charts(report)
+
+
+def _comparisons(paths: list[str]) -> list[tuple[tuple[str, Report], tuple[str, Report]]]:
+    """Pairs of (label, run) to compare, baseline first; runs are named by file, and host in multi-host files.
+
+    One multi-host file: its hosts against the first. Several files with the
+    same hosts: host by host, each against the first file's. Otherwise every
+    run against the first file's first run.
+    """
+    files = [(path, load_results(path)) for path in paths]
+    labelled = [(path if len(runs) == 1 else f"{path} [{host_label(r)}]", r) for path, runs in files for r in runs]
+    if len(labelled) < 2:
+        raise UsageError("compare needs at least two runs: two results files, or one file with several hosts")
+    hosts = [[host_label(r) for r in runs] for _, runs in files]
+    if len(files) > 1 and len(hosts[0]) > 1 and all(h == hosts[0] for h in hosts):
+        per_host = len(hosts[0])
+        return [(labelled[i % per_host], labelled[i]) for i in range(per_host, len(labelled))]
+    return [(labelled[0], other) for other in labelled[1:]]
+
+
 def cmd_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
-    if len(args.results) < 2:
-        raise UsageError("compare needs at least two results files: the baseline first")
     threshold = parse_fraction(args.fail_above) if args.fail_above else None
-    runs = [load_results(path) for path in args.results]
     regressed = False
-    for path, run in zip(args.results[1:], runs[1:], strict=True):
+    for (base_label, base), (label, run) in _comparisons(args.results):
         try:
-            changes = compare(runs[0], run, args.normalize)
+            changes = compare(base, run, args.normalize)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        out.print(comparison_table(args.results[0], path, changes, args.normalize, threshold))
+        out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
         regressed |= threshold is not None and any(c.regression_beyond(threshold) for c in changes)
     return int(ExitCode.REGRESSION if regressed else ExitCode.OK)
 
 
 def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
-    report = load_results(args.results)
+    runs = load_results(args.results)
+    if args.host is not None and len(runs) > 1:
+        raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
+                         "per host")
     client = probe_client(args.ssh)
+    results: list[tuple[Report, CheckedRecommendation]] = []
     with EmbeddedOpenSSH(client, args.sshd) as server:
-        advice = checked_recommendation(report, client, server, args.policy, args.host)
-    print_recommendation(out, advice)
-    if advice.problems:
+        for report in runs:
+            pattern = args.host or host_pattern(report.environment.get("server", {}).get("destination"))
+            results.append((report, checked_recommendation(report, client, server, args.policy, pattern)))
+    for report, advice in results:
+        if len(runs) > 1:
+            out.print(host_rule(report))
+        print_recommendation(out, advice)
+    if any(advice.problems for _, advice in results):
         return int(ExitCode.UNVERIFIED)
     if args.write:
-        os.makedirs(args.write, exist_ok=True)
-        for name, text in (("ssh_config.sshbench", advice.client_text), ("50-sshbench.conf", advice.server_text)):
-            path = os.path.join(args.write, name)
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            out.print(f"wrote {path}", highlight=False)
+        _write_configs(args.write, results, out)
     return int(ExitCode.OK)
+
+
+def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], out: Console) -> None:
+    """One client file with every host's block; one server drop-in per host (each goes to its own server)."""
+    files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
+    for report, advice in results:
+        name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(host_label(report))}.conf"
+        files[name] = advice.server_text
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        _write(path, text)
+        out.print(f"wrote {path}", highlight=False)
+
+
+def safe_name(label: str) -> str:
+    """A host label as a file or directory name: letters, digits, dot, dash, underscore."""
+    name = "".join(ch if ch.isalnum() or ch in ".-_" else "_" for ch in label).lstrip(".")  # never "." or ".."
+    return name or "host"
 
 
 def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:

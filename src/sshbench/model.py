@@ -290,6 +290,34 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def host_label(report: Report) -> str:
+    """The host a run measured: the destination as the user gave it, or "embedded" (private loopback sshd)."""
+    label = report.environment.get("server", {}).get("destination")
+    return label if isinstance(label, str) and label else "embedded"
+
+
+def results_to_dict(runs: list[Report]) -> dict[str, Any]:
+    """One host: a plain "sshbench/run". Several (`sshbench run a b`): "sshbench/hosts", one run per host.
+
+    Each host keeps its own run rather than a host field on every case:
+    hosts differ in what they offer, their environment, Terrapin status and
+    recommendation, and every renderer already knows how to show one run.
+    """
+    if len(runs) == 1:
+        return report_to_dict(runs[0])
+    return {"schema": "sshbench/hosts", "schema_version": SCHEMA_VERSION, "hosts": [host_label(r) for r in runs],
+            "runs": [report_to_dict(r) for r in runs]}
+
+
+def results_from_dict(data: dict[str, Any]) -> list[Report]:
+    """Every run a results file holds, in the order measured (one per host)."""
+    if data.get("schema") == "sshbench/hosts":
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"results schema version {data.get('schema_version')} is not {SCHEMA_VERSION}")
+        return [report_from_dict(run) for run in data["runs"]]
+    return [report_from_dict(data)]
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
     body = _plain(report)
     assert isinstance(body, dict)

@@ -27,6 +27,9 @@ AESNI_MASK = "~0x200000200000000:~0x60000000000"
 DEFAULT_FILE_BYTES = 512 * MiB
 
 
+_REMOTE_DIR = re.compile(r"/[A-Za-z0-9_./-]*")
+
+
 @dataclass(frozen=True)
 class RunOptions:
     ciphers: str = "all"
@@ -58,6 +61,7 @@ class RunOptions:
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
     methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods.py)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
+    remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)
     sink: str = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")
     verify: bool = False  # SHA-256 of every received file, outside the timed part
     files: int | None = None  # many-small-files set: this many files of file_size_bytes
@@ -101,6 +105,9 @@ class RunOptions:
             raise UsageError("--sink null cannot take a set of files: use --sink file with --files")
         if any(n < 1 for n in (*self.sftp_buffers, *self.sftp_requests)):
             raise UsageError("--sftp-buffers and --sftp-requests must be positive numbers")
+        if self.remote_workdir is not None and not _REMOTE_DIR.fullmatch(self.remote_workdir):
+            raise UsageError(f"--remote-workdir {self.remote_workdir!r}: use an absolute path of letters, digits "
+                             "and ./_- only (it passes through the server's shell)")
         if (self.sftp_buffers or self.sftp_requests) and "sftp" not in self.methods:
             raise UsageError("--sftp-buffers/--sftp-requests tune sftp: add sftp to --method")
 

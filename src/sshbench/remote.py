@@ -26,6 +26,7 @@ from sshbench.kexinit import Kexinit, KexinitError, read_server_kexinit
 from sshbench.model import Case
 from sshbench.servers.openssh import ServerProcess
 from sshbench.target import FileOps, algorithm_options
+from sshbench.units import format_bytes
 
 RTT_PROBES = 5
 
@@ -55,6 +56,16 @@ def split_port(text: str) -> tuple[str, int | None]:
     return text, None
 
 
+def host_pattern(destination: str | None) -> str:
+    """The ssh_config Host pattern a recommendation for this destination goes under ("*" for the embedded server).
+
+    The name as typed, without user@ and :port, so the block matches the same alias or host name again.
+    """
+    if not destination:
+        return "*"
+    return split_port(destination)[0].rpartition("@")[2]
+
+
 def config_options(ssh_config: str | None) -> list[str]:
     return ["-F", ssh_config] if ssh_config else []
 
@@ -80,6 +91,17 @@ def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
 _SAFE = re.compile(r"/[A-Za-z0-9_./-]+")
 
 
+def parse_df(output: str) -> int | None:
+    """Available bytes from `df -Pk DIR` (POSIX format: 1024-byte blocks, one line per filesystem).
+
+    None when the output is not that (a df without -P): the check is then skipped, not guessed.
+    """
+    lines = [line.split() for line in output.strip().splitlines()]
+    if len(lines) < 2 or len(lines[-1]) < 6 or not lines[-1][3].isdigit():
+        return None
+    return int(lines[-1][3]) * 1024
+
+
 class RemoteFiles:
     """The server's side of the file methods, in POSIX sh over the user's ssh, outside the timing.
 
@@ -87,8 +109,10 @@ class RemoteFiles:
     are ever removed; the directory goes at the end of the run.
     """
 
-    def __init__(self, run: Callable[[str, bytes | None], str]) -> None:
+    def __init__(self, run: Callable[[str, bytes | None], str], label: str, workdir: str | None = None) -> None:
         self._run = run
+        self._label = label  # the host, for error messages
+        self._workdir = workdir  # --remote-workdir; default the server's $TMPDIR or /tmp
         self._root: str | None = None
 
     def _inside(self, path: str) -> str:
@@ -97,11 +121,20 @@ class RemoteFiles:
             raise ValueError(f"refusing to touch {path!r} on the server: not inside sshbench's temp dir")
         return path
 
-    def make_dir(self, parent: str) -> str:
-        made = self._run('mktemp -d "${TMPDIR:-/tmp}/sshbench-XXXXXXXX"', None).strip()
+    def make_dir(self, parent: str, room: int) -> str:
+        base = self._workdir or "${TMPDIR:-/tmp}"
+        made = self._run(f'mktemp -d "{base}/sshbench-XXXXXXXX"', None).strip()
         if not _SAFE.fullmatch(made):
             raise ServerError(f"the server's mktemp -d gave {made!r}; need a plain path")
         self._root = made
+        free = parse_df(self._run(f"df -Pk {made}", None))
+        if free is not None and free < room:
+            self.remove(made)
+            self._root = None
+            raise UsageError(f"not enough free space on {self._label} in {made.rsplit('/', 1)[0]}: the file test "
+                             f"needs {format_bytes(room)} there (the download source and one received copy), "
+                             f"{format_bytes(free)} is free; use --remote-workdir on a larger filesystem, a smaller "
+                             "--size, or --sink null")
         return made
 
     def size(self, path: str) -> tuple[int, int] | None:
@@ -144,13 +177,14 @@ class RemoteTarget:
 
     server_cpu_exact = False
 
-    def __init__(self, ssh: str, dest: Destination, ssh_config: str | None, connect_timeout: float) -> None:
+    def __init__(self, ssh: str, dest: Destination, ssh_config: str | None, connect_timeout: float,
+                 workdir: str | None = None) -> None:
         self.ssh_program = ssh
         self.dest = dest
         self.destination = dest.given
         self.ssh_config = ssh_config
         self.connect_timeout = connect_timeout
-        self.files: FileOps = RemoteFiles(self.run_command)
+        self.files: FileOps = RemoteFiles(self.run_command, dest.given, workdir)
 
     def run_command(self, command: str, stdin: bytes | None = None) -> str:
         """One housekeeping command on the server (never timed); a failure ends the run."""

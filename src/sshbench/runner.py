@@ -180,7 +180,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
         report.error = str(exc) or type(exc).__name__
         raise
     finally:
-        report.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+        report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
         save(report)
     return report

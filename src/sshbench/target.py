@@ -16,8 +16,12 @@ from sshbench.testfiles import LocalFiles
 class FileOps(Protocol):
     """What the file methods need done on the server side, outside the timed part."""
 
-    def make_dir(self, parent: str) -> str:
-        """A new private directory for this run's files; `parent` is a hint the remote side may ignore."""
+    def make_dir(self, parent: str, room: int) -> str:
+        """A new private directory for this run's files, on a filesystem with `room` bytes free.
+
+        `parent` is the client's --workdir; a remote side uses its own (--remote-workdir or $TMPDIR).
+        Not enough room is a UsageError, with nothing left behind.
+        """
         ...
 
     def size(self, path: str) -> tuple[int, int] | None:

@@ -142,7 +142,8 @@ def link_tree(source: str, dest: str) -> None:
 class LocalFiles:
     """File operations on this machine: the client side always, the server side of the embedded target."""
 
-    def make_dir(self, parent: str) -> str:
+    def make_dir(self, parent: str, room: int) -> str:
+        # same filesystem as the client's files, whose room check_free_space already made sure of
         return tempfile.mkdtemp(prefix="sshbench-server-", dir=parent)
 
     def size(self, path: str) -> tuple[int, int] | None:

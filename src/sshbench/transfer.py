@@ -40,6 +40,7 @@ from sshbench.probe import ProbeSettings, negotiation_mismatch, tail_lines
 from sshbench.servers.openssh import ServerProcess
 from sshbench.target import Target
 from sshbench.testfiles import (
+    SPACE_MARGIN,
     FileShape,
     LocalFiles,
     make_source,
@@ -85,7 +86,9 @@ def prepared_files(target: Target, workdir: str, shape: FileShape, payload: Payl
     try:
         make_source(os.path.join(client_dir, "source"), shape, payload)
         make_source(os.path.join(client_dir, "tiny"), tiny_shape(shape), payload)
-        server_dir = target.files.make_dir(workdir)
+        # the server holds the download source (a real copy on a remote host) and one received copy at a time
+        room = shape.total_bytes * (2 if sink_file else 1) + SPACE_MARGIN
+        server_dir = target.files.make_dir(workdir, room)
         files = TransferFiles(shape, sink_file, verify, client_dir, server_dir,
                               tree_sha256(os.path.join(client_dir, "source")) if verify else None)
         for tiny in (False, True):

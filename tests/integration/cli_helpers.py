@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
+
 SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-256,umac-128-etm@openssh.com",
          "--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519", "--runs", "2", "--setup-runs", "2"]
 
@@ -13,3 +15,19 @@ SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-
 def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sshbench", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+
+
+def standin_block(alias: str, srv: EmbeddedOpenSSH, port: int | None = None) -> str:
+    """A user's ssh config entry for a stand-in 'real' server: its own key, host key pinned, no agent."""
+    return f"""Host {alias}
+  HostName 127.0.0.1
+  Port {port or srv.port}
+  User {srv.user}
+  IdentityFile {srv.dir}/client_ed25519
+  IdentitiesOnly yes
+  IdentityAgent none
+  HostKeyAlias {HOST_ALIAS}
+  UserKnownHostsFile {srv.dir}/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+"""

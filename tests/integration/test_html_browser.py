@@ -32,7 +32,7 @@ def browser() -> str:
 
 def test_report_loads_cleanly_and_shows_charts(browser: str, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    page.write_text(html.render(load_report()), encoding="utf-8")
+    page.write_text(html.render([load_report()]), encoding="utf-8")
     shot = tmp_path / "shot.png"
     done = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
                            page.as_uri()], capture_output=True, text=True, timeout=120, check=False)

@@ -18,8 +18,8 @@ import pytest
 
 from sshbench.discovery import ClientInfo
 from sshbench.errors import ExitCode
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
-from tests.integration.cli_helpers import sshbench
+from sshbench.servers.openssh import EmbeddedOpenSSH
+from tests.integration.cli_helpers import sshbench, standin_block
 
 OFFERED_CIPHERS = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 
@@ -32,18 +32,7 @@ def standin(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory) -> Ite
     with EmbeddedOpenSSH(client, enable=enable) as srv:
         assert srv.dir is not None
         config = tmp_path_factory.mktemp("userssh") / "config"
-        config.write_text(f"""Host standin
-  HostName 127.0.0.1
-  Port {srv.port}
-  User {srv.user}
-  IdentityFile {srv.dir}/client_ed25519
-  IdentitiesOnly yes
-  IdentityAgent none
-  HostKeyAlias {HOST_ALIAS}
-  UserKnownHostsFile {srv.dir}/known_hosts
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-
+        config.write_text(standin_block("standin", srv) + f"""
 Host stranger
   HostName 127.0.0.1
   Port {srv.port}
@@ -206,13 +195,14 @@ def test_stock_sshd_in_a_network_namespace(tmp_path: Path) -> None:
 def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_path: Path) -> None:
     config, _ = standin
     out = tmp_path / "files.json"
-    work = tmp_path / "work"
+    work, server_side = tmp_path / "work", tmp_path / "server-side"
     work.mkdir()
+    server_side.mkdir()
     before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????"))
     done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp,scp-legacy,sftp,rsync",
                     "--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
                     "--runs", "1", "--size", "64MiB", "--verify", "--no-controls", "--workdir", str(work),
-                    "--output", str(out))
+                    "--remote-workdir", str(server_side), "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     samples = [s for s in data["samples"] if s["case_id"].count(":") == 3]
@@ -220,6 +210,25 @@ def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_
     assert all(s["ok"] and s["verified"] == "size+sha256" for s in samples), [s["error"] for s in samples]
     assert all(s["server_cpu_user_seconds"] is None for s in samples), "no /proc reading for tools: unknown"
     server_dir = data["environment"]["files"]["commands"]["scp"].rsplit(":", 1)[1].rsplit("/", 1)[0]
-    assert server_dir.startswith("/") and not os.path.exists(server_dir), "the server's temp dir is removed"
+    assert server_dir.startswith(f"{server_side}/sshbench-"), "--remote-workdir chose where the server's files go"
+    assert not os.path.exists(server_dir) and list(server_side.iterdir()) == [], "the server's temp dir is removed"
     assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????")) == before
     assert list(work.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_server_without_room_for_the_files_is_refused_before_anything_is_sent(standin: Any,
+                                                                                 tmp_path: Path) -> None:
+    config, _ = standin
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "sshbench-test", str(small)], check=True)
+    try:
+        done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp", "--ciphers", "aes128-ctr",
+                        "--macs", "none", "--kex", "none", "--hostkeys", "none", "--runs", "1", "--size", "64MiB",
+                        "--no-controls", "--remote-workdir", str(small), "--output", str(tmp_path / "r.json"))
+        assert done.returncode == ExitCode.USAGE, done.stderr
+        assert "not enough free space on standin" in done.stderr and "--remote-workdir" in done.stderr
+        assert list(small.iterdir()) == [], "the server's temp dir is removed again"
+    finally:
+        subprocess.run(["umount", str(small)], check=False)

@@ -87,7 +87,7 @@ def test_many_small_files_arrive_complete(target: EmbeddedTarget, payload: Paylo
 
 
 def test_null_sink_is_checked_by_exit_status_and_ssh_byte_count(target: EmbeddedTarget, workdir: Path) -> None:
-    with prepared_files(target, str(workdir), FileShape(2 * MiB), Payload(), sink_file=False,
+    with prepared_files(target, str(workdir), FileShape(FILE_BYTES), Payload(), sink_file=False,
                         verify=False) as files:
         assert files.received(tiny=False, server=True) == "/dev/null"
         for direction in (Direction.UPLOAD, Direction.DOWNLOAD):

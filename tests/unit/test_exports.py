@@ -41,7 +41,7 @@ def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
 
 
 def test_html_is_self_contained(tmp_path: Path) -> None:
-    page = html.render(load_report())
+    page = html.render([load_report()])
     assert "<svg" in page and page.count("<figure") == 6
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page

@@ -17,10 +17,11 @@ matplotlib.use("Agg")  # no display: charts are files
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.export.rows import method_label, method_matrices
-from sshbench.model import Report, Stat, Summary
+from sshbench.model import Report, Stat, Summary, host_label
 
 COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
           "setup": "#3b75af", "kex": "#c53a32"}
@@ -221,6 +222,60 @@ def _cpu_cost(report: Report) -> Figure | None:
     ax.grid(axis="x", alpha=0.3, which="both")
     ax.legend(loc="lower right", fontsize=8)
     fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    return fig
+
+
+def host_charts(runs: list[Report]) -> list[Chart]:
+    """Charts across the hosts of a multi-host run: pipe cipher throughput, one bar per host."""
+    fig = _hosts_ciphers(runs)
+    return [] if fig is None else [Chart("hosts-ciphers", fig)]
+
+
+def _hosts_ciphers(runs: list[Report]) -> Figure | None:
+    per_direction = [(d, [_by_subject(r, Kind.CIPHER, "throughput_bytes_per_second") for r in runs])
+                     for d in ("upload", "download")]
+    per_direction = [(d, data) for d, data in per_direction if any(d in s for per in data for s in per.values())]
+    if not per_direction:
+        return None
+    peak: dict[str, float] = {}
+    for _, data in per_direction:
+        for per in data:
+            for name, stats in per.items():
+                peak[name] = max(peak.get(name, 0.0), *(st.median for st in stats.values()))
+    names = sorted(peak, key=lambda n: -peak[n])  # fastest on any host first
+    fig, axes = plt.subplots(1, len(per_direction), figsize=(7 * len(per_direction), 0.5 * len(names) * len(runs)
+                                                               / 2 + 1.8), squeeze=False, sharey=True)
+    height = 0.8 / len(runs)
+    palette = plt.get_cmap("tab10")
+    for ax, (direction, data) in zip(axes[0], per_direction, strict=True):
+        for index, per in enumerate(data):
+            rows = [(row, per[n][direction]) for row, n in enumerate(names) if direction in per.get(n, {})]
+            if not rows:
+                continue
+            errs = ([_err(st, 1e6)[0] for _, st in rows], [_err(st, 1e6)[1] for _, st in rows])
+            bars = ax.barh([row - 0.4 + height * (index + 0.5) for row, _ in rows], [st.median / 1e6 for _, st in rows],
+                           height=height * 0.95, xerr=errs, color=palette(index % 10), capsize=2,
+                           error_kw={"elinewidth": 0.8})
+            for bar, (row, _) in zip(bars, rows, strict=True):
+                if _label(names[row], Kind.CIPHER)[1]:
+                    bar.set_hatch("///")
+                    bar.set_edgecolor("#c53a32")
+        ax.set_title(direction, loc="left", fontsize=10)
+        ax.set_xlabel("MB/s (10^6 bytes per second), median")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(range(len(names)))
+    axes[0][0].set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
+    for tick, name in zip(axes[0][0].get_yticklabels(), names, strict=True):
+        if _label(name, Kind.CIPHER)[1]:
+            tick.set_color("#c53a32")
+    axes[0][0].invert_yaxis()
+    # plain swatches: a host's first bar may be hatched (a weak cipher), which must not stand for the host
+    axes[0][-1].legend(handles=[Patch(color=palette(i % 10), label=host_label(r)) for i, r in enumerate(runs)],
+                       loc="lower right", fontsize=8)
+    fig.suptitle("Cipher throughput by host (pipe, steady state; weak/broken hatched, red)", x=0.01, ha="left",
+                 fontsize=11)
+    fig.text(0.01, -0.02, caption(runs[0]) + "; hosts measured one after another", fontsize=7, color="#555555",
+             wrap=True)
     return fig
 
 

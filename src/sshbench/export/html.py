@@ -11,9 +11,10 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from sshbench.export.charts import charts, close
+from sshbench.export.charts import Chart, charts, close, host_charts
+from sshbench.export.hosts import HOSTS_NOTE, host_tables
 from sshbench.export.rows import LEGEND, facts, tables
-from sshbench.model import Report, Sample
+from sshbench.model import Report, Sample, host_label
 
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
@@ -39,14 +40,33 @@ def _sample_row(sample: Sample) -> dict[str, Any]:
             "flags": flags}
 
 
-def render(report: Report) -> str:
-    env = Environment(loader=PackageLoader("sshbench.export", "templates"),
-                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
-    made = charts(report)
+def _svgs(made: list[Chart]) -> list[dict[str, str]]:
     try:
-        svgs = [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
+        return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
     finally:
         close(made)
+
+
+def _where(report: Report) -> str:
+    server = report.environment.get("server", {})
+    if server.get("kind") == "remote":
+        return (f"the real server {server.get('destination')} ({server.get('hostname')}, port {server.get('port')}), "
+                "reached with the user's own ssh configuration")
+    return "a private OpenSSH server on 127.0.0.1"
+
+
+def _section(report: Report, multi: bool) -> dict[str, Any]:
+    return {"report": report, "label": host_label(report), "anchor": "host-" + re.sub(r"\W", "_", host_label(report))
+            if multi else "run", "where": _where(report), "facts": facts(report), "tables": tables(report),
+            "charts": _svgs(charts(report)), "recommendation": report.recommendation,
+            "samples": [_sample_row(s) for s in report.samples]}
+
+
+def render(runs: list[Report]) -> str:
+    """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
+    env = Environment(loader=PackageLoader("sshbench.export", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+    multi = len(runs) > 1
     return env.get_template("report.html.j2").render(
-        report=report, facts=facts(report), legend=LEGEND, tables=tables(report), charts=svgs,
-        recommendation=report.recommendation, samples=[_sample_row(s) for s in report.samples])
+        runs=[_section(r, multi) for r in runs], multi=multi, legend=LEGEND, started_at=runs[0].started_at,
+        host_tables=host_tables(runs), host_charts=_svgs(host_charts(runs)) if multi else [], hosts_note=HOSTS_NOTE)

@@ -7,8 +7,9 @@ renders the same anywhere. Weak and broken algorithms are marked in the row.
 from __future__ import annotations
 
 from sshbench.algorithms import Grade
+from sshbench.export.hosts import HOSTS_NOTE, host_tables
 from sshbench.export.rows import LEGEND, TableSpec, facts, tables
-from sshbench.model import Report
+from sshbench.model import Report, host_label
 
 _MARK = {Grade.WEAK: " ⚠", Grade.BROKEN: " ⛔"}
 
@@ -26,12 +27,24 @@ def _table(spec: TableSpec) -> list[str]:
         cells = [_escape(c) for c in row.cells]
         if spec.numeric_from == 3 and len(cells) > 1:
             cells[1] = f"`{cells[1]}`" + (_MARK[row.flagged] if row.flagged else "")
+        elif row.flagged:
+            cells[0] = f"`{cells[0]}`{_MARK[row.flagged]}"
         out.append("| " + " | ".join(cells) + " |")
     return [*out, ""]
 
 
-def render(report: Report) -> str:
-    lines = [f"## sshbench results ({report.started_at})", "", *[f"- {fact}" for fact in facts(report)], "",
+def render_all(runs: list[Report]) -> str:
+    """A results file: one host as before; several with the cross-host tables first, then each host."""
+    if len(runs) == 1:
+        return render(runs[0])
+    lines = [f"# sshbench: {len(runs)} hosts ({runs[0].started_at})", "", HOSTS_NOTE, "", LEGEND, ""]
+    for spec in host_tables(runs):
+        lines += _table(spec)
+    return "\n".join([*lines, *[render(report, f"host {host_label(report)}") for report in runs]])
+
+
+def render(report: Report, title: str = "sshbench results") -> str:
+    lines = [f"## {title} ({report.started_at})", "", *[f"- {fact}" for fact in facts(report)], "",
              LEGEND, ""]
     for spec in tables(report):
         lines += _table(spec)

@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sshbench.errors import OutputError
-from sshbench.model import Report, Sample, report_to_dict
+from sshbench.model import Report, Sample, host_label, results_to_dict
 
 CSV_COLUMNS = (
-    "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",
+    "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",
     "data_seconds", "total_seconds", "throughput_bytes_per_second", "kex_seconds", "client_cpu_user_seconds",
     "client_cpu_sys_seconds", "server_cpu_user_seconds", "server_cpu_sys_seconds", "exit_status",
     "kex", "hostkey", "cipher_c2s", "mac_c2s", "cipher_s2c", "mac_s2c", "error",
@@ -53,25 +53,33 @@ def _atomic_write(path: str, text: str) -> None:
 _UMASK = _umask()
 
 
-def sample_row(sample: Sample) -> dict[str, Any]:
+def sample_row(sample: Sample, host: str) -> dict[str, Any]:
     neg = sample.negotiated
     row: dict[str, Any] = {name: getattr(sample, name, None) for name in CSV_COLUMNS}
+    row["host"] = host
     for name in ("kex", "hostkey", "cipher_c2s", "mac_c2s", "cipher_s2c", "mac_s2c"):
         row[name] = getattr(neg, name) if neg else None
     return row
 
 
-def samples_csv(samples: list[Sample]) -> str:
+def samples_csv(runs: list[Report]) -> str:
+    """Every sample of every host, the host in the first column."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for sample in samples:
-        writer.writerow(sample_row(sample))
+    for report in runs:
+        host = host_label(report)
+        for sample in report.samples:
+            writer.writerow(sample_row(sample, host))
     return buf.getvalue()
 
 
 class ResultsWriter:
-    """Owns the output paths; `save()` after each sample keeps both files current."""
+    """Owns the output paths; `save()` after each sample keeps both files current.
+
+    With several hosts, the file holds the hosts already finished plus the one
+    being measured, so an interrupt on the third host keeps the first two.
+    """
 
     def __init__(self, json_path: str) -> None:
         self.json_path = json_path if json_path.endswith(".json") else json_path + ".json"
@@ -85,10 +93,16 @@ class ResultsWriter:
             raise OutputError(
                 f"cannot write results to {directory}: {exc.strerror}; pass --output with a writable path"
             ) from None
+        self.finished: list[Report] = []
+
+    def host_done(self, report: Report) -> None:
+        """The next save() adds a new host after this one instead of replacing it."""
+        self.finished.append(report)
 
     def save(self, report: Report) -> None:
+        runs = self.finished if any(r is report for r in self.finished) else [*self.finished, report]
         try:
-            _atomic_write(self.json_path, json.dumps(report_to_dict(report), indent=1) + "\n")
-            _atomic_write(self.csv_path, samples_csv(report.samples))
+            _atomic_write(self.json_path, json.dumps(results_to_dict(runs), indent=1) + "\n")
+            _atomic_write(self.csv_path, samples_csv(runs))
         except OSError as exc:
             raise OutputError(f"cannot write {self.json_path}: {exc.strerror}") from None

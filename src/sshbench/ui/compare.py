@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -17,7 +18,8 @@ def _figure(change: Change, value: float, normalized: bool) -> str:
 
 def comparison_table(base: str, other: str, changes: list[Change], normalize: str | None,
                      threshold: float | None) -> Table:
-    title = f"{other} against {base}" + (f" (each run divided by its {normalize})" if normalize else "")
+    # labels of multi-host files hold "[host]", which is not rich markup
+    title = f"{escape(other)} against {escape(base)}" + (f" (each run divided by its {normalize})" if normalize else "")
     caption = (f"change: positive = faster; 95% bootstrap interval of the ratio of medians; significant: "
                f"Mann-Whitney U p < {SIGNIFICANCE}" + (f"; REGRESSION: significant and more than "
                                                        f"{threshold:.0%} slower" if threshold is not None else ""))

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from sshbench.export.results import sample_row
-from sshbench.model import Report, Sample
+from sshbench.model import Report, Sample, host_label
 from sshbench.plan import Visit
 from sshbench.runner import Progress as RunProgress
 
@@ -37,6 +37,7 @@ class RichReporter:
             transient=True,
         )
         self._task: TaskID | None = None
+        self._host = ""  # shown before the case when several hosts are measured
         self._last = ""
         self._case = ""
         self._moved = 0
@@ -52,14 +53,20 @@ class RichReporter:
         self._progress.stop()
 
     def started(self, report: Report, total: int) -> None:
+        """Called once per host; a new host gets a fresh bar, labelled with the host."""
+        host = host_label(report)
+        self._host = f"{host}  " if host != "embedded" else ""
+        if self._task is not None:
+            self._progress.remove_task(self._task)
+        self._last = ""
         self._task = self._progress.add_task("starting", total=total, round="warm-up", eta="?")
 
     def sample_started(self, visit: Visit, progress: RunProgress) -> None:
         assert self._task is not None
         label = "warm-up" if visit.round == 0 else f"round {visit.round}"
-        self._case, self._moved, self._data_start = visit.case.id, 0, 0.0
+        self._case, self._moved, self._data_start = f"{self._host}{visit.case.id}", 0, 0.0
         self._progress.update(self._task, completed=progress.done, round=label, eta=_duration(progress.eta_seconds),
-                              description=f"{visit.case.id}{self._last}")
+                              description=f"{self._case}{self._last}")
 
     def data_moved(self, moved: int) -> None:
         """Live rate of the running sample, redrawn at most four times a second."""
@@ -88,6 +95,7 @@ class JsonLinesReporter:
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self._host = "embedded"
 
     def __enter__(self) -> JsonLinesReporter:
         return self
@@ -101,7 +109,8 @@ class JsonLinesReporter:
         self.stream.flush()
 
     def started(self, report: Report, total: int) -> None:
-        self._emit({"event": "started", "started_at": report.started_at, "seed": report.seed,
+        self._host = host_label(report)
+        self._emit({"event": "started", "host": self._host, "started_at": report.started_at, "seed": report.seed,
                     "cases": len(report.cases), "minimum_samples": total})
 
     def sample_started(self, visit: Visit, progress: RunProgress) -> None:
@@ -111,7 +120,7 @@ class JsonLinesReporter:
         pass
 
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
-        row = sample_row(sample)
+        row = sample_row(sample, self._host)
         self._emit({"event": "sample", **row, "done": progress.done, "eta_seconds": round(progress.eta_seconds, 1)})
 
 

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
@@ -18,8 +20,16 @@ from sshbench.advice import limits
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.controls import EVP_OF
 from sshbench.discovery import ClientInfo, ServerInfo
-from sshbench.export.rows import MATRIX_LEGEND, files_fact, matrix_cell, method_label, method_matrices
-from sshbench.model import CaseStatus, Direction, Report, Stat, Summary
+from sshbench.export.hosts import HOSTS_NOTE, host_tables
+from sshbench.export.rows import (
+    MATRIX_LEGEND,
+    TableSpec,
+    files_fact,
+    matrix_cell,
+    method_label,
+    method_matrices,
+)
+from sshbench.model import CaseStatus, Direction, Report, Stat, Summary, host_label
 from sshbench.units import MiB, format_bytes
 
 GRADE_STYLE = {
@@ -340,6 +350,30 @@ def problems(report: Report) -> list[Text]:
 def full_report(report: Report) -> RenderableType:
     parts: list[RenderableType] = [header(report), run_mode(report), *result_tables(report), *problems(report)]
     return Group(*parts)
+
+
+def spec_table(spec: TableSpec) -> Table:
+    """A shared TableSpec (export/rows.py, export/hosts.py) on the terminal; weak and broken rows coloured."""
+    table = Table(title=escape(spec.title), title_justify="left", box=box.SIMPLE_HEAD)
+    for index, heading in enumerate(spec.headers):  # host labels may hold brackets ([::1]): no markup
+        numeric = index >= spec.numeric_from
+        table.add_column(escape(heading), justify="right" if numeric else "left", no_wrap=numeric or index == 0)
+    for row in spec.rows:
+        style = GRADE_STYLE[row.flagged] if row.flagged else None
+        cells = [escape(cell) for cell in row.cells]
+        if row.flagged:
+            cells[0] += f" ({GRADE_MARK[row.flagged]})"
+        table.add_row(*cells, style=style)
+    return table
+
+
+def hosts_report(runs: list[Report]) -> RenderableType:
+    """The hosts of a multi-host run side by side (after each host's own report)."""
+    return Group(Rule("All hosts"), *[spec_table(spec) for spec in host_tables(runs)], Text(HOSTS_NOTE, style="dim"))
+
+
+def host_rule(report: Report) -> Rule:
+    return Rule(f"host {escape(host_label(report))}")
 
 
 # ---------------------------------------------------------------- `sshbench algos`
