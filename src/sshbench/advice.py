@@ -153,6 +153,7 @@ def _disk(report: Report) -> list[Advice]:
 
 
 CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the data phase limited the rate
+LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
 
 
 @dataclass(frozen=True)
@@ -164,12 +165,22 @@ class Limit:
     rate: float  # bytes/s, median
     shares: dict[str, float]  # side -> share of one core its ssh/sshd used while the data moved
     busy: list[str]  # sides at or above CPU_BOUND_SHARE
+    tcp: float | None = None  # raw TCP to the same host (iperf3), bytes/s, when it was measured
+
+    @property
+    def link_full(self) -> bool:
+        """ssh carried nearly what raw TCP did: the link itself was the limit."""
+        return self.tcp is not None and self.rate >= LINK_FULL_SHARE * self.tcp
 
     @property
     def bound_by(self) -> str:
         """The short verdict, for tables that compare hosts."""
         if self.busy:
             return f"{' and '.join(self.busy)} CPU"
+        if self.link_full:
+            return "link (iperf3)"
+        if self.tcp is not None:
+            return "not link (iperf3), no full core"
         return "link (or shared CPUs)" if len(self.shares) == 2 else "not the client CPU; server unknown"
 
     @property
@@ -178,10 +189,20 @@ class Limit:
                          for side, share in self.shares.items())
         if "server" not in self.shares:
             said += ", server CPU unknown"
-        verdict = (f"CPU-bound on the {' and '.join(self.busy)}" if self.busy else
-                   f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
-                   "processes, limited it" if len(self.shares) == 2 else
-                   "client not CPU-bound; the server's share is unknown")
+        if self.tcp:
+            said += f"; raw TCP (iperf3) {self.tcp / 1e6:,.0f} MB/s, ssh carried {self.rate / self.tcp:.0%} of it"
+        if self.busy:
+            verdict = f"CPU-bound on the {' and '.join(self.busy)}"
+        elif self.link_full:
+            verdict = "the link was full"
+        elif self.tcp is not None:
+            verdict = (f"not the link, and no side at a full core (>= {CPU_BOUND_SHARE:.0%}): CPUs shared with other "
+                       "processes, or ssh's channel window over this round trip, limited it")
+        elif len(self.shares) == 2:
+            verdict = (f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
+                       "processes, limited it")
+        else:
+            verdict = "client not CPU-bound; the server's share is unknown"
         return f"{self.direction}: fastest {self.cipher} at {self.rate / 1e6:,.0f} MB/s, {said}: {verdict}"
 
 
@@ -207,7 +228,8 @@ def limit_of(report: Report, direction: str) -> Limit | None:
               (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
               if stat is not None}
     busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
-    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy)
+    tcp = (report.environment.get("server", {}).get("iperf3") or {}).get(f"{direction}_bytes_per_second")
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp)
 
 
 def limits(report: Report) -> list[str]:

@@ -35,6 +35,7 @@ from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
 from sshbench.errors import ExitCode, MissingToolError, OutputError, SshbenchError, UsageError
 from sshbench.export import charts, html, markdown
 from sshbench.export.results import ResultsWriter, default_path
+from sshbench.iperf import tcp_ceiling
 from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
 from sshbench.methods import missing_tools, parse_methods, sftp_variants
 from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, host_label, results_from_dict
@@ -50,7 +51,7 @@ from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection,
 from sshbench.probe import ProbeSettings
 from sshbench.recommend import POLICIES
 from sshbench.remote import RemoteTarget, host_pattern, offered_lists, resolve, round_trip_seconds, server_offer
-from sshbench.runner import execute
+from sshbench.runner import bytes_moved, execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
 from sshbench.testfiles import check_free_space, measure_disk
@@ -373,7 +374,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         started = time.monotonic()
         with reporter:
             for index, (remote, records) in enumerate(zip(remotes, plans, strict=True)):
-                spent = (time.monotonic() - started, sum(_bytes_sent(r) for r, _ in runs))
+                spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))
                 share = _host_share(options, spent, len(remotes) - index)
                 host = _Host(share, client, server, payload, remote, methods, seed, crypto)
                 now = datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -425,10 +426,6 @@ def _host_share(options: RunOptions, spent: tuple[float, int], hosts_left: int) 
     return dataclasses.replace(options, time_budget_seconds=budget, max_bytes=cap)
 
 
-def _bytes_sent(report: Report) -> int:
-    return sum(s.size_bytes for s in report.samples)
-
-
 def _overall_status(reports: list[Report]) -> str:
     statuses = {r.status for r in reports}
     return next((s for s in ("failed", "interrupted", "running") if s in statuses), "complete")
@@ -473,6 +470,10 @@ def _measure_host(host: _Host, report: Report, writer: ResultsWriter,
         report.environment["server"] = remote.facts
         report.environment["algorithms"]["server_enabled"] = dataclasses.asdict(remote.offered)
         report.environment["terrapin"] = remote.terrapin
+        if options.controls:  # the link's own ceiling, when iperf3 happens to be on both ends
+            report.environment["server"]["iperf3"] = tcp_ceiling(
+                remote.target, remote.facts["hostname"], remote.facts["via_proxy"],
+                capped=options.max_bytes is not None).to_dict()
     live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
     target: EmbeddedTarget | RemoteTarget = EmbeddedTarget(server) if remote is None else remote.target
     with contextlib.ExitStack() as stack:

@@ -54,6 +54,14 @@ def reference(report: Report, normalize: str | None, case_id: str) -> float | No
     if normalize is None or not case_id.startswith(NORMALIZED):
         return None
     case = report.case(case_id).case  # the reference moves the same way: same direction and method
+    if normalize == "tcp" and not any(r.case.kind is Kind.CONTROL for r in report.cases):
+        # a real host has no loopback control; its raw TCP figure is iperf3's, when that ran
+        iperf = report.environment.get("server", {}).get("iperf3") or {}
+        figure = iperf.get(f"{case.direction.value}_bytes_per_second")
+        if not figure:
+            raise ValueError("cannot normalise by tcp: a run has neither the raw TCP control nor an iperf3 figure "
+                             f"for {case.direction.value}; normalise by a cipher instead")
+        return float(figure)
     ref_id = "control:raw-tcp:upload" if normalize == "tcp" else \
         Case(Kind.CIPHER, case.direction, cipher=normalize, method=case.method).id
     values = _values(report, ref_id)

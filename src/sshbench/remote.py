@@ -186,11 +186,15 @@ class RemoteTarget:
         self.connect_timeout = connect_timeout
         self.files: FileOps = RemoteFiles(self.run_command, dest.given, workdir)
 
+    def command_argv(self, command: str, *extra: str) -> list[str]:
+        """ssh running one command on the server with the user's setup, in BatchMode; `extra` ssh options."""
+        return [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
+                "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}", *extra,
+                *self._port(), self.destination, command]
+
     def run_command(self, command: str, stdin: bytes | None = None) -> str:
         """One housekeeping command on the server (never timed); a failure ends the run."""
-        argv = [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
-                "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
-                *self._port(), self.destination, command]
+        argv = self.command_argv(command)
         try:
             done = subprocess.run(argv, input=stdin if stdin is not None else b"", capture_output=True,
                                   timeout=max(60.0, self.connect_timeout * 4), check=False)

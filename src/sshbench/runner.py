@@ -155,7 +155,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                         report.stop_reason = f"time budget of {budget:.0f} s reached"
                         raise _BudgetSpent
                     eta = min(eta, left)
-                if options.max_bytes is not None and _bytes_moved(report) + size > options.max_bytes:
+                if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
                     report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
                     raise _BudgetSpent
                 total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
@@ -201,7 +201,7 @@ def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: 
     return run_sample(target, visit.case, size, visit.round, timeout, settings, tick)
 
 
-def _bytes_moved(report: Report) -> int:
+def bytes_moved(report: Report) -> int:
     """Bytes sent over the network so far (local ceilings move none)."""
     return sum(s.bytes_received or s.size_bytes for s in report.samples
                if report.case(s.case_id).case.kind is not Kind.CEILING)

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 import socket
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,7 +82,7 @@ def test_hosts_are_measured_one_after_another(multi: Any) -> None:
 
 def test_byte_cap_holds_for_the_whole_run(multi: Any) -> None:
     _, data, _ = multi
-    sent = sum(s["size_bytes"] for run in data["runs"] for s in run["samples"])
+    sent = sum(s["size_bytes"] for run in data["runs"] for s in run["samples"])  # --no-controls: no ceilings
     assert sent <= 400 * 2**20
     assert data["runs"][0]["options"]["max_bytes"] == 200 * 2**20, "the first host gets its share, not all of it"
 
@@ -142,3 +145,25 @@ def test_an_unreachable_host_stops_the_run_before_anything_is_measured(two_hosts
 def test_a_host_named_twice_is_refused(two_hosts: Path) -> None:
     done = sshbench("run", "alpha", "alpha", "--ssh-config", str(two_hosts), *ONLY)
     assert done.returncode == ExitCode.USAGE and "named twice" in done.stderr
+
+
+def test_ctrl_c_on_the_second_host_keeps_the_first_complete(two_hosts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "int.json"
+    proc = subprocess.Popen([sys.executable, "-m", "sshbench", "run", "alpha", "beta", "--ssh-config", str(two_hosts),
+                             *ONLY[:8], "--size", "64MiB", "--runs", "50", "--time-budget", "20s",
+                             "--no-controls", "--output", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        data = json.loads(out.read_text()) if out.exists() else {}
+        if len(data.get("runs", [])) == 2 and data["runs"][1]["samples"]:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    data = json.loads(out.read_text())
+    assert data["hosts"] == ["alpha", "beta"]
+    assert data["runs"][0]["status"] == "complete" and "time budget" in data["runs"][0]["stop_reason"]
+    assert data["runs"][1]["status"] == "interrupted"
+    assert data["runs"][1]["samples"] and "Traceback" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -76,6 +77,18 @@ def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
     assert server["round_trip_seconds"] is not None and server["round_trip_seconds"] < 0.1
     assert data["environment"]["terrapin"]["server"]["strict_kex"] is True
     assert set(data["environment"]["algorithms"]["server_enabled"]["cipher"]) == set(OFFERED_CIPHERS)
+
+
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (scripts/install-deps --test)")
+def test_raw_tcp_ceiling_from_iperf3_when_both_ends_have_it(remote_run: Any) -> None:
+    done, data = remote_run
+    iperf = data["environment"]["server"]["iperf3"]
+    assert iperf["skipped"] is None, iperf["skipped"]
+    assert iperf["upload_bytes_per_second"] > 0 and iperf["download_bytes_per_second"] > 0
+    assert iperf["bytes_moved"] > 0 and iperf["version"].startswith("iperf 3")
+    assert "raw TCP to this host (iperf3" in done.stdout and "ssh carried" in done.stdout
+    left = subprocess.run(["pgrep", "-x", "iperf3"], capture_output=True, text=True, check=False).stdout
+    assert left == "", "the server's one-off iperf3 is gone"
 
 
 def test_only_what_both_sides_support_is_measured_and_the_rest_is_listed(remote_run: Any) -> None:
@@ -150,11 +163,12 @@ def test_max_bytes_caps_what_is_sent(standin: Any, tmp_path: Path) -> None:
     config, _ = standin
     out = tmp_path / "cap.json"
     done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
-                    "--max-bytes", "20MiB", "--no-controls", "--output", str(out))
+                    "--max-bytes", "20MiB", "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     assert "byte cap" in (data["stop_reason"] or "")
-    assert sum(s["size_bytes"] for s in data["samples"]) <= 20 * 2**20
+    assert sum(s["size_bytes"] for s in data["samples"] if not s["case_id"].startswith("ceiling:")) <= 20 * 2**20
+    assert "--max-bytes" in (data["environment"]["server"]["iperf3"]["skipped"] or ""), "iperf3 cannot be capped"
 
 
 def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> None:

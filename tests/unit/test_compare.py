@@ -69,8 +69,21 @@ def test_normalizing_by_the_tcp_control_removes_a_machine_factor() -> None:
 
 
 def test_normalizing_needs_the_reference_in_both_runs() -> None:
-    with pytest.raises(ValueError, match="raw-tcp"):
+    with pytest.raises(ValueError, match="neither the raw TCP control nor an iperf3 figure"):
         compare(run({GCM: noisy(1e9)}), run({GCM: noisy(1e9)}), normalize="tcp")
+    with pytest.raises(ValueError, match="aes256-ctr"):
+        compare(run({GCM: noisy(1e9)}), run({GCM: noisy(1e9)}), normalize="aes256-ctr")
+
+
+def test_real_hosts_normalize_tcp_by_their_iperf3_figure() -> None:
+    """No loopback control against a real host: the link's own raw TCP (iperf3) is the divisor."""
+    near, far = run({GCM: noisy(400e6, seed=3)}), run({GCM: noisy(100e6, seed=4)})
+    near.environment["server"] = {"kind": "remote", "iperf3": {"upload_bytes_per_second": 1000e6}}
+    far.environment["server"] = {"kind": "remote", "iperf3": {"upload_bytes_per_second": 250e6}}
+    (raw,) = compare(near, far)
+    assert raw.change < -0.7
+    (normalized,) = compare(near, far, normalize="tcp")
+    assert normalized.baseline == pytest.approx(0.4, rel=0.05) and abs(normalized.change) < 0.1
 
 
 def test_same_files_same_answer() -> None:

@@ -120,11 +120,26 @@ def facts(report: Report) -> list[str]:
     ]
     if env.get("crypto", {}).get("aesni_masked"):
         lines.append("AES-NI, VAES and PCLMULQDQ masked in OpenSSL (--no-aesni)")
+    if tcp := iperf_fact(server):
+        lines.append(tcp)
     lines += [f"limit: {line}" for line in limits(report)]
     if files := env.get("files"):
         lines.append(files_fact(files))
         lines += [f"{method}: `{command}`" for method, command in files.get("commands", {}).items()]
     return lines
+
+
+def iperf_fact(server: dict[str, Any]) -> str | None:
+    """The raw-TCP ceiling of a real host: iperf3's figures, or why there are none."""
+    if server.get("kind") != "remote" or "iperf3" not in server:
+        return None
+    iperf = server["iperf3"] or {}
+    figures = ", ".join(f"{iperf[f'{d}_bytes_per_second'] / 1e6:,.0f} MB/s {d}" for d in ("upload", "download")
+                        if iperf.get(f"{d}_bytes_per_second"))
+    if figures:
+        return f"raw TCP to this host (iperf3, {iperf.get('version') or 'version unknown'}): {figures}" + (
+            f"; {iperf['skipped']}" if iperf.get("skipped") else "")
+    return f"raw TCP to this host: not measured ({iperf.get('skipped')})"
 
 
 def files_fact(files: dict[str, Any]) -> str:

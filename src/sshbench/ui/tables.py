@@ -25,6 +25,7 @@ from sshbench.export.rows import (
     MATRIX_LEGEND,
     TableSpec,
     files_fact,
+    iperf_fact,
     matrix_cell,
     method_label,
     method_matrices,
@@ -309,6 +310,8 @@ def header(report: Report) -> Text:
         text.append(f"remote:  {server.get('destination')} = {server.get('user')}@{server.get('hostname')} port "
                     f"{server.get('port')}, {server.get('system')}; round trip "
                     f"{'unknown (via proxy)' if rtt is None else f'{rtt * 1000:.2f} ms (TCP connect)'}\n")
+    if tcp := iperf_fact(server):
+        text.append(f"network: {tcp}\n")
     for line in limits(report):
         text.append(f"limit:   {line}\n")
     if host.get("cpu_mhz"):
