@@ -516,15 +516,16 @@ def _remote_target(destination: str, ssh_config: str | None, options: RunOptions
                           workdir=options.remote_workdir)
     system = target.preflight(timeout=options.timeout_seconds)
     offer = server_offer(dest, timeout=min(options.timeout_seconds, 15))
+    try:
+        client_offer = read_client_kexinit(client.path)
+    except KexinitError:
+        client_offer = None
+    terrapin = terrapin_report(offer, client_offer)
     if offer is None:  # behind ProxyJump/ProxyCommand: measure what the client knows; refusals become skips
-        offered, terrapin = client.supported, {"server": None, "note": "server offer not read: reached via a proxy"}
+        offered = client.supported
+        terrapin["note"] = "server offer not read: reached via a proxy"
     else:
         offered = offered_lists(offer)
-        try:
-            client_offer = read_client_kexinit(client.path)
-        except KexinitError:
-            client_offer = None
-        terrapin = terrapin_report(offer, client_offer)
     version = offer.banner if offer else None
     facts = {"kind": "remote", "destination": destination, "hostname": dest.hostname, "port": dest.port,
              "user": dest.user, "via_proxy": dest.proxied, "banner": version,

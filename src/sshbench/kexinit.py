@@ -221,14 +221,17 @@ def read_client_kexinit(ssh: str, timeout: float = 10.0, extra: tuple[str, ...] 
         proc.wait()
 
 
-def terrapin_report(server: Kexinit, client: Kexinit | None) -> dict[str, Any]:
-    """Both verdicts for the results file; a connection is protected only when both ends are strict."""
-    out: dict[str, Any] = {}
+def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> dict[str, Any]:
+    """Both verdicts for the results file; a connection is protected only when both ends are strict.
+
+    A side whose KEXINIT could not be read (a server behind a proxy) is None: unknown, never "protected".
+    """
+    out: dict[str, Any] = {"server": None} if server is None else {}
     for side, offer in (("server", server), ("client", client)):
         if offer is None:
             continue
         verdict = terrapin(offer, side)
         out[side] = {"banner": offer.banner, "strict_kex": verdict.strict_kex,
                      "exploitable": verdict.exploitable, "reason": verdict.reason}
-    out["protected"] = bool(client and out["client"]["strict_kex"] and out["server"]["strict_kex"])
+    out["protected"] = bool(server and client and out["client"]["strict_kex"] and out["server"]["strict_kex"])
     return out

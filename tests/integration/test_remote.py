@@ -246,3 +246,25 @@ def test_a_server_without_room_for_the_files_is_refused_before_anything_is_sent(
         assert list(small.iterdir()) == [], "the server's temp dir is removed again"
     finally:
         subprocess.run(["umount", str(small)], check=False)
+
+
+def test_behind_a_proxy_the_clients_list_is_tried_and_refusals_are_skipped(standin: Any, tmp_path: Path) -> None:
+    """ProxyCommand: no TCP connection of our own, so no KEXINIT offer; the server's refusal decides."""
+    config, srv = standin
+    fdpass = Path(__file__).parents[2] / "src" / "sshbench" / "fdpass.py"
+    proxied = tmp_path / "config"
+    proxied.write_text(standin_block("proxied", srv)
+                       + f"  ProxyCommand {sys.executable} -S {fdpass} %h %p\n  ProxyUseFdpass yes\n")
+    out = tmp_path / "proxied.json"
+    done = sshbench("run", "proxied", "--ssh-config", str(proxied), "--ciphers", "aes128-ctr,aes256-ctr",
+                    "--macs", "none", "--kex", "none", "--hostkeys", "none", "--runs", "1", "--size", "8MiB",
+                    "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    status = {c["case"]["id"]: (c["status"], c["reason"]) for c in data["cases"]}
+    assert status["cipher:aes128-ctr:upload"][0] == "measured"
+    assert status["cipher:aes256-ctr:upload"][0] == "skipped"
+    assert "no matching cipher" in status["cipher:aes256-ctr:upload"][1]
+    server = data["environment"]["server"]
+    assert server["via_proxy"] and server["banner"] is None and "proxy" in data["environment"]["terrapin"]["note"]
+    assert "proxy" in server["iperf3"]["skipped"]

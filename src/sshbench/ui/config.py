@@ -14,12 +14,17 @@ def print_terrapin(out: Console, terrapin: dict[str, Any]) -> None:
         return
     out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
     for side in ("client", "server"):
-        if side in terrapin:
-            t = terrapin[side]
-            style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
-            out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
-    out.print(f"  connection {'protected (both ends strict)' if terrapin.get('protected') else 'NOT protected'}",
-              highlight=False)
+        t = terrapin.get(side)
+        if t is None:  # behind a proxy the server's KEXINIT cannot be read
+            if side in terrapin:
+                out.print(f"  {side}: unknown ({terrapin.get('note', 'its KEXINIT was not read')})", style="yellow",
+                          highlight=False)
+            continue
+        style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
+        out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
+    verdict = ("protected (both ends strict)" if terrapin.get("protected") else
+               "unknown" if terrapin.get("server", {}) is None else "NOT protected")
+    out.print(f"  connection {verdict}", highlight=False)
 
 
 def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
