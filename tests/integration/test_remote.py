@@ -250,7 +250,7 @@ def test_a_server_without_room_for_the_files_is_refused_before_anything_is_sent(
 
 def test_behind_a_proxy_the_clients_list_is_tried_and_refusals_are_skipped(standin: Any, tmp_path: Path) -> None:
     """ProxyCommand: no TCP connection of our own, so no KEXINIT offer; the server's refusal decides."""
-    config, srv = standin
+    _, srv = standin
     fdpass = Path(__file__).parents[2] / "src" / "sshbench" / "fdpass.py"
     proxied = tmp_path / "config"
     proxied.write_text(standin_block("proxied", srv)
