@@ -150,18 +150,15 @@ class EmbeddedOpenSSH:
             self._listener.close()
         if self._accept_thread is not None:
             self._accept_thread.join(timeout=5)
-        with self._lock:
-            live = list(self._live.values())
-        for proc in live:
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGTERM)
+        # os.kill, not Popen.send_signal/kill: those poll() first, which can reap the child under the
+        # reaper thread's wait4 and lose its CPU figures (seen once in CI as ECHILD in the reaper).
+        # Under the lock a pid in _live has not been popped by its reaper yet.
+        self._signal_live(signal.SIGTERM)
         deadline = time.monotonic() + 5
         with self._lock:
             while self._live and time.monotonic() < deadline:
                 self._lock.wait(0.1)
-            for proc in self._live.values():
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
+        self._signal_live(signal.SIGKILL)
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
@@ -374,15 +371,26 @@ Host {HOST_ALIAS}
         threading.Thread(target=self._reap, args=(proc, peer_port, time.monotonic()),
                          name=f"sshbench-reap-{proc.pid}", daemon=True).start()
 
+    def _signal_live(self, sig: signal.Signals) -> None:
+        with self._lock:
+            for pid in list(self._live):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+
     def _reap(self, proc: subprocess.Popen[bytes], peer_port: int, started: float) -> None:
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it is reaped
-        record = ServerProcess(peer_port=peer_port, exit_status=proc.returncode, cpu_user_s=usage.ru_utime,
-                               cpu_sys_s=usage.ru_stime, wall_s=time.monotonic() - started)
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except ChildProcessError:  # reaped elsewhere: no rusage, so no record rather than a made-up one
+            record = None
+        else:
+            proc.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it is reaped
+            record = ServerProcess(peer_port=peer_port, exit_status=proc.returncode, cpu_user_s=usage.ru_utime,
+                                   cpu_sys_s=usage.ru_stime, wall_s=time.monotonic() - started)
         with self._lock:
             self._live.pop(proc.pid, None)
             self._pid_of_port.pop(peer_port, None)
-            self._done[peer_port] = record
+            if record is not None:
+                self._done[peer_port] = record
             self._lock.notify_all()
 
     def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
