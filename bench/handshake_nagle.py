@@ -38,7 +38,8 @@ def main() -> None:
     args = parser.parse_args()
     plain: list[float] = []
     nodelay: list[float] = []
-    with EmbeddedOpenSSH(probe_client()) as server:
+    # admit_all: the plain ssh below connects directly, without announcing its port through fdpass
+    with EmbeddedOpenSSH(probe_client(), admit_all=True) as server:
         base = [server.client.path, "-v", "-F", server.client_config, "-o", f"KexAlgorithms={args.kex}"]
         for _ in range(args.connections):
             nodelay.append(kex_ms([*base, HOST_ALIAS, "true"]))

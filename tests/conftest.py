@@ -1,8 +1,13 @@
-"""Shared fixtures: recorded tool outputs for unit tests, a real embedded sshd for integration tests."""
+"""Shared fixtures: recorded tool outputs for unit tests, a real embedded sshd for integration tests.
+
+Every test runs with a TMPDIR of its own (and the module- and session-wide
+servers with theirs), so a test checks only what it created: other tests, or
+another sshbench running on the same machine, cannot make it fail, and it
+cannot make them fail.
+"""
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import tempfile
@@ -23,29 +28,60 @@ def recorded(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
 
 
-def sshd_pids() -> set[int]:
-    """Live processes named sshd (sshd rewrites its command line, so the name is what is left)."""
-    found = set()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/comm", encoding="utf-8") as fh:
-                if fh.read().strip() == "sshd":
-                    found.add(int(pid))
-        except OSError:
-            continue
-    return found
+@pytest.fixture(autouse=True)
+def private_tmpdir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own TMPDIR, for it and for every sshbench it starts."""
+    path = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile reads TMPDIR again
+    # ssh started by a test itself runs the embedded config's ProxyCommand through $SHELL: no rc files
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    return path
 
 
-def leftover_sshd(before: set[int], wait: float = 3.0) -> set[int]:
-    """sshd processes that appeared since `before` and are still alive after a short grace period."""
+@pytest.fixture(scope="module")
+def module_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A TMPDIR for fixtures shared by a module's tests (set while they are made and torn down)."""
+    path = tmp_path_factory.mktemp("modtmp")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(path))
+        patch.setattr(tempfile, "tempdir", None)
+        yield path
+
+
+def temp_entries(directory: Path | str | None = None) -> set[str]:
+    """What is in a (private) temp dir now: anything new after a run is something it left behind."""
+    return set(os.listdir(directory or tempfile.gettempdir()))
+
+
+def _mentions(pid: str, marker: str) -> bool:
+    """A process whose command line, environment, working directory or open files name `marker`."""
+    base = f"/proc/{pid}"
+    try:
+        with open(f"{base}/cmdline", "rb") as fh:
+            if marker.encode() in fh.read():
+                return True
+        with open(f"{base}/environ", "rb") as fh:
+            if marker.encode() in fh.read():
+                return True
+        links = [os.readlink(f"{base}/cwd")] + [os.readlink(f"{base}/fd/{fd}") for fd in os.listdir(f"{base}/fd")]
+    except OSError:  # gone, or not ours to read
+        return False
+    return any(marker in link for link in links)
+
+
+def our_processes(marker: str) -> set[int]:
+    """Live processes (not this one) tied to `marker`, a private TMPDIR: sshbench, ssh, sshd, tools."""
+    me = str(os.getpid())
+    return {int(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me and _mentions(pid, marker)}
+
+
+def leftovers(marker: str, wait: float = 3.0) -> set[int]:
+    """Processes tied to `marker` that are still alive after a short grace period."""
     deadline = time.monotonic() + wait
-    while (left := sshd_pids() - before) and time.monotonic() < deadline:
+    while (left := our_processes(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
-
-
-def sshbench_temp_dirs() -> set[str]:
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "sshbench-*")))
 
 
 @pytest.fixture(scope="session")
@@ -54,7 +90,7 @@ def client() -> ClientInfo:
 
 
 @pytest.fixture(scope="module")
-def server(client: ClientInfo) -> Iterator[EmbeddedOpenSSH]:
+def server(client: ClientInfo, module_tmpdir: Path) -> Iterator[EmbeddedOpenSSH]:
     with EmbeddedOpenSSH(client) as srv:
         yield srv
 

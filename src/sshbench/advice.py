@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sshbench.algorithms import Kind
+from sshbench.environment import StoredWarning, iperf_rate
 from sshbench.model import Report
 from sshbench.stats import counted, headline, headline_value
 from sshbench.units import GiB
@@ -35,6 +36,7 @@ class Code(StrEnum):
     CONTROL_TOO_CLOSE = "control-too-close"
     COMPRESSION_USELESS = "compression-useless"
     DISK_LIMITS = "disk-limits"
+    STRANGERS = "strangers"
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class Advice:
     message: str
     advice: str
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> StoredWarning:
         return {"code": self.code.value, "message": self.message, "advice": self.advice}
 
 
@@ -74,6 +76,12 @@ def _machine(report: Report) -> list[Advice]:
         out.append(Advice(Code.FREQUENCY_SCALING, f"CPU frequency scaling is active (governor {governor})",
                           "set the performance governor (cpupower frequency-set -g performance) for steadier "
                           "numbers"))
+    strangers = report.environment.get("server", {}).get("refused_connections")
+    if strangers:
+        out.append(Advice(Code.STRANGERS, f"{strangers} TCP connection(s) to the embedded server were not sshbench's "
+                          "own and were closed at once, without starting an sshd",
+                          "another process on this machine knocked on the benchmark's port (a scanner, or another "
+                          "user); the samples were not served to it, but find out who"))
     return out
 
 
@@ -228,7 +236,7 @@ def limit_of(report: Report, direction: str) -> Limit | None:
               (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
               if stat is not None}
     busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
-    tcp = (report.environment.get("server", {}).get("iperf3") or {}).get(f"{direction}_bytes_per_second")
+    tcp = iperf_rate(report.environment.get("server", {}), direction)
     return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp)
 
 

@@ -14,31 +14,31 @@ import dataclasses
 import json
 import os
 import random
-import signal
+import shlex
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from types import FrameType
 from typing import Any, NoReturn
 
 from rich.console import Console
 
-from sshbench import __version__, sysinfo
+from sshbench import __version__, sysinfo, untrusted
 from sshbench.advice import advise
 from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
 from sshbench.compare import compare
 from sshbench.controls import EVP_OF, verify_aesni_mask
 from sshbench.datapath import Payload, make_payload
-from sshbench.discovery import AlgorithmLists, ClientInfo, probe_client
-from sshbench.errors import ExitCode, MissingToolError, OutputError, SshbenchError, UsageError
+from sshbench.discovery import AlgorithmLists, ClientInfo, lists_facts, probe_client
+from sshbench.environment import Environment, FilesFacts, MaskCheck, ServerFacts, TerrapinFacts
+from sshbench.errors import ExitCode, MissingToolError, OutputError, ServerError, SshbenchError, UsageError
 from sshbench.export import charts, html, markdown
-from sshbench.export.results import ResultsWriter, default_path
+from sshbench.export.results import ResultsWriter, read_results
 from sshbench.iperf import tcp_ceiling
-from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
+from sshbench.kexinit import KexinitError, kexinit_over, read_client_kexinit, terrapin_report
 from sshbench.methods import missing_tools, parse_methods, sftp_variants
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, host_label, results_from_dict
+from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report, host_label
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_MAC_CIPHER,
@@ -47,10 +47,19 @@ from sshbench.options import (
     parse_duration,
     parse_fraction,
 )
+from sshbench.outputs import file_in, output_dir, text_output
 from sshbench.plan import FixedSchedule, PrecisionSchedule, Schedule, Selection, SweepSettings, build_cases, select
 from sshbench.probe import ProbeSettings
 from sshbench.recommend import POLICIES
-from sshbench.remote import RemoteTarget, host_pattern, offered_lists, resolve, round_trip_seconds, server_offer
+from sshbench.remote import (
+    RemoteTarget,
+    host_pattern,
+    offered_lists,
+    parse_destination,
+    resolve,
+    round_trip_seconds,
+    server_offer,
+)
 from sshbench.runner import bytes_moved, execute
 from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
@@ -94,20 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
     sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
     how = run.add_argument_group("how much (default: precision mode)")
-    how.add_argument("--precision", default="3%", help="target half-width of each median's 95%% interval, "
+    how.add_argument("--precision", help="target half-width of each median's 95%% interval, "
                      "e.g. 3%% or 0.03 (default: 3%%)")
-    how.add_argument("--min-runs", type=int, default=6, help="measured samples per case at least (default: 6, "
+    how.add_argument("--min-runs", type=int, help="measured samples per case at least (default: 6, "
                      "the fewest that give a 95%% interval)")
-    how.add_argument("--max-runs", type=int, default=30, help="measured samples per case at most (default: 30)")
+    how.add_argument("--max-runs", type=int, help="measured samples per case at most (default: 30)")
     how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
                      "for no limit (default: 8m in precision mode, none with --runs)")
     how.add_argument("--runs", type=int, help="fixed mode: exactly this many measured samples per throughput "
                      "case, no precision target (time budget only if given)")
-    how.add_argument("--setup-runs", type=int, default=10, help="fixed mode: samples per key exchange / host key "
+    how.add_argument("--setup-runs", type=int, help="fixed mode: samples per key exchange / host key "
                      "case (default: 10)")
     how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
                      "sample lasts --sample-seconds)")
-    how.add_argument("--sample-seconds", type=float, default=1.0, help="target data phase per sample when "
+    how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
                      "sizing automatically (default: 1.0)")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
     how.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per connection on top of the "
@@ -127,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--workdir", help="directory for the file methods' test files (default: the temp dir)")
     tools.add_argument("--remote-workdir", help="with a destination: directory on the server for its test files "
                        "(default: the server's $TMPDIR or /tmp); its free space is checked first")
-    tools.add_argument("--sink", choices=("file", "null"), default="file", help="file methods: the receiver "
+    tools.add_argument("--sink", choices=("file", "null"), help="file methods: the receiver "
                        "writes a real file (default; size checked) or /dev/null")
     tools.add_argument("--verify", action="store_true", help="SHA-256 of every received file (outside the timing)")
     tools.add_argument("--files", type=int, help="many-small-files set: this many files per transfer (with "
@@ -197,20 +206,48 @@ def _time_budget(args: argparse.Namespace) -> float | None:
     return parse_duration(text)
 
 
+def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
+    """An option that would have no effect in this combination is an error, never silently dropped."""
+    if args.runs is not None:
+        for option, value in (("--precision", args.precision), ("--min-runs", args.min_runs),
+                              ("--max-runs", args.max_runs)):
+            if value is not None:
+                raise UsageError(f"{option} sets precision mode's stopping rule, and --runs is fixed mode: drop one "
+                                 "of them")
+    elif args.setup_runs is not None:
+        raise UsageError("--setup-runs applies to fixed mode: add --runs N, or drop it")
+    if args.size and args.sample_seconds is not None:
+        raise UsageError("--sample-seconds sizes samples when --size is not given: drop one of them")
+    if args.ssh_config and not args.destination:
+        raise UsageError("--ssh-config is for real hosts: give a destination (sshbench run HOST --ssh-config FILE), "
+                         "or drop it")
+    if all(m == "pipe" for m in methods):
+        for option, given in (("--workdir", args.workdir), ("--sink", args.sink), ("--verify", args.verify)):
+            if given:
+                raise UsageError(f"{option} applies to the file methods: add --method scp,sftp,rsync (or all), "
+                                 "or drop it")
+    if args.verify and args.sink == "null":
+        raise UsageError("--verify hashes the received files, and --sink null keeps none: drop one of them")
+
+
 def options_from_args(args: argparse.Namespace) -> RunOptions:
+    methods = parse_methods(args.method)
+    _refuse_ignored(args, methods)
     return RunOptions(
-        precision=parse_fraction(args.precision), min_runs=args.min_runs, max_runs=args.max_runs,
+        precision=parse_fraction(args.precision or "3%", "--precision"),
+        min_runs=6 if args.min_runs is None else args.min_runs, max_runs=30 if args.max_runs is None else args.max_runs,
         time_budget_seconds=_time_budget(args),
         ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,
-        size_bytes=parse_size(args.size) if args.size else None, sample_seconds=args.sample_seconds,
+        size_bytes=parse_size(args.size) if args.size else None,
+        sample_seconds=1.0 if args.sample_seconds is None else args.sample_seconds,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
-        setup_runs=_int_option(args.setup_runs, "--setup-runs"),
+        setup_runs=10 if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
-        methods=parse_methods(args.method), workdir=args.workdir, remote_workdir=args.remote_workdir,
-        sink=args.sink, verify=args.verify,
+        methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
+        sink=args.sink or "file", verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
         sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
@@ -253,7 +290,7 @@ def _check_partner(kind: Kind, name: str, option: str, client: ClientInfo, serve
                          f"{', '.join(server.of(kind))}")
 
 
-def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
+def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> Environment:
     assert server.info is not None
     return {
         "host": sysinfo.collect(),
@@ -262,11 +299,11 @@ def _environment(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
                    "openssl": server.info.openssl, "listen": f"127.0.0.1:{server.port}",
                    "host_key_types": list(server.info.host_key_types), "per_connection": "sshd -i, CPU by wait4"},
         "algorithms": {
-            "client_supported": dataclasses.asdict(client.supported),
-            "client_defaults": dataclasses.asdict(client.defaults),
+            "client_supported": lists_facts(client.supported),
+            "client_defaults": lists_facts(client.defaults),
             "client_aead_ciphers": list(client.aead_ciphers),
-            "server_enabled": dataclasses.asdict(server.info.enabled),
-            "server_defaults": dataclasses.asdict(server.defaults),
+            "server_enabled": lists_facts(server.info.enabled),
+            "server_defaults": lists_facts(server.defaults),
         },
     }
 
@@ -309,7 +346,8 @@ def _safe_ranked(report: Report) -> list[str]:
 def _next_steps(reports: list[Report], writer: ResultsWriter, ssh_config: str | None = None) -> list[str]:
     lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
     hosts = [host_label(r) for r in reports if host_label(r) != "embedded"]
-    command = "sshbench" + "".join(f" {h}" for h in hosts) + (f" --ssh-config {ssh_config}" if ssh_config else "")
+    config = f" --ssh-config {shlex.quote(ssh_config)}" if ssh_config else ""
+    command = "sshbench" + "".join(f" {h}" for h in hosts) + config
     for report in reports:
         safe = _safe_ranked(report)
         summary = next((s for s in report.summaries if safe and s.case_id == Case(
@@ -354,7 +392,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if options.remote_workdir and not destinations:
         raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
                          "embedded server")
-    writer = ResultsWriter(options.output or default_path())
+    writer = ResultsWriter(options.output)
     _STATE["writer"] = writer
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     crypto = verify_aesni_mask() if options.no_aesni else None
@@ -391,7 +429,7 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                           "csv": writer.csv_path, "hosts": [host_label(r) for r in reports],
                           "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
     elif args.quiet:
-        out.print(writer.json_path, highlight=False, soft_wrap=True)
+        out.print(writer.json_path, highlight=False, markup=False, soft_wrap=True)
     else:
         for report, advice in runs:
             if len(runs) > 1:
@@ -401,13 +439,14 @@ def cmd_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         if len(runs) > 1:
             out.print(hosts_report(reports))
         for line in _next_steps(reports, writer, args.ssh_config):
-            out.print(line, highlight=False)
+            out.print(line, highlight=False, markup=False)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 
 
 def _destinations(given: list[str] | None) -> list[str]:
     seen: set[str] = set()
     for destination in given or []:
+        parse_destination(destination)  # checked before anything is made or run
         if destination in seen:
             raise UsageError(f"destination {destination!r} is named twice; each host is measured once per run")
         seen.add(destination)
@@ -442,7 +481,7 @@ class _Host:
     remote: _Remote | None
     methods: tuple[str, ...]
     seed: int
-    crypto: dict[str, Any] | None
+    crypto: MaskCheck | None
 
 
 def _plan_host(options: RunOptions, client: ClientInfo, server: EmbeddedOpenSSH, remote: _Remote | None,
@@ -468,7 +507,7 @@ def _measure_host(host: _Host, report: Report, writer: ResultsWriter,
         report.environment["terrapin"] = _terrapin(host.client, server)
     else:
         report.environment["server"] = remote.facts
-        report.environment["algorithms"]["server_enabled"] = dataclasses.asdict(remote.offered)
+        report.environment.setdefault("algorithms", {})["server_enabled"] = lists_facts(remote.offered)
         report.environment["terrapin"] = remote.terrapin
         if options.controls:  # the link's own ceiling, when iperf3 happens to be on both ends
             report.environment["server"]["iperf3"] = tcp_ceiling(
@@ -488,6 +527,8 @@ def _measure_host(host: _Host, report: Report, writer: ResultsWriter,
         writer.save(report)
         execute(report, plan, target, options, writer.save, reporter,
                 ProbeSettings(host.payload, options.compression, options.crypto_env()), files)
+    if remote is None:
+        report.environment["server"]["refused_connections"] = server.strangers
     report.environment["host"]["load_average_end"] = sysinfo.load_average()
     report.environment["host"]["during_run"] = sysinfo.usage_since(machine_before)
     report.warnings = [w.to_dict() for w in advise(report)]
@@ -505,8 +546,8 @@ def _measure_host(host: _Host, report: Report, writer: ResultsWriter,
 class _Remote:
     target: RemoteTarget
     offered: AlgorithmLists
-    facts: dict[str, Any]
-    terrapin: dict[str, Any]
+    facts: ServerFacts
+    terrapin: TerrapinFacts
 
 
 def _remote_target(destination: str, ssh_config: str | None, options: RunOptions, client: ClientInfo) -> _Remote:
@@ -527,7 +568,7 @@ def _remote_target(destination: str, ssh_config: str | None, options: RunOptions
     else:
         offered = offered_lists(offer)
     version = offer.banner if offer else None
-    facts = {"kind": "remote", "destination": destination, "hostname": dest.hostname, "port": dest.port,
+    facts: ServerFacts = {"kind": "remote", "destination": destination, "hostname": dest.hostname, "port": dest.port,
              "user": dest.user, "via_proxy": dest.proxied, "banner": version,
              "version": version.removeprefix("SSH-2.0-") if version else "unknown (via proxy)", "system": system,
              "openssl": None, "round_trip_seconds": round_trip_seconds(dest),
@@ -549,9 +590,13 @@ def _test_files(options: RunOptions, target: EmbeddedTarget | RemoteTarget,
         yield files
 
 
-def _files_facts(options: RunOptions, files: TransferFiles, payload: Payload) -> dict[str, Any]:
+def _files_facts(options: RunOptions, files: TransferFiles, payload: Payload) -> FilesFacts:
     """What the file methods moved and where, and how fast that disk is: the bottleneck check."""
-    disk = measure_disk(files.source(tiny=False, server=False), files.client_dir, payload)
+    try:
+        disk = measure_disk(files.source(tiny=False, server=False), files.client_dir, payload)
+    except OSError as exc:
+        raise OutputError(f"--workdir {os.path.dirname(files.client_dir)}: the disk check could not write there "
+                          f"({exc.strerror or exc}); pick a writable directory with room") from None
     shape = files.shape
     return {"workdir": os.path.dirname(files.client_dir), "file_bytes": shape.file_bytes, "files": shape.files,
             "directory": shape.directory, "total_bytes": shape.total_bytes, "describe": shape.describe(),
@@ -559,9 +604,12 @@ def _files_facts(options: RunOptions, files: TransferFiles, payload: Payload) ->
             "verify": options.verify, "source_sha256": files.source_sha256, "disk": disk.to_dict()}
 
 
-def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
+def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> TerrapinFacts:
     """Terrapin status from the embedded server's and the client's first KEXINIT (markers, not versions)."""
-    server_offer = read_server_kexinit("127.0.0.1", server.port)
+    try:
+        server_offer = kexinit_over(server.connect(), f"the embedded server port {server.port}")
+    except (KexinitError, OSError) as exc:
+        raise ServerError(f"could not read the embedded server's SSH offer: {exc}") from None
     try:
         client_offer = read_client_kexinit(client.path)
     except KexinitError:
@@ -570,54 +618,40 @@ def _terrapin(client: ClientInfo, server: EmbeddedOpenSSH) -> dict[str, Any]:
 
 
 def load_results(path: str) -> list[Report]:
-    """Every run in a results file: one, or one per host of a multi-host run."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return results_from_dict(json.load(fh))
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{path} is not a readable sshbench results file: {exc}") from None
-
-
-def _write(path: str, data: bytes | str) -> None:
-    try:
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
-        with open(path, "wb") as fh:
-            fh.write(data.encode() if isinstance(data, str) else data)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror}; choose a writable path") from None
+    """Every run in a results file, validated as untrusted input (export/results.py)."""
+    return read_results(path)
 
 
 def cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     runs = load_results(args.results)
-    if not (args.html or args.markdown or args.charts):
+    # every output is resolved (and refused) before anything is rendered or written
+    markdown_out = text_output(args.markdown, "--markdown", "report.md", [args.results]) if args.markdown else None
+    html_out = text_output(args.html, "--html", "report.html", [args.results]) if args.html else None
+    charts_dir = output_dir(args.charts, "--charts") if args.charts else None
+    if not (markdown_out or html_out or charts_dir):
         for report in runs:
             if len(runs) > 1:
                 out.print(host_rule(report))
             out.print(full_report(report))
         if len(runs) > 1:
             out.print(hosts_report(runs))
-    if args.markdown == "-":
-        out.print(markdown.render_all(runs), highlight=False, markup=False, soft_wrap=True)
-    elif args.markdown:
-        _write(args.markdown, markdown.render_all(runs))
-        err.print(f"wrote {args.markdown}", highlight=False)
-    if args.html:
-        _write(args.html, html.render(runs))
-        err.print(f"wrote {args.html}", highlight=False)
-    if args.charts:
+    for output, render in ((markdown_out, markdown.render_all), (html_out, html.render)):
+        if output is not None:
+            output.write(render(runs))
+            if not output.is_stdout:
+                _say(err, f"wrote {output.path}")
+    if charts_dir is not None:
         written = 0
         for subdir, made in _chart_sets(runs):
             try:
                 for chart in made:
                     for fmt in ("png", "svg"):
-                        _write(os.path.join(args.charts, subdir, f"{chart.name}.{fmt}"), chart.render(fmt))
+                        file_in(os.path.join(charts_dir, subdir), f"{chart.name}.{fmt}", "--charts").write(
+                            chart.render(fmt))
                         written += 1
             finally:
                 charts.close(made)
-        err.print(f"wrote {written} charts to {args.charts}", highlight=False)
+        _say(err, f"wrote {written} charts to {charts_dir}")
     return int(ExitCode.OK)
 
 
@@ -650,7 +684,9 @@ def _comparisons(paths: list[str]) -> list[tuple[tuple[str, Report], tuple[str, 
 
 
 def cmd_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
-    threshold = parse_fraction(args.fail_above) if args.fail_above else None
+    threshold = parse_fraction(args.fail_above, "--fail-above") if args.fail_above else None
+    if threshold is not None and not 0 < threshold <= 10:
+        raise UsageError(f"--fail-above {args.fail_above}: use a slowdown above 0, e.g. 5%")
     regressed = False
     for (base_label, base), (label, run) in _comparisons(args.results):
         try:
@@ -663,6 +699,11 @@ def cmd_compare(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.host is not None:
+        try:
+            untrusted.host_pattern(args.host, "--host")
+        except untrusted.UntrustedText as exc:
+            raise UsageError(str(exc)) from None
     runs = load_results(args.results)
     if args.host is not None and len(runs) > 1:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
@@ -680,7 +721,7 @@ def cmd_recommend(args: argparse.Namespace, out: Console, err: Console) -> int:
     if any(advice.problems for _, advice in results):
         return int(ExitCode.UNVERIFIED)
     if args.write:
-        _write_configs(args.write, results, out)
+        _write_configs(output_dir(args.write, "--write"), results, out)
     return int(ExitCode.OK)
 
 
@@ -690,10 +731,10 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
     for report, advice in results:
         name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(host_label(report))}.conf"
         files[name] = advice.server_text
-    for name, text in files.items():
-        path = os.path.join(directory, name)
-        _write(path, text)
-        out.print(f"wrote {path}", highlight=False)
+    outputs = [file_in(directory, name, "--write") for name in files]
+    for output, text in zip(outputs, files.values(), strict=True):
+        output.write(text)
+        out.print(f"wrote {output.path}", highlight=False, markup=False)
 
 
 def safe_name(label: str) -> str:
@@ -706,9 +747,9 @@ def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
     client = probe_client(args.ssh)
     with EmbeddedOpenSSH(client, args.sshd) as server:
         assert server.info is not None
-        out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False)
+        out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False, markup=False)
         out.print(f"server: {server.info.path}  {server.info.version}, {server.info.openssl} "
-                  f"(embedded, every algorithm it supports enabled)", highlight=False)
+                  f"(embedded, every algorithm it supports enabled)", highlight=False, markup=False)
         for table in algorithms_tables(client, server.info):
             out.print(table)
         terrapin = _terrapin(client, server)
@@ -719,11 +760,13 @@ def cmd_algos(args: argparse.Namespace, out: Console, err: Console) -> int:
 _STATE: dict[str, ResultsWriter] = {}
 
 
-def _sigterm(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
+    """Parse, run one command, turn every failure into one line and an exit code.
+
+    Signal handling is installed by the entry point (sshbench/__main__.py)
+    before this module is imported: SIGTERM and SIGHUP arrive here as
+    KeyboardInterrupt, like Ctrl-C, and only the first one counts.
+    """
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["run", *args_list]
@@ -731,22 +774,36 @@ def main(argv: list[str] | None = None) -> int:
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
         out = Console(width=180)
     err = Console(stderr=True)
-    # SIGTERM (kill) and SIGHUP (terminal closed) end the run like Ctrl-C: results kept, everything cleaned up.
-    previous = {sig: signal.signal(sig, _sigterm) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         args = build_parser().parse_args(args_list)
         result: int = args.func(args, out, err)
         return result
     except SshbenchError as exc:
-        err.print(f"sshbench: error: {exc}", highlight=False, soft_wrap=True)
+        _say(err, f"sshbench: error: {exc}{_kept(exc.exit_code)}")
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        writer = _STATE.get("writer")
-        kept = f"; results so far kept in {writer.json_path}" if writer and os.path.exists(writer.json_path) else ""
-        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
-            err.print(f"sshbench: interrupted{kept}", highlight=False, soft_wrap=True)
+        _say(err, f"sshbench: interrupted{_kept(ExitCode.INTERRUPTED)}")
         return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug: still one line, the results kept, the exit code documented
+        if os.environ.get("SSHBENCH_DEBUG"):
+            raise
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        _say(err, f"sshbench: internal error ({what}); this is a bug in sshbench: please report it with the command "
+                  f"line (SSHBENCH_DEBUG=1 shows the traceback){_kept(ExitCode.INTERNAL)}")
+        return int(ExitCode.INTERNAL)
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         _STATE.clear()
+
+
+def _kept(code: ExitCode) -> str:
+    """Where the results measured so far are, after giving the run its final status (saved once more)."""
+    writer = _STATE.get("writer")
+    if writer is None:
+        return ""
+    where = writer.finish("interrupted" if code is ExitCode.INTERRUPTED else "failed")
+    return f"; results so far kept in {where}" if where else ""
+
+
+def _say(err: Console, line: str) -> None:
+    with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+        err.print(line, highlight=False, markup=False, soft_wrap=True)

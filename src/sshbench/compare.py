@@ -15,6 +15,7 @@ import statistics
 from dataclasses import dataclass
 
 from sshbench.algorithms import Kind
+from sshbench.environment import iperf_rate
 from sshbench.model import Case, Report
 from sshbench.robust import mann_whitney_p
 from sshbench.stats import counted, headline_value
@@ -56,8 +57,7 @@ def reference(report: Report, normalize: str | None, case_id: str) -> float | No
     case = report.case(case_id).case  # the reference moves the same way: same direction and method
     if normalize == "tcp" and not any(r.case.kind is Kind.CONTROL for r in report.cases):
         # a real host has no loopback control; its raw TCP figure is iperf3's, when that ran
-        iperf = report.environment.get("server", {}).get("iperf3") or {}
-        figure = iperf.get(f"{case.direction.value}_bytes_per_second")
+        figure = iperf_rate(report.environment.get("server", {}), case.direction.value)
         if not figure:
             raise ValueError("cannot normalise by tcp: a run has neither the raw TCP control nor an iperf3 figure "
                              f"for {case.direction.value}; normalise by a cipher instead")

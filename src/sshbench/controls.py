@@ -24,8 +24,10 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from sshbench import procs
 from sshbench.algorithms import Kind
 from sshbench.datapath import CHUNK, Payload, drain, grow_pipe
+from sshbench.environment import MaskCheck
 from sshbench.errors import VerificationError
 from sshbench.model import Case, Direction, Sample
 from sshbench.options import AESNI_MASK
@@ -73,13 +75,16 @@ def run_crypto_ceiling(case: Case, round_no: int, openssl: str | None, env: Mapp
         return sample
     argv = [openssl, "speed", "-evp", evp, "-bytes", str(SPEED_BLOCK), "-seconds", "1", "-mr"]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, **env}, text=True)
-    out, err = proc.communicate(timeout=60)
+    try:
+        done = procs.run_text(argv, timeout=60, env={**os.environ, **env})
+    except subprocess.TimeoutExpired:
+        sample.error = "openssl speed did not finish within 60 s"
+        return sample
+    out, err = done.stdout, done.stderr
     sample.total_seconds = time.perf_counter() - start
-    sample.exit_status = proc.returncode
+    sample.exit_status = done.returncode
     parsed = parse_speed(out + err)  # openssl prints the +R count line on stderr, the +F rate on stdout
-    if proc.returncode != 0 or parsed is None:
+    if done.returncode != 0 or parsed is None:
         sample.error = f"openssl speed failed: {(err.strip().splitlines() or ['no output'])[-1]}"
         sample.stderr_tail = err.strip().splitlines()[-5:]
         return sample
@@ -101,10 +106,19 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False, started_at=_now(),
                     size_bytes=size_bytes)
     listener = socket.create_server(("127.0.0.1", 0))
+    sender = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sender.bind(("127.0.0.1", 0))  # our port is known before connecting: any other connection is turned away
     received: dict[str, float] = {}
 
     def receive() -> None:
-        conn, _ = listener.accept()
+        while True:
+            try:
+                conn, (_, port) = listener.accept()
+            except OSError:  # closed: the sender failed or the run was interrupted
+                return
+            if port == sender.getsockname()[1]:
+                break
+            conn.close()
         with conn:
             read_end, write_end = os.pipe()
             grow_pipe(write_end)
@@ -128,7 +142,9 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     start = time.perf_counter()
     read_end, write_end = os.pipe()
     try:
-        with socket.create_connection(listener.getsockname(), timeout=timeout) as sock:
+        with sender as sock:
+            sock.settimeout(timeout)
+            sock.connect(listener.getsockname())
             sock.settimeout(None)  # splice needs a blocking socket
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             grow_pipe(write_end)
@@ -150,6 +166,7 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     finally:
         os.close(read_end)
         os.close(write_end)
+        sender.close()
         listener.close()
     sample.total_seconds = time.perf_counter() - start
     cpu = _own_cpu() - cpu_before  # sender and receiver both run in this process
@@ -168,7 +185,7 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     return sample
 
 
-def verify_aesni_mask(openssl: str | None = None) -> dict[str, float]:
+def verify_aesni_mask(openssl: str | None = None) -> MaskCheck:
     """Prove the OpenSSL capability mask works before trusting a --no-aesni run: AES-GCM must slow down."""
     openssl = openssl or shutil.which("openssl")
     if platform.machine().lower() not in ("x86_64", "amd64", "i686", "i386"):

@@ -15,7 +15,9 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from sshbench import procs
 from sshbench.algorithms import Kind, lookup
+from sshbench.environment import AlgorithmListsFacts
 from sshbench.errors import MissingToolError, ServerError
 
 # Debian package that ships each tool, for the "how to fix" half of errors.
@@ -35,6 +37,12 @@ class AlgorithmLists:
     def of(self, kind: Kind) -> tuple[str, ...]:
         result: tuple[str, ...] = getattr(self, kind.value)
         return result
+
+
+def lists_facts(lists: AlgorithmLists) -> AlgorithmListsFacts:
+    """The lists as they are kept in a results file."""
+    return {"cipher": list(lists.cipher), "mac": list(lists.mac), "kex": list(lists.kex),
+            "hostkey": list(lists.hostkey)}
 
 
 @dataclass(frozen=True)
@@ -128,14 +136,15 @@ def find_tool(name: str, override: str | None = None) -> str:
     return os.path.abspath(found)
 
 
-def run_tool(argv: list[str], timeout: float = 20.0) -> subprocess.CompletedProcess[str]:
-    """Run a short discovery command with a bounded time, text output."""
+def run_tool(argv: list[str], timeout: float = 10.0) -> subprocess.CompletedProcess[str]:
+    """Run a short discovery command with a bounded time, text output; a hung one is killed with its children."""
     try:
-        return subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ServerError(f"{' '.join(argv[:3])} did not finish within {timeout:.0f}s") from exc
+        return procs.run_text(argv, timeout)
+    except subprocess.TimeoutExpired:
+        raise ServerError(f"{' '.join(argv[:3])} did not finish within {timeout:.0f}s: is {argv[0]} the right "
+                          "program?") from None
+    except OSError as exc:
+        raise MissingToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
 
 
 def _query(ssh: str, what: str) -> tuple[str, ...]:
@@ -147,7 +156,12 @@ def probe_client(ssh_override: str | None = None) -> ClientInfo:
     """Versions, supported lists and defaults of the local `ssh`."""
     ssh = find_tool("ssh", ssh_override)
     version_out = run_tool([ssh, "-V"])
-    version, openssl = parse_version(version_out.stderr + version_out.stdout)
+    try:
+        version, openssl = parse_version(version_out.stderr + version_out.stdout)
+    except ValueError:
+        said = (version_out.stderr + version_out.stdout).strip().splitlines()[:1] or ["nothing"]
+        raise MissingToolError(f"{ssh} is not OpenSSH's ssh (its -V printed {said[0][:60]!r}); sshbench drives "
+                               "OpenSSH's client: pass its path with --ssh, or install openssh-client") from None
     # key-sig lists signature algorithms (rsa-sha2-256, ...), which is what
     # HostKeyAlgorithms takes; older clients only know `-Q key`.
     key_types = _query(ssh, "key")
@@ -173,12 +187,18 @@ def probe_client(ssh_override: str | None = None) -> ClientInfo:
 
 
 def sshd_version(sshd: str) -> tuple[str, str | None]:
-    """sshd has no portable -V (9.2 prints only 'OpenSSH_9.2'); its usage banner has the full string."""
+    """sshd has no portable -V (9.2 prints only 'OpenSSH_9.2'); its usage banner has the full string.
+
+    A program whose usage names no OpenSSH version is not OpenSSH's sshd: MissingToolError, before it is
+    handed a config it would misread.
+    """
     out = run_tool([sshd, "-?"])
     try:
         return parse_version(out.stderr + out.stdout)
     except ValueError:
-        return "unknown", None
+        said = (out.stderr + out.stdout).strip().splitlines()[:1] or ["nothing"]
+        raise MissingToolError(f"{sshd} is not OpenSSH's sshd (it printed {said[0][:60]!r} for -?); pass the path "
+                               "of OpenSSH's sshd with --sshd, or install openssh-server") from None
 
 
 def dump_server_config(sshd: str, config_path: str, extra: Iterable[str] = ()) -> subprocess.CompletedProcess[str]:

@@ -18,11 +18,13 @@ class ExitCode(IntEnum):
     SAMPLES_FAILED = 1  # the run finished, but some samples or cases failed
     USAGE = 2  # bad option value, unknown algorithm name, bad size
     MISSING_TOOL = 3  # ssh, sshd or ssh-keygen not installed
-    OUTPUT = 4  # results cannot be written where asked
+    OUTPUT = 4  # results or test files cannot be written where asked (read-only, full disk, bad path)
     SERVER = 5  # the embedded server could not be set up, or a real host not reached in BatchMode
     UNVERIFIED = 6  # a precondition of the measurement could not be verified (e.g. --no-aesni had no effect)
     REGRESSION = 7  # sshbench compare: a significant slowdown beyond --fail-above
-    INTERRUPTED = 130  # Ctrl-C / SIGTERM; results so far are kept
+    STOPPED = 8  # a fault that would fail every later sample stopped the run; results so far are kept
+    INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
+    INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
 
 
 class SshbenchError(Exception):
@@ -49,3 +51,15 @@ class ServerError(SshbenchError):
 
 class VerificationError(SshbenchError):
     exit_code = ExitCode.UNVERIFIED
+
+
+class RunStopped(SshbenchError):
+    """Every later sample would fail the same way (the server went away, say): stop now, keep what we have."""
+
+    exit_code = ExitCode.STOPPED
+
+
+class NothingMeasured(SshbenchError):
+    """The run ended without a single measured sample (e.g. a time budget shorter than the warm-up)."""
+
+    exit_code = ExitCode.SAMPLES_FAILED

@@ -14,18 +14,31 @@ so it starts in ~10 ms and is never counted in the handshake time.
 It names its local port on stderr (which ssh passes through), because file
 tools (scp, sftp, rsync) cannot print $SSH_CLIENT the way the pipe's remote
 command does, and the port is what matches a connection to its sshd.
+
+Usage: `fdpass.py HOST PORT [EXPECT_DIR]`. With EXPECT_DIR (the embedded
+server's), the socket is bound first and its port announced there before
+connecting: the server serves only announced connections (servers/inetd.py).
 """
 
 import array
+import os
 import socket
 import sys
+
+CONNECT_TIMEOUT = 15.0
 
 
 def main() -> int:
     host, port = sys.argv[1], int(sys.argv[2])
-    timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 15.0
+    expect_dir = sys.argv[3] if len(sys.argv) > 3 else None
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+        sock.bind(("", 0))
+        if expect_dir is not None:  # announce our port before connecting (servers/inetd.py: announce)
+            os.close(os.open(os.path.join(expect_dir, str(sock.getsockname()[1])), os.O_CREAT | os.O_WRONLY, 0o600))
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(address)
     except OSError as exc:
         print(f"sshbench fdpass: connect to {host} port {port}: {exc.strerror or exc}", file=sys.stderr)
         return 255

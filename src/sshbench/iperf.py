@@ -14,10 +14,12 @@ import json
 import shutil
 import subprocess
 import time
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
+from sshbench import procs
+from sshbench.environment import IperfFacts
 from sshbench.errors import ServerError
+from sshbench.procs import kill_group
 from sshbench.remote import RemoteTarget
 
 PORT = 5201  # iperf3's own default, which firewall rules for it usually name
@@ -39,8 +41,10 @@ class TcpCeiling:
     skipped: str | None = None  # why there is no figure (or only one)
     command: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> IperfFacts:
+        return {"upload_bytes_per_second": self.upload_bytes_per_second,
+                "download_bytes_per_second": self.download_bytes_per_second, "bytes_moved": self.bytes_moved,
+                "version": self.version, "skipped": self.skipped, "command": self.command}
 
 
 def parse_result(text: str) -> tuple[float, int]:
@@ -86,8 +90,7 @@ def _client(local: str, hostname: str, port: int, reverse: bool, server: subproc
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=SECONDS + OMIT_SECONDS + 20,
-                                  check=False)
+            done = procs.run_text(argv, timeout=SECONDS + OMIT_SECONDS + 20)
         except subprocess.TimeoutExpired:
             raise IperfError(f"no answer on port {port} (a firewall between here and the server?)") from None
         if "Connection refused" not in done.stdout or time.monotonic() > deadline:
@@ -99,16 +102,19 @@ def _client(local: str, hostname: str, port: int, reverse: bool, server: subproc
 
 def _one(target: RemoteTarget, local: str, hostname: str, port: int, reverse: bool) -> tuple[float, int]:
     server = subprocess.Popen(target.command_argv(_server_command(port)), stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    assert server.stdin is not None and server.stdout is not None
     try:
         return parse_result(_client(local, hostname, port, reverse, server))
+    except BaseException:  # an interrupt: no time for a graceful end; the dropped connection ends `cat` there
+        kill_group(server.pid)
+        raise
     finally:
-        assert server.stdin is not None and server.stdout is not None
         server.stdin.close()  # the remote shell's `cat` ends, and it kills iperf3 if still waiting
         try:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            server.terminate()  # the connection drops, which ends `cat` on the server just the same
+            kill_group(server.pid)  # the connection drops, which ends `cat` on the server just the same
             server.wait(timeout=5)
         server.stdout.close()
 
@@ -129,7 +135,7 @@ def tcp_ceiling(target: RemoteTarget, hostname: str, proxied: bool, capped: bool
         return TcpCeiling(skipped=f"could not look for iperf3 on the server: {exc}")
     if not on_server:
         return TcpCeiling(skipped="iperf3 is not installed on the server")
-    said = subprocess.run([local, "--version"], capture_output=True, text=True, check=False).stdout
+    said = procs.run_text([local, "--version"], timeout=10).stdout
     version = said.splitlines()[0].strip() if said.strip() else None
     command = (f"iperf3 -c {hostname} -p {port} -t {SECONDS} -O {OMIT_SECONDS} [-R], against "
                f"`iperf3 -s -1 -p {port}` started over ssh")

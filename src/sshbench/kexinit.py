@@ -18,10 +18,12 @@ import struct
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from sshbench.algorithms import Kind, lookup
+from sshbench.environment import TerrapinFacts, TerrapinSide
 from sshbench.errors import ServerError
+from sshbench.procs import kill_group, reap
+from sshbench.untrusted import UntrustedText, algorithm_name, printable
 
 SSH_MSG_KEXINIT = 20
 MAX_BANNER_LINES = 50  # RFC 4253 4.2 allows text lines before the identification string
@@ -79,9 +81,18 @@ def parse_kexinit_payload(payload: bytes, banner: str = "") -> Kexinit:
         offset += 4
         if offset + length > len(payload):
             raise KexinitError("KEXINIT name-list runs past the end of the packet")
-        text = payload[offset:offset + length].decode("ascii", errors="strict") if length else ""
+        try:
+            text = payload[offset:offset + length].decode("ascii", errors="strict") if length else ""
+        except UnicodeDecodeError:
+            raise KexinitError("KEXINIT name-list is not US-ASCII") from None
         offset += length
-        lists.append(tuple(n for n in text.split(",") if n))
+        names = tuple(n for n in text.split(",") if n)
+        for name in names:  # they reach tables, results files and configs: only the characters SSH names use
+            try:
+                algorithm_name(name, "a KEXINIT name")
+            except UntrustedText as exc:
+                raise KexinitError(str(exc)) from None
+        lists.append(names)
     if offset + 1 > len(payload):
         raise KexinitError("KEXINIT is truncated before first_kex_packet_follows")
     kex, hostkey, enc_cs, enc_sc, mac_cs, mac_sc, comp_cs, comp_sc = lists[:8]  # then two language lists
@@ -131,7 +142,7 @@ def read_greeting(reader: _Reader) -> tuple[str, bytes]:
     for _ in range(MAX_BANNER_LINES):
         line = reader.line()
         if line.startswith(b"SSH-"):
-            banner = line.decode("ascii", errors="replace")
+            banner = printable(line.decode("ascii", errors="replace"))  # shown and stored: no control bytes
             break
     else:
         raise KexinitError(f"{reader.peer} is not an SSH server: no SSH- identification in "
@@ -151,11 +162,16 @@ def read_greeting(reader: _Reader) -> tuple[str, bytes]:
 def read_server_kexinit(host: str, port: int, timeout: float = 10.0) -> Kexinit:
     """Connect, exchange banners, read the server's KEXINIT, hang up. Changes nothing on the server."""
     peer = f"{host} port {port}"
-    deadline = time.monotonic() + timeout
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as exc:
         raise KexinitError(f"cannot connect to {peer}: {exc.strerror or exc}") from None
+    return kexinit_over(sock, peer, timeout)
+
+
+def kexinit_over(sock: socket.socket, peer: str, timeout: float = 10.0) -> Kexinit:
+    """The server's KEXINIT over a connection already open (closed afterwards)."""
+    deadline = time.monotonic() + timeout
     with sock:
         try:
             sock.sendall(OUR_BANNER)
@@ -204,7 +220,8 @@ def read_client_kexinit(ssh: str, timeout: float = 10.0, extra: tuple[str, ...] 
     argv = [ssh, "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "UserKnownHostsFile=/dev/null",
             "-o", "GlobalKnownHostsFile=/dev/null", "-o", f"ConnectTimeout={int(timeout)}", *extra,
             "-p", str(port), "127.0.0.1", "true"]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     try:
         listener.settimeout(timeout)
         try:
@@ -217,21 +234,23 @@ def read_client_kexinit(ssh: str, timeout: float = 10.0, extra: tuple[str, ...] 
         return parse_kexinit_payload(payload, banner)
     finally:
         listener.close()
-        proc.kill()
-        proc.wait()
+        kill_group(proc.pid)
+        reap(proc.pid)
 
 
-def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> dict[str, Any]:
+def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> TerrapinFacts:
     """Both verdicts for the results file; a connection is protected only when both ends are strict.
 
     A side whose KEXINIT could not be read (a server behind a proxy) is None: unknown, never "protected".
     """
-    out: dict[str, Any] = {"server": None} if server is None else {}
-    for side, offer in (("server", server), ("client", client)):
-        if offer is None:
-            continue
-        verdict = terrapin(offer, side)
-        out[side] = {"banner": offer.banner, "strict_kex": verdict.strict_kex,
-                     "exploitable": verdict.exploitable, "reason": verdict.reason}
-    out["protected"] = bool(server and client and out["client"]["strict_kex"] and out["server"]["strict_kex"])
+    def side(offer: Kexinit, who: str) -> TerrapinSide:
+        verdict = terrapin(offer, who)
+        return {"banner": offer.banner, "strict_kex": verdict.strict_kex, "exploitable": verdict.exploitable,
+                "reason": verdict.reason}
+
+    out: TerrapinFacts = {"server": None} if server is None else {"server": side(server, "server")}
+    if client is not None:
+        out["client"] = side(client, "client")
+    both = [out.get("server"), out.get("client")]
+    out["protected"] = all(s is not None and s["strict_kex"] for s in both)
     return out

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from sshbench import procs
 from sshbench.errors import UsageError
 
 PIPE = "pipe"
@@ -88,7 +89,10 @@ def sftp_variants(buffers: tuple[int, ...], requests: tuple[int, ...]) -> tuple[
 
 def scp_has_legacy_flag(scp: str) -> bool:
     """OpenSSH 9.0+ scp takes -O for the legacy protocol; older ones only speak it (and reject -O)."""
-    usage = subprocess.run([scp, "-O"], capture_output=True, text=True, timeout=10, check=False).stderr
+    try:
+        usage = procs.run_text([scp, "-O"], timeout=10).stderr
+    except subprocess.TimeoutExpired:
+        return False
     flags = re.search(r"usage: scp \[-([0-9A-Za-z]+)\]", usage)
     return bool(flags and "O" in flags.group(1))
 

@@ -8,12 +8,18 @@ shows can be re-rendered from the file alone.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import Any
+from typing import Any, get_type_hints
 
 from sshbench.algorithms import ALGORITHM_KINDS, Kind, lookup
+from sshbench.environment import Environment, StoredRecommendation, StoredWarning
+from sshbench.errors import UsageError
+from sshbench.methods import parse_method
 from sshbench.negotiation import Negotiated
+from sshbench.schema import SchemaError, Signed, build, convert
+from sshbench.untrusted import AlgorithmName, clean
 
 SCHEMA_VERSION = 3  # 2: handshake ends at session open; 3: transfer methods (scp, sftp, rsync), end-to-end rates
 
@@ -31,10 +37,10 @@ class Case:
 
     kind: Kind
     direction: Direction
-    cipher: str | None = None
-    mac: str | None = None
-    kex: str | None = None
-    hostkey: str | None = None
+    cipher: AlgorithmName | None = None
+    mac: AlgorithmName | None = None
+    kex: AlgorithmName | None = None
+    hostkey: AlgorithmName | None = None
     # How the bytes move: "pipe" (ssh carrying our stream), or a file tool: "scp", "scp-legacy",
     # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see methods.py).
     method: str = "pipe"
@@ -97,7 +103,7 @@ class Sample:
     # The data phase's CPU is the exact wait4 total minus this.
     client_cpu_setup_seconds: float | None = None
     server_cpu_setup_seconds: float | None = None
-    exit_status: int | None = None
+    exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
     error: str | None = None
@@ -238,17 +244,17 @@ class Report:
     tool_version: str
     started_at: str
     seed: int
-    options: dict[str, Any]
-    environment: dict[str, Any]
+    options: dict[str, Any]  # RunOptions.to_dict() and the seed
+    environment: Environment
     status: str = "running"  # running | complete | interrupted | failed
     stop_reason: str | None = None  # why a complete run stopped early (the time budget)
     finished_at: str | None = None
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
-    warnings: list[dict[str, str]] = field(default_factory=list)  # {code, message, advice}: see advice.py
+    warnings: list[StoredWarning] = field(default_factory=list)  # see advice.py
     # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
-    recommendation: dict[str, Any] | None = None
+    recommendation: StoredRecommendation | None = None
     error: str | None = None
     schema_version: int = SCHEMA_VERSION
 
@@ -266,6 +272,10 @@ class Report:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or infinity; a reader must not have to guess
+    if isinstance(value, str):
+        return clean(value)  # one line of printable text: never write what the loader would refuse
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -309,56 +319,90 @@ def results_to_dict(runs: list[Report]) -> dict[str, Any]:
             "runs": [report_to_dict(r) for r in runs]}
 
 
-def results_from_dict(data: dict[str, Any]) -> list[Report]:
-    """Every run a results file holds, in the order measured (one per host)."""
-    if data.get("schema") == "sshbench/hosts":
-        if data.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"results schema version {data.get('schema_version')} is not {SCHEMA_VERSION}")
-        return [report_from_dict(run) for run in data["runs"]]
+def results_from_dict(data: object) -> list[Report]:
+    """Every run a results file holds, in the order measured (one per host), checked field by field.
+
+    The file is untrusted: anything that is not what sshbench writes is a
+    SchemaError naming the field, before any renderer or command sees it.
+    """
+    if isinstance(data, dict) and data.get("schema") == "sshbench/hosts":
+        _check_version(data)
+        runs = data.get("runs")
+        if not isinstance(runs, list) or not runs:
+            raise SchemaError("runs must be a non-empty list of runs")
+        return [report_from_dict(run, f"runs[{i}]") for i, run in enumerate(runs)]
     return [report_from_dict(data)]
+
+
+def _check_version(data: dict[str, Any]) -> None:
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise SchemaError(f"results schema version {_shown(data.get('schema_version'))} is not {SCHEMA_VERSION} "
+                          f"(written by another sshbench version): re-run with this version to compare")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 20 else text[:17] + "..."
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
     body = _plain(report)
     assert isinstance(body, dict)
+    if report.recommendation is not None:  # the config texts are the only text kept with its line breaks
+        body["recommendation"] = {**body["recommendation"],
+                                  **{k: clean(report.recommendation[k], keep_newlines=True)
+                                     for k in ("client_block", "server_dropin")}}
     return {"schema": "sshbench/run", **body}
 
 
-def _stat(data: dict[str, Any] | None) -> Stat | None:
-    return None if data is None else Stat(**data)
+def report_from_dict(data: object, where: str = "") -> Report:
+    """Inverse of report_to_dict, for re-rendering a saved file; SchemaError for anything else."""
+    if not isinstance(data, dict) or data.get("schema") != "sshbench/run":
+        raise SchemaError("not an sshbench results file (no 'schema': 'sshbench/run')")
+    _check_version(data)
+    report = build(Report, data, where)
+    _check_consistency(report, where)
+    return report
 
 
-def report_from_dict(data: dict[str, Any]) -> Report:
-    """Inverse of report_to_dict, for re-rendering a saved file."""
-    if data.get("schema") != "sshbench/run":
-        raise ValueError("not an sshbench results file (no 'schema': 'sshbench/run')")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"results schema version {data.get('schema_version')} is not {SCHEMA_VERSION}")
+def _check_consistency(report: Report, where: str) -> None:
+    """What types cannot say: every case complete, every sample and summary naming a case of this run."""
+    prefix = f"{where}." if where else ""
+    ids: set[str] = set()
+    for i, record in enumerate(report.cases):
+        case = record.case
+        needed = case.cipher if case.kind in (Kind.CEILING, Kind.CIPHER) else (
+            getattr(case, case.kind.value) if case.kind in ALGORITHM_KINDS else "raw-tcp")
+        if needed is None:
+            raise SchemaError(f"{prefix}cases[{i}] is a {case.kind.value} case without its {case.kind.value} name")
+        try:
+            parse_method(case.method)
+        except UsageError:
+            raise SchemaError(f"{prefix}cases[{i}].method is not a transfer method: {_shown(case.method)}") from None
+        if case.id in ids:
+            raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
+        ids.add(case.id)
+    named: list[tuple[str, list[str]]] = [("samples", [s.case_id for s in report.samples]),
+                                          ("summaries", [s.case_id for s in report.summaries])]
+    for kind, case_ids in named:
+        for i, case_id in enumerate(case_ids):
+            if case_id not in ids:
+                raise SchemaError(f"{prefix}{kind}[{i}] names the case {_shown(case_id)}, which the file does "
+                                  "not hold")
+    for i, summary in enumerate(report.summaries):
+        if summary.group != report.case(summary.case_id).case.group:
+            raise SchemaError(f"{prefix}summaries[{i}].group does not match its case")
+    report.options = _checked_options(report.options, f"{prefix}options")
 
-    def case(d: dict[str, Any]) -> Case:
-        return Case(kind=Kind(d["kind"]), direction=Direction(d["direction"]), cipher=d["cipher"],
-                    mac=d["mac"], kex=d["kex"], hostkey=d["hostkey"], method=d["method"])
 
-    derived = {"throughput_bytes_per_second", "end_to_end_bytes_per_second",
-               "kex_seconds", "handshake_seconds", "client_cpu_data_seconds",
-               "server_cpu_data_seconds"}
-    samples = []
-    for raw in data["samples"]:
-        sample_fields = {k: v for k, v in raw.items() if k not in derived}
-        sample_fields["negotiated"] = Negotiated(**raw["negotiated"]) if raw["negotiated"] else None
-        samples.append(Sample(**sample_fields))
-    stat_fields = {f.name for f in dataclasses.fields(Summary) if "Stat" in str(f.type)}
-    summaries = []
-    for raw in data["summaries"]:
-        fields: dict[str, Any] = {k: (_stat(v) if k in stat_fields else v) for k, v in raw.items()}
-        summaries.append(Summary(**fields))
-    return Report(
-        tool_version=data["tool_version"], started_at=data["started_at"], seed=data["seed"],
-        options=data["options"], environment=data["environment"], status=data["status"],
-        stop_reason=data.get("stop_reason"), recommendation=data.get("recommendation"),
-        finished_at=data["finished_at"],
-        cases=[CaseRecord(case=case(c["case"]), size_bytes=c["size_bytes"], size_source=c["size_source"],
-                          status=CaseStatus(c["status"]), reason=c["reason"]) for c in data["cases"]],
-        samples=samples, summaries=summaries, warnings=data["warnings"], error=data["error"],
-        schema_version=data["schema_version"],
-    )
+def _checked_options(options: dict[str, Any], path: str) -> dict[str, Any]:
+    """The options echo, each option of its type; one an older file lacks gets today's default."""
+    from sshbench.options import RunOptions  # options.py imports this module
+
+    defaults = RunOptions().to_dict()
+    hints = get_type_hints(RunOptions, include_extras=True)
+    for name, hint in hints.items():
+        if name in options:
+            convert(hint, options[name], f"{path}.{name}")
+    convert(int, options.get("seed", 0), f"{path}.seed")
+    return {**defaults, **{k: v for k, v in options.items() if k in hints or k == "seed"}}

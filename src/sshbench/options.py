@@ -7,9 +7,10 @@ exactly (the seed included).
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from sshbench.errors import UsageError
 from sshbench.methods import PIPE
@@ -27,6 +28,7 @@ AESNI_MASK = "~0x200000200000000:~0x60000000000"
 DEFAULT_FILE_BYTES = 512 * MiB
 
 
+MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
 _REMOTE_DIR = re.compile(r"/[A-Za-z0-9_./-]*")
 
 
@@ -55,14 +57,14 @@ class RunOptions:
     timeout_seconds: float = 60.0  # per connection, on top of the expected transfer time
     sshd: str | None = None
     ssh: str | None = None
-    data: str = "zero"
+    data: Literal["zero", "random", "text"] = "zero"
     compression: bool = False
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
     methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods.py)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
     remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)
-    sink: str = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")
+    sink: Literal["file", "null"] = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")
     verify: bool = False  # SHA-256 of every received file, outside the timed part
     files: int | None = None  # many-small-files set: this many files of file_size_bytes
     file_size_bytes: int | None = None
@@ -81,8 +83,10 @@ class RunOptions:
             raise UsageError("--time-budget must be positive, e.g. 90s, 8m or 1h")
         if not 0.05 <= self.sample_seconds <= 600:
             raise UsageError("--sample-seconds must be between 0.05 and 600")
-        if self.timeout_seconds <= 0:
-            raise UsageError("--timeout must be a positive number of seconds")
+        if not 0 < self.timeout_seconds <= MAX_TIMEOUT:  # also false for nan; inf is out of range
+            raise UsageError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:.0f}")
+        if self.seed is not None and not 0 <= self.seed < 2**63:
+            raise UsageError("--seed must be a whole number from 0 to 2**63-1")
         if not self.directions:
             raise UsageError("--directions needs upload, download or both")
         if self.data not in ("zero", "random", "text"):
@@ -159,9 +163,12 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _DURATION_UNITS[match.group(2)]
 
 
-def parse_fraction(text: str) -> float:
-    """'3%' or '0.03' -> 0.03."""
+def parse_fraction(text: str, option: str) -> float:
+    """'3%' or '0.03' -> 0.03; anything else (including nan and inf) is a UsageError naming the option."""
     try:
-        return float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
+        value = float(text.strip()[:-1]) / 100 if text.strip().endswith("%") else float(text)
     except ValueError:
-        raise UsageError(f"bad precision {text!r}: use a percentage like 3% or a fraction like 0.03") from None
+        value = math.nan
+    if not math.isfinite(value):
+        raise UsageError(f"bad {option} {text!r}: use a percentage like 3% or a fraction like 0.03")
+    return value

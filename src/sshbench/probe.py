@@ -29,7 +29,9 @@ from sshbench.datapath import Payload, Tick, drain, grow_pipe
 from sshbench.model import Case, Direction, Sample
 from sshbench.negotiation import Negotiated, parse_verbose
 from sshbench.procfs import tree_cpu_seconds
+from sshbench.procs import kill_group, reap
 from sshbench.target import Target
+from sshbench.untrusted import clean
 
 READY = b"SSHBENCH-READY"
 STDERR_TAIL = 8
@@ -167,22 +169,23 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     timed_out = threading.Event()
     t_spawn = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0, start_new_session=True, env={**os.environ, **settings.env})
+                            bufsize=0, start_new_session=True,
+                            env={**os.environ, **target.tool_env, **settings.env})
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stderr_pipe = proc.stderr
 
     def read_stderr() -> None:
         for raw in iter(stderr_pipe.readline, b""):
-            stderr_lines.append((time.perf_counter() - t_spawn, raw.decode(errors="replace").rstrip()))
+            stderr_lines.append((time.perf_counter() - t_spawn, clean(raw.decode(errors="replace").rstrip())))
 
     def expire() -> None:
         timed_out.set()
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+        kill_group(proc.pid)  # not proc.kill(): its poll() could reap ssh under our wait4 below
 
     stderr_thread = threading.Thread(target=read_stderr, daemon=True)
     stderr_thread.start()
     watchdog = threading.Timer(timeout, expire)
+    watchdog.daemon = True  # never keeps the process alive after an interrupt
     watchdog.start()
     peer_port: int | None = None
     error: str | None = None
@@ -209,13 +212,12 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     except BrokenPipeError:
         error = "ssh exited while data was still being sent"
     except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+        kill_group(proc.pid)
         raise
     finally:
         with contextlib.suppress(OSError):
             proc.stdin.close()
-        _, status, usage = os.wait4(proc.pid, 0)  # bounded: the watchdog kills ssh at the timeout
+        status, usage = reap(proc.pid)  # bounded: the watchdog kills ssh at the timeout
         watchdog.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         sample.total_seconds = time.perf_counter() - t_spawn
@@ -224,8 +226,9 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
         stderr_pipe.close()
 
     sample.exit_status = proc.returncode
-    sample.client_cpu_user_seconds = usage.ru_utime
-    sample.client_cpu_sys_seconds = usage.ru_stime
+    if usage is not None:
+        sample.client_cpu_user_seconds = usage.ru_utime
+        sample.client_cpu_sys_seconds = usage.ru_stime
     transcript = parse_verbose(stderr_lines)
     sample.negotiated = transcript.negotiated
     sample.phases = {k: round(v, 6) for k, v in transcript.phases.items()}

@@ -15,12 +15,13 @@ Nothing here touches the system: it returns text; the CLI prints and writes file
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
+from sshbench.environment import AlgorithmListsFacts, StoredRecommendation, names_of
 from sshbench.model import Report, Stat, Summary
+from sshbench.untrusted import algorithm_name, destination, host_pattern
 
 POST_QUANTUM = ("mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
                 "mlkem768nistp256-sha256")
@@ -56,7 +57,9 @@ class Recommendation:
     header: list[str]
 
     def directives(self) -> list[str]:
-        return [f"{line.keyword} {','.join(line.names)}" for line in self.lines if line.names]
+        """`Keyword name,name`; names come from the knowledge table's graded entries, checked once more."""
+        return [f"{line.keyword} {','.join(algorithm_name(n, line.keyword) for n in line.names)}"
+                for line in self.lines if line.names]
 
 
 def _cases(report: Report, kind: Kind) -> dict[str, list[Summary]]:
@@ -168,8 +171,13 @@ def _header(report: Report, policy: str) -> list[str]:
     ]
 
 
+def _one_line(text: str) -> str:
+    """Comment text that cannot end its comment: control characters (a newline above all) become '?'."""
+    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\u2028\u2029\u0085" else ch for ch in text)
+
+
 def _comments(rec: Recommendation) -> list[str]:
-    out = [f"# {line}" for line in rec.header]
+    out = [f"# {_one_line(line)}" for line in rec.header]
     for line in rec.lines:
         if line.names:
             out.append(f"# {line.keyword}, fastest first (ties broken by CPU cost):")
@@ -180,11 +188,16 @@ def _comments(rec: Recommendation) -> list[str]:
             reasons.setdefault(why, []).append(name)
         out += [f"#   left out ({why}): {', '.join(names)}" for why, names in reasons.items()]
     out += [f"# {note}" for note in rec.notes]
-    return out
+    return [_one_line(line) for line in out]
 
 
 def client_block(rec: Recommendation, host: str = "*") -> str:
-    """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config)."""
+    """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config).
+
+    `host` must be one plain Host pattern (untrusted.host_pattern): a newline or
+    quote in it would let whoever chose it add config lines (`Match exec ...`).
+    """
+    host_pattern(host, "the Host pattern")
     body = "\n".join(f"    {d}" for d in rec.directives())
     return "\n".join(_comments(rec)) + f"\nHost {host}\n{body}\n"
 
@@ -200,7 +213,7 @@ def negotiated(client: Iterable[str], server: Iterable[str]) -> str | None:
     return next((name for name in client if name in offered), None)
 
 
-def prediction(report: Report, rec: Recommendation, server_defaults: Mapping[str, Any] | None) -> list[str]:
+def prediction(report: Report, rec: Recommendation, server_defaults: AlgorithmListsFacts | None) -> list[str]:
     """Which cipher and key exchange the defaults negotiate now, and which after the change, with speeds."""
     algos = report.environment.get("algorithms", {})
     client_defaults = algos.get("client_defaults", {})
@@ -210,7 +223,7 @@ def prediction(report: Report, rec: Recommendation, server_defaults: Mapping[str
         rec_line = next((line for line in rec.lines if line.keyword == KEYWORDS[kind] and line.names), None)
         if rec_line is None:
             continue
-        now = negotiated(client_defaults.get(kind.value, []), server_defaults.get(kind.value, []))
+        now = negotiated(names_of(client_defaults, kind.value), names_of(server_defaults, kind.value))
         after = negotiated(rec_line.names, rec_line.names)
         measured = {name: _figure(report, kind, name) for name in (now, after) if name}
         lines.append(f"{KEYWORDS[kind]}: now {now or 'unknown'} ({measured.get(now or '', 'not measured')}); "
@@ -225,3 +238,29 @@ def _figure(report: Report, kind: Kind, name: str) -> str:
     choice = (_throughput_choice(name, summaries, report) if kind in (Kind.CIPHER, Kind.MAC)
               else _handshake_choice(name, summaries))
     return choice.figure if choice else "not measured"
+
+
+def stored_if_consistent(report: Report) -> StoredRecommendation | None:
+    """The recommendation a run kept, but only if this file's own measurements produce exactly that text.
+
+    A results file may come from anyone. Its data can only ever produce
+    directives built from graded algorithm names and one-line comments; a
+    stored config text that differs from what the data produces (edited, or
+    written by another sshbench version) is never shown. The prediction is
+    recomputed from the data too.
+    """
+    stored = report.recommendation
+    if stored is None or stored["policy"] not in POLICIES:
+        return None
+    env = report.environment
+    destination_text = env.get("server", {}).get("destination")
+    pattern = destination(destination_text)[1] if destination_text else "*"
+    rec = build(report, stored["policy"], strict_both=(env.get("terrapin") or {}).get("protected"))
+    client, server = client_block(rec, pattern), server_dropin(rec)
+    if client != stored["client_block"] or server != stored["server_dropin"]:
+        return None
+    algos = env.get("algorithms", {})
+    defaults = algos.get("server_enabled") if env.get("server", {}).get("kind") == "remote" else \
+        algos.get("server_defaults")
+    return {"policy": rec.policy, "client_block": client, "server_dropin": server,
+            "prediction": prediction(report, rec, defaults)}

@@ -17,16 +17,19 @@ import socket
 import statistics
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
+from sshbench import procs
 from sshbench.discovery import AlgorithmLists
 from sshbench.errors import ServerError, UsageError
 from sshbench.kexinit import Kexinit, KexinitError, read_server_kexinit
 from sshbench.model import Case
-from sshbench.servers.openssh import ServerProcess
+from sshbench.servers.inetd import ServerProcess
 from sshbench.target import FileOps, algorithm_options
 from sshbench.units import format_bytes
+from sshbench.untrusted import UntrustedText, clean, destination
 
 RTT_PROBES = 5
 
@@ -43,27 +46,28 @@ class Destination:
     proxied: bool  # ProxyJump or ProxyCommand: we cannot open a TCP connection of our own to it
 
 
-def split_port(text: str) -> tuple[str, int | None]:
-    """'user@host:2222' -> ('user@host', 2222); IPv6 in brackets: '[::1]:2222'."""
-    if text.startswith("[") and "]" in text:
-        host, _, rest = text[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
-    if text.count(":") == 1:
-        host, _, port = text.partition(":")
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise UsageError(f"bad port in {text!r}: use host:PORT with PORT 1-65535")
-        return host, int(port)
-    return text, None
+def parse_destination(text: str) -> tuple[str, int | None]:
+    """'user@host:2222' -> ('user@host', 2222), checked strictly (untrusted.destination); IPv6 as [::1]:2222.
+
+    The destination reaches `ssh -G`, ssh's command line and, as a Host
+    pattern, a generated config: anything but a plain user, host and port is
+    refused here, before any of them.
+    """
+    try:
+        user, host, port = destination(text)
+    except UntrustedText as exc:
+        raise UsageError(f"bad destination: {exc}") from None
+    return (f"{user}@{host}" if user else host), port
 
 
-def host_pattern(destination: str | None) -> str:
+def host_pattern(destination_text: str | None) -> str:
     """The ssh_config Host pattern a recommendation for this destination goes under ("*" for the embedded server).
 
-    The name as typed, without user@ and :port, so the block matches the same alias or host name again.
+    The host as typed, without user@ and :port, so the block matches the same alias or host name again.
     """
-    if not destination:
+    if not destination_text:
         return "*"
-    return split_port(destination)[0].rpartition("@")[2]
+    return parse_destination(destination_text)[0].rpartition("@")[2]
 
 
 def config_options(ssh_config: str | None) -> list[str]:
@@ -71,14 +75,16 @@ def config_options(ssh_config: str | None) -> list[str]:
 
 
 def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
-    given, port = split_port(text)
-    if not given or given.startswith("-"):
-        raise UsageError(f"bad destination {text!r}: use [user@]host[:port] or a Host alias from your ssh config")
+    given, port = parse_destination(text)
     argv = [ssh, *config_options(ssh_config), *(["-p", str(port)] if port else []), "-G", given]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+    try:
+        done = procs.run_text(argv, timeout=20)
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"ssh -G {given} did not finish within 20 s: check your ssh config (a Match exec that "
+                         "hangs?)") from None
     if done.returncode != 0:
-        raise UsageError(f"ssh -G {given} failed: {done.stderr.strip().splitlines()[-1] if done.stderr else ''}; "
-                         "check the destination and your ssh config")
+        last = clean((done.stderr.strip().splitlines() or [""])[-1])
+        raise UsageError(f"ssh -G {given} failed: {last}; check the destination and your ssh config")
     values: dict[str, str] = {}
     for line in done.stdout.splitlines():
         key, _, value = line.partition(" ")
@@ -164,8 +170,10 @@ class RemoteFiles:
         """Send the download source once: a file through `cat`, a set through tar."""
         target = self._inside(path)
         if os.path.isdir(local_source):
-            archive = subprocess.run(["tar", "-C", local_source, "-cf", "-", "."], capture_output=True,
-                                     check=True).stdout
+            packed = procs.run(["tar", "-C", local_source, "-cf", "-", "."], timeout=600)
+            if packed.returncode != 0:
+                raise ServerError(f"tar could not pack the test files: {clean(packed.stderr.decode()[-200:])}")
+            archive = packed.stdout
             self._run(f"mkdir {target} && tar -C {target} -xf -", archive)
         else:
             with open(local_source, "rb") as fh:
@@ -176,6 +184,7 @@ class RemoteTarget:
     """A real server reached with the user's ssh; server CPU from /proc when the host has it."""
 
     server_cpu_exact = False
+    tool_env: Mapping[str, str] = MappingProxyType({})  # the user's environment, as it is
 
     def __init__(self, ssh: str, dest: Destination, ssh_config: str | None, connect_timeout: float,
                  workdir: str | None = None) -> None:
@@ -196,12 +205,12 @@ class RemoteTarget:
         """One housekeeping command on the server (never timed); a failure ends the run."""
         argv = self.command_argv(command)
         try:
-            done = subprocess.run(argv, input=stdin if stdin is not None else b"", capture_output=True,
-                                  timeout=max(60.0, self.connect_timeout * 4), check=False)
+            done = procs.run(argv, timeout=max(60.0, self.connect_timeout * 4),
+                             input=stdin if stdin is not None else b"")
         except subprocess.TimeoutExpired:
             raise ServerError(f"{self.destination}: housekeeping command timed out: {command[:60]}") from None
         if done.returncode != 0:
-            last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            last = clean((done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1])
             raise ServerError(f"{self.destination}: `{command[:60]}` failed: {last}")
         return done.stdout.decode(errors="replace")
 
@@ -233,13 +242,12 @@ class RemoteTarget:
                 *self._port(), self.destination,
                 "uname -s"]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                  check=False)
+            done = procs.run_text(argv, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise ServerError(f"{self.destination} did not answer within {timeout:.0f} s (the connection opened but "
                               "no SSH session started); check the host, or raise --timeout") from None
         if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            last = clean((done.stderr.strip().splitlines() or ["no message"])[-1])
             raise ServerError(f"ssh {self.destination} failed: {last}; {_advice(last)}")
         return done.stdout.strip()
 

@@ -17,6 +17,7 @@ from typing import Protocol
 from sshbench.algorithms import Kind
 from sshbench.controls import run_crypto_ceiling, run_tcp_control
 from sshbench.datapath import Tick
+from sshbench.errors import NothingMeasured, OutputError, RunStopped
 from sshbench.model import Case, CaseRecord, CaseStatus, Report, Sample
 from sshbench.options import RunOptions
 from sshbench.plan import Schedule, Visit
@@ -136,6 +137,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
     started = time.monotonic()
     done = 0
     reporter.started(report, plan.minimum_left({}))
+    failures: list[Sample] = []  # the failed samples since the last good one
     precision = None if options.fixed else options.precision
     mhz = report.environment.get("host", {}).get("cpu_mhz")
     clock_hz = mhz * 1e6 if mhz else None
@@ -164,6 +166,9 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved, files)
                 report.samples.append(sample)
                 _update_case(record, sample, options)
+                failures = [] if sample.ok or _refused(sample) else [*failures, sample]
+                # the embedded server's files are on this machine: their free space can be looked at directly
+                stop_if_doomed(failures, files, local_disks=target.server_cpu_exact)
                 estimates.learn(sample, record.size_bytes)
                 report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
                 save(report)
@@ -180,10 +185,64 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
         report.error = str(exc) or type(exc).__name__
         raise
     finally:
+        if report.status == "complete" and not any(s.ok and not s.warmup for s in report.samples):
+            report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
+            report.error = _nothing_measured(report, budget)
         report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
         report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
         save(report)
+    if report.error and report.status == "failed":
+        raise NothingMeasured(report.error)
     return report
+
+
+# Failures that doom every later sample: a full or read-only disk (the file methods' files, either side).
+_DISK_FULL = ("No space left on device", "Disk quota exceeded", "Read-only file system")
+DOOMED_AFTER = 5  # failed samples in a row, all with the same error ...
+DOOMED_CASES = 3  # ... over at least this many cases
+
+
+def stop_if_doomed(failures: list[Sample], files: TransferFiles | None = None, local_disks: bool = False) -> None:
+    """Raise when the failures since the last good sample show that every later sample would fail too.
+
+    A disk that filled up stops the run at the first sign (the tools' messages, or, for files on this
+    machine, its free space); otherwise DOOMED_AFTER failures in a row, with one error, across
+    DOOMED_CASES cases or more (a server that went away) do.
+    """
+    if not failures:
+        return
+    last = failures[-1]
+    said = " ".join([last.error or "", *last.stderr_tail])
+    full = next((reason for reason in _DISK_FULL if reason in said), None)
+    if full is None and files is not None and local_disks and _short_of_space(files):
+        full = "No space left on device"
+    if full is not None:
+        where = "--workdir" if local_disks else "--workdir (this side) or --remote-workdir (the server)"
+        raise OutputError(f"a disk filled up or turned read-only during the file transfers ({full}, in "
+                          f"{last.case_id}): free space or choose another {where}, use a smaller --size, or "
+                          "--sink null")
+    recent = failures[-DOOMED_AFTER:]
+    if len(recent) == DOOMED_AFTER and len({s.error for s in recent}) == 1 \
+            and len({s.case_id for s in recent}) >= DOOMED_CASES:
+        raise RunStopped(f"the last {DOOMED_AFTER} samples, of {len({s.case_id for s in recent})} different cases, "
+                         f"all failed with: {last.error}; fix that (the results file has each sample's stderr) "
+                         "and run again")
+
+
+def _short_of_space(files: TransferFiles) -> bool:
+    """The workdir can no longer take one received copy (sftp-server reports a full disk only as "Failure")."""
+    try:
+        return shutil.disk_usage(files.client_dir).free < files.shape.total_bytes
+    except OSError:
+        return False
+
+
+def _nothing_measured(report: Report, budget: float | None) -> str:
+    why = report.stop_reason or "every sample failed"
+    hint = (f"raise --time-budget above {budget:.0f} s (the warm-up round alone needs more)"
+            if budget is not None and "time budget" in why else
+            "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
+    return f"nothing was measured ({why}): {hint}"
 
 
 def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: ProbeSettings,
@@ -225,8 +284,13 @@ def _progress_state(report: Report) -> tuple[dict[str, int], dict[str, bool]]:
     return visits, precise
 
 
+def _refused(sample: Sample) -> bool:
+    """The server does not offer what the case asks: the case is skipped, nothing is wrong with the run."""
+    return bool(sample.error and sample.error.startswith("server refused"))
+
+
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
-    if sample.error and sample.error.startswith("server refused"):
+    if _refused(sample):
         record.status = CaseStatus.SKIPPED
         record.reason = sample.error
         return

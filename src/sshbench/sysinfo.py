@@ -12,7 +12,8 @@ import resource
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any
+
+from sshbench.environment import DuringRun, HostFacts
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -54,7 +55,7 @@ def load_average() -> list[float] | None:
         return None
 
 
-def collect() -> dict[str, Any]:
+def collect() -> HostFacts:
     model, flags = _cpuinfo()
     return {
         "hostname": socket.gethostname(),
@@ -100,7 +101,7 @@ def cpu_snapshot() -> CpuSnapshot:
     return CpuSnapshot(time.monotonic(), _proc_stat_cpu(), _own_cpu_seconds())
 
 
-def usage_since(before: CpuSnapshot) -> dict[str, Any]:
+def usage_since(before: CpuSnapshot) -> DuringRun:
     """How busy the machine was with work that is not ours, and how much time the hypervisor stole.
 
     Others' share = (all busy CPU time - ours) / (wall time x CPUs). The 1-minute
@@ -109,7 +110,7 @@ def usage_since(before: CpuSnapshot) -> dict[str, Any]:
     after = cpu_snapshot()
     wall = after.wall - before.wall
     cpus = os.cpu_count() or 1
-    out: dict[str, Any] = {"wall_seconds": round(wall, 3), "own_cpu_seconds": round(after.own - before.own, 3)}
+    out: DuringRun = {"wall_seconds": round(wall, 3), "own_cpu_seconds": round(after.own - before.own, 3)}
     if before.stat is None or after.stat is None or wall <= 0:
         return out
     total = after.stat[0] - before.stat[0]

@@ -6,10 +6,13 @@ ssh config, server CPU from /proc) implements the same protocol.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Protocol
 
 from sshbench.model import Case
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH, ServerProcess
+from sshbench.servers.inetd import ServerProcess
+from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
 from sshbench.testfiles import LocalFiles
 
 
@@ -44,6 +47,7 @@ class Target(Protocol):
     # CPU the remote command reads from /proc where it can
     server_cpu_exact: bool
     files: FileOps  # the server's side of the file methods
+    tool_env: Mapping[str, str]  # added to the environment of ssh and the file tools
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]: ...
 
@@ -71,6 +75,10 @@ def algorithm_options(case: Case) -> list[str]:
 class EmbeddedTarget:
     destination = HOST_ALIAS
     server_cpu_exact = True
+    # ssh runs its ProxyCommand (our fdpass helper) as `$SHELL -c`, and bash reads ~/.bashrc there because
+    # its stdin is a socket: ~60 ms of the user's rc per connection, and an rc killed mid-way (pyenv's
+    # rehash lock) stalled every later connection by 60 s. /bin/sh reads no rc file.
+    tool_env: Mapping[str, str] = MappingProxyType({"SHELL": "/bin/sh"})
 
     def __init__(self, server: EmbeddedOpenSSH) -> None:
         self.server = server

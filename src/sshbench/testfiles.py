@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from sshbench.datapath import Payload
+from sshbench.environment import DiskFacts
 from sshbench.errors import UsageError
 from sshbench.units import MiB, format_bytes
 
@@ -159,20 +160,41 @@ class LocalFiles:
         link_tree(local_source, path)
 
 
+def space_margin(data_bytes: int) -> int:
+    """Head room on top of the test's own bytes: a tenth of them, at least 1 MiB, at most SPACE_MARGIN.
+
+    Proportional, so that a smaller --size always fits on a small disk eventually (a fixed 64 MiB made
+    the "use a smaller --size" advice impossible to follow below 64 MiB free).
+    """
+    return min(SPACE_MARGIN, max(MiB, data_bytes // 10))
+
+
+def _copies(shape: FileShape, payload: Payload, sink_file: bool) -> int:
+    """How many times the test's bytes land on the workdir's disk: the source (unless sparse), one received copy."""
+    return (0 if payload.kind == "zero" and not shape.is_set else 1) + (1 if sink_file else 0)
+
+
 def space_needed(shape: FileShape, payload: Payload, sink_file: bool) -> int:
     """Bytes the test needs on the workdir's filesystem: the source (unless sparse) and one received copy."""
-    source = 0 if payload.kind == "zero" and not shape.is_set else shape.total_bytes
-    return source + (shape.total_bytes if sink_file else 0) + SPACE_MARGIN
+    data = shape.total_bytes * _copies(shape, payload, sink_file)
+    return data + space_margin(data)
 
 
 def check_free_space(directory: str, shape: FileShape, payload: Payload, sink_file: bool) -> None:
     needed = space_needed(shape, payload, sink_file)
     free = shutil.disk_usage(directory).free
-    if free < needed:
-        raise UsageError(
-            f"not enough free space in {directory}: the file test needs {format_bytes(needed)} "
-            f"({shape.describe()}{' and one received copy' if sink_file else ''}), {format_bytes(free)} is free; "
-            "use --workdir on a larger filesystem, a smaller --size, or --sink null")
+    if free >= needed:
+        return
+    copies = _copies(shape, payload, sink_file)
+    fits = int(free / 1.1 / max(1, copies)) // MiB * MiB  # the biggest test that would pass this check
+    if shape.is_set:
+        advice = f"fewer or smaller --files (at most {format_bytes(fits)} in all fits here)"
+    else:
+        advice = f"--size {fits // MiB}MiB or less" if fits >= MiB else "a smaller --size"
+    raise UsageError(
+        f"not enough free space in {directory}: the file test needs {format_bytes(needed)} "
+        f"({shape.describe()}{' and one received copy' if sink_file else ''}), {format_bytes(free)} is free; "
+        f"use --workdir on a larger filesystem, {advice}, or --sink null")
 
 
 @dataclass(frozen=True)
@@ -192,7 +214,7 @@ class DiskSpeed:
     cold_read_bytes_per_second: float | None = None
     cold_write_bytes_per_second: float | None = None
 
-    def to_dict(self) -> dict[str, float | int | None]:
+    def to_dict(self) -> DiskFacts:
         return {"read_bytes_per_second": self.read_bytes_per_second,
                 "write_bytes_per_second": self.write_bytes_per_second,
                 "cold_read_bytes_per_second": self.cold_read_bytes_per_second,

@@ -21,7 +21,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -32,22 +31,24 @@ from datetime import UTC, datetime
 
 from sshbench.algorithms import Kind
 from sshbench.datapath import Payload
-from sshbench.errors import UsageError
+from sshbench.errors import OutputError, UsageError
 from sshbench.methods import Method, parse_method
 from sshbench.model import Case, Direction, Sample
 from sshbench.negotiation import Transcript, parse_verbose
 from sshbench.probe import ProbeSettings, negotiation_mismatch, tail_lines
-from sshbench.servers.openssh import ServerProcess
+from sshbench.procs import kill_group, reap
+from sshbench.servers.inetd import ServerProcess
 from sshbench.target import Target
 from sshbench.testfiles import (
-    SPACE_MARGIN,
     FileShape,
     LocalFiles,
     make_source,
     remove_tree,
+    space_margin,
     tiny_shape,
     tree_sha256,
 )
+from sshbench.untrusted import clean
 
 NULL = "/dev/null"
 _PORT_RE = re.compile(r"sshbench fdpass: local port (\d+)")
@@ -81,13 +82,22 @@ def prepared_files(target: Target, workdir: str, shape: FileShape, payload: Payl
     if not _SAFE_PATH.fullmatch(os.path.abspath(workdir)):
         raise UsageError(f"--workdir {workdir!r}: use a path without spaces or shell characters "
                          "(scp -O and rsync pass remote paths through the server's shell)")
-    client_dir = tempfile.mkdtemp(prefix="sshbench-files-", dir=workdir)
+    try:
+        client_dir = tempfile.mkdtemp(prefix="sshbench-files-", dir=workdir)
+    except OSError as exc:
+        raise OutputError(f"--workdir {workdir}: cannot make the file methods' test files there "
+                          f"({exc.strerror or exc}); pick a writable directory with room") from None
     server_dir: str | None = None
     try:
-        make_source(os.path.join(client_dir, "source"), shape, payload)
-        make_source(os.path.join(client_dir, "tiny"), tiny_shape(shape), payload)
+        try:
+            make_source(os.path.join(client_dir, "source"), shape, payload)
+            make_source(os.path.join(client_dir, "tiny"), tiny_shape(shape), payload)
+        except OSError as exc:
+            raise OutputError(f"--workdir {workdir}: cannot write the file methods' test files there "
+                              f"({exc.strerror or exc}); pick a writable directory with room") from None
         # the server holds the download source (a real copy on a remote host) and one received copy at a time
-        room = shape.total_bytes * (2 if sink_file else 1) + SPACE_MARGIN
+        data = shape.total_bytes * (2 if sink_file else 1)
+        room = data + space_margin(data)
         server_dir = target.files.make_dir(workdir, room)
         files = TransferFiles(shape, sink_file, verify, client_dir, server_dir,
                               tree_sha256(os.path.join(client_dir, "source")) if verify else None)
@@ -168,35 +178,29 @@ def run_tool(argv: list[str], timeout: float, env: dict[str, str]) -> ToolRun:
 
     def read() -> None:
         for raw in iter(stderr.readline, b""):
-            lines.append((time.perf_counter() - t0, raw.decode(errors="replace").rstrip()))
+            lines.append((time.perf_counter() - t0, clean(raw.decode(errors="replace").rstrip())))
 
     def expire() -> None:
         timed_out.set()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     watchdog = threading.Timer(timeout, expire)
+    watchdog.daemon = True  # never keeps the process alive after an interrupt
     watchdog.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
-    except BaseException:  # Ctrl-C: take the tool and its ssh down with us
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        os.wait4(proc.pid, 0)
-        raise
+        status, usage = reap(proc.pid)  # an interrupt kills the tool and its ssh, and reaps them, first
     finally:
         watchdog.cancel()
     wall = time.perf_counter() - t0
-    with contextlib.suppress(ProcessLookupError):  # a child the tool left behind (it should not)
-        os.killpg(proc.pid, signal.SIGKILL)
+    kill_group(proc.pid)  # a child the tool left behind (it should not)
     proc.returncode = os.waitstatus_to_exitcode(status)
     reader.join(timeout=5)
     stderr.close()
     port = next((int(m.group(1)) for _, text in lines if (m := _PORT_RE.search(text))), None)
-    return ToolRun(wall, proc.returncode, usage.ru_utime, usage.ru_stime, lines, timed_out.is_set(),
-                   peer_port=port)
+    return ToolRun(wall, proc.returncode, usage.ru_utime if usage else 0.0, usage.ru_stime if usage else 0.0,
+                   lines, timed_out.is_set(), peer_port=port)
 
 
 def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_no: int, timeout: float,
@@ -261,7 +265,7 @@ def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeo
     argv = tool_argv(method, target, case, source if upload else _remote(target, source),
                      _remote(target, dest) if upload else dest, files.shape.is_set, batch, settings.compression)
     argv[0] = _tool_path(argv[0])
-    run = run_tool(argv, timeout, dict(settings.env))
+    run = run_tool(argv, timeout, {**target.tool_env, **settings.env})
     if run.peer_port is not None:
         run.server = target.server_process(run.peer_port)
     transcript = run.transcript

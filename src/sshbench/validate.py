@@ -7,14 +7,13 @@ the lists that were written (a silently ignored line would be a lie).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any
 
 from sshbench.algorithms import ALGORITHM_KINDS
-from sshbench.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
+from sshbench.discovery import ClientInfo, lists_facts, lists_from_dump, parse_dump, run_tool
+from sshbench.environment import TerrapinFacts
 from sshbench.model import Report
 from sshbench.recommend import KEYWORDS, Recommendation, build, client_block, prediction, server_dropin
 from sshbench.servers.openssh import EmbeddedOpenSSH
@@ -65,18 +64,18 @@ class CheckedRecommendation:
     server_text: str
     problems: list[str]
     prediction: list[str]
-    terrapin: dict[str, Any]
+    terrapin: TerrapinFacts
 
 
 def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedOpenSSH, policy: str,
                     host: str) -> CheckedRecommendation:
     """Build and validate; the texts are only shown when both validations pass."""
-    terrapin = report.environment.get("terrapin") or {}
+    terrapin: TerrapinFacts = report.environment.get("terrapin") or {}
     rec = build(report, policy, strict_both=terrapin.get("protected"))
     client_text, server_text = client_block(rec, host), server_dropin(rec)
     problems = (validate_client_block(client.path, client_text, rec, host)
                 + validate_server_dropin(server, server_text, rec))
-    defaults = dataclasses.asdict(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
+    defaults = lists_facts(server.defaults) if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
     if report.environment.get("server", {}).get("kind") == "remote":  # what that server offers, from its KEXINIT
         defaults = report.environment.get("algorithms", {}).get("server_enabled") or defaults
     return CheckedRecommendation(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
@@ -12,9 +14,12 @@ SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-
          "--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519", "--runs", "2", "--setup-runs", "2"]
 
 
-def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300,
+             tmpdir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line; its TMPDIR is the test's own (or `tmpdir`)."""
+    env = {**os.environ, "TMPDIR": str(tmpdir or tempfile.gettempdir())}
     return subprocess.run([sys.executable, "-m", "sshbench", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+                          timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False, env=env)
 
 
 def standin_block(alias: str, srv: EmbeddedOpenSSH, port: int | None = None) -> str:

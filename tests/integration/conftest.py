@@ -9,15 +9,17 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import sshbench_temp_dirs, sshd_pids
+from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import SMALL, sshbench
+
+SmallRun = tuple[subprocess.CompletedProcess[str], dict[str, Any], Path, set[int], set[str]]
 
 
 @pytest.fixture(scope="session")
-def small_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], dict[str, Any],
-                                                                    Path, set[int], set[str]]:
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> SmallRun:
+    """The run, its results, their path, and what it left in its own TMPDIR: processes and entries."""
     out = tmp_path_factory.mktemp("run") / "r.json"
-    before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
-    done = sshbench(*SMALL, "--size", "4MiB", "--output", str(out))
+    tmpdir = tmp_path_factory.mktemp("run-tmp")
+    done = sshbench(*SMALL, "--size", "4MiB", "--output", str(out), tmpdir=tmpdir)
     data = json.loads(out.read_text()) if out.exists() else {}
-    return done, data, out, before_pids, before_dirs
+    return done, data, out, leftovers(str(tmpdir)), temp_entries(tmpdir)

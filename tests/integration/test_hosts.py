@@ -34,15 +34,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def two_hosts(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def two_hosts(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory, module_tmpdir: Path) -> Iterator[Path]:
     """Two independently configured sshds, 'alpha' (three ciphers) and 'beta' (two), and 'down' (nothing)."""
     sup = client.supported
 
     def offering(ciphers: tuple[str, ...]) -> Any:
         return type(sup)(cipher=ciphers, mac=sup.mac, kex=sup.kex, hostkey=sup.hostkey)
 
-    with EmbeddedOpenSSH(client, enable=offering(ALPHA)) as alpha, \
-            EmbeddedOpenSSH(client, enable=offering(BETA)) as beta:
+    with EmbeddedOpenSSH(client, enable=offering(ALPHA), admit_all=True) as alpha, \
+            EmbeddedOpenSSH(client, enable=offering(BETA), admit_all=True) as beta:  # stand-ins for real sshds
         config = tmp_path_factory.mktemp("userssh") / "config"
         config.write_text("\n".join([standin_block("alpha", alpha), standin_block("beta", beta),
                                      standin_block("down", alpha, port=_free_port())]))

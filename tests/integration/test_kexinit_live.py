@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from sshbench.discovery import ClientInfo
-from sshbench.kexinit import KexinitError, read_client_kexinit, read_server_kexinit, terrapin
+from sshbench.kexinit import KexinitError, kexinit_over, read_client_kexinit, read_server_kexinit, terrapin
 from sshbench.servers.openssh import EmbeddedOpenSSH
 
 pytestmark = pytest.mark.integration
 
 
 def test_reads_the_embedded_servers_offer(server: EmbeddedOpenSSH) -> None:
-    offer = read_server_kexinit("127.0.0.1", server.port, timeout=10)
+    offer = kexinit_over(server.connect(), "embedded", timeout=10)
     assert offer.banner.startswith("SSH-2.0-OpenSSH_")
     assert server.info is not None
     assert set(offer.ciphers) == set(server.info.enabled.cipher)

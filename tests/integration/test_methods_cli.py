@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from sshbench.errors import ExitCode
-from tests.conftest import leftover_sshd, sshbench_temp_dirs, sshd_pids
+from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 
 ONLY_CIPHERS = ["--macs", "none", "--kex", "none", "--hostkeys", "none", "--no-controls"]
@@ -90,13 +91,12 @@ def test_report_renders_the_matrix_from_the_file(method_run: Any, tmp_path: Path
     (["--method", "scp", "--workdir", "/nonexistent/dir"], "no such directory"),
 ])
 def test_bad_method_options_fail_in_one_line(args: list[str], message: str, tmp_path: Path) -> None:
-    before = sshbench_temp_dirs()
     done = sshbench(*args, "--ciphers", "aes128-ctr", *ONLY_CIPHERS, "--runs", "1",
                     "--output", str(tmp_path / "x.json"))
     assert done.returncode == ExitCode.USAGE, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    assert sshbench_temp_dirs() <= before
+    assert not temp_entries()
 
 
 def test_many_small_files_and_sftp_sweep(tmp_path: Path) -> None:
@@ -117,7 +117,6 @@ def test_ctrl_c_during_a_file_transfer_cleans_up(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     out = tmp_path / "int.json"
-    before_pids, before_dirs = sshd_pids(), sshbench_temp_dirs()
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--method", "scp", "--ciphers", "aes128-ctr",
                              *ONLY_CIPHERS, "--size", "96MiB", "--runs", "30", "--workdir", str(work),
                              "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -131,5 +130,4 @@ def test_ctrl_c_during_a_file_transfer_cleans_up(tmp_path: Path) -> None:
     assert "Traceback" not in err
     assert json.loads(out.read_text())["status"] == "interrupted"
     assert list(work.iterdir()) == []
-    assert not leftover_sshd(before_pids)
-    assert sshbench_temp_dirs() <= before_dirs
+    assert not leftovers(tempfile.gettempdir()) and not temp_entries()

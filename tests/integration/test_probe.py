@@ -12,7 +12,8 @@ from sshbench.algorithms import Kind
 from sshbench.discovery import ClientInfo
 from sshbench.model import Case, Direction
 from sshbench.probe import run_sample
-from sshbench.servers.openssh import EmbeddedOpenSSH, ServerProcess
+from sshbench.servers.inetd import ServerProcess
+from sshbench.servers.openssh import EmbeddedOpenSSH
 from sshbench.target import EmbeddedTarget
 from sshbench.units import MiB
 

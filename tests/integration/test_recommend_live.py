@@ -65,6 +65,6 @@ def test_recommend_rejects_a_file_that_is_not_results(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"hello": 1}))
     done = sshbench("recommend", str(bad))
-    assert done.returncode == ExitCode.USAGE and "not a readable sshbench results file" in done.stderr
+    assert done.returncode == ExitCode.USAGE and "not a valid sshbench results file" in done.stderr
     missing = sshbench("recommend", str(tmp_path / "nope.json"))
     assert missing.returncode == ExitCode.USAGE and "cannot read" in missing.stderr

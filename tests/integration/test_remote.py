@@ -20,17 +20,19 @@ import pytest
 from sshbench.discovery import ClientInfo
 from sshbench.errors import ExitCode
 from sshbench.servers.openssh import EmbeddedOpenSSH
+from tests.conftest import temp_entries
 from tests.integration.cli_helpers import sshbench, standin_block
 
 OFFERED_CIPHERS = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 
 
 @pytest.fixture(scope="module")
-def standin(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, EmbeddedOpenSSH]]:
+def standin(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory,
+            module_tmpdir: Path) -> Iterator[tuple[Path, EmbeddedOpenSSH]]:
     """An sshd offering only three ciphers, and an ssh config that names it 'standin'."""
     sup = client.supported
     enable = type(sup)(cipher=OFFERED_CIPHERS, mac=sup.mac, kex=sup.kex, hostkey=sup.hostkey)
-    with EmbeddedOpenSSH(client, enable=enable) as srv:
+    with EmbeddedOpenSSH(client, enable=enable, admit_all=True) as srv:  # a stand-in for a real sshd
         assert srv.dir is not None
         config = tmp_path_factory.mktemp("userssh") / "config"
         config.write_text(standin_block("standin", srv) + f"""
@@ -163,10 +165,11 @@ def test_max_bytes_caps_what_is_sent(standin: Any, tmp_path: Path) -> None:
     config, _ = standin
     out = tmp_path / "cap.json"
     done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
-                    "--max-bytes", "20MiB", "--output", str(out))
+                    "--size", "4MiB", "--max-bytes", "20MiB", "--output", str(out))
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     assert "byte cap" in (data["stop_reason"] or "")
+    assert [s for s in data["samples"] if not s["warmup"] and s["ok"]], "the cap left room for measured samples"
     assert sum(s["size_bytes"] for s in data["samples"] if not s["case_id"].startswith("ceiling:")) <= 20 * 2**20
     assert "--max-bytes" in (data["environment"]["server"]["iperf3"]["skipped"] or ""), "iperf3 cannot be capped"
 
@@ -212,7 +215,6 @@ def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_
     work, server_side = tmp_path / "work", tmp_path / "server-side"
     work.mkdir()
     server_side.mkdir()
-    before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????"))
     done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp,scp-legacy,sftp,rsync",
                     "--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
                     "--runs", "1", "--size", "64MiB", "--verify", "--no-controls", "--workdir", str(work),
@@ -226,7 +228,7 @@ def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_
     server_dir = data["environment"]["files"]["commands"]["scp"].rsplit(":", 1)[1].rsplit("/", 1)[0]
     assert server_dir.startswith(f"{server_side}/sshbench-"), "--remote-workdir chose where the server's files go"
     assert not os.path.exists(server_dir) and list(server_side.iterdir()) == [], "the server's temp dir is removed"
-    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("sshbench-????????")) == before
+    assert not temp_entries()
     assert list(work.iterdir()) == []
 
 

@@ -6,14 +6,16 @@ import os
 import socket
 import stat
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from sshbench.algorithms import Kind
 from sshbench.discovery import ClientInfo
 from sshbench.errors import ServerError
-from sshbench.servers.openssh import HOST_ALIAS, PRIVSEP_DIR, EmbeddedOpenSSH
-from tests.conftest import leftover_sshd, sshd_pids
+from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
+from sshbench.servers.privsep import PRIVSEP_DIR, PrivsepDir
+from tests.conftest import leftovers, our_processes
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +29,7 @@ def test_private_dir_keys_and_loopback_listener(server: EmbeddedOpenSSH) -> None
         config = fh.read()
     assert "PasswordAuthentication no" in config and "ListenAddress 127.0.0.1" in config
     # Not reachable on any address but loopback.
-    assert server._listener is not None and server._listener.getsockname()[0] == "127.0.0.1"
+    assert server.inetd is not None and server.inetd.address == "127.0.0.1"
 
 
 def test_every_client_algorithm_is_enabled_legacy_included(server: EmbeddedOpenSSH, client: ClientInfo) -> None:
@@ -58,30 +60,29 @@ def test_never_reads_or_writes_the_users_ssh_files(server: EmbeddedOpenSSH) -> N
 
 
 def test_stop_kills_servers_and_removes_everything(client: ClientInfo) -> None:
-    before = sshd_pids()
     srv = EmbeddedOpenSSH(client)
     srv.start()
     directory = srv.dir
     assert directory is not None
     # A connection that is still open when stop() runs: its sshd must not survive.
     try:
-        sock = socket.create_connection(("127.0.0.1", srv.port))
+        sock = srv.connect()
         sock.recv(64)  # banner: sshd -i is running
-        assert sshd_pids() - before  # sshd -i is serving it
+        assert our_processes(directory)  # sshd -i is serving it
     finally:
         srv.stop()
     sock.close()
     assert not os.path.exists(directory)
-    assert not leftover_sshd(before)
+    assert not leftovers(directory)
     srv.stop()  # idempotent
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the privsep dir matters only for root")
-def test_root_privsep_dir_is_made_only_when_missing_and_removed(client: ClientInfo) -> None:
-    existed = os.path.isdir(PRIVSEP_DIR)
-    with EmbeddedOpenSSH(client):
-        assert os.path.isdir(PRIVSEP_DIR)
-    assert os.path.isdir(PRIVSEP_DIR) == existed
+def test_root_privsep_dir_is_there_while_the_server_runs(client: ClientInfo) -> None:
+    """(Whether it is removed afterwards depends on other runs on this machine: see the shared-dir test.)"""
+    with EmbeddedOpenSSH(client) as srv:
+        assert os.path.isdir(PRIVSEP_DIR) and srv._privsep._fd is not None
+    assert srv._privsep._fd is None
 
 
 def test_restricted_server_offers_only_what_it_is_told(client: ClientInfo) -> None:
@@ -94,7 +95,55 @@ def test_restricted_server_offers_only_what_it_is_told(client: ClientInfo) -> No
 def test_broken_sshd_is_a_clear_server_error(client: ClientInfo, tmp_path: os.PathLike[str]) -> None:
     fake = os.path.join(tmp_path, "sshd")
     with open(fake, "w", encoding="utf-8") as fh:
-        fh.write("#!/bin/sh\necho 'bad configuration' >&2\nexit 255\n")
+        # says it is OpenSSH (for -?), then rejects every config (-T)
+        fh.write("#!/bin/sh\necho 'OpenSSH_9.9p1, OpenSSL 3.0.0' >&2\necho 'bad configuration' >&2\nexit 255\n")
     os.chmod(fake, 0o755)
     with pytest.raises(ServerError, match="rejects the generated config"):
         EmbeddedOpenSSH(client, sshd_path=fake).__enter__()
+
+
+def test_connections_sshbench_did_not_open_get_no_sshd(server: EmbeddedOpenSSH, client: ClientInfo) -> None:
+    """Another local process knocking 40 times: no sshd for any of them, each closed at once, all counted."""
+    assert server.inetd is not None and server.dir is not None
+    before = server.strangers
+    knocks = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(40)]
+    try:
+        for sock in knocks:
+            assert sock.recv(64) == b"", "a stranger got a banner: an sshd was started for it"
+        assert server.inetd.running == 0
+    finally:
+        for sock in knocks:
+            sock.close()
+    assert server.strangers - before == 40
+    done = subprocess.run([client.path, "-F", server.client_config, HOST_ALIAS, "echo ok"], capture_output=True,
+                          text=True, timeout=30, stdin=subprocess.DEVNULL, check=False)
+    assert done.stdout.strip() == "ok", done.stderr  # sshbench's own connections are still served
+
+
+def test_a_stale_announcement_is_not_an_invitation(server: EmbeddedOpenSSH) -> None:
+    """An announced port is good for one connection from that port, on loopback, soon."""
+    assert server.inetd is not None
+    sock = server.connect()
+    assert sock.recv(8).startswith(b"SSH-")
+    sock.close()
+    assert not os.listdir(server.inetd.expect_dir), "the announcement was used up"
+
+
+@pytest.mark.parametrize("system_dir", [False, True])
+def test_privsep_dir_is_shared_and_removed_by_the_last_run(tmp_path: Path, system_dir: bool) -> None:
+    """Two runs at once: the first to finish must not remove the directory the second still needs."""
+    path = str(tmp_path / "sshd")
+    if system_dir:
+        os.mkdir(path, 0o755)  # as the system's service makes it: never sshbench's to remove
+    first, second = PrivsepDir(path, needed=True), PrivsepDir(path, needed=True)
+    first.acquire()
+    second.acquire()
+    first.release()
+    assert os.path.isdir(path), "removed while another run still used it"
+    second.release()
+    assert os.path.isdir(path) == system_dir
+    third = PrivsepDir(path, needed=True)
+    third.acquire()  # a later run makes it again (or finds the system's)
+    assert os.path.isdir(path)
+    third.release()
+    assert os.path.isdir(path) == system_dir

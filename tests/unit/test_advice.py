@@ -2,6 +2,7 @@ from typing import Any
 
 from sshbench.advice import Code, advise
 from sshbench.algorithms import Kind
+from sshbench.environment import HostFacts
 from sshbench.model import Case, CaseRecord, Direction, Report, Sample
 from sshbench.stats import summarize
 from sshbench.units import GiB
@@ -15,7 +16,7 @@ def _sample(case: Case, rnd: int, rate: float) -> Sample:
                   bytes_received=GiB, data_seconds=GiB / rate, setup_seconds=0.2, phases={"banner_sent": 0.01})
 
 
-def _report(rates: dict[Case, list[float]], host: dict[str, Any] | None = None,
+def _report(rates: dict[Case, list[float]], host: HostFacts | None = None,
             options: dict[str, Any] | None = None) -> Report:
     records = [CaseRecord(c) for c in rates]
     samples = [_sample(c, i + 1, r) for c, values in rates.items() for i, r in enumerate(values)]
@@ -35,7 +36,7 @@ def test_quiet_run_has_no_warnings() -> None:
 
 
 def test_busy_machine_steal_and_governor() -> None:
-    host = {"cpu_count": 2, "load_average_start": [1.6, 1, 1], "frequency_governor": "powersave",
+    host: HostFacts = {"cpu_count": 2, "load_average_start": [1.6, 1, 1], "frequency_governor": "powersave",
             "during_run": {"others_cpu_share": 0.3, "steal_share": 0.08}}
     found = codes(_report({FAST: [1e9] * 6}, host=host))
     assert found.count(Code.MACHINE_BUSY) == 2

@@ -17,3 +17,9 @@ def test_exit_code_table_matches_the_code() -> None:
 def test_two_commands_near_the_top() -> None:
     top = README[:600]
     assert "make run" in top and "make test" in top
+
+
+def test_the_entry_point_exits_130_like_the_cli() -> None:
+    from sshbench.__main__ import INTERRUPTED  # the entry point cannot import errors.py before its handlers
+
+    assert INTERRUPTED == ExitCode.INTERRUPTED

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sshbench.advice import Code, advise
 from sshbench.algorithms import Kind
 from sshbench.datapath import Payload
+from sshbench.environment import FilesFacts
 from sshbench.errors import UsageError
 from sshbench.export.rows import matrix_cell, matrix_tables, method_matrices
 from sshbench.methods import METHODS, parse_method, parse_methods, sftp_variants
@@ -111,7 +112,7 @@ def _matrix_report(disk_write: float) -> Report:
              for c in ("aes128-ctr", "3des-cbc") for d in (Direction.UPLOAD, Direction.DOWNLOAD)]
     records = [CaseRecord(c) for c in cases]
     samples = [_file_sample(c, r, 0.5 + 0.01 * r, 0.1) for c in cases for r in range(1, 7)]
-    files = {"files": 1, "file_bytes": 100 * MiB, "sink": "file",
+    files: FilesFacts = {"files": 1, "file_bytes": 100 * MiB, "sink": "file",
              "disk": {"read_bytes_per_second": 5e9, "write_bytes_per_second": disk_write}}
     report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={"files": files},
                     cases=records, samples=samples)

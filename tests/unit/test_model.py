@@ -13,6 +13,7 @@ from sshbench.model import (
     report_to_dict,
 )
 from sshbench.negotiation import Negotiated
+from sshbench.options import RunOptions
 from sshbench.stats import summarize
 
 
@@ -25,7 +26,8 @@ def test_report_round_trips_through_json() -> None:
                     server_cpu_setup_seconds=0.1, exit_status=0, negotiated=Negotiated(kex="k", hostkey="h"),
                     phases={"kexinit_sent": 0.01, "newkeys_received": 0.05})
     records = [CaseRecord(case, size_bytes=2**20, size_source="fixed")]
-    report = Report(tool_version="0.1.0", started_at="now", seed=3, options={"runs": 1}, environment={"x": 1},
+    report = Report(tool_version="0.1.0", started_at="now", seed=3,
+                    options={**RunOptions(runs=1).to_dict(), "seed": 3}, environment={"host": {"hostname": "x"}},
                     cases=records, samples=[sample], summaries=summarize(records, [sample]))
     text = json.dumps(report_to_dict(report))
     data = json.loads(text)

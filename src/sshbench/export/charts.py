@@ -23,6 +23,10 @@ from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.export.rows import method_label, method_matrices
 from sshbench.model import Report, Stat, Summary, host_label
 
+# Text from a results file (a CPU model, versions) is shown as it is: a '$' in it must not start mathtext,
+# which would garble the label or fail the whole chart.
+matplotlib.rcParams["text.parse_math"] = False
+
 COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
           "setup": "#3b75af", "kex": "#c53a32"}
 

@@ -7,34 +7,33 @@ each server's disks, which sshbench does not measure remotely.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sshbench.advice import limit_of
 from sshbench.algorithms import Kind, lookup
+from sshbench.environment import ServerFacts, TerrapinFacts, iperf_rate
 from sshbench.export.rows import Row, TableSpec, pm
 from sshbench.model import CaseStatus, Report, Summary, host_label
 
 DIRECTIONS = ("upload", "download")
 
 
-def terrapin_word(terrapin: dict[str, Any] | None) -> str:
-    if not terrapin or "server" not in terrapin or terrapin["server"] is None:
+def terrapin_word(terrapin: TerrapinFacts | None) -> str:
+    server = (terrapin or {}).get("server")
+    if not terrapin or server is None:
         return "unknown"
     if terrapin.get("protected"):
         return "protected"
-    return "EXPLOITABLE" if terrapin["server"].get("exploitable") else "not protected"
+    return "EXPLOITABLE" if server.get("exploitable") else "not protected"
 
 
-def _round_trip(server: dict[str, Any]) -> str:
+def _round_trip(server: ServerFacts) -> str:
     rtt = server.get("round_trip_seconds")
     if server.get("kind") != "remote":
         return "loopback"
     return "unknown" if rtt is None else f"{rtt * 1000:.2f} ms"
 
 
-def _raw_tcp(server: dict[str, Any]) -> str:
-    iperf = server.get("iperf3") or {}
-    rates = [iperf.get(f"{d}_bytes_per_second") for d in DIRECTIONS]
+def _raw_tcp(server: ServerFacts) -> str:
+    rates = [iperf_rate(server, d) for d in DIRECTIONS]
     if not any(rates):
         return "-" if server.get("kind") != "remote" else "not measured"
     return " / ".join("-" if r is None else f"{r / 1e6:,.0f}" for r in rates)

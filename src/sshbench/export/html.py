@@ -15,6 +15,7 @@ from sshbench.export.charts import Chart, charts, close, host_charts
 from sshbench.export.hosts import HOSTS_NOTE, host_tables
 from sshbench.export.rows import LEGEND, facts, tables
 from sshbench.model import Report, Sample, host_label
+from sshbench.recommend import stored_if_consistent
 
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
@@ -58,7 +59,8 @@ def _where(report: Report) -> str:
 def _section(report: Report, multi: bool) -> dict[str, Any]:
     return {"report": report, "label": host_label(report), "anchor": "host-" + re.sub(r"\W", "_", host_label(report))
             if multi else "run", "where": _where(report), "facts": facts(report), "tables": tables(report),
-            "charts": _svgs(charts(report)), "recommendation": report.recommendation,
+            "charts": _svgs(charts(report)), "recommendation": stored_if_consistent(report),
+            "recommendation_withheld": report.recommendation is not None and stored_if_consistent(report) is None,
             "samples": [_sample_row(s) for s in report.samples]}
 
 

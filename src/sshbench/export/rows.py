@@ -7,10 +7,10 @@ so every export says the same thing; each exporter only chooses the markup.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from sshbench.advice import limits
 from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.environment import FilesFacts, ServerFacts, iperf_rate
 from sshbench.model import Report, Stat, Summary
 from sshbench.units import MiB
 
@@ -125,24 +125,24 @@ def facts(report: Report) -> list[str]:
     lines += [f"limit: {line}" for line in limits(report)]
     if files := env.get("files"):
         lines.append(files_fact(files))
-        lines += [f"{method}: `{command}`" for method, command in files.get("commands", {}).items()]
+        lines += [f"{method}: {command}" for method, command in files.get("commands", {}).items()]
     return lines
 
 
-def iperf_fact(server: dict[str, Any]) -> str | None:
+def iperf_fact(server: ServerFacts) -> str | None:
     """The raw-TCP ceiling of a real host: iperf3's figures, or why there are none."""
     if server.get("kind") != "remote" or "iperf3" not in server:
         return None
     iperf = server["iperf3"] or {}
-    figures = ", ".join(f"{iperf[f'{d}_bytes_per_second'] / 1e6:,.0f} MB/s {d}" for d in ("upload", "download")
-                        if iperf.get(f"{d}_bytes_per_second"))
+    figures = ", ".join(f"{rate / 1e6:,.0f} MB/s {d}" for d in ("upload", "download")
+                        if (rate := iperf_rate(server, d)))
     if figures:
         return f"raw TCP to this host (iperf3, {iperf.get('version') or 'version unknown'}): {figures}" + (
             f"; {iperf['skipped']}" if iperf.get("skipped") else "")
     return f"raw TCP to this host: not measured ({iperf.get('skipped')})"
 
 
-def files_fact(files: dict[str, Any]) -> str:
+def files_fact(files: FilesFacts) -> str:
     """What the file methods moved, where to, how it was checked, and how fast the disk was."""
     disk = files.get("disk") or {}
     checked = ("exit status and ssh's byte count" if files.get("sink") == "null" else

@@ -1,10 +1,11 @@
 """The embedded server: a private OpenSSH sshd on 127.0.0.1, run as the invoking user.
 
-sshbench owns the listening socket and starts `sshd -i` for each accepted
-connection, so the server side of every connection is our own child: its CPU
-time (user and system, including the privsep child, the session shell and
-the sink/source tools it waited for) comes exact from os.wait4, with no
-sampling and no /proc arithmetic. Everything lives in one private temp dir
+sshbench owns the listening socket (servers/inetd.py) and starts `sshd -i`
+for each connection it expects, so the server side of every connection is
+our own child: its CPU time (user and system, including the privsep child,
+the session shell and the sink/source tools it waited for) comes exact from
+os.wait4, with no sampling and no /proc arithmetic. Connections sshbench did
+not open itself get no sshd at all. Everything lives in one private temp dir
 (0700): host keys of every type, the client key, known_hosts, both configs
 and the server log. `stop()` removes it and kills any server still running;
 the context manager guarantees that on success, error and Ctrl-C.
@@ -12,20 +13,16 @@ the context manager guarantees that on success, error and Ctrl-C.
 
 from __future__ import annotations
 
-import contextlib
-import getpass
 import os
+import pwd
+import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import TracebackType
 
 from sshbench.algorithms import ALGORITHM_KINDS, Kind, needs_certificate
@@ -41,10 +38,13 @@ from sshbench.discovery import (
     sshd_version,
 )
 from sshbench.errors import ServerError
-from sshbench.procfs import tree_cpu_seconds
+from sshbench.procs import kill_group, reap
+from sshbench.servers.inetd import Inetd, ServerProcess
+from sshbench.servers.privsep import PrivsepDir
 
 HOST_ALIAS = "sshbench-embedded"
-PRIVSEP_DIR = "/run/sshd"  # Debian's compiled-in privilege separation dir (root only)
+# Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
 # Connects with TCP_NODELAY and passes the socket to ssh: see fdpass.py for the 40 ms stall it avoids.
 FDPASS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fdpass.py")
 
@@ -70,45 +70,40 @@ _KEY_FOR_SIG = {
     "ssh-dss": "dsa",
 }
 
+# Sessions start with SHLVL=1, so bash (which the session runs as `$SHELL -c command`) counts itself a
+# nested shell and does not read ~/.bashrc. The user's rc files are not SSH's cost (pyenv's init took
+# ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
+# connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
+_SESSION_ENV = "SetEnv SHLVL=1\n"
+
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
-
-
-@dataclass(frozen=True)
-class ServerProcess:
-    """One `sshd -i` that served one connection, as reaped by wait4."""
-
-    peer_port: int
-    exit_status: int
-    cpu_user_s: float
-    cpu_sys_s: float
-    wall_s: float
 
 
 class EmbeddedOpenSSH:
     """Start with `with EmbeddedOpenSSH(client) as server:`; everything is gone after the block."""
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
-                 enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None) -> None:
+                 enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
+                 admit_all: bool = False) -> None:
         """`enable` restricts what the server offers (tests use it to make the server refuse a name);
-        `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni)."""
+        `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni);
+        `admit_all` serves any loopback connection, like an ordinary sshd: only for tests and benches in
+        which this server stands in for a real remote host."""
         self.env = {**os.environ, **(env or {})}
         self.client = client
         self.sshd = find_tool("sshd", sshd_path)
         self.keygen = find_tool("ssh-keygen", keygen_path)
         self._enable = enable
-        self.user = getpass.getuser()
+        self._admit_all = admit_all
+        self.user = pwd.getpwuid(os.geteuid()).pw_name  # who sshd will see, whatever $USER says
         self.dir: str | None = None
         self.port = 0
         self.info: ServerInfo | None = None
-        self._listener: socket.socket | None = None
-        self._accept_thread: threading.Thread | None = None
-        self._lock = threading.Condition()
-        self._live: dict[int, subprocess.Popen[bytes]] = {}
-        self._done: dict[int, ServerProcess] = {}
-        self._pid_of_port: dict[int, int] = {}
-        self._stopping = False
-        self._created_privsep_dir = False
+        self.inetd: Inetd | None = None
+        self._privsep = PrivsepDir()
         self._keys: dict[str, str] = {}
+        self._version: tuple[str, str | None] = ("unknown", None)
+        self._session_env = ""
         self.defaults = AlgorithmLists()  # this sshd's compiled-in preference lists
 
     # ------------------------------------------------------------ lifecycle
@@ -126,62 +121,46 @@ class EmbeddedOpenSSH:
         self.stop()
 
     def start(self) -> None:
+        self._version = sshd_version(self.sshd)  # not OpenSSH's sshd: refused before anything is made
         self.dir = tempfile.mkdtemp(prefix="sshbench-")  # mkdtemp makes it 0700
-        self._ensure_privsep_dir()
+        if not _PLAIN_PATH.fullmatch(self.dir):
+            raise ServerError(f"the temp dir {self.dir!r} has characters that ssh and sshd config files would "
+                              "split or expand (spaces, %, quotes); set TMPDIR to a plain path, e.g. /tmp")
+        self._privsep.acquire()
         keys = self._generate_keys()
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))  # loopback only, a free port
-        self._listener.listen(8)
-        self.port = self._listener.getsockname()[1]
+        self.inetd = Inetd(self._path("expect"), self.env, admit_all=self._admit_all)
+        self.port = self.inetd.port
         self._keys = keys
+        self._session_env = _SESSION_ENV if self._accepts(keys, "-o", _SESSION_ENV.strip().replace(" ", "=")) else ""
         self.info = self._write_server_config(keys)
         self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
-        self._accept_thread = threading.Thread(target=self._accept_loop, name="sshbench-accept", daemon=True)
-        self._accept_thread.start()
+        self.inetd.serve([self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path])
 
     def stop(self) -> None:
-        """Idempotent: close the listener, end every sshd child, remove the temp dir."""
-        self._stopping = True
-        if self._listener is not None:
-            with contextlib.suppress(OSError):
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
-        if self._accept_thread is not None:
-            self._accept_thread.join(timeout=5)
-        # os.kill, not Popen.send_signal/kill: those poll() first, which can reap the child under the
-        # reaper thread's wait4 and lose its CPU figures (seen once in CI as ECHILD in the reaper).
-        # Under the lock a pid in _live has not been popped by its reaper yet.
-        self._signal_live(signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        with self._lock:
-            while self._live and time.monotonic() < deadline:
-                self._lock.wait(0.1)
-        self._signal_live(signal.SIGKILL)
+        """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
+        if self.inetd is not None:
+            self.inetd.stop()
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
-        if self._created_privsep_dir:
-            with contextlib.suppress(OSError):
-                os.rmdir(PRIVSEP_DIR)
-            self._created_privsep_dir = False
+        self._privsep.release()
+
+    @property
+    def strangers(self) -> int:
+        """Connections refused because sshbench did not open them (another process knocking)."""
+        return self.inetd.strangers if self.inetd else 0
+
+    def connect(self, timeout: float = 10.0) -> socket.socket:
+        """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
+        assert self.inetd is not None, "start() first"
+        return self.inetd.connect(timeout)
 
     # ------------------------------------------------------------ set-up
 
     def _path(self, name: str) -> str:
         assert self.dir is not None
         return os.path.join(self.dir, name)
-
-    def _ensure_privsep_dir(self) -> None:
-        """sshd started by root insists on its empty chroot dir; make it only if missing, remove it after."""
-        if os.geteuid() != 0 or os.path.isdir(PRIVSEP_DIR):
-            return
-        try:
-            os.mkdir(PRIVSEP_DIR, 0o755)
-        except OSError as exc:
-            raise ServerError(f"sshd run as root needs {PRIVSEP_DIR} and it cannot be created: {exc.strerror}") from exc
-        self._created_privsep_dir = True
 
     def _generate_keys(self) -> dict[str, str]:
         """All host keys plus the client key, made in parallel: RSA-3072 alone takes ~0.5 s."""
@@ -191,16 +170,24 @@ class EmbeddedOpenSSH:
             path = self._path(prefix + ("ed25519" if suffix == "client" else suffix))
             argv = [self.keygen, "-q", *args, "-N", "", "-C", f"sshbench-{suffix}", "-f", path]
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE)
+                                    stderr=subprocess.PIPE, start_new_session=True)
             jobs[suffix] = (proc, required)
         keys: dict[str, str] = {}
-        for suffix, (proc, required) in jobs.items():
-            _, err = proc.communicate(timeout=60)
-            path = self._path("client_ed25519" if suffix == "client" else "host_" + suffix)
-            if proc.returncode == 0:
-                keys[suffix] = path
-            elif required:
-                raise ServerError(f"ssh-keygen could not make the {suffix} key: {err.decode(errors='replace').strip()}")
+        try:
+            for suffix, (proc, required) in jobs.items():
+                _, err = proc.communicate(timeout=60)
+                path = self._path("client_ed25519" if suffix == "client" else "host_" + suffix)
+                if proc.returncode == 0:
+                    keys[suffix] = path
+                elif required:
+                    raise ServerError(f"ssh-keygen could not make the {suffix} key: "
+                                      f"{err.decode(errors='replace').strip()}")
+        except BaseException:  # an interrupt or a failure: no ssh-keygen may outlive the temp dir
+            for proc, _ in jobs.values():
+                if proc.returncode is None:
+                    kill_group(proc.pid)
+                    reap(proc.pid)
+            raise
         return keys
 
     def _server_hostkey_algs(self, keys: dict[str, str]) -> list[str]:
@@ -237,7 +224,8 @@ PrintLastLog no
 LoginGraceTime 30
 LogLevel INFO
 Subsystem sftp internal-sftp
-""" + "".join(f"{_KEYWORD[kind]} {','.join(lists.of(kind))}\n" for kind in ALGORITHM_KINDS if lists.of(kind))
+""" + self._session_env + "".join(f"{_KEYWORD[kind]} {','.join(lists.of(kind))}\n"
+                                 for kind in ALGORITHM_KINDS if lists.of(kind))
 
     def _write_server_config(self, keys: dict[str, str]) -> ServerInfo:
         """Enable every name the client knows (legacy ones too), drop the ones this sshd rejects."""
@@ -259,7 +247,7 @@ Subsystem sftp internal-sftp
             dump = dump_server_config(self.sshd, config)
             if dump.returncode != 0:
                 raise ServerError(f"{self.sshd} rejects the generated config: {dump.stderr.strip()[-300:]}")
-        version, openssl = sshd_version(self.sshd)
+        version, openssl = self._version
         parsed = parse_dump(dump.stdout)
         return ServerInfo(
             path=self.sshd, version=version, openssl=openssl, enabled=lists_from_dump(parsed),
@@ -283,6 +271,13 @@ Subsystem sftp internal-sftp
             fh.write(f"Include {dropin}\n" + self._config_text(self._keys, AlgorithmLists()))
         test = run_tool([self.sshd, "-t", "-f", config])
         return test if test.returncode != 0 else dump_server_config(self.sshd, config)
+
+    def _accepts(self, keys: dict[str, str], *extra: str) -> bool:
+        """Whether this sshd takes a config option (older ones lack SetEnv, for instance)."""
+        probe = self._path("sshd_config.probe")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, AlgorithmLists()))
+        return dump_server_config(self.sshd, probe, list(extra)).returncode == 0
 
     def _accepted(self, keys: dict[str, str], kind: Kind, names: tuple[str, ...]) -> tuple[str, ...]:
         """Test names one at a time against a config without any algorithm lines (slow path only)."""
@@ -332,7 +327,7 @@ Host {HOST_ALIAS}
   EscapeChar none
   AddressFamily inet
   ConnectTimeout 15
-  ProxyCommand {shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} %h %p
+  ProxyCommand {shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} %h %p {shlex.quote(self._path('expect'))}
   ProxyUseFdpass yes
 """)
 
@@ -346,69 +341,13 @@ Host {HOST_ALIAS}
 
     # ------------------------------------------------------------ serving
 
-    def _accept_loop(self) -> None:
-        assert self._listener is not None
-        while not self._stopping:
-            try:
-                conn, (_, peer_port) = self._listener.accept()
-            except OSError:
-                return  # listener closed by stop()
-            try:
-                self._serve(conn, peer_port)
-            finally:
-                conn.close()  # the child holds its own copy
-
-    def _serve(self, conn: socket.socket, peer_port: int) -> None:
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        argv = [self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path]
-        with self._lock:
-            if self._stopping:
-                return
-            proc = subprocess.Popen(argv, stdin=conn.fileno(), stdout=conn.fileno(),
-                                    stderr=subprocess.DEVNULL, close_fds=True, env=self.env)
-            self._live[proc.pid] = proc
-            self._pid_of_port[peer_port] = proc.pid
-        threading.Thread(target=self._reap, args=(proc, peer_port, time.monotonic()),
-                         name=f"sshbench-reap-{proc.pid}", daemon=True).start()
-
-    def _signal_live(self, sig: signal.Signals) -> None:
-        with self._lock:
-            for pid in list(self._live):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
-
-    def _reap(self, proc: subprocess.Popen[bytes], peer_port: int, started: float) -> None:
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        except ChildProcessError:  # reaped elsewhere: no rusage, so no record rather than a made-up one
-            record = None
-        else:
-            proc.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it is reaped
-            record = ServerProcess(peer_port=peer_port, exit_status=proc.returncode, cpu_user_s=usage.ru_utime,
-                                   cpu_sys_s=usage.ru_stime, wall_s=time.monotonic() - started)
-        with self._lock:
-            self._live.pop(proc.pid, None)
-            self._pid_of_port.pop(peer_port, None)
-            if record is not None:
-                self._done[peer_port] = record
-            self._lock.notify_all()
-
     def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
-        """The reaped server of the connection from `peer_port`; waits for sshd to exit."""
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while peer_port not in self._done:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self._lock.wait(remaining)
-            return self._done.pop(peer_port)
+        """The reaped sshd of the connection from `peer_port`; waits for it to exit."""
+        return self.inetd.server_process(peer_port, timeout) if self.inetd else None
 
     def server_cpu_so_far(self, peer_port: int) -> float | None:
-        """CPU used until now by the live server of this connection (None if it is gone or /proc can't say)."""
-        with self._lock:
-            pid = self._pid_of_port.get(peer_port)
-        return None if pid is None else tree_cpu_seconds(pid)
+        """CPU used until now by the live sshd of this connection (None if it is gone or /proc can't say)."""
+        return self.inetd.server_cpu_so_far(peer_port) if self.inetd else None
 
     def log_tail(self, lines: int = 5) -> list[str]:
         try:

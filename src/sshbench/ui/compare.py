@@ -34,6 +34,6 @@ def comparison_table(base: str, other: str, changes: list[Change], normalize: st
         else:
             verdict = Text("no significant change", style="dim")
         scaled = bool(normalize) and c.case_id.startswith(NORMALIZED)
-        table.add_row(c.case_id, _figure(c, c.baseline, scaled), _figure(c, c.other, scaled),
+        table.add_row(Text(c.case_id), _figure(c, c.baseline, scaled), _figure(c, c.other, scaled),
                       f"{c.change:+.1%}", f"{c.low:+.1%} .. {c.high:+.1%}", f"{c.p_value:.3f}", verdict)
     return table

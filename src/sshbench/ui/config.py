@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 
+from sshbench.environment import TerrapinFacts
 from sshbench.validate import CheckedRecommendation
 
 
-def print_terrapin(out: Console, terrapin: dict[str, Any]) -> None:
+def print_terrapin(out: Console, terrapin: TerrapinFacts) -> None:
     if not terrapin:
         return
     out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
-    for side in ("client", "server"):
-        t = terrapin.get(side)
+    for side, t in (("client", terrapin.get("client")), ("server", terrapin.get("server"))):
         if t is None:  # behind a proxy the server's KEXINIT cannot be read
             if side in terrapin:
                 out.print(f"  {side}: unknown ({terrapin.get('note', 'its KEXINIT was not read')})", style="yellow",
-                          highlight=False)
+                          highlight=False, markup=False)
             continue
         style = "red" if t["exploitable"] else "green" if t["strict_kex"] else "yellow"
-        out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False)
+        out.print(f"  {side}: {t['banner']}: {t['reason']}", style=style, highlight=False, markup=False)
     verdict = ("protected (both ends strict)" if terrapin.get("protected") else
                "unknown" if terrapin.get("server", {}) is None else "NOT protected")
     out.print(f"  connection {verdict}", highlight=False)
@@ -31,7 +29,7 @@ def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
     print_terrapin(out, advice.terrapin)
     if advice.problems:
         for problem in advice.problems:
-            out.print(f"recommendation withheld: {problem}", style="red", highlight=False)
+            out.print(f"recommendation withheld: {problem}", style="red", highlight=False, markup=False)
         return
     out.print(f"\nRecommended client config (policy {advice.rec.policy}; add at the END of ~/.ssh/config):",
               style="bold", highlight=False)
@@ -42,4 +40,4 @@ def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
     out.print(f"# (the same comment header as above; `sshbench recommend --write DIR` saves both files in full)\n"
               f"{directives}\n", highlight=False, markup=False)
     for line in advice.prediction:
-        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False)
+        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False, markup=False)

@@ -293,8 +293,8 @@ def header(report: Report) -> Text:
     text.append(f"machine: {host.get('cpu_model')} x{host.get('cpu_count')} ({flags or 'no AES/SHA instructions'})"
                 f", {host.get('os')}, kernel {host.get('kernel')}\n")
     text.append(f"client:  {client.get('version')}, {client.get('openssl')}\n")
-    text.append(f"server:  {server.get('kind')} {server.get('version')}"
-                f"{', ' + server['openssl'] if server.get('openssl') else ''}\n")
+    openssl = server.get("openssl")
+    text.append(f"server:  {server.get('kind')} {server.get('version')}{', ' + openssl if openssl else ''}\n")
     text.append(f"data:    {report.options.get('data')} bytes, SSH compression "
                 f"{'on' if report.options.get('compression') else 'off'}; throughput excludes the handshake\n")
     crypto = env.get("crypto", {})

@@ -1,0 +1,113 @@
+"""Child processes that always end: bounded runs, reaping that survives Ctrl-C, no grandchild left behind.
+
+Every tool sshbench starts (ssh, sshd -i, scp, openssl, ssh-keygen ...) runs
+in a session of its own, so one `killpg` ends it together with anything it
+started (a ProxyCommand, a shell script's `sleep`). Waiting for a child goes
+through `reap`, which, when the wait itself is interrupted, kills the child
+and reaps it before the interrupt goes on: an interrupted wait never leaves
+a running process or an unreaped one behind.
+
+This module must stay light (standard library only): the entry point uses
+it before the heavy imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+
+# How long a killed child gets to disappear before we stop waiting for it (SIGKILL is not refusable,
+# so this only bounds a child stuck in uninterruptible I/O).
+KILLED_WAIT_SECONDS = 2.0
+
+
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal the process group led by `pid` (our children are session leaders), or the process alone."""
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+    except PermissionError:  # not a group leader we own: the process itself
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def reap(pid: int) -> tuple[int, resource.struct_rusage | None]:
+    """Wait for our child `pid`: (wait status, its resource usage).
+
+    If the wait is interrupted (Ctrl-C, SIGTERM), the child's group is killed
+    and reaped before the interrupt propagates. A child already reaped
+    elsewhere gives (0, None): no usage rather than invented figures.
+    """
+    try:
+        _, status, usage = os.wait4(pid, 0)
+    except ChildProcessError:
+        return 0, None
+    except BaseException:
+        kill_group(pid)
+        with contextlib.suppress(ChildProcessError):
+            os.wait4(pid, 0)  # quick: SIGKILL has been sent; later signals are ignored (see signals.py)
+        raise
+    return status, usage
+
+
+def run(argv: Sequence[str], timeout: float, *, input: bytes | None = None,
+        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run a short tool to completion in its own session; on timeout or interrupt, kill its whole group.
+
+    subprocess.run would kill only the direct child, leaving e.g. a hung
+    script's `sleep` behind. Raises subprocess.TimeoutExpired like it.
+    """
+    proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env=dict(env) if env is not None else None)
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except BaseException:
+        kill_group(proc.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=KILLED_WAIT_SECONDS)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        raise
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def run_text(argv: Sequence[str], timeout: float, *, input: str | None = None,
+             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`run` with text in and out (undecodable bytes replaced, never an exception)."""
+    done = run(argv, timeout, input=None if input is None else input.encode(), env=env)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(errors="replace"),
+                                       done.stderr.decode(errors="replace"))
+
+
+def live_children() -> list[int]:
+    """Our direct children that are still there (running or unreaped), from /proc."""
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()  # after "pid (comm)": state, ppid, ...
+        if len(fields) > 1 and fields[1] == str(me):
+            found.append(int(entry))
+    return found
+
+
+def end_children() -> None:
+    """Last resort at exit: kill and reap any child (and its group) that an interrupt left behind."""
+    for pid in live_children():
+        kill_group(pid)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)

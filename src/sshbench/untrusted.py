@@ -1,0 +1,154 @@
+"""Rules for text sshbench did not write itself: results files, host names, patterns, banners.
+
+Results files are shared between people (that is what `report`, `compare`
+and `recommend` are for), so everything in them is treated as hostile, like
+a host name typed on the command line or a banner sent by a server. Text
+that could reach a command line, a config file, HTML or a terminal passes
+one of these checks first:
+
+- free text (versions, CPU model, messages): one line of printable
+  characters; no control or invisible formatting characters, so nothing can
+  move the terminal's cursor, inject an escape sequence, add a line to a
+  config file, or hide one (bidi overrides);
+- algorithm names: the characters real SSH implementations use;
+- host names, Host patterns, user names and destinations: the characters
+  ssh_config and DNS allow, with no whitespace, quotes or config syntax.
+
+Each check raises UntrustedText naming the field and what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Annotated
+
+MAX_TEXT = 10_000  # characters in one free-text field
+MAX_MULTILINE = 200_000  # characters in a generated config kept in a results file
+MAX_NAME = 64  # RFC 4251: algorithm names are at most 64 characters
+
+_ALGORITHM = re.compile(r"[A-Za-z0-9][A-Za-z0-9@._+-]*")
+_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%[A-Za-z0-9_.-]+)?")
+_PATTERN = re.compile(r"[A-Za-z0-9_*?](?:[A-Za-z0-9._*?:%-]*)")
+_USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+_FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, bidi/zero-width, line separators
+_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ASCII_CONTROL_EXCEPT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
+class UntrustedText(ValueError):
+    """Text that fails a check; str() names the field and the problem."""
+
+
+def _show(value: object) -> str:
+    """A value for an error message: repr (escapes control characters), cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def text(value: object, field: str, multiline: bool = False) -> str:
+    """Printable text: no control, format, private-use or unassigned characters (newlines only if asked)."""
+    if not isinstance(value, str):
+        raise UntrustedText(f"{field} must be text, not {type(value).__name__}")
+    limit = MAX_MULTILINE if multiline else MAX_TEXT
+    if len(value) > limit:
+        raise UntrustedText(f"{field} is {len(value):,} characters long (at most {limit:,})")
+    if value.isascii():  # the common case, in one regex pass
+        bad = (_ASCII_CONTROL_EXCEPT_NEWLINE if multiline else _ASCII_CONTROL).search(value)
+        if bad is None:
+            return value
+        found = bad.group()
+    else:
+        found = next((ch for ch in value if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES
+                      and not (multiline and ch == "\n")), "")
+        if not found:
+            return value
+    raise UntrustedText(f"{field} contains the control or invisible character U+{ord(found):04X} in "
+                        f"{_show(value)}")
+
+
+def printable(raw: str) -> str:
+    """A peer's identification string for display: anything outside printable ASCII becomes '?'."""
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in raw)
+
+
+def algorithm_name(value: object, field: str) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NAME or not _ALGORITHM.fullmatch(value):
+        raise UntrustedText(f"{field} is not an algorithm name: {_show(value)} (letters, digits and @._+- only, "
+                            f"at most {MAX_NAME})")
+    return value
+
+
+def host_name(value: object, field: str) -> str:
+    """A DNS name, an ssh_config Host alias, an IPv4 address or an IPv6 literal (without brackets)."""
+    if isinstance(value, str) and len(value) <= 253 and (_HOST.fullmatch(value) or _IPV6.fullmatch(value)):
+        return value
+    raise UntrustedText(f"{field} is not a host name: {_show(value)} (letters, digits, '.', '-', '_', or an "
+                        "IP address; no spaces, quotes or other characters)")
+
+
+def host_pattern(value: object, field: str) -> str:
+    """One ssh_config Host pattern: a host name with * and ? wildcards; never a list, negation or syntax."""
+    if isinstance(value, str) and len(value) <= 253 and _PATTERN.fullmatch(value):
+        return value
+    raise UntrustedText(f"{field} is not a Host pattern: {_show(value)} (one host name, '*' and '?' allowed; "
+                        "no spaces, quotes, '!' or other characters)")
+
+
+def user_name(value: object, field: str) -> str:
+    if isinstance(value, str) and len(value) <= 64 and _USER.fullmatch(value):
+        return value
+    raise UntrustedText(f"{field} is not a user name: {_show(value)} (letters, digits, '.', '-', '_')")
+
+
+def destination(value: object, field: str = "destination") -> tuple[str | None, str, int | None]:
+    """[user@]host[:port], host an alias, a name, an IPv4 address or [IPv6]: (user, host, port), all checked."""
+    if not isinstance(value, str) or not value:
+        raise UntrustedText(f"{field} is empty: use [user@]host[:port] or a Host alias of your ssh config")
+    user, at, rest = value.rpartition("@")
+    port: int | None = None
+    if rest.startswith("["):
+        host, bracket, tail = rest[1:].partition("]")
+        if not bracket or (tail and not tail.startswith(":")):
+            raise UntrustedText(f"{field} {_show(value)}: an IPv6 address goes in brackets, e.g. [::1]:2222")
+        port_text = tail[1:] if tail else None
+    elif rest.count(":") == 1:
+        host, _, port_text = rest.partition(":")
+    else:
+        host, port_text = rest, None
+    if port_text is not None:
+        if not port_text.isascii() or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+            raise UntrustedText(f"{field} {_show(value)}: bad port; use host:PORT with PORT 1-65535")
+        port = int(port_text)
+    return (user_name(user, f"{field}'s user") if at else None), host_name(host, f"{field}'s host"), port
+
+
+def multiline_text(value: object, field: str) -> str:
+    """Text that may span lines (a generated config kept in a results file), otherwise as `text`."""
+    return text(value, field, multiline=True)
+
+
+def destination_text(value: object, field: str) -> str:
+    """A destination as the user gave it, checked; the text itself is kept."""
+    destination(value, field)
+    assert isinstance(value, str)
+    return value
+
+
+# Field types for the records read from results files (schema.py applies the check in the metadata).
+AlgorithmName = Annotated[str, algorithm_name]
+HostName = Annotated[str, host_name]
+Destination = Annotated[str, destination_text]
+MultilineText = Annotated[str, multiline_text]
+
+
+def clean(value: str, keep_newlines: bool = False) -> str:
+    """Text captured from a tool or a peer (stderr lines, versions), made safe to keep: every character
+    `text` would refuse becomes U+FFFD, and it is cut to the length `text` allows, so what sshbench
+    writes it can always read back."""
+    value = value[:MAX_MULTILINE if keep_newlines else MAX_TEXT]
+    if value.isascii() and not (_ASCII_CONTROL_EXCEPT_NEWLINE if keep_newlines else _ASCII_CONTROL).search(value):
+        return value
+    return "".join(ch if (keep_newlines and ch == "\n") or unicodedata.category(ch) not in _FORBIDDEN_CATEGORIES
+                   else "\ufffd" for ch in value)
