@@ -17,13 +17,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from sshbench.algorithms import Kind
-from sshbench.discovery import probe_client
-from sshbench.model import Case, Direction, Sample
-from sshbench.probe import run_sample
-from sshbench.servers.openssh import EmbeddedOpenSSH
-from sshbench.stats import per_gib
-from sshbench.target import EmbeddedTarget
+from sshbench.analysis.stats import per_gib
+from sshbench.measure.pipe import run_sample
+from sshbench.results.model import Case, CaseKind, Direction, Sample
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import parse_size
 
 HOG = "while True: pass"
@@ -53,9 +52,9 @@ def main() -> None:
     parser.add_argument("--cipher", default="aes128-gcm@openssh.com")
     args = parser.parse_args()
     size = parse_size(args.size)
-    case = Case(Kind.CIPHER, Direction.UPLOAD, cipher=args.cipher)
+    case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=args.cipher)
     results: dict[bool, list[Sample]] = {False: [], True: []}
-    with EmbeddedOpenSSH(probe_client()) as server:
+    with EmbeddedOpenSSH(discover_client()) as server:
         target = EmbeddedTarget(server)
         measure(target, case, size, False)  # warm-up
         for i in range(2 * args.samples):

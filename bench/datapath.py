@@ -16,10 +16,9 @@ import statistics
 import threading
 import time
 
-from sshbench.algorithms import Kind
-from sshbench.controls import run_tcp_control
-from sshbench.datapath import drain, grow_pipe, send_zeros
-from sshbench.model import Case, Direction
+from sshbench.measure.controls import run_tcp_control
+from sshbench.measure.datapath import drain, grow_pipe, send_zeros
+from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.units import parse_size
 
 
@@ -44,7 +43,7 @@ def pipe_rate(size: int) -> float:
 
 def tcp_rate(size: int) -> float:
     """The raw TCP control sshbench runs beside every sweep: zeros through a pipe into a loopback socket."""
-    sample = run_tcp_control(Case(Kind.CONTROL, Direction.UPLOAD), size, 1, 120)
+    sample = run_tcp_control(Case(CaseKind.CONTROL, Direction.UPLOAD), size, 1, 120)
     if sample.throughput_bytes_per_second is None:
         raise SystemExit(f"raw TCP control failed: {sample.error}")
     return sample.throughput_bytes_per_second

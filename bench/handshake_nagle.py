@@ -16,9 +16,10 @@ import statistics
 import subprocess
 import time
 
-from sshbench.discovery import probe_client
-from sshbench.negotiation import parse_verbose
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
+from sshbench.measure.negotiation import parse_verbose
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
 
 def kex_ms(argv: list[str]) -> float:
@@ -39,7 +40,7 @@ def main() -> None:
     plain: list[float] = []
     nodelay: list[float] = []
     # admit_all: the plain ssh below connects directly, without announcing its port through fdpass
-    with EmbeddedOpenSSH(probe_client(), admit_all=True) as server:
+    with EmbeddedOpenSSH(discover_client(), admit_all=True) as server:
         base = [server.client.path, "-v", "-F", server.client_config, "-o", f"KexAlgorithms={args.kex}"]
         for _ in range(args.connections):
             nodelay.append(kex_ms([*base, HOST_ALIAS, "true"]))

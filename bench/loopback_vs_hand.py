@@ -20,12 +20,12 @@ import statistics
 import subprocess
 import time
 
-from sshbench.algorithms import Kind
-from sshbench.discovery import probe_client
-from sshbench.model import Case, Direction
-from sshbench.probe import run_sample
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
-from sshbench.target import EmbeddedTarget
+from sshbench.measure.pipe import run_sample
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import parse_size
 
 CIPHERS = ("aes128-gcm@openssh.com", "chacha20-poly1305@openssh.com")
@@ -50,7 +50,7 @@ def main() -> None:
     sshbench_rate: dict[str, list[float]] = {c: [] for c in CIPHERS}
     sshbench_setup: dict[str, list[float]] = {c: [] for c in CIPHERS}
     hand_rate: dict[str, list[float]] = {c: [] for c in CIPHERS}
-    with EmbeddedOpenSSH(probe_client()) as server:
+    with EmbeddedOpenSSH(discover_client()) as server:
         target = EmbeddedTarget(server)
         for rnd in range(args.rounds + 1):  # round 0 warms both up and is not counted
             jobs = [(method, cipher) for method in ("sshbench", "hand") for cipher in CIPHERS]
@@ -61,7 +61,7 @@ def main() -> None:
                     if rnd:
                         hand_rate[cipher].append(rate)
                     continue
-                sample = run_sample(target, Case(Kind.CIPHER, Direction.UPLOAD, cipher=cipher), size, rnd, 600)
+                sample = run_sample(target, Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=cipher), size, rnd, 600)
                 if not sample.ok or sample.throughput_bytes_per_second is None:
                     raise SystemExit(f"sshbench sample failed: {sample.error}")
                 if rnd:

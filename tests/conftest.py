@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.discovery import ClientInfo, probe_client
-from sshbench.model import Report, report_from_dict
-from sshbench.servers.openssh import EmbeddedOpenSSH
+from sshbench.results.codec import report_from_dict
+from sshbench.results.model import Report
+from sshbench.targets.discovery import ClientInfo, discover_client
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
 DATA = Path(__file__).parent / "data"
 
@@ -86,7 +87,7 @@ def leftovers(marker: str, wait: float = 3.0) -> set[int]:
 
 @pytest.fixture(scope="session")
 def client() -> ClientInfo:
-    return probe_client()
+    return discover_client()
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from sshbench.procs import end_children
-from sshbench.signals import interrupts_end_the_command
+from sshbench.measure.procs import end_children
+from sshbench.measure.signals import interrupts_end_the_command
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; errors.py is not imported yet)
 

@@ -22,18 +22,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sshbench.results.untrusted import AlgorithmName
+
 
 class Kind(StrEnum):
+    """The four kinds of algorithm SSH negotiates (what a case measures is results.model.CaseKind)."""
+
     CIPHER = "cipher"
     MAC = "mac"
     KEX = "kex"
     HOSTKEY = "hostkey"
-    # Not algorithms: reference measurements scheduled beside them (see controls.py).
-    CONTROL = "control"  # raw TCP, no SSH: the transport ceiling
-    CEILING = "ceiling"  # a cipher's primitive alone (openssl speed): the crypto ceiling
 
 
 ALGORITHM_KINDS = (Kind.CIPHER, Kind.MAC, Kind.KEX, Kind.HOSTKEY)
+
+
+@dataclass(frozen=True)
+class AlgorithmLists:
+    """Names per kind, in the order a tool or a peer listed them."""
+
+    cipher: tuple[AlgorithmName, ...] = ()
+    mac: tuple[AlgorithmName, ...] = ()
+    kex: tuple[AlgorithmName, ...] = ()
+    hostkey: tuple[AlgorithmName, ...] = ()
+
+    def of(self, kind: Kind) -> tuple[str, ...]:
+        result: tuple[str, ...] = getattr(self, kind.value)
+        return result
 
 
 class Grade(StrEnum):

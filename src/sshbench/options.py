@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sshbench.errors import UsageError
-from sshbench.methods import PIPE
-from sshbench.model import Direction
-from sshbench.testfiles import FileShape
+from sshbench.measure.testfiles import FileShape
+from sshbench.results.kinds import PIPE, Direction
 from sshbench.units import MiB
 
 DEFAULT_CIPHER_MAC = "hmac-sha2-256-etm@openssh.com"
@@ -40,7 +39,7 @@ class RunOptions:
     hostkeys: str = "all"
     size_bytes: int | None = None  # None: size each case from its warm-up probe
     sample_seconds: float = 1.0  # target data-phase length when sizing from the probe
-    probe_bytes: int = 64 * MiB  # warm-up transfer size, also the sizing probe
+    warmup_bytes: int = 64 * MiB  # warm-up transfer size; its rate sizes the case (--sample-seconds)
     # Precision mode (the default): rounds continue until every case's 95% median interval is
     # within +-precision, bounded by min_runs, max_runs and the time budget. Fixed mode when runs is set.
     precision: float = 0.03
@@ -61,7 +60,7 @@ class RunOptions:
     compression: bool = False
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
-    methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods.py)
+    methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (measure/methods/)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
     remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)
     sink: Literal["file", "null"] = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")

@@ -177,3 +177,9 @@ def file_in(directory: str, name: str, option: str) -> Output:
         raise OutputError(f"{option}: {path} exists and is not a regular file; remove it or choose another "
                           "directory")
     return Output(path, option)
+
+
+def safe_name(label: str) -> str:
+    """A host label as a file or directory name: letters, digits, dot, dash, underscore; never "." or ".."."""
+    name = "".join(ch if ch.isalnum() or ch in ".-_" else "_" for ch in label).lstrip(".")
+    return name or "host"

@@ -8,7 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
 SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-256,umac-128-etm@openssh.com",
          "--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519", "--runs", "2", "--setup-runs", "2"]

@@ -105,7 +105,7 @@ def test_automatic_sizing_records_the_size_used(tmp_path: Path) -> None:
     sizes = {c["case"]["cipher"]: c for c in data["cases"]}
     assert all(c["size_source"] == "auto" for c in sizes.values())
     warm = {s["case_id"]: s for s in data["samples"] if s["warmup"]}
-    assert all(s["size_bytes"] == data["options"]["probe_bytes"] for s in warm.values())
+    assert all(s["size_bytes"] == data["options"]["warmup_bytes"] for s in warm.values())
     # each case is sized from its own warm-up's rate (whatever the machine's load made it), to last ~0.2 s
     for record in data["cases"]:
         rate = warm[record["case"]["id"]]["throughput_bytes_per_second"]

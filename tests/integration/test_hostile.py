@@ -53,7 +53,10 @@ MARKER = "sshbench-injected"  # a file that a successful injection would create 
 
 
 def _injected_destination(data: dict[str, Any]) -> Any:
-    data["environment"]["server"]["destination"] = f'web1\nMatch exec "touch {tempfile.gettempdir()}/{MARKER}"'
+    """The reported exploit: a shared results file of a real-host run whose destination carries config syntax."""
+    data["environment"]["server"] = {
+        **data["environment"]["server"], "kind": "remote", "hostname": "web1", "port": 22, "user": "me",
+        "destination": f'web1\nMatch exec "touch {tempfile.gettempdir()}/{MARKER}"'}
     return data
 
 
@@ -154,7 +157,7 @@ def test_the_injection_attempt_runs_nothing(cwd: Path) -> None:
     marker = Path(tempfile.gettempdir()) / MARKER
     done = sshbench("recommend", str(results), "--write", str(cwd / "conf"), cwd=cwd)
     assert done.returncode == ExitCode.USAGE, done.stderr
-    assert "environment.server.destination" in done.stderr and "Match exec" not in done.stdout
+    assert "environment.server.remote.destination" in done.stderr and "Match exec" not in done.stdout
     assert not marker.exists(), "the command in the results file ran"
     assert not (cwd / "conf").exists()
     hostile_host = f'x\nMatch exec "touch {marker}"'
@@ -297,7 +300,7 @@ def test_a_run_that_measured_nothing_is_not_complete(cwd: Path) -> None:
 
 def test_free_space_advice_can_be_followed(cwd: Path) -> None:
     """The check used to add a fixed 64 MiB, so 'use a smaller --size' could never succeed on a small disk."""
-    from sshbench.datapath import Payload
-    from sshbench.testfiles import FileShape, space_needed
+    from sshbench.measure.datapath import Payload
+    from sshbench.measure.testfiles import FileShape, space_needed
     assert space_needed(FileShape(2**20), Payload(), sink_file=True) < 3 * 2**20
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.discovery import ClientInfo
 from sshbench.errors import ExitCode
-from sshbench.servers.openssh import EmbeddedOpenSSH
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.integration.cli_helpers import sshbench, standin_block
 
 ALPHA = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
@@ -63,7 +63,7 @@ def test_one_file_holds_each_host_with_its_own_offer(multi: Any) -> None:
     assert done.returncode == 0, done.stderr
     assert data["schema"] == "sshbench/hosts" and data["hosts"] == ["alpha", "beta"]
     alpha, beta = data["runs"]
-    assert alpha["environment"]["server"]["destination"] == "alpha"
+    assert alpha["environment"]["server"]["remote"]["destination"] == "alpha"
     assert set(beta["environment"]["algorithms"]["server_enabled"]["cipher"]) == set(BETA)
     status = {c["case"]["id"]: (c["status"], c["reason"]) for c in beta["cases"]}
     assert status["cipher:aes256-gcm@openssh.com:upload"] == ("skipped", "not offered by the server")

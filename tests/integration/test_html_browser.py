@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from matplotlib import image
 
-from sshbench.export import html
+from sshbench.render import html
 from tests.conftest import load_report
 
 pytestmark = pytest.mark.integration

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from sshbench.discovery import ClientInfo
-from sshbench.kexinit import KexinitError, kexinit_over, read_client_kexinit, read_server_kexinit, terrapin
-from sshbench.servers.openssh import EmbeddedOpenSSH
+from sshbench.measure.kexinit import KexinitError, kexinit_over, read_client_kexinit, read_server_kexinit, terrapin
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
 pytestmark = pytest.mark.integration
 

@@ -8,13 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.discovery import ClientInfo
-from sshbench.model import Case, Direction
-from sshbench.probe import run_sample
-from sshbench.servers.inetd import ServerProcess
-from sshbench.servers.openssh import EmbeddedOpenSSH
-from sshbench.target import EmbeddedTarget
+from sshbench.measure.pipe import run_sample
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.base import ServerProcess
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import MiB
 
 pytestmark = pytest.mark.integration
@@ -26,7 +25,7 @@ pytestmark = pytest.mark.integration
 def test_transfer_sample_records_everything(server: EmbeddedOpenSSH, direction: Direction, cipher: str,
                                             mac: str | None) -> None:
     size = 8 * MiB + 123  # not a multiple of any buffer size
-    case = Case(Kind.CIPHER, direction, cipher=cipher, mac=mac)
+    case = Case(CaseKind.CIPHER, direction, cipher=cipher, mac=mac)
     sample = run_sample(EmbeddedTarget(server), case, size, round_no=1, timeout=60)
     assert sample.ok, (sample.error, sample.stderr_tail)
     assert sample.bytes_received == size
@@ -46,7 +45,7 @@ def test_transfer_sample_records_everything(server: EmbeddedOpenSSH, direction: 
 
 
 def test_setup_sample_times_the_handshake(server: EmbeddedOpenSSH) -> None:
-    case = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+    case = Case(CaseKind.KEX, Direction.SETUP, kex="curve25519-sha256")
     sample = run_sample(EmbeddedTarget(server), case, 0, round_no=0, timeout=30)
     assert sample.ok, sample.error
     assert sample.warmup and sample.size_bytes == 0 and sample.bytes_received is None
@@ -56,7 +55,7 @@ def test_setup_sample_times_the_handshake(server: EmbeddedOpenSSH) -> None:
 
 
 def test_hostkey_sample_uses_the_requested_key(server: EmbeddedOpenSSH) -> None:
-    case = Case(Kind.HOSTKEY, Direction.SETUP, hostkey="ecdsa-sha2-nistp384")
+    case = Case(CaseKind.HOSTKEY, Direction.SETUP, hostkey="ecdsa-sha2-nistp384")
     sample = run_sample(EmbeddedTarget(server), case, 0, round_no=1, timeout=30)
     assert sample.ok, sample.error
     assert sample.negotiated is not None and sample.negotiated.hostkey == "ecdsa-sha2-nistp384"
@@ -66,7 +65,7 @@ def test_refused_algorithm_is_a_failed_sample_with_reason(client: ClientInfo) ->
     sup = client.supported
     enable = type(sup)(cipher=("aes128-ctr",), mac=sup.mac, kex=sup.kex, hostkey=sup.hostkey)
     with EmbeddedOpenSSH(client, enable=enable) as srv:
-        case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha1")
+        case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha1")
         sample = run_sample(EmbeddedTarget(srv), case, MiB, round_no=1, timeout=30)
     assert not sample.ok
     assert sample.error == "server refused: no matching cipher found"
@@ -82,7 +81,7 @@ class _WrongPort(EmbeddedTarget):
 
 
 def test_ssh_failure_is_recorded_with_stderr_tail(server: EmbeddedOpenSSH) -> None:
-    case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha1")
+    case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha1")
     sample = run_sample(_WrongPort(server), case, MiB, round_no=1, timeout=30)
     assert not sample.ok and sample.exit_status == 255
     assert sample.error == "ssh ended before the remote command started"
@@ -130,7 +129,7 @@ class _Silent(EmbeddedTarget):
 
 
 def test_hung_server_times_out(server: EmbeddedOpenSSH, silent_listener: int) -> None:
-    case = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+    case = Case(CaseKind.KEX, Direction.SETUP, kex="curve25519-sha256")
     sample = run_sample(_Silent(server, silent_listener), case, 0, round_no=1, timeout=2)
     assert not sample.ok and sample.error == "timed out after 2s"
     assert sample.total_seconds is not None and sample.total_seconds < 10

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from sshbench.discovery import ClientInfo
+from sshbench.analysis.recommend import build, client_block, server_dropin
+from sshbench.analysis.validate import validate_client_block, validate_server_dropin
 from sshbench.errors import ExitCode
-from sshbench.model import report_from_dict
-from sshbench.recommend import build, client_block, server_dropin
-from sshbench.servers.openssh import EmbeddedOpenSSH
-from sshbench.validate import validate_client_block, validate_server_dropin
+from sshbench.results.codec import report_from_dict
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.discovery import ClientInfo
 from sshbench.errors import ExitCode
-from sshbench.servers.openssh import EmbeddedOpenSSH
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.conftest import temp_entries
 from tests.integration.cli_helpers import sshbench, standin_block
 
@@ -73,8 +73,9 @@ def test_remote_run_produces_tables_results_and_recommendation(remote_run: Any) 
 
 def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
     _, data = remote_run
-    server = data["environment"]["server"]
-    assert server["kind"] == "remote" and server["destination"] == "standin"
+    assert data["environment"]["server"]["kind"] == "remote"
+    server = data["environment"]["server"]["remote"]
+    assert server["destination"] == "standin"
     assert server["banner"].startswith("SSH-2.0-OpenSSH_") and server["system"] == "Linux"
     assert server["round_trip_seconds"] is not None and server["round_trip_seconds"] < 0.1
     assert data["environment"]["terrapin"]["server"]["strict_kex"] is True
@@ -84,7 +85,7 @@ def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (scripts/install-deps --test)")
 def test_raw_tcp_ceiling_from_iperf3_when_both_ends_have_it(remote_run: Any) -> None:
     done, data = remote_run
-    iperf = data["environment"]["server"]["iperf3"]
+    iperf = data["environment"]["server"]["remote"]["iperf3"]
     assert iperf["skipped"] is None, iperf["skipped"]
     assert iperf["upload_bytes_per_second"] > 0 and iperf["download_bytes_per_second"] > 0
     assert iperf["bytes_moved"] > 0 and iperf["version"].startswith("iperf 3")
@@ -171,7 +172,8 @@ def test_max_bytes_caps_what_is_sent(standin: Any, tmp_path: Path) -> None:
     assert "byte cap" in (data["stop_reason"] or "")
     assert [s for s in data["samples"] if not s["warmup"] and s["ok"]], "the cap left room for measured samples"
     assert sum(s["size_bytes"] for s in data["samples"] if not s["case_id"].startswith("ceiling:")) <= 20 * 2**20
-    assert "--max-bytes" in (data["environment"]["server"]["iperf3"]["skipped"] or ""), "iperf3 cannot be capped"
+    assert "--max-bytes" in (data["environment"]["server"]["remote"]["iperf3"]["skipped"] or ""), \
+        "iperf3 cannot be capped"
 
 
 def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> None:
@@ -201,7 +203,7 @@ def test_stock_sshd_in_a_network_namespace(tmp_path: Path) -> None:
                            "--output", str(out)], capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
-    assert data["environment"]["server"]["hostname"] == "10.213.77.2"
+    assert data["environment"]["server"]["remote"]["hostname"] == "10.213.77.2"
     samples = [s for s in data["samples"] if not s["warmup"]]
     assert {s["case_id"] for s in samples} == {"cipher:aes128-ctr:upload", "cipher:aes128-ctr:download"}
     assert all(s["ok"] and s["server_cpu_data_seconds"] is not None for s in samples)
@@ -253,7 +255,7 @@ def test_a_server_without_room_for_the_files_is_refused_before_anything_is_sent(
 def test_behind_a_proxy_the_clients_list_is_tried_and_refusals_are_skipped(standin: Any, tmp_path: Path) -> None:
     """ProxyCommand: no TCP connection of our own, so no KEXINIT offer; the server's refusal decides."""
     _, srv = standin
-    fdpass = Path(__file__).parents[2] / "src" / "sshbench" / "fdpass.py"
+    fdpass = Path(__file__).parents[2] / "src" / "sshbench" / "targets" / "fdpass.py"
     proxied = tmp_path / "config"
     proxied.write_text(standin_block("proxied", srv)
                        + f"  ProxyCommand {sys.executable} -S {fdpass} %h %p\n  ProxyUseFdpass yes\n")
@@ -267,6 +269,6 @@ def test_behind_a_proxy_the_clients_list_is_tried_and_refusals_are_skipped(stand
     assert status["cipher:aes128-ctr:upload"][0] == "measured"
     assert status["cipher:aes256-ctr:upload"][0] == "skipped"
     assert "no matching cipher" in status["cipher:aes256-ctr:upload"][1]
-    server = data["environment"]["server"]
+    server = data["environment"]["server"]["remote"]
     assert server["via_proxy"] and server["banner"] is None and "proxy" in data["environment"]["terrapin"]["note"]
     assert "proxy" in server["iperf3"]["skipped"]

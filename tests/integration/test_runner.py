@@ -6,14 +6,13 @@ import copy
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.discovery import ClientInfo
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Report
+from sshbench.measure.runner import execute
 from sshbench.options import RunOptions
-from sshbench.plan import FixedSchedule
-from sshbench.runner import execute
-from sshbench.servers.openssh import EmbeddedOpenSSH
-from sshbench.target import EmbeddedTarget
+from sshbench.plan.schedule import FixedSchedule
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import MiB
 
 pytestmark = pytest.mark.integration
@@ -23,9 +22,9 @@ def test_refused_case_is_skipped_and_the_rest_measured(client: ClientInfo) -> No
     sup = client.supported
     enable = type(sup)(cipher=("aes128-ctr", "aes128-gcm@openssh.com"), mac=sup.mac, kex=sup.kex,
                        hostkey=sup.hostkey)
-    refused = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha1")
-    fine = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
-    report = Report(tool_version="t", started_at="now", seed=1, options={}, environment={},
+    refused = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha1")
+    fine = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+    report = Report(tool_version="t", started_at="now", seed=1,
                     cases=[CaseRecord(refused), CaseRecord(fine)])
     saved: list[Report] = []
     options = RunOptions(size_bytes=2 * MiB, runs=2)

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from sshbench.algorithms import Kind
-from sshbench.discovery import ClientInfo
 from sshbench.errors import ServerError
-from sshbench.servers.openssh import HOST_ALIAS, EmbeddedOpenSSH
-from sshbench.servers.privsep import PRIVSEP_DIR, PrivsepDir
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.targets.servers.privsep import PRIVSEP_DIR, PrivsepDir
 from tests.conftest import leftovers, our_processes
 
 pytestmark = pytest.mark.integration

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.datapath import Payload, make_payload
-from sshbench.discovery import ClientInfo
-from sshbench.model import Case, Direction
-from sshbench.probe import ProbeSettings
-from sshbench.servers.openssh import EmbeddedOpenSSH
-from sshbench.target import EmbeddedTarget
-from sshbench.testfiles import FileShape, LocalFiles
-from sshbench.transfer import TransferFiles, prepared_files, run_transfer_sample
+from sshbench.measure.datapath import Payload, make_payload
+from sshbench.measure.filetool import TransferFiles, prepared_files, run_transfer_sample
+from sshbench.measure.pipe import SampleSettings
+from sshbench.measure.testfiles import FileShape, LocalFiles
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import MiB
 
 CIPHER = "aes128-ctr"
@@ -51,14 +50,14 @@ def one_file(target: EmbeddedTarget, payload: Payload, workdir: Path) -> Iterato
 
 
 def _case(method: str, direction: Direction) -> Case:
-    return Case(Kind.CIPHER, direction, cipher=CIPHER, mac=MAC, method=method)
+    return Case(CaseKind.CIPHER, direction, cipher=CIPHER, mac=MAC, method=method)
 
 
 @pytest.mark.parametrize("direction", [Direction.UPLOAD, Direction.DOWNLOAD])
 @pytest.mark.parametrize("method", METHODS)
 def test_each_method_moves_a_verified_file(target: EmbeddedTarget, one_file: TransferFiles, payload: Payload,
                                            method: str, direction: Direction) -> None:
-    sample = run_transfer_sample(target, _case(method, direction), one_file, 1, 60, ProbeSettings(payload))
+    sample = run_transfer_sample(target, _case(method, direction), one_file, 1, 60, SampleSettings(payload))
     assert sample.ok, (sample.error, sample.stderr_tail)
     assert sample.verified == "size+sha256"
     assert sample.bytes_received == FILE_BYTES
@@ -81,7 +80,7 @@ def test_many_small_files_arrive_complete(target: EmbeddedTarget, payload: Paylo
     shape = FileShape(256 * 1024, 50, directory=True)  # enough that the transfer outlasts 1 byte's noise
     with prepared_files(target, str(workdir), shape, payload, sink_file=True, verify=True) as files:
         for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-            sample = run_transfer_sample(target, _case(method, direction), files, 1, 60, ProbeSettings(payload))
+            sample = run_transfer_sample(target, _case(method, direction), files, 1, 60, SampleSettings(payload))
             assert sample.ok, (method, direction, sample.error, sample.stderr_tail)
             assert sample.bytes_received == 50 * 256 * 1024 and sample.verified == "size+sha256"
 
@@ -91,7 +90,7 @@ def test_null_sink_is_checked_by_exit_status_and_ssh_byte_count(target: Embedded
                         verify=False) as files:
         assert files.received(tiny=False, server=True) == "/dev/null"
         for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-            sample = run_transfer_sample(target, _case("sftp", direction), files, 1, 60, ProbeSettings())
+            sample = run_transfer_sample(target, _case("sftp", direction), files, 1, 60, SampleSettings())
             assert sample.ok, (sample.error, sample.stderr_tail)
             assert sample.verified == "exit status"
 
@@ -122,7 +121,7 @@ def test_a_damaged_received_file_fails_the_sample(server: EmbeddedOpenSSH, paylo
     target = EmbeddedTarget(server)
     with prepared_files(target, str(workdir), FileShape(1 * MiB), payload, sink_file=True, verify=True) as files:
         target.files = _Damaging(damage)
-        sample = run_transfer_sample(target, _case("scp", Direction.UPLOAD), files, 1, 60, ProbeSettings(payload))
+        sample = run_transfer_sample(target, _case("scp", Direction.UPLOAD), files, 1, 60, SampleSettings(payload))
     assert not sample.ok and sample.error is not None and message in sample.error
 
 
@@ -132,8 +131,8 @@ def test_refused_cipher_is_reported_not_measured(client: ClientInfo, payload: Pa
     with EmbeddedOpenSSH(client, enable=enable) as srv:
         target = EmbeddedTarget(srv)
         with prepared_files(target, str(workdir), FileShape(MiB), payload, sink_file=True, verify=False) as files:
-            case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac=MAC, method="sftp")
-            sample = run_transfer_sample(target, case, files, 1, 30, ProbeSettings(payload))
+            case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac=MAC, method="sftp")
+            sample = run_transfer_sample(target, case, files, 1, 30, SampleSettings(payload))
     assert not sample.ok and sample.error == "server refused: no matching cipher found"
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.controls import verify_aesni_mask
+from sshbench.analysis.robust import median_interval, relative_half_width
 from sshbench.errors import VerificationError
-from sshbench.robust import median_interval, relative_half_width
+from sshbench.measure.controls import verify_aesni_mask
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

@@ -1,14 +1,13 @@
-from typing import Any
 
-from sshbench.advice import Code, advise
-from sshbench.algorithms import Kind
-from sshbench.environment import HostFacts
-from sshbench.model import Case, CaseRecord, Direction, Report, Sample
-from sshbench.stats import summarize
+from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.stats import summarize
+from sshbench.options import RunOptions
+from sshbench.results.environment import DuringRun, Environment, HostFacts
+from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.units import GiB
 
-FAST = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
-TCP = Case(Kind.CONTROL, Direction.UPLOAD)
+FAST = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+TCP = Case(CaseKind.CONTROL, Direction.UPLOAD)
 
 
 def _sample(case: Case, rnd: int, rate: float) -> Sample:
@@ -17,11 +16,11 @@ def _sample(case: Case, rnd: int, rate: float) -> Sample:
 
 
 def _report(rates: dict[Case, list[float]], host: HostFacts | None = None,
-            options: dict[str, Any] | None = None) -> Report:
+            options: RunOptions | None = None) -> Report:
     records = [CaseRecord(c) for c in rates]
     samples = [_sample(c, i + 1, r) for c, values in rates.items() for i, r in enumerate(values)]
-    report = Report(tool_version="t", started_at="t", seed=1, options=options or {"data": "zero"},
-                    environment={"host": host or {"cpu_count": 2}}, cases=records, samples=samples)
+    report = Report(tool_version="t", started_at="t", seed=1, options=options or RunOptions(),
+                    environment=Environment(host=host or HostFacts(cpu_count=2)), cases=records, samples=samples)
     report.summaries = summarize(records, samples, precision=0.03)
     return report
 
@@ -36,8 +35,8 @@ def test_quiet_run_has_no_warnings() -> None:
 
 
 def test_busy_machine_steal_and_governor() -> None:
-    host: HostFacts = {"cpu_count": 2, "load_average_start": [1.6, 1, 1], "frequency_governor": "powersave",
-            "during_run": {"others_cpu_share": 0.3, "steal_share": 0.08}}
+    host = HostFacts(cpu_count=2, load_average_start=[1.6, 1, 1], frequency_governor="powersave",
+                     during_run=DuringRun(others_cpu_share=0.3, steal_share=0.08))
     found = codes(_report({FAST: [1e9] * 6}, host=host))
     assert found.count(Code.MACHINE_BUSY) == 2
     assert Code.STEAL_TIME in found and Code.FREQUENCY_SCALING in found
@@ -55,6 +54,6 @@ def test_control_too_close_to_ssh() -> None:
 
 
 def test_compression_with_incompressible_data() -> None:
-    found = advise(_report({FAST: [1e9] * 6}, options={"data": "random", "compression": True}))
+    found = advise(_report({FAST: [1e9] * 6}, options=RunOptions(data="random", compression=True)))
     assert [a.code for a in found] == [Code.COMPRESSION_USELESS]
     assert "--data text" in found[0].advice

@@ -6,15 +6,15 @@ import random
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.compare import compare
-from sshbench.model import Case, CaseRecord, Direction, Report, Sample
-from sshbench.stats import summarize
+from sshbench.analysis.compare import compare
+from sshbench.analysis.stats import summarize
+from sshbench.results.environment import IperfFacts, RemoteFacts, ServerFacts, ServerKind
+from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.units import GiB
 
-GCM = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
-TCP = Case(Kind.CONTROL, Direction.UPLOAD)
-KEX = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+GCM = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+TCP = Case(CaseKind.CONTROL, Direction.UPLOAD)
+KEX = Case(CaseKind.KEX, Direction.SETUP, kex="curve25519-sha256")
 
 
 def run(values: dict[Case, list[float]]) -> Report:
@@ -28,7 +28,7 @@ def run(values: dict[Case, list[float]]) -> Report:
             else:
                 samples.append(Sample(case.id, i, False, True, "t", 0, setup_seconds=value,
                                       phases={"banner_sent": 0.0, "session_open": value}))
-    report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={}, cases=records,
+    report = Report(tool_version="t", started_at="t", seed=1, cases=records,
                     samples=samples)
     report.summaries = summarize(records, samples)
     return report
@@ -78,8 +78,8 @@ def test_normalizing_needs_the_reference_in_both_runs() -> None:
 def test_real_hosts_normalize_tcp_by_their_iperf3_figure() -> None:
     """No loopback control against a real host: the link's own raw TCP (iperf3) is the divisor."""
     near, far = run({GCM: noisy(400e6, seed=3)}), run({GCM: noisy(100e6, seed=4)})
-    near.environment["server"] = {"kind": "remote", "iperf3": {"upload_bytes_per_second": 1000e6}}
-    far.environment["server"] = {"kind": "remote", "iperf3": {"upload_bytes_per_second": 250e6}}
+    near.environment.server = ServerFacts(ServerKind.REMOTE, remote=RemoteFacts(iperf3=IperfFacts(1000e6)))
+    far.environment.server = ServerFacts(ServerKind.REMOTE, remote=RemoteFacts(iperf3=IperfFacts(250e6)))
     (raw,) = compare(near, far)
     assert raw.change < -0.7
     (normalized,) = compare(near, far, normalize="tcp")

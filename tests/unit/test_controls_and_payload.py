@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.controls import EVP_OF, parse_speed
-from sshbench.datapath import CHUNK, PATTERN_BYTES, Payload, drain, grow_pipe, make_payload
+from sshbench.measure.controls import EVP_OF, parse_speed
+from sshbench.measure.datapath import CHUNK, PATTERN_BYTES, Payload, drain, grow_pipe, make_payload
 from tests.conftest import recorded
 
 

@@ -2,10 +2,10 @@ import os
 
 import pytest
 
-from sshbench import discovery
 from sshbench.algorithms import Kind
-from sshbench.discovery import find_tool, lists_from_dump, parse_dump, parse_query_list, parse_version
 from sshbench.errors import MissingToolError
+from sshbench.targets import discovery
+from sshbench.targets.discovery import find_tool, lists_from_dump, parse_dump, parse_query_list, parse_version
 from tests.conftest import recorded
 
 

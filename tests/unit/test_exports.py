@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
-from sshbench.export import charts, html, markdown
+import pytest
+from rich.console import Console
+
+from sshbench.render import charts, html, markdown
+from sshbench.render.terminal import full_report, host_rule, hosts_report
+from sshbench.results.model import Report
+from sshbench.results.store import read_results
 from tests.conftest import DATA, load_report
 
 GOLDEN = DATA / "golden"
@@ -19,10 +26,30 @@ def check_golden(name: str, text: str, update: bool) -> None:
     assert text == path.read_text(encoding="utf-8"), f"{name} changed: review, then pytest --update-golden"
 
 
-def test_markdown_matches_golden(update_golden: bool) -> None:
+def _terminal(runs: list[Report]) -> str:
+    """What `sshbench report FILE` prints into a pipe or a log (180 columns, no colour)."""
+    console = Console(width=180, file=io.StringIO())
+    for report in runs:
+        if len(runs) > 1:
+            console.print(host_rule(report))
+        console.print(full_report(report))
+    if len(runs) > 1:
+        console.print(hosts_report(runs))
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue()
+
+
+@pytest.mark.parametrize("name", ["results-small", "results-hosts"])
+def test_every_output_matches_golden(name: str, update_golden: bool) -> None:
+    """Recorded results files (schema 3, written before the typed model) render exactly as reviewed."""
+    runs = read_results(str(DATA / f"{name}.json"))
+    check_golden(f"{name}.term", _terminal(runs), update_golden)
+    check_golden(f"{name}.md", markdown.render_all(runs), update_golden)
+
+
+def test_markdown_marks_broken_algorithms_and_shows_intervals() -> None:
     text = markdown.render(load_report())
-    check_golden("results-small.md", text, update_golden)
-    assert "`3des-cbc` ⛔ | broken (!!)" in text  # broken marked in the row
+    assert "| 3 | `3des-cbc` | !! broken |" in text  # broken marked in the row
     assert re.search(r"\| 1 \| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ ±\d+", text)  # interval shown
 
 
@@ -33,7 +60,7 @@ def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
         assert names == ["ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
                          "ciphers-cpu-cost", "methods-heatmap"]
         svg = made[0].render("svg").decode()
-        assert "3des-cbc (broken)" in svg and "aes128-gcm@openssh.com" in svg
+        assert "3des-cbc (!! broken)" in svg and "aes128-gcm@openssh.com" in svg
         assert "MB/s (10^6 bytes per second)" in svg and "OpenSSH_9.2p1" in svg  # units and versions
         assert made[0].render("png").startswith(b"\x89PNG")
     finally:
@@ -46,5 +73,5 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
     for text in ("Recommended configuration (policy modern)", "Raw samples", "Controls and ceilings",
-                 "broken (!!)", "Host *"):
+                 "!! broken", "Host *"):
         assert text in page

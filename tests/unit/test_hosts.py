@@ -12,22 +12,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.cli import _host_share, safe_name
-from sshbench.export import markdown
-from sshbench.export.hosts import host_tables
-from sshbench.export.results import ResultsWriter
-from sshbench.model import Report, host_label, results_from_dict, results_to_dict
+from sshbench.analysis.stats import summarize
 from sshbench.options import RunOptions
-from sshbench.remote import host_pattern
-from sshbench.stats import summarize
+from sshbench.outputs import safe_name
+from sshbench.plan.budget import host_share
+from sshbench.render import markdown
+from sshbench.render.hosts import host_tables
+from sshbench.render.table_model import plain
+from sshbench.results.codec import results_from_dict, results_to_dict
+from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind
+from sshbench.results.model import Report
+from sshbench.results.store import ResultsWriter
+from sshbench.targets.remote import host_pattern
 from tests.conftest import load_report
 
 
 def _as_host(report: Report, name: str, slower: float = 1.0) -> Report:
     """The recorded run, as if measured on `name`, every rate divided by `slower`."""
     out = copy.deepcopy(report)
-    out.environment["server"] = {**out.environment["server"], "kind": "remote", "destination": name,
-                                 "round_trip_seconds": 0.012}
+    out.environment.server = ServerFacts(ServerKind.REMOTE, out.environment.server.version,
+                                         remote=RemoteFacts(destination=name, round_trip_seconds=0.012))
     for sample in out.samples:
         if sample.data_seconds:
             sample.data_seconds *= slower
@@ -46,12 +50,12 @@ def test_one_host_stays_a_plain_run_and_several_round_trip(two: list[Report]) ->
     data = json.loads(json.dumps(results_to_dict(two)))
     assert data["schema"] == "sshbench/hosts" and data["hosts"] == ["alpha", "user@beta:2222"]
     back = results_from_dict(data)
-    assert [host_label(r) for r in back] == ["alpha", "user@beta:2222"]
+    assert [r.label for r in back] == ["alpha", "user@beta:2222"]
     assert results_to_dict(back) == data
 
 
 def test_embedded_runs_are_labelled_embedded() -> None:
-    assert host_label(load_report()) == "embedded"
+    assert load_report().label == "embedded"
 
 
 def test_writer_keeps_finished_hosts_while_the_next_is_measured(two: list[Report], tmp_path: Path) -> None:
@@ -73,28 +77,29 @@ def test_writer_keeps_finished_hosts_while_the_next_is_measured(two: list[Report
 def test_host_share_never_lets_the_run_exceed_its_budget_or_cap(budget: float, spent: float, cap: int, sent: int,
                                                                 left: int) -> None:
     options = RunOptions(time_budget_seconds=budget, max_bytes=cap)
-    share = _host_share(options, (spent, sent), left)
+    share = host_share(options, (spent, sent), left)
     assert share.max_bytes is not None and share.max_bytes * left <= max(0, cap - sent)
     assert share.time_budget_seconds is not None
     assert share.time_budget_seconds == pytest.approx(max(1.0, (budget - spent) / left))
 
 
 def test_no_budget_and_no_cap_stay_unlimited() -> None:
-    share = _host_share(RunOptions(time_budget_seconds=None, max_bytes=None), (100.0, 10**9), 3)
+    share = host_share(RunOptions(time_budget_seconds=None, max_bytes=None), (100.0, 10**9), 3)
     assert share.time_budget_seconds is None and share.max_bytes is None
 
 
 def test_host_tables_compare_the_hosts(two: list[Report]) -> None:
     assert host_tables(two[:1]) == []
     overview, upload, download = host_tables(two)
-    assert [row.cells[0] for row in overview.rows] == ["alpha", "user@beta:2222"]
-    assert overview.rows[0].cells[2] == "12.00 ms" and overview.rows[1].cells[3] in ("protected", "not protected")
-    assert upload.headers == ["cipher", "alpha", "user@beta:2222"]
-    gcm = next(row for row in upload.rows if row.cells[0] == "aes128-gcm@openssh.com")
-    fast, slow = (float(cell.split()[0].replace(",", "")) for cell in gcm.cells[1:])
+    assert [plain(row.cells[0]) for row in overview.rows] == ["alpha", "user@beta:2222"]
+    assert plain(overview.rows[0].cells[2]) == "12.00 ms"
+    assert plain(overview.rows[1].cells[3]) in ("protected", "not protected")
+    assert [column.title for column in upload.columns] == ["cipher", "alpha", "user@beta:2222"]
+    gcm = next(row for row in upload.rows if plain(row.cells[0]) == "aes128-gcm@openssh.com")
+    fast, slow = (float(plain(cell).split()[0].replace(",", "")) for cell in gcm.cells[1:])
     assert fast == pytest.approx(2 * slow, rel=0.02), "each host's own medians, side by side"
-    broken = next(row for row in upload.rows if row.cells[0] == "3des-cbc")
-    assert broken.flagged is not None, "weak and broken ciphers stay flagged across hosts"
+    broken = next(row for row in upload.rows if plain(row.cells[0]) == "3des-cbc (!! broken)")
+    assert broken.grade is not None, "weak and broken ciphers stay flagged across hosts"
     assert download.title.startswith("Cipher x host, download")
 
 
@@ -102,7 +107,7 @@ def test_markdown_of_several_hosts_has_the_comparison_then_each_host(two: list[R
     text = markdown.render_all(two)
     assert text.startswith("# sshbench: 2 hosts")
     assert text.index("### Cipher x host, upload") < text.index("## host alpha") < text.index("## host user@beta:2222")
-    assert "`3des-cbc` ⛔" in text
+    assert "`3des-cbc` (!! broken)" in text
 
 
 @pytest.mark.parametrize(("destination", "pattern"), [

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from sshbench.advice import Limit
-from sshbench.iperf import IperfError, parse_result
+from sshbench.analysis.advice import Limit
+from sshbench.measure.iperf import IperfError, parse_result
 from tests.conftest import recorded
 
 

@@ -9,25 +9,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.advice import Code, advise
-from sshbench.algorithms import Kind
-from sshbench.datapath import Payload
-from sshbench.environment import FilesFacts
+from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.stats import summarize
 from sshbench.errors import UsageError
-from sshbench.export.rows import matrix_cell, matrix_tables, method_matrices
-from sshbench.methods import METHODS, parse_method, parse_methods, sftp_variants
-from sshbench.model import Case, CaseRecord, Direction, Report, Sample
-from sshbench.negotiation import parse_text
+from sshbench.measure.datapath import Payload
+from sshbench.measure.filetool import _PORT_RE
+from sshbench.measure.methods import METHODS, method, parse_methods, sftp_variants
+from sshbench.measure.methods.sftp import Sftp
+from sshbench.measure.negotiation import parse_text
+from sshbench.measure.testfiles import FileShape, check_free_space, make_source, space_needed, tree_sha256, tree_size
 from sshbench.options import DEFAULT_FILE_BYTES, RunOptions
-from sshbench.stats import summarize
-from sshbench.testfiles import FileShape, check_free_space, make_source, space_needed, tree_sha256, tree_size
-from sshbench.transfer import _PORT_RE
+from sshbench.render.matrix import matrix_cell, matrix_tables, method_matrices
+from sshbench.render.table_model import plain
+from sshbench.results.environment import DiskFacts, Environment, FilesFacts
+from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.units import MiB
 from tests.conftest import recorded
 
 
 def test_method_list_keywords_and_order() -> None:
-    assert parse_methods("all") == METHODS
+    assert parse_methods("all") == tuple(METHODS)
     assert parse_methods("rsync, scp,rsync") == ("rsync", "scp")
     with pytest.raises(UsageError, match="unknown --method 'ftp'"):
         parse_methods("scp,ftp")
@@ -36,11 +37,12 @@ def test_method_list_keywords_and_order() -> None:
 
 
 def test_labels_are_the_commands_people_type() -> None:
-    assert parse_method("scp-legacy").label == "scp -O"
-    assert parse_method("sftp-B131072-R256").label == "sftp -B 131072 -R 256"
-    assert parse_method("rsync").tool == "rsync"
+    assert method("scp-legacy").label == "scp -O"
+    assert method("sftp-B131072-R256").label == "sftp -B 131072 -R 256"
+    assert method("rsync").moves_files and not method("pipe").moves_files
+    assert all(method(name).name == name for name in METHODS), "every registered method answers to its name"
     with pytest.raises(UsageError):
-        parse_method("sftp-B1")
+        method("sftp-B1")
 
 
 def test_sftp_sweep_folds_the_default_combination_into_plain_sftp() -> None:
@@ -52,8 +54,9 @@ def test_sftp_sweep_folds_the_default_combination_into_plain_sftp() -> None:
 @given(st.integers(1, 2**20), st.integers(1, 1024))
 def test_tuned_sftp_names_round_trip(buffer: int, requests: int) -> None:
     for name in sftp_variants((buffer,), (requests,)):
-        method = parse_method(name)
-        assert (method.sftp_buffer or 32768, method.sftp_requests or 64) == (buffer, requests)
+        tuned = method(name)
+        assert isinstance(tuned, Sftp)
+        assert (tuned.buffer or 32768, tuned.requests or 64) == (buffer, requests)
 
 
 @pytest.mark.parametrize(("name", "cipher", "sent", "received"), [
@@ -108,13 +111,13 @@ def _file_sample(case: Case, rnd: int, total: float, overhead: float) -> Sample:
 
 
 def _matrix_report(disk_write: float) -> Report:
-    cases = [Case(Kind.CIPHER, d, cipher=c, method=m) for m in ("pipe", "scp", "rsync")
+    cases = [Case(CaseKind.CIPHER, d, cipher=c, method=m) for m in ("pipe", "scp", "rsync")
              for c in ("aes128-ctr", "3des-cbc") for d in (Direction.UPLOAD, Direction.DOWNLOAD)]
     records = [CaseRecord(c) for c in cases]
     samples = [_file_sample(c, r, 0.5 + 0.01 * r, 0.1) for c in cases for r in range(1, 7)]
-    files: FilesFacts = {"files": 1, "file_bytes": 100 * MiB, "sink": "file",
-             "disk": {"read_bytes_per_second": 5e9, "write_bytes_per_second": disk_write}}
-    report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={"files": files},
+    files = FilesFacts(files=1, file_bytes=100 * MiB, sink="file",
+                       disk=DiskFacts(read_bytes_per_second=5e9, write_bytes_per_second=disk_write))
+    report = Report(tool_version="t", started_at="t", seed=1, environment=Environment(files=files),
                     cases=records, samples=samples)
     report.summaries = summarize(records, samples)
     return report
@@ -126,8 +129,8 @@ def test_matrix_has_methods_as_rows_ciphers_as_columns_and_flags_weak_ones() -> 
     assert [m.direction for m in matrices] == ["upload", "download"]
     assert matrices[0].methods == ["pipe", "scp", "rsync"] and matrices[0].ciphers == ["aes128-ctr", "3des-cbc"]
     spec = matrix_tables(report)[0]
-    assert spec.headers == ["method", "aes128-ctr", "3des-cbc (!!)"]
-    assert [row.cells[0] for row in spec.rows] == ["pipe", "scp", "rsync"]
+    assert [column.title for column in spec.columns] == ["method", "aes128-ctr", "3des-cbc (!! broken)"]
+    assert [plain(row.cells[0]) for row in spec.rows] == ["pipe", "scp", "rsync"]
     lines = matrix_cell(report.summaries[0])
     assert lines[0].startswith("2") and lines[1].startswith("e2e ") and lines[2].startswith("CPU ")
 
@@ -139,7 +142,7 @@ def test_slow_disk_is_warned_about() -> None:
 
 
 def test_case_ids_carry_the_method_except_for_the_pipe() -> None:
-    pipe = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr")
-    scp = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", method="scp")
+    pipe = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr")
+    scp = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", method="scp")
     assert pipe.id == "cipher:aes128-ctr:upload" and scp.id == "cipher:aes128-ctr:upload:scp"
     assert pipe.group != scp.group

@@ -1,24 +1,15 @@
 import json
 
-from sshbench.algorithms import Kind
-from sshbench.model import (
-    SCHEMA_VERSION,
-    Case,
-    CaseRecord,
-    CaseStatus,
-    Direction,
-    Report,
-    Sample,
-    report_from_dict,
-    report_to_dict,
-)
-from sshbench.negotiation import Negotiated
+from sshbench.analysis.stats import summarize
+from sshbench.measure.negotiation import Negotiated
 from sshbench.options import RunOptions
-from sshbench.stats import summarize
+from sshbench.results.codec import report_from_dict, report_to_dict
+from sshbench.results.environment import Environment, HostFacts
+from sshbench.results.model import SCHEMA_VERSION, Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample
 
 
 def test_report_round_trips_through_json() -> None:
-    case = Case(Kind.CIPHER, Direction.DOWNLOAD, cipher="aes256-ctr", mac="hmac-sha2-512-etm@openssh.com")
+    case = Case(CaseKind.CIPHER, Direction.DOWNLOAD, cipher="aes256-ctr", mac="hmac-sha2-512-etm@openssh.com")
     sample = Sample(case_id=case.id, round=1, warmup=False, ok=True, started_at="2026-11-20T00:00:00.000+00:00",
                     size_bytes=2**20, bytes_received=2**20, setup_seconds=0.2, data_seconds=0.01,
                     total_seconds=0.25, client_cpu_user_seconds=0.1, client_cpu_sys_seconds=0.05,
@@ -27,7 +18,7 @@ def test_report_round_trips_through_json() -> None:
                     phases={"kexinit_sent": 0.01, "newkeys_received": 0.05})
     records = [CaseRecord(case, size_bytes=2**20, size_source="fixed")]
     report = Report(tool_version="0.1.0", started_at="now", seed=3,
-                    options={**RunOptions(runs=1).to_dict(), "seed": 3}, environment={"host": {"hostname": "x"}},
+                    options=RunOptions(runs=1), environment=Environment(host=HostFacts(hostname="x")),
                     cases=records, samples=[sample], summaries=summarize(records, [sample]))
     text = json.dumps(report_to_dict(report))
     data = json.loads(text)

@@ -1,7 +1,6 @@
-from sshbench.algorithms import Kind
-from sshbench.model import Case, Direction
-from sshbench.negotiation import parse_text, parse_verbose
-from sshbench.probe import negotiation_mismatch
+from sshbench.measure.negotiation import parse_text, parse_verbose
+from sshbench.measure.pipe import negotiation_mismatch
+from sshbench.results.model import Case, CaseKind, Direction
 from tests.conftest import recorded
 
 
@@ -42,30 +41,30 @@ def test_phase_marks_keep_the_first_arrival_time() -> None:
 
 def test_mismatch_between_request_and_negotiation_is_reported() -> None:
     neg = parse_text(recorded("ssh-v-9.2-aes128-ctr-etm.txt")).negotiated
-    ok = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha2-256-etm@openssh.com")
+    ok = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha2-256-etm@openssh.com")
     assert negotiation_mismatch(ok, neg) is None
-    wrong_cipher = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha2-256-etm@openssh.com")
+    wrong_cipher = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", mac="hmac-sha2-256-etm@openssh.com")
     assert "aes256-ctr" in (negotiation_mismatch(wrong_cipher, neg) or "")
-    wrong_kex = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
+    wrong_kex = Case(CaseKind.KEX, Direction.SETUP, kex="curve25519-sha256")
     assert "key exchange" in (negotiation_mismatch(wrong_kex, neg) or "")
 
 
 def test_aead_case_expects_implicit_mac() -> None:
     neg = parse_text(recorded("ssh-v-9.2-gcm-gex-dss.txt")).negotiated
-    case = Case(Kind.HOSTKEY, Direction.SETUP, hostkey="ssh-dss")
+    case = Case(CaseKind.HOSTKEY, Direction.SETUP, hostkey="ssh-dss")
     assert negotiation_mismatch(case, neg) is None
-    aead_with_mac = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", mac="hmac-sha1")
+    aead_with_mac = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", mac="hmac-sha1")
     assert negotiation_mismatch(aead_with_mac, neg) is None
 
 
 def test_incomplete_transcript_is_a_mismatch() -> None:
     neg = parse_text(recorded("ssh-v-9.2-refused-cipher.txt")).negotiated
-    case = Case(Kind.CIPHER, Direction.UPLOAD, cipher="3des-cbc")
+    case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="3des-cbc")
     assert negotiation_mismatch(case, neg) is not None
 
 
 def test_remote_cpu_lines_from_a_real_sshd_session_process() -> None:
-    from sshbench.probe import parse_remote_cpu
+    from sshbench.measure.pipe import parse_remote_cpu
 
     lines = [(0.0, line) for line in recorded("remote-cpu-lines-upload-200MiB.txt").splitlines()]
     cpu = parse_remote_cpu(lines)
@@ -75,7 +74,7 @@ def test_remote_cpu_lines_from_a_real_sshd_session_process() -> None:
 
 
 def test_remote_cpu_from_a_non_sshd_parent_is_unknown() -> None:
-    from sshbench.probe import parse_remote_cpu
+    from sshbench.measure.pipe import parse_remote_cpu
 
     line = "SSHBENCH-CPU after 100 5000000 4242 (bash) S 1 2 3 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0"
     assert parse_remote_cpu([(0.0, line)]) == {}

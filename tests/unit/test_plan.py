@@ -4,11 +4,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.algorithms import Kind
-from sshbench.discovery import AlgorithmLists, ClientInfo, lists_from_dump, parse_dump, parse_query_list
+from sshbench.algorithms import AlgorithmLists, Kind
 from sshbench.errors import UsageError
-from sshbench.model import Case, Direction
-from sshbench.plan import Selection, SweepSettings, build_cases, schedule, select
+from sshbench.plan.cases import SweepSettings, build_cases
+from sshbench.plan.schedule import schedule
+from sshbench.plan.selection import Selection, select
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, parse_query_list
 from tests.conftest import recorded
 
 CLIENT = ClientInfo(
@@ -74,7 +76,7 @@ def test_cases_aead_need_no_mac_and_macs_use_one_fixed_cipher() -> None:
     by_id = {c.id: c for c in cases}
     assert by_id["cipher:aes128-gcm@openssh.com:upload"].mac is None
     assert by_id["cipher:aes128-ctr:download"].mac == "hmac-sha2-256-etm@openssh.com"
-    assert {c.cipher for c in cases if c.kind is Kind.MAC} == {"aes128-ctr"}
+    assert {c.cipher for c in cases if c.kind is CaseKind.MAC} == {"aes128-ctr"}
     assert Counter(c.kind for c in cases) == {Kind.CIPHER: 4, Kind.MAC: 2, Kind.KEX: 1, Kind.HOSTKEY: 1}
 
 
@@ -83,8 +85,8 @@ def test_aead_mac_cipher_is_refused() -> None:
         build_cases([], SweepSettings("hmac-sha1", "aes128-gcm@openssh.com", (Direction.UPLOAD,)))
 
 
-CASES = [Case(Kind.CIPHER, Direction.UPLOAD, cipher=f"c{i}") for i in range(5)] + [
-    Case(Kind.KEX, Direction.SETUP, kex=f"k{i}") for i in range(3)]
+CASES = [Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=f"c{i}") for i in range(5)] + [
+    Case(CaseKind.KEX, Direction.SETUP, kex=f"k{i}") for i in range(3)]
 
 
 def test_schedule_warmup_then_rounds_with_every_case_once() -> None:

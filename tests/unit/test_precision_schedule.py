@@ -1,9 +1,8 @@
-from sshbench.algorithms import Kind
-from sshbench.model import Case, Direction
-from sshbench.plan import PrecisionSchedule
+from sshbench.plan.schedule import PrecisionSchedule
+from sshbench.results.model import Case, CaseKind, Direction
 
-A = Case(Kind.CIPHER, Direction.UPLOAD, cipher="a")
-B = Case(Kind.CIPHER, Direction.UPLOAD, cipher="b")
+A = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="a")
+B = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="b")
 
 
 def test_precise_cases_drop_out_after_min_runs_and_others_stop_at_max() -> None:

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sshbench.algorithms import TABLE, Grade, Kind, lookup
-from sshbench.model import Case, CaseRecord, Direction, Report, Sample
-from sshbench.recommend import KEYWORDS, build, client_block, negotiated, server_dropin
-from sshbench.stats import summarize
+from sshbench.analysis.recommend import KEYWORDS, build, client_block, negotiated, server_dropin
+from sshbench.analysis.stats import summarize
+from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.units import GiB
 
 MEASURABLE = {kind: sorted(n for n, a in TABLE.items() if a.kind is kind and not a.marker and "cert" not in n
@@ -17,13 +17,14 @@ MEASURABLE = {kind: sorted(n for n, a in TABLE.items() if a.kind is kind and not
 
 
 def _case(kind: Kind, name: str) -> Case:
+    case_kind = CaseKind.of(kind)
     if kind is Kind.CIPHER:
-        return Case(kind, Direction.UPLOAD, cipher=name)
+        return Case(case_kind, Direction.UPLOAD, cipher=name)
     if kind is Kind.MAC:
-        return Case(kind, Direction.UPLOAD, cipher="aes128-ctr", mac=name)
+        return Case(case_kind, Direction.UPLOAD, cipher="aes128-ctr", mac=name)
     if kind is Kind.KEX:
-        return Case(kind, Direction.SETUP, kex=name)
-    return Case(kind, Direction.SETUP, hostkey=name)
+        return Case(case_kind, Direction.SETUP, kex=name)
+    return Case(case_kind, Direction.SETUP, hostkey=name)
 
 
 def report_with(speeds: dict[tuple[Kind, str], float]) -> Report:
@@ -39,7 +40,7 @@ def report_with(speeds: dict[tuple[Kind, str], float]) -> Report:
             else:
                 samples.append(Sample(case.id, rnd, False, True, "t", 0, setup_seconds=1 / speed,
                                       phases={"banner_sent": 0.0, "session_open": 1 / speed}))
-    report = Report(tool_version="t", started_at="t", seed=1, options={}, environment={}, cases=records,
+    report = Report(tool_version="t", started_at="t", seed=1, cases=records,
                     samples=samples)
     report.summaries = summarize(records, samples)
     return report

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sshbench.remote import parse_df
+from sshbench.targets.remote import parse_df
 from tests.conftest import recorded
 
 

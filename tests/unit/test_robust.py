@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.robust import mann_whitney_p, median_interval, min_samples_for_interval, outliers, relative_half_width
+from sshbench.analysis.robust import (
+    mann_whitney_p,
+    median_interval,
+    min_samples_for_interval,
+    outliers,
+    relative_half_width,
+)
 
 
 def test_six_samples_is_the_least_for_a_95_percent_interval() -> None:

@@ -4,9 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.algorithms import Kind
-from sshbench.model import Case, CaseRecord, CaseStatus, Direction, Sample
-from sshbench.stats import describe, rank, summarize
+from sshbench.analysis.stats import describe, rank, summarize
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Sample
 from sshbench.units import GiB
 
 
@@ -42,8 +41,8 @@ def _sample(case: Case, rnd: int, *, rate: float = 0.0, setup: float = 0.2, ok: 
 
 
 def test_summaries_skip_warmup_and_failures_and_rank_by_factor() -> None:
-    fast = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
-    slow = Case(Kind.CIPHER, Direction.UPLOAD, cipher="3des-cbc", mac="hmac-sha1")
+    fast = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
+    slow = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="3des-cbc", mac="hmac-sha1")
     records = [CaseRecord(fast), CaseRecord(slow)]
     samples = [
         _sample(fast, 0, rate=1e6),  # warm-up: must not count
@@ -64,8 +63,8 @@ def test_summaries_skip_warmup_and_failures_and_rank_by_factor() -> None:
 
 
 def test_setup_cases_rank_by_latency_lower_is_better() -> None:
-    a = Case(Kind.KEX, Direction.SETUP, kex="curve25519-sha256")
-    b = Case(Kind.KEX, Direction.SETUP, kex="diffie-hellman-group18-sha512")
+    a = Case(CaseKind.KEX, Direction.SETUP, kex="curve25519-sha256")
+    b = Case(CaseKind.KEX, Direction.SETUP, kex="diffie-hellman-group18-sha512")
     records = [CaseRecord(a), CaseRecord(b)]
     samples = [_sample(a, r, setup=0.2) for r in (1, 2)] + [_sample(b, r, setup=0.5) for r in (1, 2)]
     by_id = {s.case_id: s for s in summarize(records, samples)}
@@ -74,15 +73,15 @@ def test_setup_cases_rank_by_latency_lower_is_better() -> None:
 
 
 def test_case_with_only_failures_is_failed_with_reason() -> None:
-    case = Case(Kind.MAC, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha1")
+    case = Case(CaseKind.MAC, Direction.UPLOAD, cipher="aes128-ctr", mac="hmac-sha1")
     record = CaseRecord(case)
     summarize([record], [_sample(case, 1, ok=False)])
     assert record.status is CaseStatus.FAILED and record.reason == "boom"
 
 
 def test_groups_are_ranked_separately() -> None:
-    up = Case(Kind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="x")
-    down = Case(Kind.CIPHER, Direction.DOWNLOAD, cipher="aes128-ctr", mac="x")
+    up = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", mac="x")
+    down = Case(CaseKind.CIPHER, Direction.DOWNLOAD, cipher="aes128-ctr", mac="x")
     summaries = summarize([CaseRecord(up), CaseRecord(down)],
                           [_sample(up, 1, rate=100e6), _sample(down, 1, rate=900e6)])
     rank(summaries)

@@ -12,14 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench import untrusted
+from sshbench.analysis.recommend import build, client_block, server_dropin, stored_if_consistent
 from sshbench.errors import OutputError, RunStopped, UsageError
-from sshbench.export.results import ResultsWriter, read_results
-from sshbench.model import Sample, report_to_dict
+from sshbench.measure.runner import DOOMED_AFTER, stop_if_doomed
 from sshbench.outputs import text_output
-from sshbench.recommend import build, client_block, server_dropin, stored_if_consistent
-from sshbench.runner import DOOMED_AFTER, stop_if_doomed
-from sshbench.schema import SchemaError
+from sshbench.results import untrusted
+from sshbench.results.codec import report_to_dict
+from sshbench.results.model import Sample
+from sshbench.results.schema import SchemaError
+from sshbench.results.store import ResultsWriter, read_results
 from tests.conftest import DATA, load_report
 
 
@@ -75,7 +76,7 @@ def test_client_block_refuses_a_pattern_that_would_add_lines() -> None:
 
 def test_comment_lines_cannot_break_out() -> None:
     report = load_report()
-    report.environment["host"]["cpu_model"] = "EPYC\nMatch exec id"  # built in-process, never loaded
+    report.environment.host.cpu_model = "EPYC\nMatch exec id"  # built in-process, never loaded
     text = server_dropin(build(report, "modern", strict_both=True))
     assert all(line.startswith("#") or line.split()[0] in ("Ciphers", "MACs", "KexAlgorithms", "HostKeyAlgorithms")
                for line in text.splitlines())
@@ -85,7 +86,7 @@ def test_the_stored_recommendation_is_shown_only_when_the_data_produce_it() -> N
     report = load_report()
     assert stored_if_consistent(report) is not None
     assert report.recommendation is not None
-    report.recommendation["client_block"] += "    ProxyCommand sh\n"
+    report.recommendation.client_block += "    ProxyCommand sh\n"
     assert stored_if_consistent(report) is None
 
 
@@ -116,12 +117,11 @@ def test_a_file_round_trips_through_the_loader(tmp_path: Path) -> None:
 def test_the_writer_never_writes_what_the_loader_refuses(tmp_path: Path) -> None:
     report = copy.deepcopy(load_report())
     report.samples[0].stderr_tail = ["remote motd \x1b[31mred\x1b[0m", "bidi \u202e here"]
-    report.samples[0].throughput_bytes_per_second  # noqa: B018 (derived: the writer adds it)
-    report.environment["host"]["cpu_mhz"] = float("nan")
+    report.environment.host.cpu_mhz = float("nan")
     path = tmp_path / "w.json"
     path.write_text(json.dumps(report_to_dict(report)))
     (again,) = read_results(str(path))
-    assert "\x1b" not in again.samples[0].stderr_tail[0] and again.environment["host"]["cpu_mhz"] is None
+    assert "\x1b" not in again.samples[0].stderr_tail[0] and again.environment.host.cpu_mhz is None
 
 
 def test_schema_error_is_a_value_error() -> None:

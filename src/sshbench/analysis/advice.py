@@ -1,0 +1,253 @@
+"""Warnings a user can act on: each is a value with its advice, stored in the results and printed by the UI.
+
+Thresholds are named here so that the README can quote them and a reader can
+argue with them in one place.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sshbench.analysis.stats import counted, headline, headline_value
+from sshbench.results.environment import RunWarning
+from sshbench.results.model import CaseKind, Report
+from sshbench.units import GiB
+
+BUSY_LOAD_PER_CPU = 0.5  # 1-minute load average per CPU before the run started
+OTHERS_CPU_SHARE = 0.10  # CPU time used by other processes during the run, as a share of all CPUs
+STEAL_SHARE = 0.05  # CPU time taken by the hypervisor during the run
+FIRST_RUN_RATIO = 1.25  # first measured sample this much worse than the median of the rest
+WIDE_INTERVAL = 0.10  # median's 95% interval wider than +-10%
+CONTROL_HEADROOM = 2.0  # raw TCP control must be at least twice the fastest SSH case
+# The disk must read the source and write the sink this many times faster than the fastest file transfer,
+# the usual margin careful benchmarks ask of `dd` before blaming the network or the cipher.
+DISK_HEADROOM = 10.0
+
+
+class Code(StrEnum):
+    MACHINE_BUSY = "machine-busy"
+    STEAL_TIME = "steal-time"
+    FREQUENCY_SCALING = "frequency-scaling"
+    FIRST_RUN_SLOW = "first-run-slow"
+    WIDE_SPREAD = "wide-spread"
+    CONTROL_TOO_CLOSE = "control-too-close"
+    COMPRESSION_USELESS = "compression-useless"
+    DISK_LIMITS = "disk-limits"
+    STRANGERS = "strangers"
+
+
+@dataclass(frozen=True)
+class Advice:
+    code: Code
+    message: str
+    advice: str
+
+    def stored(self) -> RunWarning:
+        """As the results file keeps it."""
+        return RunWarning(self.code.value, self.message, self.advice)
+
+
+def _names(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _machine(report: Report) -> list[Advice]:
+    host = report.environment.host
+    out = []
+    load, cpus = host.load_average_start, host.cpu_count or 1
+    if load and load[0] > BUSY_LOAD_PER_CPU * cpus:
+        out.append(Advice(Code.MACHINE_BUSY, f"the machine was busy before the run (load average {load[0]:.2f} "
+                          f"on {cpus} CPUs)", "stop other work or rerun later; compare CPU s/GiB, which suffers "
+                          "less from contention than MB/s"))
+    during = host.during_run
+    others = during.others_cpu_share if during else None
+    if others is not None and others > OTHERS_CPU_SHARE:
+        out.append(Advice(Code.MACHINE_BUSY, f"other processes used {others:.0%} of all CPU time during the run",
+                          "stop other work or rerun later; trust the intervals, not single samples"))
+    steal = during.steal_share if during else None
+    if steal is not None and steal > STEAL_SHARE:
+        out.append(Advice(Code.STEAL_TIME, f"the hypervisor took {steal:.0%} of CPU time (steal) during the run",
+                          "a noisy neighbour shares this VM's host: rerun at another time or on dedicated CPUs"))
+    governor = host.frequency_governor
+    if governor and governor != "performance":
+        out.append(Advice(Code.FREQUENCY_SCALING, f"CPU frequency scaling is active (governor {governor})",
+                          "set the performance governor (cpupower frequency-set -g performance) for steadier "
+                          "numbers"))
+    embedded = report.environment.server.embedded
+    strangers = embedded.refused_connections if embedded else 0
+    if strangers:
+        out.append(Advice(Code.STRANGERS, f"{strangers} TCP connection(s) to the embedded server were not sshbench's "
+                          "own and were closed at once, without starting an sshd",
+                          "another process on this machine knocked on the benchmark's port (a scanner, or another "
+                          "user); the samples were not served to it, but find out who"))
+    return out
+
+
+def _cases(report: Report) -> list[Advice]:
+    out = []
+    slow_first, wide = [], []
+    for summary in report.summaries:
+        samples = sorted(counted(report.samples_of(summary.case_id)), key=lambda s: s.round)
+        values = [v for v in (headline_value(s) for s in samples) if v is not None]
+        bigger_better = summary.throughput_bytes_per_second is not None
+        if len(values) >= 3:
+            first, rest = values[0], statistics.median(values[1:])
+            worse = rest / first if bigger_better else first / rest
+            if first > 0 and worse > FIRST_RUN_RATIO:
+                slow_first.append(summary.case_id)
+        stat = headline(summary)
+        width = stat.relative_half_width if stat else None
+        if width is not None and width > WIDE_INTERVAL:
+            wide.append(summary.case_id)
+    if slow_first:
+        out.append(Advice(Code.FIRST_RUN_SLOW, f"the first measured sample was much slower than the rest for "
+                          f"{_names(slow_first)}", "something was still warming up (caches, CPU frequency, "
+                          "page cache): its sample is kept; rerun if it matters"))
+    if wide:
+        out.append(Advice(Code.WIDE_SPREAD, f"the median's 95% interval is wider than ±{WIDE_INTERVAL:.0%} for "
+                          f"{_names(wide)}", "the machine is noisy for these cases: allow more samples "
+                          "(--max-runs, --time-budget) or quieten the machine"))
+    return out
+
+
+def _controls(report: Report) -> list[Advice]:
+    tcp, fastest = None, 0.0
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        stat = summary.throughput_bytes_per_second
+        if stat is None:
+            continue
+        if case.kind is CaseKind.CONTROL:
+            tcp = stat.median
+        elif case.kind is not CaseKind.CEILING and case.is_pipe:
+            fastest = max(fastest, stat.median)
+    if tcp is not None and fastest and tcp < CONTROL_HEADROOM * fastest:
+        return [Advice(Code.CONTROL_TOO_CLOSE, f"the raw TCP control ({tcp / 1e6:,.0f} MB/s) is only "
+                       f"{tcp / fastest:.1f}x the fastest SSH case ({fastest / 1e6:,.0f} MB/s)",
+                       "the data path or the loopback itself may be limiting SSH figures; check the machine's "
+                       "load and compare with bench/datapath.py")]
+    return []
+
+
+def _options(report: Report) -> list[Advice]:
+    opts = report.options
+    if opts.compression and opts.data in ("zero", "random"):
+        what = "zeros compress a thousandfold" if opts.data == "zero" else "random data does not compress"
+        return [Advice(Code.COMPRESSION_USELESS, f"SSH compression with {opts.data} data: {what}",
+                       "use --data text to see what compression does for compressible data such as logs")]
+    return []
+
+
+def _disk(report: Report) -> list[Advice]:
+    """File methods read a real file and write one: was the disk, not SSH, the limit?"""
+    files = report.environment.files
+    fastest = max((s.throughput_bytes_per_second.median for s in report.summaries if s.throughput_bytes_per_second
+                   and not report.case(s.case_id).case.is_pipe), default=0.0)
+    if files is None or not files.disk.read_bytes_per_second or not fastest:
+        return []
+    disk = files.disk
+    slow = [(what, rate) for what, rate in (("reads the source", disk.read_bytes_per_second),
+                                            ("writes the sink", disk.write_bytes_per_second))
+            if rate < DISK_HEADROOM * fastest and not (what == "writes the sink" and files.sink == "null")]
+    if not slow:
+        return []
+    said = " and ".join(f"{what} at {rate / 1e6:,.0f} MB/s" for what, rate in slow)
+    return [Advice(Code.DISK_LIMITS, f"the workdir's disk {said}, under {DISK_HEADROOM:g}x the fastest file "
+                   f"transfer ({fastest / 1e6:,.0f} MB/s), so the disk may limit the file-method figures",
+                   "compare with the pipe rows (no disk), or put --workdir on faster storage (e.g. /dev/shm) or "
+                   "use --sink null to take the receiving disk out")]
+
+
+CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the data phase limited the rate
+LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What limited the fastest pipe cipher of one direction."""
+
+    direction: str
+    cipher: str
+    rate: float  # bytes/s, median
+    shares: dict[str, float]  # side -> share of one core its ssh/sshd used while the data moved
+    busy: list[str]  # sides at or above CPU_BOUND_SHARE
+    tcp: float | None = None  # raw TCP to the same host (iperf3), bytes/s, when it was measured
+
+    @property
+    def link_full(self) -> bool:
+        """ssh carried nearly what raw TCP did: the link itself was the limit."""
+        return self.tcp is not None and self.rate >= LINK_FULL_SHARE * self.tcp
+
+    @property
+    def bound_by(self) -> str:
+        """The short verdict, for tables that compare hosts."""
+        if self.busy:
+            return f"{' and '.join(self.busy)} CPU"
+        if self.link_full:
+            return "link (iperf3)"
+        if self.tcp is not None:
+            return "not link (iperf3), no full core"
+        return "link (or shared CPUs)" if len(self.shares) == 2 else "not the client CPU; server unknown"
+
+    @property
+    def text(self) -> str:
+        said = ", ".join(f"{side} {'sshd' if side == 'server' else 'ssh'} {share:.0%} of a core"
+                         for side, share in self.shares.items())
+        if "server" not in self.shares:
+            said += ", server CPU unknown"
+        if self.tcp:
+            said += f"; raw TCP (iperf3) {self.tcp / 1e6:,.0f} MB/s, ssh carried {self.rate / self.tcp:.0%} of it"
+        if self.busy:
+            verdict = f"CPU-bound on the {' and '.join(self.busy)}"
+        elif self.link_full:
+            verdict = "the link was full"
+        elif self.tcp is not None:
+            verdict = (f"not the link, and no side at a full core (>= {CPU_BOUND_SHARE:.0%}): CPUs shared with other "
+                       "processes, or ssh's channel window over this round trip, limited it")
+        elif len(self.shares) == 2:
+            verdict = (f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}): the link, or CPUs shared with other "
+                       "processes, limited it")
+        else:
+            verdict = "client not CPU-bound; the server's share is unknown"
+        return f"{self.direction}: fastest {self.cipher} at {self.rate / 1e6:,.0f} MB/s, {said}: {verdict}"
+
+
+def limit_of(report: Report, direction: str) -> Limit | None:
+    """Whether a CPU limited the fastest pipe cipher of a direction (None: nothing measured there).
+
+    CPU s/GiB x GiB/s is the share of one core each side's ssh used while
+    the data moved. Near 100% that side's CPU set the pace; well below on
+    both sides, the link (or something between) did.
+    """
+    best = None
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if (case.kind is CaseKind.CIPHER and case.is_pipe and case.direction.value == direction
+                and summary.throughput_bytes_per_second
+                and (best is None or summary.throughput_bytes_per_second.median
+                     > best.throughput_bytes_per_second.median)):  # type: ignore[union-attr]
+            best = summary
+    if best is None or best.throughput_bytes_per_second is None:
+        return None
+    rate = best.throughput_bytes_per_second.median
+    shares = {side: stat.median * rate / GiB for side, stat in
+              (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
+              if stat is not None}
+    busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
+    iperf = report.environment.server.iperf
+    tcp = iperf.rate(direction) if iperf else None
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp)
+
+
+def limits(report: Report) -> list[str]:
+    """Per direction, what limited the fastest pipe cipher, as a sentence."""
+    found = (limit_of(report, direction) for direction in ("upload", "download"))
+    return [limit.text for limit in found if limit is not None]
+
+
+def advise(report: Report) -> list[Advice]:
+    """Every warning that applies to a finished (or interrupted) run."""
+    return [*_machine(report), *_cases(report), *_controls(report), *_options(report), *_disk(report)]

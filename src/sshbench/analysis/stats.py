@@ -1,0 +1,169 @@
+"""Pure statistics over samples: summaries with intervals, CPU cost, ranking, ties and outliers.
+
+Only counted samples enter a summary: successful and not from the warm-up
+round. The median is the headline figure because a shared machine produces
+one-sided outliers (a sample can be slowed down by a neighbour, never sped
+up), which drag the mean. Every median carries its 95% order-statistic
+interval (see robust.py for why no normality is assumed); neighbours in a
+ranking are marked tied when a Mann-Whitney U test cannot tell them apart.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from sshbench.analysis.robust import mann_whitney_p, median_interval, outliers
+from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
+from sshbench.units import GiB
+
+SIGNIFICANCE = 0.05
+CONFIDENCE = 0.95
+
+
+def describe(values: Sequence[float]) -> Stat | None:
+    """Median with its 95% interval, mean, min, max, sample stdev and count; None for no values."""
+    if not values:
+        return None
+    interval = median_interval(values, CONFIDENCE)
+    return Stat(
+        median=statistics.median(values),
+        mean=statistics.fmean(values),
+        min=min(values),
+        max=max(values),
+        stdev=statistics.stdev(values) if len(values) > 1 else 0.0,
+        count=len(values),
+        ci_low=interval[0] if interval else None,
+        ci_high=interval[1] if interval else None,
+    )
+
+
+def counted(samples: Sequence[Sample]) -> list[Sample]:
+    return [s for s in samples if s.ok and not s.warmup]
+
+
+def per_gib(cpu: float | None, sample: Sample) -> float | None:
+    if cpu is None or not sample.bytes_received:
+        return None
+    return cpu / (sample.bytes_received / GiB)
+
+
+def headline_value(sample: Sample) -> float | None:
+    """The figure a sample contributes to its case's ranking: throughput, else handshake time."""
+    if sample.throughput_bytes_per_second is not None:
+        return sample.throughput_bytes_per_second
+    return sample.handshake_seconds
+
+
+def _values(samples: Sequence[Sample], metric: Callable[[Sample], float | None]) -> list[float]:
+    return [v for v in (metric(s) for s in samples) if v is not None]
+
+
+def scaled(stat: Stat | None, factor: float) -> Stat | None:
+    """The same statistic in other units (every field is linear in the data)."""
+    if stat is None:
+        return None
+    return Stat(median=stat.median * factor, mean=stat.mean * factor, min=stat.min * factor,
+                max=stat.max * factor, stdev=stat.stdev * factor, count=stat.count,
+                ci_low=None if stat.ci_low is None else stat.ci_low * factor,
+                ci_high=None if stat.ci_high is None else stat.ci_high * factor)
+
+
+def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: float | None = None,
+                   clock_hz: float | None = None) -> Summary:
+    case = record.case
+    good = counted(samples)
+    flags = outliers(_values(good, headline_value))
+    with_value = [s for s in good if headline_value(s) is not None]
+    for sample in samples:
+        sample.outlier = False
+    for sample, flag in zip(with_value, flags, strict=True):
+        sample.outlier = flag
+    summary = Summary(
+        case_id=case.id,
+        group=case.group,
+        samples_ok=len(good),
+        samples_failed=sum(1 for s in samples if not s.ok and not s.warmup),
+        setup_seconds=describe(_values(good, lambda s: s.setup_seconds)),
+        handshake_seconds=describe(_values(good, lambda s: s.handshake_seconds)),
+        kex_seconds=describe(_values(good, lambda s: s.kex_seconds)),
+        outliers=sum(flags),
+    )
+    if case.moves_data:
+        summary.throughput_bytes_per_second = describe(_values(good, lambda s: s.throughput_bytes_per_second))
+        summary.end_to_end_bytes_per_second = describe(_values(good, lambda s: s.end_to_end_bytes_per_second))
+        summary.overhead_seconds = describe(_values(good, lambda s: s.overhead_seconds))
+        summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.client_cpu_data_seconds, s)))
+        summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.server_cpu_data_seconds, s)))
+        if clock_hz:
+            summary.client_cycles_per_byte = scaled(summary.client_cpu_seconds_per_gib, clock_hz / GiB)
+            summary.server_cycles_per_byte = scaled(summary.server_cpu_seconds_per_gib, clock_hz / GiB)
+    else:
+        summary.client_cpu_seconds = describe(_values(good, lambda s: s.client_cpu_seconds))
+        summary.server_cpu_seconds = describe(_values(good, lambda s: s.server_cpu_seconds))
+    if precision is not None:
+        stat = headline(summary)
+        width = stat.relative_half_width if stat else None
+        summary.precise = width is not None and width <= precision
+    return summary
+
+
+def headline(summary: Summary) -> Stat | None:
+    """The statistic a case is ranked by."""
+    return summary.throughput_bytes_per_second or summary.handshake_seconds
+
+
+def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None) -> None:
+    """Set factor (1.0 = fastest; 4.6 = takes 4.6x as long), rank and ties within each group, in place."""
+    groups: dict[str, list[Summary]] = defaultdict(list)
+    for summary in summaries:
+        stat = headline(summary)
+        if stat is not None and stat.median > 0 and not summary.group.startswith(UNRANKED):
+            groups[summary.group].append(summary)
+    for members in groups.values():
+        bigger_better = members[0].throughput_bytes_per_second is not None
+        medians = {s.case_id: headline(s).median for s in members}  # type: ignore[union-attr]
+        best = max(medians.values()) if bigger_better else min(medians.values())
+        for summary in members:
+            value = medians[summary.case_id]
+            summary.factor = best / value if bigger_better else value / best
+        ordered = sorted(members, key=lambda s: s.factor or 0.0)
+        for position, summary in enumerate(ordered, start=1):
+            summary.rank = position
+            summary.tied_with_previous, summary.p_vs_previous = False, None
+        if values is None:
+            continue
+        for above, below in itertools.pairwise(ordered):
+            p = mann_whitney_p(values.get(above.case_id, []), values.get(below.case_id, []))
+            below.p_vs_previous = p
+            below.tied_with_previous = p >= SIGNIFICANCE
+
+
+# Groups that are references, not contenders: shown, never ranked.
+UNRANKED = ("control:", "ceiling:")
+
+
+def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample],
+              precision: float | None = None, clock_hz: float | None = None) -> list[Summary]:
+    """Summaries of every case that has any sample, ranked per group; updates case statuses."""
+    by_case: dict[str, list[Sample]] = defaultdict(list)
+    for sample in samples:
+        by_case[sample.case_id].append(sample)
+    summaries = []
+    values: dict[str, list[float]] = {}
+    for record in records:
+        mine = by_case.get(record.case.id, [])
+        if record.status is CaseStatus.SKIPPED or not mine:
+            continue
+        summary = summarize_case(record, mine, precision, clock_hz)
+        values[record.case.id] = _values(counted(mine), headline_value)
+        if summary.samples_ok:
+            record.status = CaseStatus.MEASURED
+        elif any(not s.warmup for s in mine):
+            record.status = CaseStatus.FAILED
+            record.reason = record.reason or next((s.error for s in mine if s.error), "no successful sample")
+        summaries.append(summary)
+    rank(summaries, values)
+    return summaries

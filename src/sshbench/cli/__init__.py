@@ -1,0 +1,82 @@
+"""The command line: parse, run one command, and turn every failure into one line and an exit code.
+
+Each subcommand is a module of its own (run, report/compare, recommend,
+algos), imported only when it is the one asked for. This is the only place
+that decides exit codes: everything below raises an SshbenchError, which
+leaves as one line on stderr with the code the README documents. Signal
+handling is installed by the entry point (sshbench/__main__.py) before this
+package is imported: SIGTERM and SIGHUP arrive here as KeyboardInterrupt,
+like Ctrl-C, and only the first one counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+
+from sshbench.cli.parser import SUBCOMMANDS, build_parser
+from sshbench.errors import ExitCode, SshbenchError
+from sshbench.results.store import ResultsWriter
+
+
+@dataclass
+class Context:
+    """What a command prints to, and where its results are kept (set by `run` once they have a home)."""
+
+    out: Console
+    err: Console
+    writer: ResultsWriter | None = None
+
+    def say(self, line: str) -> None:
+        """One line on stderr, as it is (no markup); a closed terminal (SIGHUP) is not an error."""
+        with contextlib.suppress(OSError):
+            self.err.print(line, highlight=False, markup=False, soft_wrap=True)
+
+    def kept(self, code: ExitCode) -> str:
+        """Where the results measured so far are, after giving the run its final status (saved once more)."""
+        if self.writer is None:
+            return ""
+        where = self.writer.finish("interrupted" if code is ExitCode.INTERRUPTED else "failed")
+        return f"; results so far kept in {where}" if where else ""
+
+
+Command = Callable[..., int]
+
+
+def _command(handler: str) -> Command:
+    """'run:cmd_run' -> sshbench.cli.run.cmd_run, imported now (only the command asked for is loaded)."""
+    module, _, name = handler.partition(":")
+    function: Command = getattr(importlib.import_module(f"sshbench.cli.{module}"), name)
+    return function
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list = ["run", *args_list]
+    out = Console()
+    if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
+        out = Console(width=180)
+    ctx = Context(out, Console(stderr=True))
+    try:
+        args = build_parser().parse_args(args_list)
+        return _command(args.handler)(args, ctx)
+    except SshbenchError as exc:
+        ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug: still one line, the results kept, the exit code documented
+        if os.environ.get("SSHBENCH_DEBUG"):
+            raise
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        ctx.say(f"sshbench: internal error ({what}); this is a bug in sshbench: please report it with the command "
+                f"line (SSHBENCH_DEBUG=1 shows the traceback){ctx.kept(ExitCode.INTERNAL)}")
+        return int(ExitCode.INTERNAL)

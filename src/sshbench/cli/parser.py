@@ -1,0 +1,214 @@
+"""The command line: subcommands, options, and the run's options built from them (checked, never ignored)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NoReturn
+
+from sshbench import __version__
+from sshbench.analysis.recommend import POLICIES
+from sshbench.errors import UsageError
+from sshbench.measure.methods import parse_methods
+from sshbench.options import (
+    DEFAULT_CIPHER_MAC,
+    DEFAULT_MAC_CIPHER,
+    RunOptions,
+    parse_directions,
+    parse_duration,
+    parse_fraction,
+)
+from sshbench.render.exporters import EXPORTERS
+from sshbench.results.kinds import PIPE
+from sshbench.units import parse_size
+
+SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, not argparse's usage dump: the problem and where to look."""
+        raise UsageError(f"{message} (see sshbench --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sshbench", description="Measure SSH ciphers, MACs and key exchanges on a private "
+                     "loopback OpenSSH server (default command: run).")
+    parser.add_argument("--version", action="version", version=f"sshbench {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="the benchmark (default when no command is given)")
+    run.add_argument("destination", nargs="*", help="[user@]host[:port] or a Host alias of your ssh config: "
+                     "measure that real server with your own ssh setup; several are measured one after another "
+                     "into one results file (default: a private loopback sshd)")
+    run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
+    run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
+                     "towards real links)")
+    sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
+    sel.add_argument("--ciphers", default="all", help="cipher sweep, upload and download (default: all)")
+    sel.add_argument("--macs", default="all", help="MAC sweep with one non-AEAD cipher, upload (default: all)")
+    sel.add_argument("--kex", default="all", help="key exchange handshake latency (default: all)")
+    sel.add_argument("--hostkeys", default="all", help="host key algorithm handshake latency (default: all)")
+    sel.add_argument("--cipher-mac", default=DEFAULT_CIPHER_MAC, help="MAC for non-AEAD ciphers in the cipher sweep")
+    sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
+    sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
+    how = run.add_argument_group("how much (default: precision mode)")
+    how.add_argument("--precision", help="target half-width of each median's 95%% interval, "
+                     "e.g. 3%% or 0.03 (default: 3%%)")
+    how.add_argument("--min-runs", type=int, help="measured samples per case at least (default: 6, "
+                     "the fewest that give a 95%% interval)")
+    how.add_argument("--max-runs", type=int, help="measured samples per case at most (default: 30)")
+    how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
+                     "for no limit (default: 8m in precision mode, none with --runs)")
+    how.add_argument("--runs", type=int, help="fixed mode: exactly this many measured samples per throughput "
+                     "case, no precision target (time budget only if given)")
+    how.add_argument("--setup-runs", type=int, help="fixed mode: samples per key exchange / host key "
+                     "case (default: 10)")
+    how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
+                     "sample lasts --sample-seconds)")
+    how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
+                     "sizing automatically (default: 1.0)")
+    how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
+    how.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per connection on top of the "
+                     "expected transfer time (default: 60)")
+    data = run.add_argument_group("data and crypto")
+    data.add_argument("--data", choices=("zero", "random", "text"), default="zero",
+                      help="payload: zeros (default), random bytes (incompressible) or text (compresses ~3:1); "
+                      "made once per run, streamed without slowing the source")
+    data.add_argument("--compression", action="store_true", help="SSH compression on; only meaningful with "
+                      "--data text (zeros compress absurdly well, random data not at all)")
+    data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
+                      "client, server and ceilings: what a CPU without AES instructions would see")
+    data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
+    tools = run.add_argument_group("transfer methods (the cipher sweep runs once per method)")
+    tools.add_argument("--method", default=PIPE, help="comma list of pipe (ssh carrying a stream: SSH itself), "
+                       "scp, scp-legacy (scp -O), sftp, rsync, or all (default: pipe)")
+    tools.add_argument("--workdir", help="directory for the file methods' test files (default: the temp dir)")
+    tools.add_argument("--remote-workdir", help="with a destination: directory on the server for its test files "
+                       "(default: the server's $TMPDIR or /tmp); its free space is checked first")
+    tools.add_argument("--sink", choices=("file", "null"), help="file methods: the receiver "
+                       "writes a real file (default; size checked) or /dev/null")
+    tools.add_argument("--verify", action="store_true", help="SHA-256 of every received file (outside the timing)")
+    tools.add_argument("--files", type=int, help="many-small-files set: this many files per transfer (with "
+                       "--file-size); per-file overhead, not the cipher, dominates there")
+    tools.add_argument("--file-size", help="size of each file of the --files set, e.g. 64KiB")
+    tools.add_argument("--sftp-buffers", help="sftp -B sweep, e.g. 32KiB,128KiB,255KiB (sftp's default 32768)")
+    tools.add_argument("--sftp-requests", help="sftp -R sweep, e.g. 64,256 (sftp's default 64)")
+    out = run.add_argument_group("where")
+    out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
+                     "(default: sshbench-results/sshbench-<UTC time>.json)")
+    out.add_argument("--quiet", "-q", action="store_true", help="no progress and no tables: only the results "
+                     "path (and errors)")
+    out.add_argument("--jsonl", action="store_true", help="machine-readable: one JSON object per sample on stdout, "
+                     "then one for the finished run; no tables")
+    out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
+    out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
+    run.set_defaults(handler="run:cmd_run")
+
+    rec = sub.add_parser("recommend", help="ssh_config and sshd_config lines from a results file, validated")
+    rec.add_argument("results", help="a results JSON written by sshbench run")
+    rec.add_argument("--policy", choices=tuple(POLICIES), default="modern",
+                     help="modern: recommended algorithms only; compatible: also acceptable ones older peers need")
+    rec.add_argument("--host", help="Host pattern of the client block (default: the measured host, or * for the "
+                     "embedded server)")
+    rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
+    rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
+    rec.add_argument("--ssh", help="ssh binary used to validate the client block")
+    rec.set_defaults(handler="recommend:cmd_recommend")
+
+    rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
+    rep.add_argument("results", help="a results JSON written by sshbench run")
+    for exporter in EXPORTERS:  # render/exporters.py: one line there adds a format here
+        rep.add_argument(exporter.option, metavar="DIR" if exporter.writes_directory else "FILE", help=exporter.help)
+    rep.set_defaults(handler="report:cmd_report")
+
+    cmp = sub.add_parser("compare", help="compare runs case by case, with intervals and significance")
+    cmp.add_argument("results", nargs="+", help="results files; the first is the baseline (one multi-host file: "
+                     "its hosts against the first; files with the same hosts: host by host)")
+    cmp.add_argument("--normalize", metavar="REF", help="divide each run by its own reference: 'tcp' (the raw "
+                     "TCP control) or a cipher name, to compare machines by shape")
+    cmp.add_argument("--fail-above", metavar="PCT", help="exit 7 when any case is significantly slower than the "
+                     "baseline by more than this, e.g. 5%%")
+    cmp.set_defaults(handler="report:cmd_compare")
+
+    algos = sub.add_parser("algos", help="what this client and the embedded server support, with grades")
+    algos.add_argument("--sshd", help="sshd binary for the embedded server")
+    algos.add_argument("--ssh", help="ssh client binary")
+    algos.set_defaults(handler="algos:cmd_algos")
+    return parser
+
+
+def _int_option(value: Any, name: str) -> int:
+    if value is None or value < 1:
+        raise UsageError(f"{name} must be a whole number of at least 1")
+    return int(value)
+
+
+DEFAULT_TIME_BUDGET = "8m"
+
+
+def _time_budget(args: argparse.Namespace) -> float | None:
+    """'none' disables it; in fixed mode (--runs) there is none unless asked for."""
+    text = args.time_budget or (None if args.runs is not None else DEFAULT_TIME_BUDGET)
+    if text is None or text.lower() == "none":
+        return None
+    return parse_duration(text)
+
+
+def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
+    """An option that would have no effect in this combination is an error, never silently dropped."""
+    if args.runs is not None:
+        for option, value in (("--precision", args.precision), ("--min-runs", args.min_runs),
+                              ("--max-runs", args.max_runs)):
+            if value is not None:
+                raise UsageError(f"{option} sets precision mode's stopping rule, and --runs is fixed mode: drop one "
+                                 "of them")
+    elif args.setup_runs is not None:
+        raise UsageError("--setup-runs applies to fixed mode: add --runs N, or drop it")
+    if args.size and args.sample_seconds is not None:
+        raise UsageError("--sample-seconds sizes samples when --size is not given: drop one of them")
+    if args.ssh_config and not args.destination:
+        raise UsageError("--ssh-config is for real hosts: give a destination (sshbench run HOST --ssh-config FILE), "
+                         "or drop it")
+    if all(m == PIPE for m in methods):
+        for option, given in (("--workdir", args.workdir), ("--sink", args.sink), ("--verify", args.verify)):
+            if given:
+                raise UsageError(f"{option} applies to the file methods: add --method scp,sftp,rsync (or all), "
+                                 "or drop it")
+    if args.verify and args.sink == "null":
+        raise UsageError("--verify hashes the received files, and --sink null keeps none: drop one of them")
+
+
+def options_from_args(args: argparse.Namespace) -> RunOptions:
+    """The run's settings from its arguments, checked once (RunOptions checks the values themselves)."""
+    methods = parse_methods(args.method)
+    _refuse_ignored(args, methods)
+    return RunOptions(
+        precision=parse_fraction(args.precision or "3%", "--precision"),
+        min_runs=6 if args.min_runs is None else args.min_runs, max_runs=30 if args.max_runs is None else args.max_runs,
+        time_budget_seconds=_time_budget(args),
+        ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,
+        size_bytes=parse_size(args.size) if args.size else None,
+        sample_seconds=1.0 if args.sample_seconds is None else args.sample_seconds,
+        runs=None if args.runs is None else _int_option(args.runs, "--runs"),
+        setup_runs=10 if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
+        cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
+        seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
+        data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
+        max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
+        methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
+        sink=args.sink or "file", verify=args.verify,
+        files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
+        sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
+        sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
+    )
+
+
+def _size_list(text: str | None, option: str) -> tuple[int, ...]:
+    return tuple(parse_size(w.strip()) for w in (text or "").split(",") if w.strip())
+
+
+def _count_list(text: str | None, option: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(w) for w in (text or "").split(",") if w.strip())
+    except ValueError:
+        raise UsageError(f"bad {option} {text!r}: use whole numbers, e.g. 64,256") from None

@@ -1,0 +1,57 @@
+"""`sshbench recommend`: a results file in, validated configs out (printed, and written with --write)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
+from sshbench.cli import Context
+from sshbench.errors import ExitCode, UsageError
+from sshbench.outputs import file_in, output_dir, safe_name
+from sshbench.render.config import print_recommendation
+from sshbench.render.terminal import host_rule
+from sshbench.results import untrusted
+from sshbench.results.model import Report
+from sshbench.results.store import read_results
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.remote import host_pattern
+from sshbench.targets.servers import embedded_server
+
+
+def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
+    if args.host is not None:
+        try:
+            untrusted.host_pattern(args.host, "--host")
+        except untrusted.UntrustedText as exc:
+            raise UsageError(str(exc)) from None
+    runs = read_results(args.results)
+    if args.host is not None and len(runs) > 1:
+        raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
+                         "per host")
+    client = discover_client(args.ssh)
+    results: list[tuple[Report, CheckedRecommendation]] = []
+    with embedded_server("openssh", client, args.sshd) as server:  # validates the drop-in with the real sshd -t
+        for report in runs:
+            pattern = args.host or host_pattern(report.environment.server.destination)
+            results.append((report, checked_recommendation(report, client, server, args.policy, pattern)))
+    for report, advice in results:
+        if len(runs) > 1:
+            ctx.out.print(host_rule(report))
+        print_recommendation(ctx.out, advice)
+    if any(advice.problems for _, advice in results):
+        return int(ExitCode.UNVERIFIED)
+    if args.write:
+        _write_configs(output_dir(args.write, "--write"), results, ctx)
+    return int(ExitCode.OK)
+
+
+def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context) -> None:
+    """One client file with every host's block; one server drop-in per host (each goes to its own server)."""
+    files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
+    for report, advice in results:
+        name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(report.label)}.conf"
+        files[name] = advice.server_text
+    outputs = [file_in(directory, name, "--write") for name in files]
+    for output, text in zip(outputs, files.values(), strict=True):
+        output.write(text)
+        ctx.out.print(f"wrote {output.path}", highlight=False, markup=False)

@@ -1,0 +1,62 @@
+"""`sshbench report` and `sshbench compare`: saved results in, tables, files and verdicts out; nothing measured."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from sshbench.analysis.compare import compare, pair_runs
+from sshbench.cli import Context
+from sshbench.errors import ExitCode, UsageError
+from sshbench.options import parse_fraction
+from sshbench.outputs import Output, file_in, output_dir, text_output
+from sshbench.render.compare import comparison_table
+from sshbench.render.exporters import EXPORTERS, Exporter
+from sshbench.render.terminal import full_report, host_rule, hosts_report
+from sshbench.results.store import read_results
+
+
+def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
+    runs = read_results(args.results)
+    # every output is resolved (and refused) before anything is rendered or written
+    chosen: list[tuple[Exporter, Output | str]] = []
+    for exporter in EXPORTERS:
+        given = getattr(args, exporter.dest)
+        if given:
+            chosen.append((exporter, output_dir(given, exporter.option) if exporter.writes_directory else
+                           text_output(given, exporter.option, exporter.default_name or "", [args.results])))
+    if not chosen:
+        for report in runs:
+            if len(runs) > 1:
+                ctx.out.print(host_rule(report))
+            ctx.out.print(full_report(report))
+        if len(runs) > 1:
+            ctx.out.print(hosts_report(runs))
+    for exporter, output in chosen:
+        if isinstance(output, Output):
+            output.write(exporter.render()(runs))
+            if not output.is_stdout:
+                ctx.say(f"wrote {output.path}")
+            continue
+        written = 0
+        for relative, data in exporter.files()(runs):
+            subdir, name = os.path.split(relative)
+            file_in(os.path.join(output, subdir), name, exporter.option).write(data)
+            written += 1
+        ctx.say(f"wrote {written} files to {output}")
+    return int(ExitCode.OK)
+
+
+def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
+    threshold = parse_fraction(args.fail_above, "--fail-above") if args.fail_above else None
+    if threshold is not None and not 0 < threshold <= 10:
+        raise UsageError(f"--fail-above {args.fail_above}: use a slowdown above 0, e.g. 5%")
+    regressed = False
+    for (base_label, base), (label, run) in pair_runs([(path, read_results(path)) for path in args.results]):
+        try:
+            changes = compare(base, run, args.normalize)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
+        regressed |= threshold is not None and any(c.regression_beyond(threshold) for c in changes)
+    return int(ExitCode.REGRESSION if regressed else ExitCode.OK)

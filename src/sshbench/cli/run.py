@@ -1,0 +1,115 @@
+"""`sshbench run`: the benchmark, read as the pipeline it is.
+
+options -> client discovery -> hosts checked -> embedded server -> cases ->
+one measuring session per host (schedule, samples, saved as they come) ->
+tables, recommendation and next steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import time
+from datetime import UTC, datetime
+
+from sshbench import __version__
+from sshbench.analysis.validate import CheckedRecommendation
+from sshbench.cli import Context
+from sshbench.cli.hints import next_steps
+from sshbench.cli.parser import options_from_args
+from sshbench.errors import ExitCode, UsageError
+from sshbench.measure.controls import verify_aesni_mask
+from sshbench.measure.datapath import make_payload
+from sshbench.measure.runner import bytes_moved
+from sshbench.measure.session import Host, embedded_environment, measure_host
+from sshbench.plan.budget import host_share
+from sshbench.plan.cases import expand_methods, plan_host
+from sshbench.render.config import print_recommendation
+from sshbench.render.progress import reporter_for
+from sshbench.render.terminal import full_report, host_rule, hosts_report
+from sshbench.results.model import CaseStatus, Report
+from sshbench.results.store import ResultsWriter
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.remote import RemoteHost, open_remote, parse_destination
+from sshbench.targets.servers import embedded_server
+
+
+def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
+    options = options_from_args(args)
+    client = discover_client(options.ssh)
+    destinations = _destinations(args.destination)
+    if options.remote_workdir and not destinations:
+        raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
+                         "embedded server")
+    ctx.writer = writer = ResultsWriter(options.output)
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
+    crypto = verify_aesni_mask() if options.no_aesni else None
+    methods, missing = expand_methods(options, "all" in args.method.lower())
+    # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
+    remotes: list[RemoteHost | None] = [
+        open_remote(d, args.ssh_config, client, options.timeout_seconds, options.remote_workdir)
+        for d in destinations] or [None]
+    runs: list[tuple[Report, CheckedRecommendation]] = []
+    # The embedded server also runs for remote hosts: its private dir holds the payload, and it
+    # validates the recommended server drop-in without touching any real server.
+    with embedded_server("openssh", client, options.sshd, env=options.crypto_env()) as server:
+        payload = make_payload(options.data, server.workdir, seed)
+        hosts = [Host(options, client, server, payload, remote, methods, seed, crypto) for remote in remotes]
+        plans = [plan_host(options, client, h.offered, methods, missing,
+                           "the server" if h.remote is None else h.remote.facts.destination or "",
+                           embedded=h.remote is None) for h in hosts]
+        started = time.monotonic()
+        with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
+            for index, (host, records) in enumerate(zip(hosts, plans, strict=True)):
+                spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))
+                share = host_share(options, spent, len(hosts) - index)
+                report = Report(tool_version=__version__, seed=seed, options=share, cases=records,
+                                started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                                environment=embedded_environment(client, server))
+                runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save,
+                                                  reporter)))
+                writer.host_done(report)
+    return _finish(args, ctx, writer, runs)
+
+
+def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
+            runs: list[tuple[Report, CheckedRecommendation]]) -> int:
+    """The tables, recommendation and next steps (or the JSON line, or just the path); the exit code."""
+    reports = [report for report, _ in runs]
+    failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
+        c.status is CaseStatus.FAILED for r in reports for c in r.cases)
+    out = ctx.out
+    if args.jsonl:
+        print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
+                          "csv": writer.csv_path, "hosts": [r.label for r in reports],
+                          "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
+    elif args.quiet:
+        out.print(writer.json_path, highlight=False, markup=False, soft_wrap=True)
+    else:
+        for report, advice in runs:
+            if len(runs) > 1:
+                out.print(host_rule(report))
+            out.print(full_report(report))
+            print_recommendation(out, advice)
+        if len(runs) > 1:
+            out.print(hosts_report(reports))
+        for line in next_steps(reports, writer, args.ssh_config):
+            out.print(line, highlight=False, markup=False)
+    return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+def _destinations(given: list[str] | None) -> list[str]:
+    seen: set[str] = set()
+    for destination in given or []:
+        parse_destination(destination)  # checked before anything is made or run
+        if destination in seen:
+            raise UsageError(f"destination {destination!r} is named twice; each host is measured once per run")
+        seen.add(destination)
+    return list(given or [])
+
+
+def _overall_status(reports: list[Report]) -> str:
+    statuses = {r.status for r in reports}
+    return next((s for s in ("failed", "interrupted", "running") if s in statuses), "complete")

@@ -1,0 +1,253 @@
+"""The first packets of an SSH connection: identification banner and the unencrypted KEXINIT.
+
+Just enough of the SSH transport (RFC 4253 sections 4.2, 6 and 7.1) to learn
+what a peer offers, without authenticating or changing anything: used for a
+server's offer (connect, read banner and KEXINIT, hang up) and for the local
+client's first KEXINIT (run `ssh` against a socket of ours). The Terrapin
+check (CVE-2023-48795) needs exactly these lists, from the *first* KEXINIT,
+and detects strict KEX by its marker, never by the version string.
+
+Every read is bounded in bytes and time, so a hostile or broken peer gives a
+clear error, never a hang.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import subprocess
+import time
+from dataclasses import dataclass
+
+from sshbench.algorithms import Kind, lookup
+from sshbench.errors import ServerError
+from sshbench.measure.procs import kill_group, reap
+from sshbench.results.environment import TerrapinFacts, TerrapinSide
+from sshbench.results.untrusted import UntrustedText, algorithm_name, printable
+
+SSH_MSG_KEXINIT = 20
+MAX_BANNER_LINES = 50  # RFC 4253 4.2 allows text lines before the identification string
+MAX_LINE = 255
+MAX_PACKET = 35000  # RFC 4253 6.1: implementations must handle 35000-byte packets
+OUR_BANNER = b"SSH-2.0-sshbench\r\n"
+STRICT_SERVER = "kex-strict-s-v00@openssh.com"
+STRICT_CLIENT = "kex-strict-c-v00@openssh.com"
+
+
+class KexinitError(ServerError):
+    """The peer's first packets could not be read: names the host and what went wrong."""
+
+
+@dataclass(frozen=True)
+class Kexinit:
+    """The ten name-lists of a KEXINIT, in wire order, and the peer's identification string."""
+
+    banner: str
+    kex: tuple[str, ...]
+    hostkey: tuple[str, ...]
+    cipher_c2s: tuple[str, ...]
+    cipher_s2c: tuple[str, ...]
+    mac_c2s: tuple[str, ...]
+    mac_s2c: tuple[str, ...]
+    compression_c2s: tuple[str, ...]
+    compression_s2c: tuple[str, ...]
+    first_kex_follows: bool = False
+
+    @property
+    def ciphers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.cipher_c2s, *self.cipher_s2c)))
+
+    @property
+    def macs(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self.mac_c2s, *self.mac_s2c)))
+
+    @property
+    def kex_algorithms(self) -> tuple[str, ...]:
+        """Key exchange names without capability markers (ext-info, strict KEX)."""
+        return tuple(n for n in self.kex if not lookup(n, Kind.KEX).marker)
+
+
+def parse_kexinit_payload(payload: bytes, banner: str = "") -> Kexinit:
+    """Parse a KEXINIT message (message number, cookie, ten name-lists, flag, reserved)."""
+    if not payload or payload[0] != SSH_MSG_KEXINIT:
+        got = payload[0] if payload else "nothing"
+        raise KexinitError(f"expected KEXINIT (message {SSH_MSG_KEXINIT}), got message {got}")
+    offset = 17  # message number + 16-byte cookie
+    lists: list[tuple[str, ...]] = []
+    for _ in range(10):
+        if offset + 4 > len(payload):
+            raise KexinitError("KEXINIT is truncated inside its name-lists")
+        (length,) = struct.unpack_from(">I", payload, offset)
+        offset += 4
+        if offset + length > len(payload):
+            raise KexinitError("KEXINIT name-list runs past the end of the packet")
+        try:
+            text = payload[offset:offset + length].decode("ascii", errors="strict") if length else ""
+        except UnicodeDecodeError:
+            raise KexinitError("KEXINIT name-list is not US-ASCII") from None
+        offset += length
+        names = tuple(n for n in text.split(",") if n)
+        for name in names:  # they reach tables, results files and configs: only the characters SSH names use
+            try:
+                algorithm_name(name, "a KEXINIT name")
+            except UntrustedText as exc:
+                raise KexinitError(str(exc)) from None
+        lists.append(names)
+    if offset + 1 > len(payload):
+        raise KexinitError("KEXINIT is truncated before first_kex_packet_follows")
+    kex, hostkey, enc_cs, enc_sc, mac_cs, mac_sc, comp_cs, comp_sc = lists[:8]  # then two language lists
+    return Kexinit(banner, kex, hostkey, enc_cs, enc_sc, mac_cs, mac_sc, comp_cs, comp_sc,
+                   first_kex_follows=bool(payload[offset]))
+
+
+class _Reader:
+    """Bounded reads from a socket with an overall deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: float, peer: str) -> None:
+        self.sock, self.deadline, self.peer = sock, deadline, peer
+        self.buffer = b""
+
+    def _fill(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise KexinitError(f"{self.peer} sent no complete SSH greeting in time")
+        self.sock.settimeout(left)
+        try:
+            chunk = self.sock.recv(4096)
+        except TimeoutError:
+            raise KexinitError(f"{self.peer} sent no complete SSH greeting in time") from None
+        except OSError as exc:
+            raise KexinitError(f"{self.peer}: {exc.strerror or exc}") from None
+        if not chunk:
+            raise KexinitError(f"{self.peer} closed the connection before its KEXINIT")
+        self.buffer += chunk
+
+    def line(self) -> bytes:
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > MAX_LINE + 2:
+                raise KexinitError(f"{self.peer} sent a line longer than {MAX_LINE} bytes before its banner")
+            self._fill()
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.rstrip(b"\r")
+
+    def exactly(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self._fill()
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+
+def read_greeting(reader: _Reader) -> tuple[str, bytes]:
+    """The peer's identification string, then its first binary packet's payload (must be KEXINIT)."""
+    for _ in range(MAX_BANNER_LINES):
+        line = reader.line()
+        if line.startswith(b"SSH-"):
+            banner = printable(line.decode("ascii", errors="replace"))  # shown and stored: no control bytes
+            break
+    else:
+        raise KexinitError(f"{reader.peer} is not an SSH server: no SSH- identification in "
+                           f"{MAX_BANNER_LINES} lines")
+    if not banner.startswith(("SSH-2.0-", "SSH-1.99-")):
+        raise KexinitError(f"{reader.peer} speaks {banner.split('-')[1] if '-' in banner else '?'}, not SSH 2")
+    (length,) = struct.unpack(">I", reader.exactly(4))
+    if not 5 <= length <= MAX_PACKET:
+        raise KexinitError(f"{reader.peer} sent a packet of {length} bytes: not a KEXINIT")
+    body = reader.exactly(length)
+    padding = body[0]
+    if padding + 1 > length:
+        raise KexinitError(f"{reader.peer} sent a packet whose padding exceeds its length")
+    return banner, body[1:length - padding]
+
+
+def read_server_kexinit(host: str, port: int, timeout: float = 10.0) -> Kexinit:
+    """Connect, exchange banners, read the server's KEXINIT, hang up. Changes nothing on the server."""
+    peer = f"{host} port {port}"
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        raise KexinitError(f"cannot connect to {peer}: {exc.strerror or exc}") from None
+    return kexinit_over(sock, peer, timeout)
+
+
+def kexinit_over(sock: socket.socket, peer: str, timeout: float = 10.0) -> Kexinit:
+    """The server's KEXINIT over a connection already open (closed afterwards)."""
+    deadline = time.monotonic() + timeout
+    with sock:
+        try:
+            sock.sendall(OUR_BANNER)
+        except OSError as exc:
+            raise KexinitError(f"{peer}: {exc.strerror or exc}") from None
+        banner, payload = read_greeting(_Reader(sock, deadline, peer))
+    return parse_kexinit_payload(payload, banner)
+
+
+@dataclass(frozen=True)
+class TerrapinVerdict:
+    """Terrapin exposure of one peer's first KEXINIT (CVE-2023-48795)."""
+
+    strict_kex: bool
+    exploitable: bool
+    reason: str
+
+
+def terrapin(offer: Kexinit, side: str) -> TerrapinVerdict:
+    """Exploitable = no strict-KEX marker AND (chacha20-poly1305, or a CBC cipher with an EtM MAC).
+
+    CTR with EtM is theoretically affected but not practically; GCM and
+    encrypt-and-MAC modes are not affected.
+    """
+    marker = STRICT_SERVER if side == "server" else STRICT_CLIENT
+    strict = marker in offer.kex
+    chacha = "chacha20-poly1305@openssh.com" in offer.ciphers
+    cbc = [c for c in offer.ciphers if c.endswith("-cbc") or c == "rijndael-cbc@lysator.liu.se"]
+    etm = [m for m in offer.macs if m.endswith("-etm@openssh.com")]
+    if strict:
+        return TerrapinVerdict(True, False, f"offers strict key exchange ({marker})")
+    if chacha or (cbc and etm):
+        why = "chacha20-poly1305@openssh.com" if chacha else f"CBC ({cbc[0]}) with an EtM MAC ({etm[0]})"
+        return TerrapinVerdict(False, True, f"no strict key exchange and offers {why}")
+    return TerrapinVerdict(False, False, "no strict key exchange, but offers no Terrapin-affected mode")
+
+
+def read_client_kexinit(ssh: str, timeout: float = 10.0, extra: tuple[str, ...] = ()) -> Kexinit:
+    """The local client's first KEXINIT: `ssh` connects to a socket of ours, which hangs up after reading it.
+
+    `-F /dev/null` gives the compiled-in proposal (what an unconfigured client
+    sends); known_hosts is /dev/null, so nothing in ~/.ssh is read or written.
+    """
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    argv = [ssh, "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "UserKnownHostsFile=/dev/null",
+            "-o", "GlobalKnownHostsFile=/dev/null", "-o", f"ConnectTimeout={int(timeout)}", *extra,
+            "-p", str(port), "127.0.0.1", "true"]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        listener.settimeout(timeout)
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            raise KexinitError(f"{ssh} did not connect to our probe socket within {timeout:.0f}s") from None
+        with conn:
+            conn.sendall(OUR_BANNER)
+            banner, payload = read_greeting(_Reader(conn, time.monotonic() + timeout, f"{ssh} (client)"))
+        return parse_kexinit_payload(payload, banner)
+    finally:
+        listener.close()
+        kill_group(proc.pid)
+        reap(proc.pid)
+
+
+def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> TerrapinFacts:
+    """Both verdicts for the results file; a connection is protected only when both ends are strict.
+
+    A side whose KEXINIT could not be read (a server behind a proxy) is None: unknown, never "protected".
+    """
+    def side(offer: Kexinit | None, who: str) -> TerrapinSide | None:
+        if offer is None:
+            return None
+        verdict = terrapin(offer, who)
+        return TerrapinSide(offer.banner, verdict.strict_kex, verdict.exploitable, verdict.reason)
+
+    sides = side(client, "client"), side(server, "server")
+    return TerrapinFacts(*sides, protected=all(s is not None and s.strict_kex for s in sides))

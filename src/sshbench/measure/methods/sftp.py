@@ -1,0 +1,63 @@
+"""sftp in batch mode, with its two throughput knobs: -B (bytes per request) and -R (requests in flight)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+from sshbench.measure.methods.base import is_remote, ssh_options
+from sshbench.results.model import Case
+from sshbench.targets.base import Target
+
+# OpenSSH's sftp defaults (sftp(1): -B 32768, -R 64): a tuned variant equal to these is plain sftp.
+DEFAULT_BUFFER = 32768
+DEFAULT_REQUESTS = 64
+_TUNED = re.compile(r"sftp-B(\d+)-R(\d+)")
+
+
+class Sftp:
+    """Plain sftp, or sftp with -B/-R, written "sftp-B<buffer>-R<requests>" so it gets its own case id."""
+
+    moves_files = True
+
+    def __init__(self, buffer: int | None = None, requests: int | None = None) -> None:
+        self.buffer, self.requests = buffer, requests
+        tuned = buffer is not None and requests is not None
+        self.name = f"sftp-B{buffer}-R{requests}" if tuned else "sftp"
+        self.label = f"sftp -B {buffer} -R {requests}" if tuned else "sftp"
+
+    @classmethod
+    def parse(cls, name: str) -> Sftp | None:
+        """A tuned sftp from its name, or None if the name is not one."""
+        match = _TUNED.fullmatch(name)
+        return cls(int(match.group(1)), int(match.group(2))) if match else None
+
+    def unavailable(self) -> str | None:
+        return None if shutil.which("sftp") else "sftp is not installed (Debian package openssh-client)"
+
+    def argv(self, target: Target, case: Case, source: str, dest: str, directory: bool, workdir: str,
+             compression: bool) -> list[str]:
+        """sftp reads its commands from a batch file: one put (upload) or get (download), paths quoted."""
+        upload = is_remote(dest)
+        batch = os.path.join(workdir, "sftp-batch")
+        local, remote = (source, dest) if upload else (dest, source)
+        remote_path = remote.split(":", 1)[1]
+        verb = "put" if upload else "get"
+        with open(batch, "w", encoding="utf-8") as fh:
+            first, second = (local, remote_path) if upload else (remote_path, local)
+            fh.write(f'{verb}{" -r" if directory else ""} "{first}" "{second}"\n')
+        knobs = ["-B", str(self.buffer), "-R", str(self.requests)] if self.buffer is not None else []
+        return ["sftp", "-b", batch, *knobs, "-S", target.ssh_program, *ssh_options(target, case, compression),
+                target.destination]
+
+
+def variants(buffers: tuple[int, ...], requests: tuple[int, ...]) -> tuple[str, ...]:
+    """The tuned sftp methods of an -B x -R sweep; the combination equal to sftp's defaults is plain sftp."""
+    if not buffers and not requests:
+        return ()
+    out = []
+    for buffer in buffers or (DEFAULT_BUFFER,):
+        for count in requests or (DEFAULT_REQUESTS,):
+            out.append("sftp" if (buffer, count) == (DEFAULT_BUFFER, DEFAULT_REQUESTS) else f"sftp-B{buffer}-R{count}")
+    return tuple(dict.fromkeys(out))

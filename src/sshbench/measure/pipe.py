@@ -1,0 +1,310 @@
+"""ONE measurement: one ssh connection carrying one transfer, returned as a Sample.
+
+The remote side is plain POSIX sh, so the same protocol works against any
+server later: the remote command first prints a ready line (with
+$SSH_CLIENT, which names our source port so the server process can be matched
+exactly), then
+- upload: `wc -c` counts what arrives and prints the count; the clock runs
+  from our first byte written to the moment that count arrives;
+- download: it waits for our go line, then `head -c N /dev/zero`; the clock
+  runs from the go line to the moment our sink has counted N bytes;
+- set-up: nothing more; the connection is timed from process start.
+The handshake is never inside the data phase. Both data phases include one
+network round trip (go/ack), about 50 microseconds on loopback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sshbench.algorithms import is_aead
+from sshbench.measure.datapath import Payload, Tick, drain, grow_pipe
+from sshbench.measure.negotiation import Negotiated, parse_verbose
+from sshbench.measure.procfs import tree_cpu_seconds
+from sshbench.measure.procs import kill_group, reap
+from sshbench.results.model import Case, Direction, Sample
+from sshbench.results.untrusted import clean
+from sshbench.targets.base import Target
+
+READY = b"SSHBENCH-READY"
+STDERR_TAIL = 8
+
+
+@dataclass(frozen=True)
+class SampleSettings:
+    """Run-wide settings every sample shares."""
+
+    payload: Payload = field(default_factory=Payload)
+    compression: bool = False
+    env: Mapping[str, str] = field(default_factory=dict)  # e.g. the OpenSSL capability mask
+
+    @property
+    def expected_compression(self) -> str:
+        return "zlib@openssh.com" if self.compression else "none"
+
+
+# On a remote host the server's CPU is read by the remote command itself: /proc/$PPID/stat of the sshd
+# session process that runs it (the unprivileged "sshd: user@notty" child, which does the crypto),
+# before and after the data phase, on stderr so the data stream stays clean. No /proc: no line, unknown.
+# The total comes from /proc/PID/schedstat (nanoseconds) where the kernel has it, the user/sys split from
+# /proc/PID/stat (clock ticks, 10 ms: too coarse alone for sub-second samples).
+CPU_MARK = "SSHBENCH-CPU"
+_CPU_FN = (f'sshbench_cpu() {{ s=$(cat /proc/$PPID/stat 2>/dev/null) && '
+           f'echo "{CPU_MARK} $1 $(getconf CLK_TCK 2>/dev/null || echo 100) '
+           f'$(cut -d" " -f1 /proc/$PPID/schedstat 2>/dev/null || echo -) $s" >&2; }}; ')
+
+
+def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, remote_cpu: bool = False) -> str:
+    ready = "echo SSHBENCH-READY $SSH_CLIENT"
+    if remote_cpu:
+        ready = f"{_CPU_FN}{ready}; sshbench_cpu before"
+    after = "; sshbench_cpu after" if remote_cpu else ""
+    if case.direction is Direction.UPLOAD:
+        return f"{ready}; {'' if remote_cpu else 'exec '}wc -c{after}"
+    if case.direction is Direction.DOWNLOAD:
+        source = (payload or Payload()).remote_source(size_bytes)
+        if remote_cpu:
+            source = source.removeprefix("exec ")  # the shell must live on to read the CPU after
+        return f"{ready}; read go; {source}{after}"
+    return ready
+
+
+def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, float]]:
+    """'before'/'after' -> (user, sys) seconds of the sshd session process, from CPU_MARK lines."""
+    found: dict[str, tuple[float, float]] = {}
+    for _, text in lines:
+        if not text.startswith(CPU_MARK):
+            continue
+        head, _, stat = text[len(CPU_MARK):].partition("(")  # "before 100 123456 4242 " then "sshd) S ..."
+        words = head.split()
+        comm, _, rest = stat.rpartition(")")
+        fields = rest.split()  # from field 3 (state): utime is field 14, stime field 15
+        if len(words) != 4 or not words[1].isdigit() or "sshd" not in comm or len(fields) < 13:
+            continue  # not an sshd session process (e.g. a wrapper shell): unknown, never a guess
+        hz = int(words[1]) or 100
+        user, system = int(fields[11]) / hz, int(fields[12]) / hz
+        if words[2].isdigit():  # schedstat: exact total, split in the ticks' proportion
+            total = int(words[2]) / 1e9
+            share = user / (user + system) if user + system else 0.0
+            user, system = total * share, total * (1 - share)
+        found[words[0]] = (user, system)
+    return found
+
+
+def negotiation_mismatch(case: Case, got: Negotiated, compression: str = "none") -> str | None:
+    """Compare the request with what was negotiated; a description of the first difference."""
+    if not got.complete:
+        return "the negotiated algorithms were not found in ssh -v output"
+    expected: list[tuple[str, str, str | None]] = []
+    if case.cipher:
+        expected += [("client->server cipher", case.cipher, got.cipher_c2s),
+                     ("server->client cipher", case.cipher, got.cipher_s2c)]
+    if case.mac:
+        want = "<implicit>" if case.cipher and is_aead(case.cipher) else case.mac
+        expected += [("client->server MAC", want, got.mac_c2s), ("server->client MAC", want, got.mac_s2c)]
+    if case.kex:
+        expected.append(("key exchange", case.kex, got.kex))
+    if case.hostkey:
+        expected.append(("host key algorithm", case.hostkey, got.hostkey))
+    expected += [("client->server compression", compression, got.compression_c2s),
+                 ("server->client compression", compression, got.compression_s2c)]
+    for what, want, have in expected:
+        if want != have:
+            return f"asked for {what} {want} but {have} was negotiated"
+    return None
+
+
+class _Lines:
+    """Line reads from a raw fd that leave everything after the line unread in a buffer."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self) -> bytes | None:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def until(self, prefix: bytes) -> bytes | None:
+        """Skip anything a login script printed before our marker line."""
+        while (line := self.readline()) is not None:
+            if line.startswith(prefix):
+                return line
+        return None
+
+
+def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
+    """Last lines worth reading: ssh's own messages first, debug noise only if there is nothing else."""
+    plain = [text for _, text in lines if not text.startswith("debug")]
+    return (plain or [text for _, text in lines])[-STDERR_TAIL:]
+
+
+def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeout: float,
+               settings: SampleSettings | None = None, tick: Tick | None = None) -> Sample:
+    """Measure one connection. Never raises for ssh failures: they come back as a failed Sample.
+
+    `tick` is told the bytes our side moves during the data phase, for a live rate display.
+    """
+    settings = settings or SampleSettings()
+    sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
+                    started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                    size_bytes=size_bytes if case.moves_data else 0)
+    remote_cpu = not target.server_cpu_exact
+    argv = target.ssh_argv(case, remote_command(case, size_bytes, settings.payload, remote_cpu))
+    if settings.compression:
+        argv[1:1] = ["-o", "Compression=yes"]
+    stderr_lines: list[tuple[float, str]] = []
+    timed_out = threading.Event()
+    t_spawn = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            bufsize=0, start_new_session=True,
+                            env={**os.environ, **target.tool_env, **settings.env})
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stderr_pipe = proc.stderr
+
+    def read_stderr() -> None:
+        for raw in iter(stderr_pipe.readline, b""):
+            stderr_lines.append((time.perf_counter() - t_spawn, clean(raw.decode(errors="replace").rstrip())))
+
+    def expire() -> None:
+        timed_out.set()
+        kill_group(proc.pid)  # not proc.kill(): its poll() could reap ssh under our wait4 below
+
+    stderr_thread = threading.Thread(target=read_stderr, daemon=True)
+    stderr_thread.start()
+    watchdog = threading.Timer(timeout, expire)
+    watchdog.daemon = True  # never keeps the process alive after an interrupt
+    watchdog.start()
+    peer_port: int | None = None
+    error: str | None = None
+    try:
+        grow_pipe(proc.stdin.fileno())
+        grow_pipe(proc.stdout.fileno())
+        out = _Lines(proc.stdout.fileno())
+        ready = out.until(READY)
+        t_ready = time.perf_counter()
+        if ready is None:
+            error = "ssh ended before the remote command started"
+        else:
+            sample.setup_seconds = t_ready - t_spawn
+            fields = ready.split()
+            peer_port = int(fields[2]) if len(fields) >= 3 and fields[2].isdigit() else None
+            if case.moves_data:  # what each side spent before the first byte, to charge the data phase alone
+                sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
+                if peer_port is not None:
+                    sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
+            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload, tick or _no_tick)
+        proc.stdin.close()
+        with contextlib.suppress(OSError):
+            drain(proc.stdout.fileno(), 1 << 62)
+    except BrokenPipeError:
+        error = "ssh exited while data was still being sent"
+    except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
+        kill_group(proc.pid)
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        status, usage = reap(proc.pid)  # bounded: the watchdog kills ssh at the timeout
+        watchdog.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        sample.total_seconds = time.perf_counter() - t_spawn
+        stderr_thread.join(timeout=5)
+        proc.stdout.close()
+        stderr_pipe.close()
+
+    sample.exit_status = proc.returncode
+    if usage is not None:
+        sample.client_cpu_user_seconds = usage.ru_utime
+        sample.client_cpu_sys_seconds = usage.ru_stime
+    transcript = parse_verbose(stderr_lines)
+    sample.negotiated = transcript.negotiated
+    sample.phases = {k: round(v, 6) for k, v in transcript.phases.items()}
+    if transcript.transferred:
+        sample.wire_bytes_sent, sample.wire_bytes_received = transcript.transferred
+    if remote_cpu:
+        _remote_cpu(sample, parse_remote_cpu(stderr_lines))
+    elif peer_port is not None:
+        server = target.server_process(peer_port)
+        if server is not None:
+            sample.server_cpu_user_seconds = server.cpu_user_s
+            sample.server_cpu_sys_seconds = server.cpu_sys_s
+
+    if timed_out.is_set():
+        error = f"timed out after {timeout:.0f}s"
+    elif transcript.refused:
+        error = f"server refused: {transcript.refused}"
+    elif error is None and (mismatch := negotiation_mismatch(case, transcript.negotiated,
+                                                             settings.expected_compression)):
+        error = mismatch
+    elif error is None and proc.returncode != 0:
+        error = f"ssh exited with status {proc.returncode}"
+    elif error is None and case.moves_data and sample.server_cpu_user_seconds is None and target.server_cpu_exact:
+        error = "the server process of this connection was not found"
+    sample.error = error
+    sample.ok = error is None
+    if error is not None:
+        sample.stderr_tail = tail_lines(stderr_lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
+    return sample
+
+
+def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:
+    """Transfers: the session process's total after the data, with the part before it as set-up."""
+    before, after = cpu.get("before"), cpu.get("after")
+    total = after or before
+    if total is None or not sample.size_bytes:
+        # not Linux or /proc hidden; or a set-up case, whose key exchange ran in sshd's pre-auth process
+        # (gone by the time our command runs): unknown, not zero
+        return
+    sample.server_cpu_user_seconds, sample.server_cpu_sys_seconds = total
+    if sample.size_bytes and before is not None and after is not None:
+        sample.server_cpu_setup_seconds = sum(before)
+    elif sample.size_bytes:
+        sample.server_cpu_user_seconds = sample.server_cpu_sys_seconds = None
+
+
+def _no_tick(moved: int) -> None:
+    pass
+
+
+def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
+                sample: Sample, payload: Payload, tick: Tick) -> str | None:
+    """Move the bytes and time them; fills the sample, returns an error text or None."""
+    assert proc.stdin is not None and proc.stdout is not None
+    if case.direction is Direction.UPLOAD:
+        t0 = time.perf_counter()
+        payload.send(proc.stdin.fileno(), size_bytes, tick)
+        proc.stdin.close()
+        line = out.readline()
+        t1 = time.perf_counter()
+        if line is None or not line.strip().isdigit():
+            return "the server did not report a byte count"
+        sample.bytes_received = int(line.strip())
+    elif case.direction is Direction.DOWNLOAD:
+        if out.buffer:
+            return "unexpected output before the data phase"
+        proc.stdin.write(b"go\n")
+        t0 = time.perf_counter()
+        count, _ = drain(proc.stdout.fileno(), size_bytes, tick)
+        t1 = time.perf_counter()
+        extra, _ = drain(proc.stdout.fileno(), 1 << 62)
+        sample.bytes_received = count + extra
+    else:
+        return None
+    sample.data_seconds = t1 - t0
+    sample.verified = "count"
+    if sample.bytes_received != size_bytes:
+        return f"receiver counted {sample.bytes_received} bytes, expected {size_bytes}"
+    return None

@@ -1,0 +1,163 @@
+"""Measuring one host, start to finish: its facts, its test files, the schedule run, the warnings, the advice.
+
+The CLI runs one session per host. Everything the results file says about
+the host is filled in here, into the typed environment, and the report is
+saved after every sample (the runner) and at each step (here), so an
+interrupt at any point leaves a file that holds what was measured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from sshbench.algorithms import AlgorithmLists
+from sshbench.analysis.advice import advise
+from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
+from sshbench.errors import OutputError, ServerError, UsageError
+from sshbench.measure import sysinfo
+from sshbench.measure.datapath import Payload
+from sshbench.measure.filetool import TransferFiles, command_templates, prepared_files
+from sshbench.measure.iperf import tcp_ceiling
+from sshbench.measure.kexinit import KexinitError, kexinit_over, read_client_kexinit, terrapin_report
+from sshbench.measure.pipe import SampleSettings
+from sshbench.measure.runner import Reporter, execute
+from sshbench.measure.testfiles import check_free_space, measure_disk
+from sshbench.options import RunOptions
+from sshbench.plan.schedule import FixedSchedule, PrecisionSchedule, Schedule
+from sshbench.results.environment import (
+    AlgorithmFacts,
+    ClientFacts,
+    CryptoFacts,
+    EmbeddedFacts,
+    Environment,
+    FilesFacts,
+    MaskCheck,
+    ServerFacts,
+    ServerKind,
+    StoredRecommendation,
+    TerrapinFacts,
+)
+from sshbench.results.model import Report
+from sshbench.targets.base import EmbeddedServer, Target
+from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.remote import RemoteHost, host_pattern
+
+
+@dataclass(frozen=True)
+class Host:
+    """What measuring one host needs; the embedded server and payload are shared by every host of a run."""
+
+    options: RunOptions  # this host's share of the budget and byte cap
+    client: ClientInfo
+    server: EmbeddedServer  # measured when `remote` is None; validates the recommendation either way
+    payload: Payload
+    remote: RemoteHost | None
+    methods: tuple[str, ...]
+    seed: int
+    crypto: MaskCheck | None
+
+    @property
+    def offered(self) -> AlgorithmLists:
+        return self.server.info.enabled if self.remote is None else self.remote.offered
+
+
+def embedded_environment(client: ClientInfo, server: EmbeddedServer) -> Environment:
+    """The machine, both sides' software and what each side offers, before anything is measured."""
+    info = server.info
+    return Environment(
+        host=sysinfo.collect(),
+        client=ClientFacts(client.path, client.version, client.openssl),
+        server=ServerFacts(ServerKind.EMBEDDED, info.version, info.openssl, embedded=EmbeddedFacts(
+            server=server.name, path=info.path, listen=f"{server.address}:{server.port}",
+            host_key_types=list(info.host_key_types), per_connection=server.per_connection)),
+        algorithms=AlgorithmFacts(client.supported, client.defaults, client.aead_ciphers, info.enabled,
+                                  server.defaults),
+    )
+
+
+def measure_host(host: Host, report: Report, save: Callable[[Report], None],
+                 reporter: Reporter) -> CheckedRecommendation:
+    """One host from first sample to validated recommendation, saving after every sample."""
+    options, server, remote = host.options, host.server, host.remote
+    env = report.environment
+    machine_before = sysinfo.cpu_snapshot()
+    env.crypto = CryptoFacts(options.no_aesni, options.crypto_env() or None, host.crypto)
+    if remote is None:
+        env.terrapin = embedded_terrapin(host.client, server)
+    else:
+        env.server = remote.facts
+        env.algorithms.server_enabled = remote.offered
+        env.terrapin = remote.terrapin
+        if options.controls and env.server.remote is not None:  # the link's own ceiling, when iperf3 is on both ends
+            env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
+                                                   capped=options.max_bytes is not None)
+    live = [r.case for r in report.cases if r.status.value != "skipped"]
+    target: Target = EmbeddedTarget(server) if remote is None else remote.target
+    with contextlib.ExitStack() as stack:
+        files = None
+        if any(not c.is_pipe for c in live):
+            files = stack.enter_context(_test_files(options, target, host.payload))
+            env.files = _files_facts(options, files, host.payload)
+            env.files.commands = command_templates(target, files, host.methods)
+        plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, host.seed)
+                          if options.runs is not None
+                          else PrecisionSchedule(live, options.min_runs, options.max_runs, host.seed))
+        save(report)
+        execute(report, plan, target, options, save, reporter,
+                SampleSettings(host.payload, options.compression, options.crypto_env()), files)
+    if remote is None and env.server.embedded is not None:
+        env.server.embedded.refused_connections = server.strangers
+    env.host.load_average_end = sysinfo.load_average()
+    env.host.during_run = sysinfo.usage_since(machine_before)
+    report.warnings = [w.stored() for w in advise(report)]
+    save(report)
+    advice = checked_recommendation(report, host.client, server, "modern", host_pattern(env.server.destination))
+    if not advice.problems:  # kept in the results, so reports can show it without running anything
+        report.recommendation = StoredRecommendation(advice.rec.policy, advice.client_text, advice.server_text,
+                                                     advice.prediction)
+        save(report)
+    return advice
+
+
+@contextlib.contextmanager
+def _test_files(options: RunOptions, target: Target, payload: Payload) -> Iterator[TransferFiles]:
+    """The file methods' test files, after checking there is room for them; gone afterwards."""
+    workdir = options.workdir or tempfile.gettempdir()
+    if not os.path.isdir(workdir):
+        raise UsageError(f"--workdir {workdir}: no such directory; create it or pick another")
+    check_free_space(workdir, options.file_shape, payload, options.sink == "file")
+    with prepared_files(target, workdir, options.file_shape, payload, options.sink == "file",
+                        options.verify) as files:
+        yield files
+
+
+def _files_facts(options: RunOptions, files: TransferFiles, payload: Payload) -> FilesFacts:
+    """What the file methods moved and where, and how fast that disk is: the bottleneck check."""
+    try:
+        disk = measure_disk(files.source(tiny=False, server=False), files.client_dir, payload)
+    except OSError as exc:
+        raise OutputError(f"--workdir {os.path.dirname(files.client_dir)}: the disk check could not write there "
+                          f"({exc.strerror or exc}); pick a writable directory with room") from None
+    shape = files.shape
+    return FilesFacts(workdir=os.path.dirname(files.client_dir), file_bytes=shape.file_bytes, files=shape.files,
+                      directory=shape.directory, total_bytes=shape.total_bytes, describe=shape.describe(),
+                      sparse_source=options.data == "zero" and not shape.directory, sink=options.sink,
+                      verify=options.verify, source_sha256=files.source_sha256, disk=disk)
+
+
+def embedded_terrapin(client: ClientInfo, server: EmbeddedServer) -> TerrapinFacts:
+    """Terrapin status from the embedded server's and the client's first KEXINIT (markers, not versions)."""
+    try:
+        server_offer = kexinit_over(server.connect(), f"the embedded server port {server.port}")
+    except (KexinitError, OSError) as exc:
+        raise ServerError(f"could not read the embedded server's SSH offer: {exc}") from None
+    try:
+        client_offer = read_client_kexinit(client.path)
+    except KexinitError:
+        client_offer = None
+    return terrapin_report(server_offer, client_offer)

@@ -1,0 +1,310 @@
+"""Charts of a Report (matplotlib, headless): PNG and SVG bytes, nothing drawn from anything but the file.
+
+Each chart is sorted, labelled with units, shows the 95% interval of every
+median as an error bar, marks weak and broken algorithms (hatched bars and a
+red label) and carries the machine and versions in its caption.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: charts are files
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from sshbench.algorithms import Kind
+from sshbench.outputs import safe_name
+from sshbench.render.labels import flagged_name, grade_of
+from sshbench.render.matrix import method_label, method_matrices
+from sshbench.results.model import Report, Stat, Summary
+
+# Text from a results file (a CPU model, versions) is shown as it is: a '$' in it must not start mathtext,
+# which would garble the label or fail the whole chart.
+matplotlib.rcParams["text.parse_math"] = False
+
+COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
+          "setup": "#3b75af", "kex": "#c53a32"}
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # file stem, e.g. "ciphers-throughput"
+    figure: Figure
+
+    def render(self, fmt: str) -> bytes:
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
+                            metadata={"Date": None} if fmt == "svg" else None)
+        return buffer.getvalue()
+
+
+def caption(report: Report) -> str:
+    env = report.environment
+    host, client = env.host, env.client
+    masked = ", AES-NI masked" if env.crypto and env.crypto.aesni_masked else ""
+    return (f"{host.cpu_model} x{host.cpu_count} ({', '.join(host.crypto_flags) or 'no AES/SHA'}{masked}), "
+            f"{client.version}, {client.openssl}; sshbench {report.tool_version}, "
+            f"{report.started_at}; error bars: 95% interval of the median")
+
+
+def _label(name: str, kind: Kind) -> tuple[str, bool]:
+    """The name as the axis shows it (weak and broken marked as everywhere else), and whether it is flagged."""
+    return flagged_name(name, kind), grade_of(name, kind).flagged
+
+
+def _err(stat: Stat, scale: float) -> tuple[float, float]:
+    low = stat.ci_low if stat.ci_low is not None else stat.median
+    high = stat.ci_high if stat.ci_high is not None else stat.median
+    return (stat.median - low) / scale, (high - stat.median) / scale
+
+
+def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, Stat]]:
+    """subject -> {direction: stat} for one metric of one kind."""
+    out: dict[str, dict[str, Stat]] = {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        stat = getattr(summary, metric)
+        if case.algorithm_kind is kind and case.is_pipe and stat is not None:
+            out.setdefault(case.subject, {})[case.direction.value] = stat
+    return out
+
+
+def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str, xlabel: str, scale: float,
+          descending: bool) -> Figure | None:
+    data = _by_subject(report, kind, metric)
+    if not data:
+        return None
+    order = sorted(data, key=lambda n: max(s.median for s in data[n].values()), reverse=descending)
+    height = 0.8 / max(1, len([s for s in series if any(s in d for d in data.values())]))
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(order) + 1.6))
+    present = [s for s in series if any(s in d for d in data.values())]
+    for index, serie in enumerate(present):
+        ys: list[float] = []
+        widths: list[float] = []
+        errs: tuple[list[float], list[float]] = ([], [])
+        for row, name in enumerate(order):
+            stat = data[name].get(serie)
+            if stat is None:
+                continue
+            ys.append(row + index * height - 0.4 + height / 2)
+            widths.append(stat.median / scale)
+            low, high = _err(stat, scale)
+            errs[0].append(low)
+            errs[1].append(high)
+        bars = ax.barh(ys, widths, height=height * 0.95, xerr=errs, color=COLORS.get(serie),
+                       label=serie, capsize=2, error_kw={"elinewidth": 0.8})
+        for bar, row_name in zip(bars, [n for n in order if data[n].get(serie)], strict=True):
+            if _label(row_name, kind)[1]:
+                bar.set_hatch("///")
+                bar.set_edgecolor("#c53a32")
+    ax.set_yticks(range(len(order)))
+    labels = [_label(n, kind) for n in order]
+    ax.set_yticklabels([text for text, _ in labels])
+    for tick, (_, flagged) in zip(ax.get_yticklabels(), labels, strict=True):
+        if flagged:
+            tick.set_color("#c53a32")
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, loc="left")
+    ax.grid(axis="x", alpha=0.3)
+    if len(present) > 1 or present != ["setup"]:
+        ax.legend(loc="lower right", fontsize=8)
+    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    return fig
+
+
+def _summaries(report: Report, kind: Kind) -> list[Summary]:
+    return [s for s in report.summaries
+            if report.case(s.case_id).case.algorithm_kind is kind and report.case(s.case_id).case.is_pipe]
+
+
+def charts(report: Report) -> list[Chart]:
+    """Every chart this report has data for, in reading order."""
+    made: list[Chart] = []
+    specs = [
+        ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
+         "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),
+        ("macs-throughput", Kind.MAC, "throughput_bytes_per_second", ["upload"],
+         f"MAC throughput, all with cipher {report.options.mac_cipher}", "MB/s, median", 1e6, True),
+        ("kex-handshake", Kind.KEX, "handshake_seconds", ["setup"],
+         "Key exchange: connection handshake (lower is better)", "milliseconds, median", 1e-3, False),
+        ("hostkeys-handshake", Kind.HOSTKEY, "handshake_seconds", ["setup"],
+         "Host key algorithms: connection handshake (lower is better)", "milliseconds, median", 1e-3, False),
+    ]
+    for name, kind, metric, series, title, xlabel, scale, descending in specs:
+        fig = _bars(report, kind, metric, series, title, xlabel, scale, descending)
+        if fig is not None:
+            made.append(Chart(name, fig))
+    cost = _cpu_cost(report)
+    if cost is not None:
+        made.append(Chart("ciphers-cpu-cost", cost))
+    heat = _method_heatmap(report)
+    if heat is not None:
+        made.append(Chart("methods-heatmap", heat))
+    return made
+
+
+def _method_heatmap(report: Report) -> Figure | None:
+    """Method x cipher, one panel per direction: colour = steady-state MB/s, text = steady and end-to-end."""
+    matrices = method_matrices(report)
+    if not matrices:
+        return None
+    width = max(len(m.ciphers) for m in matrices)
+    height = max(len(m.methods) for m in matrices)
+    fig, axes = plt.subplots(1, len(matrices), figsize=(2.4 + max(3.6, 2.2 * width) * len(matrices),
+                                                              1.8 + 0.7 * height),
+                             squeeze=False)
+    peak = max((s.throughput_bytes_per_second.median for m in matrices for s in m.cells.values()
+                if s.throughput_bytes_per_second), default=1.0) / 1e6
+    image = None
+    for ax, matrix in zip(axes[0], matrices, strict=True):
+        grid = np.full((len(matrix.methods), len(matrix.ciphers)), np.nan)
+        for (method, cipher), summary in matrix.cells.items():
+            if summary.throughput_bytes_per_second:
+                grid[matrix.methods.index(method), matrix.ciphers.index(cipher)] = \
+                    summary.throughput_bytes_per_second.median / 1e6
+        image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=peak, aspect="auto")
+        for (method, cipher), summary in matrix.cells.items():
+            row, col = matrix.methods.index(method), matrix.ciphers.index(cipher)
+            steady, e2e = summary.throughput_bytes_per_second, summary.end_to_end_bytes_per_second
+            if steady is None:
+                continue
+            text = f"{steady.median / 1e6:,.0f}" + (f"\ne2e {e2e.median / 1e6:,.0f}" if e2e else "")
+            ax.text(col, row, text, ha="center", va="center", fontsize=8,
+                    color="white" if steady.median / 1e6 < 0.6 * peak else "black")
+        ax.set_xticks(range(len(matrix.ciphers)))
+        ax.set_xticklabels([_label(c, Kind.CIPHER)[0] for c in matrix.ciphers], rotation=20, ha="right",
+                           fontsize=8)
+        for tick, name in zip(ax.get_xticklabels(), matrix.ciphers, strict=True):
+            if _label(name, Kind.CIPHER)[1]:
+                tick.set_color("#c53a32")
+        ax.set_yticks(range(len(matrix.methods)))
+        ax.set_yticklabels([method_label(m) for m in matrix.methods])
+        ax.set_title(matrix.direction, loc="left", fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=axes[0].tolist(), label="steady-state MB/s (10^6 bytes per second), median")
+    fig.suptitle("Transfer method x cipher: steady-state MB/s (e2e: end-to-end, start-up included)",
+                 x=0.01, ha="left", fontsize=11)
+    fig.text(0.01, -0.12, caption(report).replace("error bars: 95% interval of the median",
+                                                  "medians; intervals in the tables"), fontsize=7, color="#555555",
+             wrap=True)
+    return fig
+
+
+def _cpu_cost(report: Report) -> Figure | None:
+    """Client and server CPU seconds per GiB per cipher (upload), lower is better."""
+    rows = [s for s in _summaries(report, Kind.CIPHER) if report.case(s.case_id).case.direction.value == "upload"
+            and s.client_cpu_seconds_per_gib and s.server_cpu_seconds_per_gib]
+    if not rows:
+        return None
+    rows.sort(key=lambda s: (s.client_cpu_seconds_per_gib.median  # type: ignore[union-attr]
+                             + s.server_cpu_seconds_per_gib.median))  # type: ignore[union-attr]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
+    names = [report.case(s.case_id).case.subject for s in rows]
+    for offset, side in ((-0.2, "client"), (0.2, "server")):
+        stats = [getattr(s, f"{side}_cpu_seconds_per_gib") for s in rows]
+        errs = ([_err(st, 1)[0] for st in stats], [_err(st, 1)[1] for st in stats])
+        ax.barh([i + offset for i in range(len(rows))], [st.median for st in stats], height=0.38, xerr=errs,
+                color=COLORS[side], label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)", capsize=2)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
+    for tick, name in zip(ax.get_yticklabels(), names, strict=True):
+        if _label(name, Kind.CIPHER)[1]:
+            tick.set_color("#c53a32")
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU seconds per GiB moved, upload (log scale; lower is better)")
+    ax.set_title("CPU cost per GiB, each side", loc="left")
+    ax.grid(axis="x", alpha=0.3, which="both")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    return fig
+
+
+def host_charts(runs: list[Report]) -> list[Chart]:
+    """Charts across the hosts of a multi-host run: pipe cipher throughput, one bar per host."""
+    fig = _hosts_ciphers(runs)
+    return [] if fig is None else [Chart("hosts-ciphers", fig)]
+
+
+def _hosts_ciphers(runs: list[Report]) -> Figure | None:
+    per_direction = [(d, [_by_subject(r, Kind.CIPHER, "throughput_bytes_per_second") for r in runs])
+                     for d in ("upload", "download")]
+    per_direction = [(d, data) for d, data in per_direction if any(d in s for per in data for s in per.values())]
+    if not per_direction:
+        return None
+    peak: dict[str, float] = {}
+    for _, data in per_direction:
+        for per in data:
+            for name, stats in per.items():
+                peak[name] = max(peak.get(name, 0.0), *(st.median for st in stats.values()))
+    names = sorted(peak, key=lambda n: -peak[n])  # fastest on any host first
+    fig, axes = plt.subplots(1, len(per_direction), figsize=(7 * len(per_direction), 0.5 * len(names) * len(runs)
+                                                               / 2 + 1.8), squeeze=False, sharey=True)
+    height = 0.8 / len(runs)
+    palette = plt.get_cmap("tab10")
+    for ax, (direction, data) in zip(axes[0], per_direction, strict=True):
+        for index, per in enumerate(data):
+            rows = [(row, per[n][direction]) for row, n in enumerate(names) if direction in per.get(n, {})]
+            if not rows:
+                continue
+            errs = ([_err(st, 1e6)[0] for _, st in rows], [_err(st, 1e6)[1] for _, st in rows])
+            bars = ax.barh([row - 0.4 + height * (index + 0.5) for row, _ in rows], [st.median / 1e6 for _, st in rows],
+                           height=height * 0.95, xerr=errs, color=palette(index % 10), capsize=2,
+                           error_kw={"elinewidth": 0.8})
+            for bar, (row, _) in zip(bars, rows, strict=True):
+                if _label(names[row], Kind.CIPHER)[1]:
+                    bar.set_hatch("///")
+                    bar.set_edgecolor("#c53a32")
+        ax.set_title(direction, loc="left", fontsize=10)
+        ax.set_xlabel("MB/s (10^6 bytes per second), median")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(range(len(names)))
+    axes[0][0].set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
+    for tick, name in zip(axes[0][0].get_yticklabels(), names, strict=True):
+        if _label(name, Kind.CIPHER)[1]:
+            tick.set_color("#c53a32")
+    axes[0][0].invert_yaxis()
+    # plain swatches: a host's first bar may be hatched (a weak cipher), which must not stand for the host
+    axes[0][-1].legend(handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)],
+                       loc="lower right", fontsize=8)
+    fig.suptitle("Cipher throughput by host (pipe, steady state; weak/broken hatched, red)", x=0.01, ha="left",
+                 fontsize=11)
+    fig.text(0.01, -0.02, caption(runs[0]) + "; hosts measured one after another", fontsize=7, color="#555555",
+             wrap=True)
+    return fig
+
+
+def close(made: list[Chart]) -> None:
+    for chart in made:
+        plt.close(chart.figure)
+
+
+def chart_sets(runs: list[Report]) -> Iterator[tuple[str, list[Chart]]]:
+    """One host: its charts in DIR. Several: the cross-host chart in DIR, each host's charts in DIR/<host>/."""
+    if len(runs) == 1:
+        yield "", charts(runs[0])
+        return
+    yield "", host_charts(runs)
+    for report in runs:
+        yield safe_name(report.label), charts(report)
+
+
+def files(runs: list[Report]) -> Iterator[tuple[str, bytes]]:
+    """Every chart as PNG and SVG, by relative path (per-host charts in a directory named after the host)."""
+    for subdir, made in chart_sets(runs):
+        try:
+            for chart in made:
+                for fmt in ("png", "svg"):
+                    yield os.path.join(subdir, f"{chart.name}.{fmt}"), chart.render(fmt)
+        finally:
+            close(made)

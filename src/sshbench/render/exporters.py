@@ -1,0 +1,58 @@
+"""The report formats `sshbench report` can write, by option: one module each, one line here.
+
+A file exporter turns the runs of a results file into one text (HTML,
+Markdown ...); a directory exporter into several files (the charts). The
+renderer is named as "module:function" and imported only when its option is
+used, so that `sshbench --version` does not pay for matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sshbench.results.model import Report
+
+
+@dataclass(frozen=True)
+class Exporter:
+    option: str  # the `sshbench report` option, e.g. "--html"
+    help: str
+    renderer: str  # "module:function": runs -> text (a file exporter) or -> (relative path, bytes)... (a directory)
+    default_name: str | None = None  # a file exporter's file name inside a directory given as its path
+
+    @property
+    def writes_directory(self) -> bool:
+        return self.default_name is None
+
+    @property
+    def dest(self) -> str:
+        """The argparse attribute of the option."""
+        return self.option.removeprefix("--").replace("-", "_")
+
+    def render(self) -> Callable[[list[Report]], str]:
+        assert not self.writes_directory
+        function: Callable[[list[Report]], str] = self._load()
+        return function
+
+    def files(self) -> Callable[[list[Report]], Iterator[tuple[str, bytes]]]:
+        assert self.writes_directory
+        function: Callable[[list[Report]], Iterator[tuple[str, bytes]]] = self._load()
+        return function
+
+    def _load(self) -> Any:
+        module, _, name = self.renderer.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+EXPORTERS = (
+    Exporter("--html", "one self-contained HTML file (inline SVG charts, no network; '-' for stdout)",
+             "sshbench.render.html:render", "report.html"),
+    Exporter("--markdown", "paste-ready Markdown tables ('-' for stdout)", "sshbench.render.markdown:render_all",
+             "report.md"),
+    Exporter("--summary-csv", "one row per case: medians, 95%% intervals, rank, CPU cost ('-' for stdout)",
+             "sshbench.render.summary_csv:render", "summary.csv"),
+    Exporter("--charts", "PNG and SVG charts, written into this directory", "sshbench.render.charts:files"),
+)

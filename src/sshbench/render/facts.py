@@ -1,0 +1,111 @@
+"""The lines around the tables, for every output: what ran where, how the run stopped, what went wrong.
+
+A Fact is a label ("machine", "client", "limit" ...) and a sentence; the
+terminal aligns them under the title, Markdown and HTML list them. The same
+facts, in the same words, everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sshbench.analysis.advice import limits
+from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
+from sshbench.results.model import CaseStatus, Report
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str  # "" continues the fact above
+    text: str
+    style: str = ""
+
+
+def title(report: Report) -> str:
+    return f"{report.tool_version}  {report.started_at}  seed {report.seed}"
+
+
+def iperf_fact(server: ServerFacts) -> str | None:
+    """The raw-TCP ceiling of a real host: iperf3's figures, or why there are none."""
+    iperf = server.iperf
+    if server.kind is not ServerKind.REMOTE or iperf is None:
+        return None
+    figures = ", ".join(f"{rate / 1e6:,.0f} MB/s {d}" for d in ("upload", "download") if (rate := iperf.rate(d)))
+    if figures:
+        return f"raw TCP to this host (iperf3, {iperf.version or 'version unknown'}): {figures}" + (
+            f"; {iperf.skipped}" if iperf.skipped else "")
+    return f"raw TCP to this host: not measured ({iperf.skipped})"
+
+
+def files_fact(files: FilesFacts) -> str:
+    """What the file methods moved, where to, how it was checked, and how fast the disk was."""
+    checked = ("exit status and ssh's byte count" if files.sink == "null" else
+               "size and SHA-256" if files.verify else "size")
+    return (f"file methods: {files.describe} per transfer in {files.workdir}, receiver writes "
+            f"{'a real file' if files.sink == 'file' else '/dev/null'}, {checked} checked; disk (warm): source "
+            f"read {files.disk.read_bytes_per_second / 1e6:,.0f} MB/s, sink write "
+            f"{files.disk.write_bytes_per_second / 1e6:,.0f} MB/s")
+
+
+def facts(report: Report) -> list[Fact]:
+    """The machine, both sides' software, the data, and what limited the run, one line each."""
+    env, opts = report.environment, report.options
+    host, client, server = env.host, env.client, env.server
+    flags = ", ".join(host.crypto_flags) or "no AES/SHA instructions"
+    out = [Fact("machine", f"{host.cpu_model} x{host.cpu_count} ({flags}), {host.os}, kernel {host.kernel}"),
+           Fact("client", f"{client.version}, {client.openssl}"),
+           Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}"),
+           Fact("data", f"{opts.data} bytes, SSH compression {'on' if opts.compression else 'off'}; throughput "
+                        "excludes the handshake")]
+    if env.crypto is not None and env.crypto.aesni_masked:
+        check = env.crypto.mask_check
+        out.append(Fact("crypto", "AES-NI, VAES and PCLMULQDQ masked in OpenSSL for client, server and ceilings "
+                        f"(verified: aes-128-gcm {check.unmasked_bytes_per_second / 1e6 if check else 0:,.0f} -> "
+                        f"{check.masked_bytes_per_second / 1e6 if check else 0:,.0f} MB/s)", "warn"))
+    if env.files is not None:
+        out.append(Fact("files", files_fact(env.files)))
+    if server.remote is not None:
+        remote, rtt = server.remote, server.remote.round_trip_seconds
+        out.append(Fact("remote", f"{remote.destination} = {remote.user}@{remote.hostname} port {remote.port}, "
+                                  f"{remote.system}; round trip "
+                                  f"{'unknown (via proxy)' if rtt is None else f'{rtt * 1000:.2f} ms (TCP connect)'}"))
+    if tcp := iperf_fact(server):
+        out.append(Fact("network", tcp))
+    out += [Fact("limit", line) for line in limits(report)]
+    if host.cpu_mhz:
+        out.append(Fact("clock", f"{host.cpu_mhz:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)"))
+    return out
+
+
+def mode(report: Report) -> list[Fact]:
+    """How the run decided when to stop, and whether it got there."""
+    opts = report.options
+    if opts.runs is not None:
+        out = [Fact("mode", f"fixed, {opts.runs} measured samples per throughput case, {opts.setup_runs} per "
+                            "set-up case")]
+    else:
+        budget = opts.time_budget_seconds
+        out = [Fact("mode", f"precision, target ±{opts.precision * 100:g}% (95% interval of each median), "
+                            f"{opts.min_runs}-{opts.max_runs} samples per case, time budget "
+                            f"{'none' if budget is None else f'{budget:.0f} s'}")]
+        short = [s for s in report.summaries if s.precise is False]
+        if short:
+            out.append(Fact("", f"{len(short)} of {len(report.summaries)} cases did not reach the target; their "
+                                "achieved interval is shown in yellow", "warn"))
+    if report.stop_reason:
+        out.append(Fact("", f"stopped early: {report.stop_reason}", "warn"))
+    return out
+
+
+def commands(report: Report) -> list[Fact]:
+    """The file methods' commands as run (exports show them; the terminal has no room)."""
+    files = report.environment.files
+    return [Fact(method, command) for method, command in files.commands.items()] if files else []
+
+
+def problems(report: Report) -> list[Fact]:
+    """Skipped and failed cases with their reasons, and warnings: never silently dropped."""
+    out = [Fact(record.status.value, f"{record.case.id}: {record.reason}",
+                "warn" if record.status is CaseStatus.SKIPPED else "bad")
+           for record in report.cases if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)]
+    return out + [Fact("warning", f"{w.message}; {w.advice}", "warn") for w in report.warnings]

@@ -1,0 +1,78 @@
+"""One self-contained HTML file: facts, method, tables, inline SVG charts, warnings, config, raw samples.
+
+No network is needed to view it: CSS is inline, charts are inline SVG, no
+scripts or fonts are fetched. Rendered with jinja2 (autoescaping on).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from sshbench.analysis.recommend import stored_if_consistent
+from sshbench.render.charts import Chart, charts, close, host_charts
+from sshbench.render.facts import commands, facts, mode, problems
+from sshbench.render.hosts import host_tables
+from sshbench.render.labels import HOSTS_NOTE, UNITS
+from sshbench.render.tables import result_tables
+from sshbench.results.model import Report, Sample
+
+_XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
+
+
+def _inline_svg(svg: bytes) -> str:
+    """matplotlib's SVG without its XML prologue and DOCTYPE, ready to sit inside HTML."""
+    return _XML_PROLOGUE.sub("", svg.decode("utf-8"), count=1)
+
+
+def _sample_row(sample: Sample) -> dict[str, Any]:
+    def num(value: float | None, fmt: str) -> str:
+        return "" if value is None else format(value, fmt)
+
+    rate = sample.throughput_bytes_per_second
+    flags = ", ".join(f for f, on in (("warm-up", sample.warmup), ("outlier", sample.outlier)) if on)
+    if sample.error:
+        flags = ", ".join(filter(None, [flags, sample.error]))
+    return {"case_id": sample.case_id, "round": sample.round, "ok": sample.ok,
+            "bytes": num(sample.bytes_received, ","), "data": num(sample.data_seconds, ".3f"),
+            "rate": num(rate / 1e6 if rate else None, ",.0f"),
+            "handshake": num(sample.handshake_seconds * 1000 if sample.handshake_seconds else None, ".1f"),
+            "client_cpu": num(sample.client_cpu_seconds, ".3f"), "server_cpu": num(sample.server_cpu_seconds, ".3f"),
+            "flags": flags}
+
+
+def _svgs(made: list[Chart]) -> list[dict[str, str]]:
+    try:
+        return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
+    finally:
+        close(made)
+
+
+def _where(report: Report) -> str:
+    remote = report.environment.server.remote
+    if remote is not None:
+        return (f"the real server {remote.destination} ({remote.hostname}, port {remote.port}), "
+                "reached with the user's own ssh configuration")
+    return "a private server on 127.0.0.1 that sshbench started for the run"
+
+
+def _section(report: Report, multi: bool) -> dict[str, Any]:
+    recommendation = stored_if_consistent(report)
+    return {"report": report, "label": report.label,
+            "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
+            "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
+            "problems": problems(report), "charts": _svgs(charts(report)), "recommendation": recommendation,
+            "recommendation_withheld": report.recommendation is not None and recommendation is None,
+            "samples": [_sample_row(s) for s in report.samples]}
+
+
+def render(runs: list[Report]) -> str:
+    """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
+    env = Environment(loader=PackageLoader("sshbench.render", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+    multi = len(runs) > 1
+    return env.get_template("report.html.j2").render(
+        runs=[_section(r, multi) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
+        host_tables=host_tables(runs), host_charts=_svgs(host_charts(runs)) if multi else [], hosts_note=HOSTS_NOTE)

@@ -1,0 +1,65 @@
+"""How every output writes the same things: grade marks, figures with intervals, units, titles and legends.
+
+One spelling per idea, shared by the terminal, Markdown, HTML and charts, so
+that a weak algorithm is "! weak" wherever it appears and "812 ±14" means
+the same thing in every format.
+"""
+
+from __future__ import annotations
+
+from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.results.kinds import Direction
+from sshbench.results.model import Stat
+
+# The grade as a table cell; weak and broken are marked so they stand out even without colour.
+GRADE_MARK = {Grade.WEAK: "! weak", Grade.BROKEN: "!! broken"}
+# Semantic styles: the terminal maps them to colours, HTML to classes; Markdown ignores them.
+GRADE_STYLE = {Grade.RECOMMENDED: "good", Grade.ACCEPTABLE: "", Grade.WEAK: "weak", Grade.BROKEN: "broken",
+               Grade.UNKNOWN: "dim"}
+
+
+def grade_of(name: str, kind: Kind) -> Grade:
+    return lookup(name, kind).grade
+
+
+def grade_cell(grade: Grade) -> str:
+    return GRADE_MARK.get(grade, grade.value)
+
+
+def flagged_name(name: str, kind: Kind) -> str:
+    """A name where no grade column stands beside it (matrix headers, chart labels): "3des-cbc (!! broken)"."""
+    grade = grade_of(name, kind)
+    return f"{name} ({GRADE_MARK[grade]})" if grade in GRADE_MARK else name
+
+
+def pm(stat: Stat | None, scale: float = 1.0, digits: int = 0, interval: bool = True) -> str:
+    """Median, with its 95% interval's half-width ("812 ±14") when asked and known; "-" without a figure."""
+    if stat is None:
+        return "-"
+    text = f"{stat.median / scale:,.{digits}f}"
+    if interval and stat.half_width is not None:
+        text += f" ±{stat.half_width / scale:,.{digits}f}"
+    return text
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f}"
+
+
+TITLES = {
+    (Kind.CIPHER, Direction.UPLOAD): "Ciphers, upload (client -> server)",
+    (Kind.CIPHER, Direction.DOWNLOAD): "Ciphers, download (server -> client)",
+    (Kind.MAC, Direction.UPLOAD): "MACs, upload (client -> server)",
+    (Kind.KEX, Direction.SETUP): "Key exchange: connection handshake",
+    (Kind.HOSTKEY, Direction.SETUP): "Host key algorithms: connection handshake",
+}
+
+LEGEND = ("±: 95% interval of the median (order statistics), green when within the precision target\n"
+          "'=': not significantly different from the row above (Mann-Whitney U, p >= 0.05)")
+UNITS = "MB/s = 10^6 bytes per second, MiB/s = 2^20; factor 1.00 = fastest"
+MATRIX_LEGEND = ("each cell: steady-state MB/s ±95% interval (pipe: the data phase alone; file tools: total time "
+                 "minus the same tool moving 1 byte); e2e: end-to-end MB/s, start-up and handshake included, "
+                 "what the user waits for; CPU: client / server CPU s/GiB in the steady state")
+HOSTS_NOTE = ("Hosts were measured one after another, never in parallel, each with its own share of the time "
+              "budget and byte cap. To compare them by shape rather than speed: sshbench compare FILE "
+              "--normalize CIPHER.")

@@ -1,0 +1,142 @@
+"""Live progress of a run on the terminal: case, round, samples done, ETA, last result."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from types import TracebackType
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+from sshbench.measure.runner import Progress as RunProgress
+from sshbench.plan.schedule import Visit
+from sshbench.results.model import Report, Sample
+from sshbench.results.store import sample_row
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class RichReporter:
+    """A Reporter for the runner; use as a context manager so the live display always ends."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress = Progress(
+            TextColumn("[bold]{task.fields[round]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
+            TextColumn("{task.description}"),
+            console=console,
+            transient=True,
+        )
+        self._task: TaskID | None = None
+        self._host = ""  # shown before the case when several hosts are measured
+        self._last = ""
+        self._case = ""
+        self._moved = 0
+        self._data_start = 0.0
+        self._shown = 0.0
+
+    def __enter__(self) -> RichReporter:
+        self._progress.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._progress.stop()
+
+    def started(self, report: Report, total: int) -> None:
+        """Called once per host; a new host gets a fresh bar, labelled with the host."""
+        host = report.label
+        self._host = f"{host}  " if host != "embedded" else ""
+        if self._task is not None:
+            self._progress.remove_task(self._task)
+        self._last = ""
+        self._task = self._progress.add_task("starting", total=total, round="warm-up", eta="?")
+
+    def sample_started(self, visit: Visit, progress: RunProgress) -> None:
+        assert self._task is not None
+        label = "warm-up" if visit.round == 0 else f"round {visit.round}"
+        self._case, self._moved, self._data_start = f"{self._host}{visit.case.id}", 0, 0.0
+        self._progress.update(self._task, completed=progress.done, round=label, eta=_duration(progress.eta_seconds),
+                              description=f"{self._case}{self._last}")
+
+    def data_moved(self, moved: int) -> None:
+        """Live rate of the running sample, redrawn at most four times a second."""
+        now = time.monotonic()
+        if not self._data_start:
+            self._data_start = now
+        self._moved += moved
+        if self._task is not None and now - self._shown > 0.25 and now > self._data_start:
+            self._shown = now
+            rate = self._moved / (now - self._data_start) / 1e6
+            self._progress.update(self._task, description=f"{self._case}  now {rate:,.0f} MB/s{self._last}")
+
+    def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
+        assert self._task is not None
+        if not sample.ok:
+            self._last = f"  (last: failed, {sample.error})"
+        elif sample.throughput_bytes_per_second:
+            self._last = f"  (last: {sample.throughput_bytes_per_second / 1e6:,.0f} MB/s)"
+        elif sample.setup_seconds is not None:
+            self._last = f"  (last: {sample.setup_seconds * 1000:.0f} ms)"
+        self._progress.update(self._task, completed=progress.done)
+
+
+class JsonLinesReporter:
+    """Machine-readable progress for scripts: one JSON object per line on stdout, flushed as it happens."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._host = "embedded"
+
+    def __enter__(self) -> JsonLinesReporter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        pass
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(event) + "\n")
+        self.stream.flush()
+
+    def started(self, report: Report, total: int) -> None:
+        self._host = report.label
+        self._emit({"event": "started", "host": self._host, "started_at": report.started_at, "seed": report.seed,
+                    "cases": len(report.cases), "minimum_samples": total})
+
+    def sample_started(self, visit: Visit, progress: RunProgress) -> None:
+        pass
+
+    def data_moved(self, moved: int) -> None:
+        pass
+
+    def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
+        row = sample_row(sample, self._host)
+        self._emit({"event": "sample", **row, "done": progress.done, "eta_seconds": round(progress.eta_seconds, 1)})
+
+
+class QuietReporter(JsonLinesReporter):
+    """Nothing while running (--quiet)."""
+
+    def __init__(self) -> None:
+        super().__init__(io.StringIO())
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        pass
+
+
+def reporter_for(console: Console, quiet: bool, jsonl: bool) -> RichReporter | JsonLinesReporter:
+    """The progress display a run asked for: a live bar (default), JSON lines on stdout, or nothing."""
+    if quiet:
+        return QuietReporter()
+    return JsonLinesReporter(sys.stdout) if jsonl else RichReporter(console)

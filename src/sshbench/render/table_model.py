@@ -1,0 +1,56 @@
+"""The one table model every output draws: titles, columns, rows of cells, cells of styled spans.
+
+A cell is a few spans of text, each with semantic styles ("good", "warn",
+"bad", "weak", "broken", "dim", "strong"): the terminal maps them to
+colours, HTML to classes, Markdown drops them. A newline inside a cell is a
+line break: the terminal shows it, HTML breaks the line, Markdown joins the
+lines with " · ".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sshbench.algorithms import Grade
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    style: str = ""  # space-separated semantic styles, e.g. "strong warn"
+
+
+Cell = tuple[Span, ...]
+
+
+def cell(text: str, style: str = "") -> Cell:
+    return (Span(text, style),)
+
+
+def plain(value: Cell) -> str:
+    return "".join(span.text for span in value)
+
+
+@dataclass(frozen=True)
+class Column:
+    title: str  # "\n" separates the two lines of a two-line heading
+    numeric: bool = False  # right-aligned figures
+    code: bool = False  # algorithm names: Markdown puts them in code spans
+    wrap: bool = False  # long text may wrap onto more lines when the terminal is narrow
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: tuple[Cell, ...]
+    grade: Grade | None = None  # weak or broken: outputs that can mark a whole row do
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    caption: tuple[str, ...] = ()  # lines under the table
+    note: bool = False  # the caption reads as a note after the table rather than a centred caption
+
+

@@ -1,0 +1,171 @@
+"""What each result table of a run shows, built once from a Report for every output (table_model.py).
+
+The terminal, Markdown and HTML all draw these tables; none of them decides
+again what a table contains or how a figure is written (labels.py). Nothing
+here runs a command or prints.
+"""
+
+from __future__ import annotations
+
+from sshbench.algorithms import Grade, Kind
+from sshbench.measure.controls import EVP_OF
+from sshbench.render.labels import GRADE_STYLE, LEGEND, TITLES, grade_cell, grade_of, ms, pm
+from sshbench.render.matrix import matrix_tables
+from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.results.kinds import CaseKind, Direction
+from sshbench.results.model import Report, Stat, Summary
+from sshbench.units import MiB, format_bytes
+
+
+def _rank(summary: Summary) -> str:
+    if summary.rank is None:
+        return "-"
+    return "=" if summary.tied_with_previous else str(summary.rank)
+
+
+def _interval(summary: Summary, stat: Stat | None) -> Cell:
+    """Half-width of the median's 95% interval in percent, green when it met the precision target."""
+    width = stat.relative_half_width if stat else None
+    if width is None:
+        return cell("n<6", "dim")
+    return cell(f"±{width * 100:.1f}%", "good" if summary.precise else "warn" if summary.precise is False else "")
+
+
+def _count(summary: Summary) -> Cell:
+    spans = [Span(str(summary.samples_ok))]
+    if summary.outliers:
+        spans.append(Span(f" ({summary.outliers} out)", "warn"))
+    if summary.samples_failed:
+        spans.append(Span(f" ({summary.samples_failed} failed)", "bad"))
+    return tuple(spans)
+
+
+def _name_cells(name: str, kind: Kind) -> tuple[Cell, Cell, Grade | None]:
+    grade = grade_of(name, kind)
+    name_style = "broken" if grade is Grade.BROKEN else "weak" if grade is Grade.WEAK else ""
+    return cell(name, name_style), cell(grade_cell(grade), GRADE_STYLE[grade]), grade if grade.flagged else None
+
+
+def _ranked_columns(kind: Kind, figures: tuple[str, ...]) -> tuple[Column, ...]:
+    return (Column("#", numeric=True), Column(kind.value, code=True), Column("grade"),
+            *(Column(title, numeric=True) for title in figures))
+
+
+def group_caption(report: Report, kind: Kind) -> list[str]:
+    opts = report.options
+    if kind is Kind.CIPHER:
+        lines = [f"non-AEAD ciphers use MAC {opts.cipher_mac}; AEAD ciphers need none",
+                 "efficiency: SSH throughput as a share of this cipher's crypto ceiling and of raw TCP; "
+                 "cycles/B: CPU per byte at the clock above"]
+    elif kind is Kind.MAC:
+        lines = [f"all with cipher {opts.mac_cipher}"]
+    else:
+        lines = ["handshake = banner sent -> session open (start-up of ssh and of the remote shell excluded); "
+                 "kex = KEXINIT sent -> NEWKEYS received"]
+    return [*lines, *LEGEND.split("\n")]
+
+
+def references(report: Report) -> tuple[Stat | None, dict[str, Stat]]:
+    """The raw TCP control's throughput and each cipher's crypto ceiling, from this run."""
+    tcp, ceilings = None, {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if case.kind is CaseKind.CONTROL:
+            tcp = summary.throughput_bytes_per_second
+        elif case.kind is CaseKind.CEILING and case.cipher and summary.throughput_bytes_per_second:
+            ceilings[case.cipher] = summary.throughput_bytes_per_second
+    return tcp, ceilings
+
+
+def _share(value: Stat | None, ceiling: Stat | None) -> str:
+    if value is None or ceiling is None or not ceiling.median:
+        return "-"
+    return f"{value.median / ceiling.median * 100:.0f}%"
+
+
+def _sizes(report: Report, rows: list[Summary]) -> str:
+    sizes = [report.case(s.case_id).size_bytes for s in rows]
+    source = {report.case(s.case_id).size_source for s in rows}
+    how = (f"sized from the warm-up to last ~{report.options.sample_seconds:g} s" if source == {"auto"} else
+           "fixed" if source == {"fixed"} else "the file methods' test size" if source == {"file"} else "mixed")
+    span = format_bytes(min(sizes)) if min(sizes) == max(sizes) else \
+        f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))}"
+    return f"bytes per sample: {span} ({how})"
+
+
+def throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
+    tcp, ceilings = references(report)
+    out = []
+    for summary in rows:
+        record = report.case(summary.case_id)
+        name = record.case.subject
+        name_cell, grade, flagged = _name_cells(name, kind)
+        tput = summary.throughput_bytes_per_second
+        crypto = _share(tput, ceilings.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
+        cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
+                 f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
+        out.append(Row((cell(_rank(summary)), name_cell, grade, cell(pm(tput, 1e6)),
+                        cell(pm(tput, MiB, interval=False)), _interval(summary, tput),
+                        cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
+                        cell(f"{crypto:>4} {_share(tput, tcp):>4}"),
+                        cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
+                        cell(pm(summary.server_cpu_seconds_per_gib, digits=2)), cell(cycles), _count(summary)),
+                       flagged))
+    columns = _ranked_columns(kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP", "CPU s/GiB\nclient",
+                                     "CPU s/GiB\nserver", "cycles/B\nclnt srv", "n"))
+    return Table(TITLES[(kind, direction)], columns, tuple(out),
+                 (*group_caption(report, kind), _sizes(report, rows)))
+
+
+def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
+    out = []
+    for summary in rows:
+        name_cell, grade, flagged = _name_cells(report.case(summary.case_id).case.subject, kind)
+        setup = summary.handshake_seconds
+        out.append(Row((cell(_rank(summary)), name_cell, grade, cell(ms(setup.median if setup else None)),
+                        cell("-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}"),
+                        _interval(summary, setup), cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
+                        cell(ms(summary.kex_seconds.median if summary.kex_seconds else None)),
+                        cell(ms(summary.client_cpu_seconds.median if summary.client_cpu_seconds else None)),
+                        cell(ms(summary.server_cpu_seconds.median if summary.server_cpu_seconds else None)),
+                        _count(summary)), flagged))
+    columns = _ranked_columns(kind, ("handshake\nms", "min-max\nms", "±", "factor", "kex\nms", "CPU ms\nclient",
+                                     "CPU ms\nserver", "n"))
+    return Table(TITLES[(kind, Direction.SETUP)], columns, tuple(out), tuple(group_caption(report, kind)))
+
+
+def controls_table(report: Report) -> Table | None:
+    """The references measured in this run: what SSH is compared against in the efficiency columns."""
+    pairs = [(report.case(s.case_id).case, s) for s in report.summaries]
+    pairs = [(c, s) for c, s in pairs if c.kind in (CaseKind.CONTROL, CaseKind.CEILING)]
+    if not pairs:
+        return None
+    pairs.sort(key=lambda cs: (cs[0].kind is CaseKind.CEILING, cs[0].subject))
+    rows = []
+    for case, summary in pairs:
+        tput = summary.throughput_bytes_per_second
+        label = "raw TCP over loopback" if case.kind is CaseKind.CONTROL else f"crypto ceiling {case.subject}"
+        rows.append(Row((cell(label), cell("-" if case.kind is CaseKind.CONTROL else EVP_OF.get(case.subject, "-")),
+                         cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)), _interval(summary, tput),
+                         _count(summary))))
+    columns = (Column("reference"), Column("OpenSSL primitive"), Column("MB/s", numeric=True),
+               Column("MiB/s", numeric=True), Column("±", numeric=True), Column("n", numeric=True))
+    return Table("Controls and ceilings, measured in this run", columns, tuple(rows),
+                 ("raw TCP: the same splice source and sink over loopback TCP, no SSH",
+                  "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses"))
+
+
+def result_tables(report: Report) -> list[Table]:
+    """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest."""
+    tables: list[Table] = []
+    for kind, direction in TITLES:
+        rows = [s for s in report.summaries if s.group == f"{kind.value}:{direction.value}"]
+        if not rows:
+            continue
+        rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
+        tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
+                      else throughput_table(report, kind, direction, rows))
+    tables += matrix_tables(report)
+    if (controls := controls_table(report)) is not None:
+        tables.append(controls)
+    return tables

@@ -1,0 +1,145 @@
+"""The JSON form of a run: what the results file holds, and reading one back as untrusted input.
+
+Writing: dataclasses become plain JSON; derived figures (throughput, CPU of
+the data phase, grades) are added so that other tools need not recompute
+them; every string is cleaned and every non-finite number becomes null, so
+what sshbench writes it can always read back.
+
+Reading: a results file may come from anyone. It is checked field by field
+against the records' own type hints (schema.py), then for what types cannot
+say (every sample and summary names a case of its run). Files of schema
+version 3 are upgraded first (legacy.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from enum import Enum
+from typing import Any
+
+from sshbench.algorithms import lookup
+from sshbench.errors import UsageError
+from sshbench.measure.methods import method
+from sshbench.results.legacy import upgrade
+from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
+from sshbench.results.schema import SchemaError, build
+from sshbench.results.untrusted import clean
+
+SINGLE = "sshbench/run"
+HOSTS = "sshbench/hosts"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or infinity; a reader must not have to guess
+    if isinstance(value, str):
+        return clean(value)  # one line of printable text: never write what the loader would refuse
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, Case):
+            out["id"] = value.id
+            if (kind := value.algorithm_kind) is not None:  # grades travel with the data, for other tools
+                algorithm = lookup(value.subject, kind)
+                out["grade"], out["grade_reason"] = algorithm.grade.value, algorithm.reason
+        if isinstance(value, Sample):
+            for name in ("throughput_bytes_per_second", "end_to_end_bytes_per_second", "kex_seconds",
+                         "handshake_seconds", "client_cpu_data_seconds", "server_cpu_data_seconds"):
+                out[name] = _plain(getattr(value, name))
+        return out
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    body = _plain(report)
+    assert isinstance(body, dict)
+    if report.recommendation is not None:  # the config texts are the only text kept with its line breaks
+        body["recommendation"]["client_block"] = clean(report.recommendation.client_block, keep_newlines=True)
+        body["recommendation"]["server_dropin"] = clean(report.recommendation.server_dropin, keep_newlines=True)
+    return {"schema": SINGLE, **body}
+
+
+def results_to_dict(runs: list[Report]) -> dict[str, Any]:
+    """One host: a plain "sshbench/run". Several (`sshbench run a b`): "sshbench/hosts", one run per host.
+
+    Each host keeps its own run rather than a host field on every case:
+    hosts differ in what they offer, their environment, Terrapin status and
+    recommendation, and every renderer already knows how to show one run.
+    """
+    if len(runs) == 1:
+        return report_to_dict(runs[0])
+    return {"schema": HOSTS, "schema_version": SCHEMA_VERSION, "hosts": [r.label for r in runs],
+            "runs": [report_to_dict(r) for r in runs]}
+
+
+def results_from_dict(data: object) -> list[Report]:
+    """Every run a results file holds, in the order measured (one per host), checked field by field.
+
+    SchemaError names the field, before any renderer or command sees the file.
+    """
+    data = upgrade(data)
+    if isinstance(data, dict) and data.get("schema") == HOSTS:
+        _check_version(data)
+        runs = data.get("runs")
+        if not isinstance(runs, list) or not runs:
+            raise SchemaError("runs must be a non-empty list of runs")
+        return [report_from_dict(run, f"runs[{i}]") for i, run in enumerate(runs)]
+    return [report_from_dict(data)]
+
+
+def report_from_dict(data: object, where: str = "") -> Report:
+    """Inverse of report_to_dict, for re-rendering a saved file; SchemaError for anything else."""
+    data = upgrade(data)
+    if not isinstance(data, dict) or data.get("schema") != SINGLE:
+        raise SchemaError("not an sshbench results file (no 'schema': 'sshbench/run')")
+    _check_version(data)
+    report = build(Report, data, where)
+    _check_consistency(report, where)
+    return report
+
+
+def _check_version(data: dict[str, Any]) -> None:
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise SchemaError(f"results schema version {_shown(data.get('schema_version'))} is not one this sshbench "
+                          f"reads (3 or {SCHEMA_VERSION}): use the sshbench version that wrote it")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
+def _check_consistency(report: Report, where: str) -> None:
+    """What types cannot say: every case complete, every sample and summary naming a case of this run."""
+    prefix = f"{where}." if where else ""
+    ids: set[str] = set()
+    for i, record in enumerate(report.cases):
+        case = record.case
+        kind = case.kind.value
+        needed = case.cipher if case.algorithm_kind is None and kind == "ceiling" else (
+            getattr(case, kind) if case.algorithm_kind is not None else "raw-tcp")
+        if needed is None:
+            raise SchemaError(f"{prefix}cases[{i}] is a {kind} case without its {kind} name")
+        try:
+            method(case.method)
+        except UsageError:
+            raise SchemaError(f"{prefix}cases[{i}].method is not a transfer method: {_shown(case.method)}") from None
+        if case.id in ids:
+            raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
+        ids.add(case.id)
+    named: list[tuple[str, list[str]]] = [("samples", [s.case_id for s in report.samples]),
+                                          ("summaries", [s.case_id for s in report.summaries])]
+    for kind_name, case_ids in named:
+        for i, case_id in enumerate(case_ids):
+            if case_id not in ids:
+                raise SchemaError(f"{prefix}{kind_name}[{i}] names the case {_shown(case_id)}, which the file "
+                                  "does not hold")
+    for i, summary in enumerate(report.summaries):
+        if summary.group != report.case(summary.case_id).case.group:
+            raise SchemaError(f"{prefix}summaries[{i}].group does not match its case")

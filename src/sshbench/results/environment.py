@@ -1,0 +1,234 @@
+"""What a run ran on: the machine, both sides' software and settings, and what was checked before measuring.
+
+Typed records, so a misspelt field is a type error rather than a silent
+"-" in a table, and so the results loader (schema.py) can check a file read
+from disk against the same definitions before any renderer sees it. Every
+field has a default: a run that stopped early, a remote host, or a test
+fills only part of it. The JSON form is the dataclasses as they are
+(schema version 4; results/legacy.py reads version 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from sshbench.algorithms import AlgorithmLists
+from sshbench.results.untrusted import AlgorithmName, Destination, HostName, MultilineText
+
+CRYPTO_FLAGS = ("aes", "vaes", "sha_ni")  # the CPU flags that change SSH speeds by an order of magnitude
+
+
+@dataclass
+class DuringRun:
+    """How busy the machine was with work that is not ours while the run went on."""
+
+    wall_seconds: float = 0.0
+    own_cpu_seconds: float = 0.0
+    others_cpu_share: float | None = None  # other processes' CPU, as a share of all CPUs over the run
+    steal_share: float | None = None  # CPU time the hypervisor took
+
+
+@dataclass
+class HostFacts:
+    hostname: str = "unknown"
+    os: str = "unknown"
+    kernel: str = "unknown"
+    machine: str = "unknown"
+    cpu_model: str = "unknown"
+    cpu_count: int | None = None
+    cpu_flags: dict[str, bool] = field(default_factory=dict)  # aes, vaes, pclmulqdq, sha_ni, avx2 ...
+    python: str = "unknown"
+    load_average_start: list[float] | None = None
+    cpu_mhz: float | None = None
+    frequency_governor: str | None = None
+    load_average_end: list[float] | None = None
+    during_run: DuringRun | None = None
+
+    @property
+    def crypto_flags(self) -> list[str]:
+        """The AES/SHA instruction flags this CPU has, in a fixed order (empty: none of them)."""
+        return [flag for flag in CRYPTO_FLAGS if self.cpu_flags.get(flag)]
+
+
+@dataclass
+class ClientFacts:
+    path: str = "unknown"
+    version: str = "unknown"
+    openssl: str | None = None
+
+
+@dataclass
+class IperfFacts:
+    """A real host's raw-TCP ceiling from iperf3, or why there is none."""
+
+    upload_bytes_per_second: float | None = None  # client -> server, as the server received it
+    download_bytes_per_second: float | None = None  # server -> client (iperf3 -R)
+    bytes_moved: int = 0
+    version: str | None = None  # the local iperf3's
+    skipped: str | None = None  # why there is no figure (or only one)
+    command: str | None = None
+
+    def rate(self, direction: str) -> float | None:
+        """Bytes per second one way ("upload" or "download"), if measured."""
+        rate = self.upload_bytes_per_second if direction == "upload" else self.download_bytes_per_second
+        return rate or None
+
+
+class ServerKind(StrEnum):
+    EMBEDDED = "embedded"  # a private server sshbench started on loopback
+    REMOTE = "remote"  # a real host, reached with the user's ssh setup
+
+
+@dataclass
+class EmbeddedFacts:
+    server: str = "openssh"  # which embedded server (targets/servers/)
+    path: str = "unknown"
+    listen: str = "unknown"
+    host_key_types: list[str] = field(default_factory=list)
+    per_connection: str = ""
+    refused_connections: int = 0  # TCP connections sshbench did not open itself, closed without a server
+
+
+@dataclass
+class RemoteFacts:
+    destination: Destination = "unknown"  # as the user gave it: [user@]host[:port] or a Host alias
+    hostname: HostName = "unknown"
+    port: int = 22
+    user: str = ""
+    via_proxy: bool = False
+    banner: str | None = None
+    system: str = "unknown"
+    round_trip_seconds: float | None = None
+    server_cpu: str = ""
+    ssh_config: str = ""
+    iperf3: IperfFacts | None = None
+
+
+@dataclass
+class ServerFacts:
+    kind: ServerKind = ServerKind.EMBEDDED
+    version: str = "unknown"
+    openssl: str | None = None
+    embedded: EmbeddedFacts | None = None
+    remote: RemoteFacts | None = None
+
+    @property
+    def destination(self) -> str | None:
+        """The real host as the user named it; None for the embedded server."""
+        return self.remote.destination if self.remote else None
+
+    @property
+    def iperf(self) -> IperfFacts | None:
+        return self.remote.iperf3 if self.remote else None
+
+    @property
+    def label(self) -> str:
+        """How tables and config comments name the server: "embedded-openssh", or "remote"."""
+        if self.kind is ServerKind.EMBEDDED:
+            return f"embedded-{self.embedded.server if self.embedded else 'server'}"
+        return self.kind.value
+
+
+@dataclass
+class AlgorithmFacts:
+    client_supported: AlgorithmLists = field(default_factory=AlgorithmLists)
+    client_defaults: AlgorithmLists = field(default_factory=AlgorithmLists)
+    client_aead_ciphers: tuple[AlgorithmName, ...] = ()
+    server_enabled: AlgorithmLists = field(default_factory=AlgorithmLists)
+    server_defaults: AlgorithmLists = field(default_factory=AlgorithmLists)
+
+
+@dataclass
+class MaskCheck:
+    """--no-aesni's proof: AES-GCM with and without the OpenSSL capability mask."""
+
+    unmasked_bytes_per_second: float = 0.0
+    masked_bytes_per_second: float = 0.0
+
+
+@dataclass
+class CryptoFacts:
+    aesni_masked: bool = False
+    mask: dict[str, str] | None = None
+    mask_check: MaskCheck | None = None
+
+
+@dataclass
+class TerrapinSide:
+    banner: str = ""
+    strict_kex: bool = False
+    exploitable: bool = False
+    reason: str = ""
+
+
+@dataclass
+class TerrapinFacts:
+    """Both sides' Terrapin verdicts; a side not read (a host behind a proxy) is None: unknown."""
+
+    client: TerrapinSide | None = None
+    server: TerrapinSide | None = None
+    protected: bool = False  # both sides strict
+    note: str | None = None
+
+
+@dataclass
+class DiskFacts:
+    """How fast the source reads and the sink directory takes writes (cold first pass, then warm)."""
+
+    read_bytes_per_second: float = 0.0
+    write_bytes_per_second: float = 0.0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    cold_read_bytes_per_second: float | None = None
+    cold_write_bytes_per_second: float | None = None
+
+
+@dataclass
+class FilesFacts:
+    """What the file methods moved, where, how it was checked, and the commands as run."""
+
+    workdir: str = ""
+    file_bytes: int = 0
+    files: int = 1
+    directory: bool = False
+    total_bytes: int = 0
+    describe: str = ""
+    sparse_source: bool = False
+    sink: Literal["file", "null"] = "file"
+    verify: bool = False
+    source_sha256: str | None = None
+    disk: DiskFacts = field(default_factory=DiskFacts)
+    commands: dict[str, str] = field(default_factory=dict)  # method -> the upload command as run
+
+
+@dataclass
+class Environment:
+    host: HostFacts = field(default_factory=HostFacts)
+    client: ClientFacts = field(default_factory=ClientFacts)
+    server: ServerFacts = field(default_factory=ServerFacts)
+    algorithms: AlgorithmFacts = field(default_factory=AlgorithmFacts)
+    crypto: CryptoFacts | None = None
+    terrapin: TerrapinFacts | None = None
+    files: FilesFacts | None = None  # only when a file method ran
+
+
+@dataclass
+class RunWarning:
+    """A warning kept with the run: what was seen and what to do (analysis/advice.py)."""
+
+    code: str
+    message: str
+    advice: str
+
+
+@dataclass
+class StoredRecommendation:
+    """The validated recommendation a run kept; renderers show it only if the run's data produce it."""
+
+    policy: str
+    client_block: MultilineText
+    server_dropin: MultilineText
+    prediction: list[str] = field(default_factory=list)
+

@@ -1,0 +1,276 @@
+"""The plain records a run produces: cases, samples, summaries and the report that holds them.
+
+Base units only (seconds, bytes, bytes per second); renderers convert. A
+`Report` is exactly what the results file holds (results/codec.py is its
+JSON form), so every figure sshbench shows can be re-rendered from the file
+alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from sshbench.algorithms import Kind
+from sshbench.measure.negotiation import Negotiated
+from sshbench.options import RunOptions
+from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
+from sshbench.results.kinds import PIPE as PIPE
+from sshbench.results.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
+from sshbench.results.kinds import Direction as Direction
+from sshbench.results.schema import Signed
+from sshbench.results.untrusted import AlgorithmName
+
+SCHEMA_VERSION = 4  # 2: handshake at session open; 3: transfer methods; 4: typed environment and options
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing measured: an algorithm of one kind, in one direction, with its fixed partners."""
+
+    kind: CaseKind
+    direction: Direction
+    cipher: AlgorithmName | None = None
+    mac: AlgorithmName | None = None
+    kex: AlgorithmName | None = None
+    hostkey: AlgorithmName | None = None
+    # How the bytes move: "pipe" (ssh carrying our stream), or a file tool: "scp", "scp-legacy",
+    # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see measure/methods).
+    method: str = PIPE
+
+    @property
+    def algorithm_kind(self) -> Kind | None:
+        """The kind of algorithm this case is about; None for the controls and ceilings."""
+        return self.kind.algorithm
+
+    @property
+    def subject(self) -> str:
+        """The algorithm this case is about (the others are held fixed or left to defaults)."""
+        if self.kind is CaseKind.CONTROL:
+            return "raw-tcp"
+        value = self.cipher if self.kind is CaseKind.CEILING else getattr(self, self.kind.value)
+        assert isinstance(value, str)
+        return value
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}"
+
+    @property
+    def _method_suffix(self) -> str:
+        return "" if self.method == PIPE else f":{self.method}"
+
+    @property
+    def moves_data(self) -> bool:
+        return self.direction is not Direction.SETUP
+
+    @property
+    def group(self) -> str:
+        """Cases ranked against each other: same kind, direction and transfer method."""
+        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}"
+
+    @property
+    def is_pipe(self) -> bool:
+        return self.method == PIPE
+
+
+@dataclass
+class Sample:
+    """One SSH connection carrying one transfer (or none, for set-up cases)."""
+
+    case_id: str
+    round: int  # 0 is the warm-up round
+    warmup: bool
+    ok: bool
+    started_at: str  # UTC, ISO 8601
+    size_bytes: int  # bytes asked for (0 for set-up cases)
+    bytes_received: int | None = None  # as counted by the receiving side (file methods: the received file's size)
+    setup_seconds: float | None = None  # ssh started -> remote command ready
+    # The steady-state data phase. pipe: first byte sent -> receiver confirmed the last.
+    # File methods: total_seconds minus overhead_seconds (the same tool moving a 1-byte file).
+    data_seconds: float | None = None
+    total_seconds: float | None = None  # ssh (or the file tool) started -> exited: what the user waits for
+    overhead_seconds: float | None = None  # file methods: the same tool and algorithms moving a 1-byte file
+    # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
+    verified: str | None = None
+    # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included
+    wire_bytes_sent: int | None = None
+    wire_bytes_received: int | None = None
+    client_cpu_user_seconds: float | None = None
+    client_cpu_sys_seconds: float | None = None
+    server_cpu_user_seconds: float | None = None
+    server_cpu_sys_seconds: float | None = None
+    # CPU used by each side outside the data phase: for the pipe, before the data phase began (handshake,
+    # start-up), read from /proc; for file methods, the whole 1-byte transfer (wait4).
+    # The data phase's CPU is the exact wait4 total minus this.
+    client_cpu_setup_seconds: float | None = None
+    server_cpu_setup_seconds: float | None = None
+    exit_status: Signed | None = None  # negative: killed by that signal
+    negotiated: Negotiated | None = None
+    phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
+    error: str | None = None
+    stderr_tail: list[str] = field(default_factory=list)
+    outlier: bool = False  # modified z-score of the case's headline figure above 3.5
+
+    @property
+    def throughput_bytes_per_second(self) -> float | None:
+        if not self.ok or not self.data_seconds or self.bytes_received is None:
+            return None
+        return self.bytes_received / self.data_seconds
+
+    @property
+    def end_to_end_bytes_per_second(self) -> float | None:
+        """Bytes over the whole connection or tool run, start-up and handshake included."""
+        if not self.ok or not self.total_seconds or not self.bytes_received or not self.data_seconds:
+            return None
+        return self.bytes_received / self.total_seconds
+
+    @property
+    def client_cpu_seconds(self) -> float | None:
+        if self.client_cpu_user_seconds is None or self.client_cpu_sys_seconds is None:
+            return None
+        return self.client_cpu_user_seconds + self.client_cpu_sys_seconds
+
+    @property
+    def server_cpu_seconds(self) -> float | None:
+        if self.server_cpu_user_seconds is None or self.server_cpu_sys_seconds is None:
+            return None
+        return self.server_cpu_user_seconds + self.server_cpu_sys_seconds
+
+    @property
+    def client_cpu_data_seconds(self) -> float | None:
+        return _minus(self.client_cpu_seconds, self.client_cpu_setup_seconds)
+
+    @property
+    def server_cpu_data_seconds(self) -> float | None:
+        return _minus(self.server_cpu_seconds, self.server_cpu_setup_seconds)
+
+    @property
+    def handshake_seconds(self) -> float | None:
+        """Our banner sent -> session open: the SSH handshake alone.
+
+        It excludes ssh's own start-up and the remote login shell's start-up
+        (rc files: `pyenv init` in a .bashrc cost ~60 ms per connection here),
+        which set_up_seconds includes and which no algorithm changes.
+        """
+        start, end = self.phases.get("banner_sent"), self.phases.get("session_open")
+        return None if start is None or end is None else end - start
+
+    @property
+    def kex_seconds(self) -> float | None:
+        """KEXINIT sent -> NEWKEYS received: the part the key exchange and host key algorithms change."""
+        start, end = self.phases.get("kexinit_sent"), self.phases.get("newkeys_received")
+        return None if start is None or end is None else end - start
+
+
+def _minus(total: float | None, before: float | None) -> float | None:
+    return None if total is None or before is None else max(0.0, total - before)
+
+
+class CaseStatus(StrEnum):
+    PENDING = "pending"
+    MEASURED = "measured"
+    SKIPPED = "skipped"  # the server refused it, or it cannot be measured here
+    FAILED = "failed"  # no successful measured sample
+
+
+@dataclass
+class CaseRecord:
+    case: Case
+    size_bytes: int = 0  # bytes per measured sample (0 for set-up cases)
+    # "fixed" (--size), "auto" (sized from the warm-up to last --sample-seconds), "warmup" (still at the
+    # warm-up size: before the warm-up, or when it failed), "file" (the file methods' test size)
+    size_source: Literal["", "fixed", "auto", "warmup", "file"] = ""
+    status: CaseStatus = CaseStatus.PENDING
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Summary statistics of one metric over the counted samples of a case."""
+
+    median: float
+    mean: float
+    min: float
+    max: float
+    stdev: float  # sample standard deviation (n-1); 0 for a single value
+    count: int
+    # 95% order-statistic confidence interval of the median (None below 6 samples)
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+    @property
+    def half_width(self) -> float | None:
+        """The larger distance from the median to an end of its interval."""
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        return max(self.median - self.ci_low, self.ci_high - self.median)
+
+    @property
+    def relative_half_width(self) -> float | None:
+        hw = self.half_width
+        return None if hw is None or not self.median else hw / abs(self.median)
+
+
+@dataclass
+class Summary:
+    case_id: str
+    group: str
+    samples_ok: int
+    samples_failed: int
+    throughput_bytes_per_second: Stat | None = None  # steady state: the data phase alone
+    end_to_end_bytes_per_second: Stat | None = None  # what the user waits for: start-up and handshake included
+    overhead_seconds: Stat | None = None  # file methods: the same tool moving a 1-byte file
+    setup_seconds: Stat | None = None  # ssh started -> remote command running
+    handshake_seconds: Stat | None = None  # banner sent -> session open (ranks set-up cases)
+    kex_seconds: Stat | None = None
+    client_cpu_seconds_per_gib: Stat | None = None
+    server_cpu_seconds_per_gib: Stat | None = None
+    client_cycles_per_byte: Stat | None = None  # CPU s/GiB at the recorded clock (where it is known)
+    server_cycles_per_byte: Stat | None = None
+    client_cpu_seconds: Stat | None = None  # per connection (set-up cases)
+    server_cpu_seconds: Stat | None = None
+    factor: float | None = None  # 1.0 = fastest of its group; 4.6 = takes 4.6x as long
+    rank: int | None = None
+    outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
+    precise: bool | None = None  # headline interval within the precision target (None: no target)
+    # Not significantly different from the case ranked just above (Mann-Whitney U, p >= 0.05)
+    tied_with_previous: bool = False
+    p_vs_previous: float | None = None
+
+
+@dataclass
+class Report:
+    """Everything one run measured, as saved in the results file."""
+
+    tool_version: str
+    started_at: str
+    seed: int
+    options: RunOptions = field(default_factory=RunOptions)
+    environment: Environment = field(default_factory=Environment)
+    status: str = "running"  # running | complete | interrupted | failed
+    stop_reason: str | None = None  # why a complete run stopped early (the time budget)
+    finished_at: str | None = None
+    cases: list[CaseRecord] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
+    warnings: list[RunWarning] = field(default_factory=list)  # see analysis/advice.py
+    # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
+    recommendation: StoredRecommendation | None = None
+    error: str | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    def case(self, case_id: str) -> CaseRecord:
+        for record in self.cases:
+            if record.case.id == case_id:
+                return record
+        raise KeyError(case_id)
+
+    def samples_of(self, case_id: str) -> list[Sample]:
+        return [s for s in self.samples if s.case_id == case_id]
+
+    @property
+    def label(self) -> str:
+        """The host this run measured: the destination as the user gave it, or "embedded"."""
+        return self.environment.server.destination or "embedded"

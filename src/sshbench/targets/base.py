@@ -1,0 +1,146 @@
+"""The seams between measuring and the servers measured: a Target, its server-side files, an embedded server.
+
+A Target is how a sample reaches its server: the ssh command line, the
+server side of the file methods and, where known, the server's CPU. There
+are two: the embedded target (targets/embedded.py), over any EmbeddedServer
+sshbench starts itself, and a real host (targets/remote.py). An
+EmbeddedServer is a private server on loopback that runs one process per
+connection, so each connection's server CPU is exact (targets/servers/:
+OpenSSH today; one module per server).
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol
+
+from sshbench.algorithms import AlgorithmLists
+from sshbench.results.model import Case
+from sshbench.targets.discovery import ClientInfo, ServerInfo
+
+HOST_ALIAS = "sshbench-embedded"  # the Host every embedded server's client_config defines
+
+
+@dataclass(frozen=True)
+class ServerProcess:
+    """One server process that served one connection, as reaped by wait4."""
+
+    peer_port: int
+    exit_status: int
+    cpu_user_s: float
+    cpu_sys_s: float
+    wall_s: float
+
+
+class FileOps(Protocol):
+    """What the file methods need done on the server side, outside the timed part."""
+
+    def make_dir(self, parent: str, room: int) -> str:
+        """A new private directory for this run's files, on a filesystem with `room` bytes free.
+
+        `parent` is the client's --workdir; a remote side uses its own (--remote-workdir or $TMPDIR).
+        Not enough room is a UsageError, with nothing left behind.
+        """
+        ...
+
+    def size(self, path: str) -> tuple[int, int] | None:
+        """(bytes, regular files) under path, None when it does not exist."""
+        ...
+
+    def sha256(self, path: str) -> str: ...
+
+    def remove(self, path: str) -> None: ...
+
+    def place(self, local_source: str, path: str) -> None:
+        """Put a copy of the local source at `path` on the server (the download source)."""
+        ...
+
+
+class Target(Protocol):
+    destination: str  # what scp, sftp and rsync are given as the host
+    ssh_program: str
+    # True: the server is our child (wait4: exact CPU of its whole tree); False: a remote host, whose
+    # CPU the remote command reads from /proc where it can
+    server_cpu_exact: bool
+    files: FileOps  # the server's side of the file methods
+    tool_env: Mapping[str, str]  # added to the environment of ssh and the file tools
+
+    def ssh_argv(self, case: Case, remote_command: str) -> list[str]: ...
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        """ssh options (config, -v, algorithms) that scp and sftp take as they are and rsync takes in -e."""
+        ...
+
+    def server_process(self, peer_port: int) -> ServerProcess | None: ...
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None: ...
+
+    def server_log_tail(self) -> list[str]: ...
+
+
+def algorithm_options(case: Case) -> list[str]:
+    """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults."""
+    argv: list[str] = []
+    for keyword, value in (("Ciphers", case.cipher), ("MACs", case.mac),
+                           ("KexAlgorithms", case.kex), ("HostKeyAlgorithms", case.hostkey)):
+        if value:
+            argv += ["-o", f"{keyword}={value}"]
+    return argv
+
+
+class EmbeddedServer(Protocol):
+    """A private server on loopback, started and removed by sshbench, one process per connection.
+
+    Implementations live in targets/servers/ (one module each) and are named
+    in targets/servers/__init__.py's registry.
+    """
+
+    name: str  # "openssh": recorded in the results
+    per_connection: str  # how each connection is served and its CPU measured, for the results
+    client: ClientInfo
+    port: int
+    defaults: AlgorithmLists  # what this server offers with no algorithm settings (its compiled-in lists)
+
+    @property
+    def info(self) -> ServerInfo:
+        """Path, version and the algorithms enabled; valid once started."""
+        ...
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def workdir(self) -> str:
+        """The server's private (0700) directory; the run keeps its payload pattern there too."""
+        ...
+
+    @property
+    def client_config(self) -> str:
+        """An ssh_config file whose HOST_ALIAS reaches this server with its own key and known_hosts."""
+        ...
+
+    @property
+    def strangers(self) -> int:
+        """Connections refused because sshbench did not open them."""
+        ...
+
+    def __enter__(self) -> EmbeddedServer: ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None: ...
+
+    def connect(self, timeout: float = 10.0) -> socket.socket: ...
+
+    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None: ...
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None: ...
+
+    def log_tail(self, lines: int = 5) -> list[str]: ...
+
+    def check_dropin(self, text: str) -> subprocess.CompletedProcess[str]:
+        """Validate a server config drop-in with this server's own checker (sshd -t for OpenSSH)."""
+        ...

@@ -1,0 +1,41 @@
+"""The embedded target: samples against a private server sshbench started on loopback (any EmbeddedServer)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from sshbench.measure.testfiles import LocalFiles
+from sshbench.results.model import Case
+from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, algorithm_options
+
+
+class EmbeddedTarget:
+    """Reach an embedded server through its own client config; its server CPU is exact (wait4)."""
+
+    destination = HOST_ALIAS
+    server_cpu_exact = True
+    # ssh runs its ProxyCommand (our fdpass helper) as `$SHELL -c`, and bash reads ~/.bashrc there because
+    # its stdin is a socket: ~60 ms of the user's rc per connection, and an rc killed mid-way (pyenv's
+    # rehash lock) stalled every later connection by 60 s. /bin/sh reads no rc file.
+    tool_env: Mapping[str, str] = MappingProxyType({"SHELL": "/bin/sh"})
+
+    def __init__(self, server: EmbeddedServer) -> None:
+        self.server = server
+        self.ssh_program = server.client.path
+        self.files: FileOps = LocalFiles()
+
+    def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
+        return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        return ["-F", self.server.client_config, "-v", *algorithm_options(case)]
+
+    def server_process(self, peer_port: int) -> ServerProcess | None:
+        return self.server.server_process(peer_port)
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        return self.server.server_cpu_so_far(peer_port)
+
+    def server_log_tail(self) -> list[str]:
+        return self.server.log_tail()

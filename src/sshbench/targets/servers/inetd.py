@@ -1,0 +1,186 @@
+"""A loopback listener that runs one server process per connection, inetd style, for expected peers only.
+
+Why inetd style: each connection's server (`sshd -i`, later `dropbear -i` or
+tinysshd) is our own child, so os.wait4 gives its exact CPU time, and the
+peer's port names the connection it served.
+
+Why "expected peers only": every client connection sshbench makes is opened
+by sshbench itself (the fdpass helper, or `connect()` here), so the source
+port is known before the connection exists. The opener binds its socket,
+drops an empty file named after the port into a private 0700 directory
+(`expect_dir`), and only then connects. The accept loop starts a server only
+for a peer whose file is there, on 127.0.0.1; anything else, another local
+user's connect for instance, is closed at once without starting a server,
+and counted. Without this, any local user could make a root sshbench spawn
+root `sshd -i` processes without limit, and distort the measurement.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+
+from sshbench.measure.procfs import tree_cpu_seconds
+from sshbench.measure.procs import kill_group, reap
+from sshbench.targets.base import ServerProcess
+
+LOOPBACK = "127.0.0.1"
+EXPECT_SECONDS = 60.0  # an announced port not used within this long is forgotten
+MAX_STRANGERS_KEPT = 20  # peers remembered for the warning (the count is exact)
+STOP_GRACE_SECONDS = 0.8  # after SIGTERM, then after SIGKILL: the whole stop stays within an interrupt's 2 s
+
+
+def announce(expect_dir: str, port: int) -> None:
+    """Tell the listener that a connection from `port` is ours (call before connecting)."""
+    os.close(os.open(os.path.join(expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+class Inetd:
+    """Listen on 127.0.0.1, serve expected connections with `argv`, reap each server with wait4."""
+
+    def __init__(self, expect_dir: str, env: Mapping[str, str], admit_all: bool = False) -> None:
+        """`expect_dir` must be private (0700); `admit_all` serves every loopback peer, like an ordinary
+        sshd: only for tests and benches that stand in for a real remote server."""
+        self.expect_dir = expect_dir
+        self.env = dict(env)
+        self.admit_all = admit_all
+        os.makedirs(expect_dir, mode=0o700, exist_ok=True)
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind((LOOPBACK, 0))  # loopback only, a free port
+        self._listener.listen(16)
+        self.port: int = self._listener.getsockname()[1]
+        self.strangers = 0  # connections refused because nobody expected them
+        self.stranger_peers: list[str] = []
+        self._argv: list[str] = []
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Condition()
+        self._live: dict[int, int] = {}  # pid -> peer port
+        self._done: dict[int, ServerProcess] = {}
+        self._pid_of_port: dict[int, int] = {}
+        self._stopping = False
+
+    @property
+    def address(self) -> str:
+        """The address the listening socket is actually bound to."""
+        return str(self._listener.getsockname()[0])
+
+    def serve(self, argv: Sequence[str]) -> None:
+        """Start accepting; each expected connection gets `argv` with the socket as stdin and stdout."""
+        self._argv = list(argv)
+        self._thread = threading.Thread(target=self._accept_loop, name="sshbench-accept", daemon=True)
+        self._thread.start()
+
+    def connect(self, timeout: float = 10.0) -> socket.socket:
+        """A connection of our own (e.g. to read the server's KEXINIT), announced like fdpass's."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((LOOPBACK, 0))
+            announce(self.expect_dir, sock.getsockname()[1])
+            sock.settimeout(timeout)
+            sock.connect((LOOPBACK, self.port))
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def stop(self) -> None:
+        """Idempotent: stop accepting, kill every server still running (with anything it started)."""
+        self._stopping = True
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._listener.close()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        with self._lock:  # under the lock, a pid in _live has not been reaped yet: no reuse
+            for sig in (signal.SIGTERM, signal.SIGKILL):  # a moment to close sessions cleanly, then no choice
+                for pid in self._live:
+                    kill_group(pid, sig)
+                deadline = time.monotonic() + STOP_GRACE_SECONDS
+                while self._live and time.monotonic() < deadline:
+                    self._lock.wait(0.02)
+
+    # ------------------------------------------------------------ accepting
+
+    def _expected(self, host: str, port: int) -> bool:
+        if self.admit_all and host == LOOPBACK:
+            return True
+        path = os.path.join(self.expect_dir, str(port))
+        try:
+            announced = os.stat(path).st_mtime
+            os.unlink(path)
+        except OSError:
+            return False
+        return host == LOOPBACK and time.time() - announced < EXPECT_SECONDS
+
+    def _accept_loop(self) -> None:
+        while not self._stopping:
+            try:
+                conn, peer = self._listener.accept()
+            except OSError:
+                return  # listener closed by stop()
+            try:
+                host, port = peer[0], peer[1]
+                if self._expected(host, port):
+                    self._spawn(conn, port)
+                else:
+                    self.strangers += 1
+                    if len(self.stranger_peers) < MAX_STRANGERS_KEPT:
+                        self.stranger_peers.append(f"{host}:{port}")
+            finally:
+                conn.close()  # a server holds its own copy
+
+    def _spawn(self, conn: socket.socket, peer_port: int) -> None:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with self._lock:
+            if self._stopping:
+                return
+            proc = subprocess.Popen(self._argv, stdin=conn.fileno(), stdout=conn.fileno(),
+                                    stderr=subprocess.DEVNULL, close_fds=True, env=self.env,
+                                    )
+            self._live[proc.pid] = peer_port
+            self._pid_of_port[peer_port] = proc.pid
+        threading.Thread(target=self._reap, args=(proc.pid, peer_port, time.monotonic()),
+                         name=f"sshbench-reap-{proc.pid}", daemon=True).start()
+
+    def _reap(self, pid: int, peer_port: int, started: float) -> None:
+        status, usage = reap(pid)
+        record = None if usage is None else ServerProcess(
+            peer_port=peer_port, exit_status=os.waitstatus_to_exitcode(status), cpu_user_s=usage.ru_utime,
+            cpu_sys_s=usage.ru_stime, wall_s=time.monotonic() - started)
+        with self._lock:
+            self._live.pop(pid, None)
+            self._pid_of_port.pop(peer_port, None)
+            if record is not None:
+                self._done[peer_port] = record
+            self._lock.notify_all()
+
+    # ------------------------------------------------------------ what each connection cost
+
+    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
+        """The reaped server of the connection from `peer_port`; waits for it to exit."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while peer_port not in self._done:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._lock.wait(remaining)
+            return self._done.pop(peer_port)
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        """CPU used until now by the live server of this connection (None if it is gone or /proc can't say)."""
+        with self._lock:
+            pid = self._pid_of_port.get(peer_port)
+        return None if pid is None else tree_cpu_seconds(pid)
+
+    @property
+    def running(self) -> int:
+        with self._lock:
+            return len(self._live)

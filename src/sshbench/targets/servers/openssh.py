@@ -1,0 +1,378 @@
+"""The embedded server: a private OpenSSH sshd on 127.0.0.1, run as the invoking user.
+
+sshbench owns the listening socket (servers/inetd.py) and starts `sshd -i`
+for each connection it expects, so the server side of every connection is
+our own child: its CPU time (user and system, including the privsep child,
+the session shell and the sink/source tools it waited for) comes exact from
+os.wait4, with no sampling and no /proc arithmetic. Connections sshbench did
+not open itself get no sshd at all. Everything lives in one private temp dir
+(0700): host keys of every type, the client key, known_hosts, both configs
+and the server log. `stop()` removes it and kills any server still running;
+the context manager guarantees that on success, error and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from types import TracebackType
+
+from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
+from sshbench.errors import ServerError
+from sshbench.measure.procs import kill_group, reap
+from sshbench.targets.base import HOST_ALIAS, ServerProcess
+from sshbench.targets.discovery import (
+    ClientInfo,
+    ServerInfo,
+    dump_server_config,
+    find_tool,
+    lists_from_dump,
+    parse_dump,
+    run_tool,
+    sshd_version,
+)
+from sshbench.targets.servers.inetd import LOOPBACK, Inetd
+from sshbench.targets.servers.privsep import PrivsepDir
+
+# Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
+# Connects with TCP_NODELAY and passes the socket to ssh: see fdpass.py for the 40 ms stall it avoids.
+FDPASS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fdpass.py")  # targets/fdpass.py
+
+# Host key files to generate: (file suffix, ssh-keygen arguments, required?)
+_HOST_KEYS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    ("ed25519", ("-t", "ed25519"), True),
+    ("ecdsa256", ("-t", "ecdsa", "-b", "256"), False),
+    ("ecdsa384", ("-t", "ecdsa", "-b", "384"), False),
+    ("ecdsa521", ("-t", "ecdsa", "-b", "521"), False),
+    ("rsa", ("-t", "rsa", "-b", "3072"), False),
+    ("dsa", ("-t", "dsa"), False),  # gone in OpenSSH 10; measured only where it exists
+)
+
+# Which host key file serves which signature algorithm.
+_KEY_FOR_SIG = {
+    "ssh-ed25519": "ed25519",
+    "ecdsa-sha2-nistp256": "ecdsa256",
+    "ecdsa-sha2-nistp384": "ecdsa384",
+    "ecdsa-sha2-nistp521": "ecdsa521",
+    "rsa-sha2-512": "rsa",
+    "rsa-sha2-256": "rsa",
+    "ssh-rsa": "rsa",
+    "ssh-dss": "dsa",
+}
+
+# Sessions start with SHLVL=1, so bash (which the session runs as `$SHELL -c command`) counts itself a
+# nested shell and does not read ~/.bashrc. The user's rc files are not SSH's cost (pyenv's init took
+# ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
+# connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
+_SESSION_ENV = "SetEnv SHLVL=1\n"
+
+_KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
+
+
+class EmbeddedOpenSSH:
+    """Start with `with EmbeddedOpenSSH(client) as server:`; everything is gone after the block.
+
+    An EmbeddedServer (targets/base.py) for OpenSSH's sshd.
+    """
+
+    name = "openssh"
+    per_connection = "sshd -i, CPU by wait4"
+
+    def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
+                 enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
+                 admit_all: bool = False) -> None:
+        """`enable` restricts what the server offers (tests use it to make the server refuse a name);
+        `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni);
+        `admit_all` serves any loopback connection, like an ordinary sshd: only for tests and benches in
+        which this server stands in for a real remote host."""
+        self.env = {**os.environ, **(env or {})}
+        self.client = client
+        self.sshd = find_tool("sshd", sshd_path)
+        self.keygen = find_tool("ssh-keygen", keygen_path)
+        self._enable = enable
+        self._admit_all = admit_all
+        self.user = pwd.getpwuid(os.geteuid()).pw_name  # who sshd will see, whatever $USER says
+        self.dir: str | None = None
+        self.port = 0
+        self._info: ServerInfo | None = None
+        self.inetd: Inetd | None = None
+        self._privsep = PrivsepDir()
+        self._keys: dict[str, str] = {}
+        self._version: tuple[str, str | None] = ("unknown", None)
+        self._session_env = ""
+        self.defaults = AlgorithmLists()  # this sshd's compiled-in preference lists
+
+    # ------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> EmbeddedOpenSSH:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self._version = sshd_version(self.sshd)  # not OpenSSH's sshd: refused before anything is made
+        self.dir = tempfile.mkdtemp(prefix="sshbench-")  # mkdtemp makes it 0700
+        if not _PLAIN_PATH.fullmatch(self.dir):
+            raise ServerError(f"the temp dir {self.dir!r} has characters that ssh and sshd config files would "
+                              "split or expand (spaces, %, quotes); set TMPDIR to a plain path, e.g. /tmp")
+        self._privsep.acquire()
+        keys = self._generate_keys()
+        self.inetd = Inetd(self._path("expect"), self.env, admit_all=self._admit_all)
+        self.port = self.inetd.port
+        self._keys = keys
+        self._session_env = _SESSION_ENV if self._accepts(keys, "-o", _SESSION_ENV.strip().replace(" ", "=")) else ""
+        self._info = self._write_server_config(keys)
+        self.defaults = self._compiled_defaults(keys)
+        self._write_client_files(keys)
+        self.inetd.serve([self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path])
+
+    def stop(self) -> None:
+        """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
+        if self.inetd is not None:
+            self.inetd.stop()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+        self._privsep.release()
+
+    @property
+    def info(self) -> ServerInfo:
+        """Path, version and what this sshd has enabled (once started)."""
+        assert self._info is not None, "start() first"
+        return self._info
+
+    @property
+    def address(self) -> str:
+        return self.inetd.address if self.inetd else LOOPBACK
+
+    @property
+    def workdir(self) -> str:
+        """The server's private 0700 dir, which also holds the run's payload pattern."""
+        assert self.dir is not None, "start() first"
+        return self.dir
+
+    @property
+    def strangers(self) -> int:
+        """Connections refused because sshbench did not open them (another process knocking)."""
+        return self.inetd.strangers if self.inetd else 0
+
+    def connect(self, timeout: float = 10.0) -> socket.socket:
+        """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
+        assert self.inetd is not None, "start() first"
+        return self.inetd.connect(timeout)
+
+    # ------------------------------------------------------------ set-up
+
+    def _path(self, name: str) -> str:
+        assert self.dir is not None
+        return os.path.join(self.dir, name)
+
+    def _generate_keys(self) -> dict[str, str]:
+        """All host keys plus the client key, made in parallel: RSA-3072 alone takes ~0.5 s."""
+        jobs: dict[str, tuple[subprocess.Popen[bytes], bool]] = {}
+        for suffix, args, required in (*_HOST_KEYS, ("client", ("-t", "ed25519"), True)):
+            prefix = "client_" if suffix == "client" else "host_"
+            path = self._path(prefix + ("ed25519" if suffix == "client" else suffix))
+            argv = [self.keygen, "-q", *args, "-N", "", "-C", f"sshbench-{suffix}", "-f", path]
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+            jobs[suffix] = (proc, required)
+        keys: dict[str, str] = {}
+        try:
+            for suffix, (proc, required) in jobs.items():
+                _, err = proc.communicate(timeout=60)
+                path = self._path("client_ed25519" if suffix == "client" else "host_" + suffix)
+                if proc.returncode == 0:
+                    keys[suffix] = path
+                elif required:
+                    raise ServerError(f"ssh-keygen could not make the {suffix} key: "
+                                      f"{err.decode(errors='replace').strip()}")
+        except BaseException:  # an interrupt or a failure: no ssh-keygen may outlive the temp dir
+            for proc, _ in jobs.values():
+                if proc.returncode is None:
+                    kill_group(proc.pid)
+                    reap(proc.pid)
+            raise
+        return keys
+
+    def _server_hostkey_algs(self, keys: dict[str, str]) -> list[str]:
+        return [sig for sig in self.client.supported.hostkey
+                if not needs_certificate(sig) and _KEY_FOR_SIG.get(sig) in keys]
+
+    def _config_text(self, keys: dict[str, str], lists: AlgorithmLists) -> str:
+        host_keys = "\n".join(f"HostKey {path}" for name, path in keys.items() if name != "client")
+        return f"""# sshbench embedded server: private, loopback-only, key auth only.
+ListenAddress {LOOPBACK}
+Port {self.port}
+{host_keys}
+PidFile none
+AuthorizedKeysFile {self._path('authorized_keys')}
+AllowUsers {self.user}
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+HostbasedAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+# Allowed, not forced: each client connection asks for it (sshbench --compression) or not.
+Compression yes
+PermitTTY no
+X11Forwarding no
+AllowTcpForwarding no
+AllowAgentForwarding no
+AllowStreamLocalForwarding no
+PermitTunnel no
+PrintMotd no
+PrintLastLog no
+LoginGraceTime 30
+LogLevel INFO
+Subsystem sftp internal-sftp
+""" + self._session_env + "".join(f"{_KEYWORD[kind]} {','.join(lists.of(kind))}\n"
+                                 for kind in ALGORITHM_KINDS if lists.of(kind))
+
+    def _write_server_config(self, keys: dict[str, str]) -> ServerInfo:
+        """Enable every name the client knows (legacy ones too), drop the ones this sshd rejects."""
+        wanted = self._enable or self.client.supported
+        lists = AlgorithmLists(
+            cipher=wanted.cipher, mac=wanted.mac, kex=wanted.kex,
+            hostkey=tuple(a for a in self._server_hostkey_algs(keys) if a in wanted.hostkey),
+        )
+        config = self._path("sshd_config")
+        with open(config, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, lists))
+        dump = dump_server_config(self.sshd, config)
+        if dump.returncode != 0:
+            # A different sshd build than the client: keep only the names it accepts.
+            lists = AlgorithmLists(**{kind.value: self._accepted(keys, kind, lists.of(kind))
+                                      for kind in ALGORITHM_KINDS})
+            with open(config, "w", encoding="utf-8") as fh:
+                fh.write(self._config_text(keys, lists))
+            dump = dump_server_config(self.sshd, config)
+            if dump.returncode != 0:
+                raise ServerError(f"{self.sshd} rejects the generated config: {dump.stderr.strip()[-300:]}")
+        version, openssl = self._version
+        parsed = parse_dump(dump.stdout)
+        return ServerInfo(
+            path=self.sshd, version=version, openssl=openssl, enabled=lists_from_dump(parsed),
+            host_key_types=tuple(k for k in keys if k != "client"),
+        )
+
+    def _compiled_defaults(self, keys: dict[str, str]) -> AlgorithmLists:
+        """What this sshd offers with no algorithm lines at all: its compiled-in defaults."""
+        probe = self._path("sshd_config.defaults")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, AlgorithmLists()))
+        dump = dump_server_config(self.sshd, probe)
+        return lists_from_dump(parse_dump(dump.stdout)) if dump.returncode == 0 else AlgorithmLists()
+
+    def check_dropin(self, text: str) -> subprocess.CompletedProcess[str]:
+        """`sshd -t` then `sshd -T` of a config that Includes `text` as a drop-in, as sshd_config.d would."""
+        dropin, config = self._path("50-sshbench.conf"), self._path("sshd_config.dropin-check")
+        with open(dropin, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        with open(config, "w", encoding="utf-8") as fh:
+            fh.write(f"Include {dropin}\n" + self._config_text(self._keys, AlgorithmLists()))
+        test = run_tool([self.sshd, "-t", "-f", config])
+        return test if test.returncode != 0 else dump_server_config(self.sshd, config)
+
+    def _accepts(self, keys: dict[str, str], *extra: str) -> bool:
+        """Whether this sshd takes a config option (older ones lack SetEnv, for instance)."""
+        probe = self._path("sshd_config.probe")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, AlgorithmLists()))
+        return dump_server_config(self.sshd, probe, list(extra)).returncode == 0
+
+    def _accepted(self, keys: dict[str, str], kind: Kind, names: tuple[str, ...]) -> tuple[str, ...]:
+        """Test names one at a time against a config without any algorithm lines (slow path only)."""
+        probe = self._path("sshd_config.probe")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write(self._config_text(keys, AlgorithmLists()))
+        keyword = _KEYWORD[kind]
+        return tuple(n for n in names
+                     if dump_server_config(self.sshd, probe, ["-o", f"{keyword}={n}"]).returncode == 0)
+
+    def _write_client_files(self, keys: dict[str, str]) -> None:
+        with open(self._path("client_ed25519.pub"), encoding="utf-8") as src, \
+                open(self._path("authorized_keys"), "w", encoding="utf-8") as dst:
+            dst.write(src.read())
+        with open(self._path("known_hosts"), "w", encoding="utf-8") as fh:
+            for name, path in keys.items():
+                if name == "client":
+                    continue
+                with open(path + ".pub", encoding="utf-8") as pub:
+                    key_type, blob = pub.read().split()[:2]
+                fh.write(f"{HOST_ALIAS} {key_type} {blob}\n")
+        with open(self.client_config, "w", encoding="utf-8") as fh:
+            fh.write(f"""# sshbench client config for the embedded server; ~/.ssh is never read or written.
+Host {HOST_ALIAS}
+  HostName {LOOPBACK}
+  Port {self.port}
+  User {self.user}
+  HostKeyAlias {HOST_ALIAS}
+  IdentityFile {self._path('client_ed25519')}
+  IdentitiesOnly yes
+  IdentityAgent none
+  UserKnownHostsFile {self._path('known_hosts')}
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  UpdateHostKeys no
+  CheckHostIP no
+  BatchMode yes
+  PasswordAuthentication no
+  KbdInteractiveAuthentication no
+  Compression no
+  ControlMaster no
+  ControlPath none
+  ForwardAgent no
+  ForwardX11 no
+  ClearAllForwardings yes
+  RequestTTY no
+  EscapeChar none
+  AddressFamily inet
+  ConnectTimeout 15
+  ProxyCommand {shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} %h %p {shlex.quote(self._path('expect'))}
+  ProxyUseFdpass yes
+""")
+
+    @property
+    def client_config(self) -> str:
+        return self._path("ssh_config")
+
+    @property
+    def log_path(self) -> str:
+        return self._path("sshd.log")
+
+    # ------------------------------------------------------------ serving
+
+    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
+        """The reaped sshd of the connection from `peer_port`; waits for it to exit."""
+        return self.inetd.server_process(peer_port, timeout) if self.inetd else None
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        """CPU used until now by the live sshd of this connection (None if it is gone or /proc can't say)."""
+        return self.inetd.server_cpu_so_far(peer_port) if self.inetd else None
+
+    def log_tail(self, lines: int = 5) -> list[str]:
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+                return fh.read().splitlines()[-lines:]
+        except OSError:
+            return []

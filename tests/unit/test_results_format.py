@@ -1,0 +1,65 @@
+"""The results file's format: today's (schema 4) round-trips, yesterday's (schema 3) still loads and renders."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from sshbench.render import summary_csv
+from sshbench.render.exporters import EXPORTERS
+from sshbench.results.codec import report_to_dict, results_from_dict, results_to_dict
+from sshbench.results.environment import ServerKind
+from sshbench.results.legacy import upgrade
+from sshbench.results.model import SCHEMA_VERSION
+from sshbench.results.store import read_results
+from tests.conftest import DATA
+
+
+def test_schema_3_files_load_with_their_server_facts_typed() -> None:
+    (embedded,) = read_results(str(DATA / "results-small.json"))  # written by sshbench before the typed model
+    server = embedded.environment.server
+    assert server.kind is ServerKind.EMBEDDED and server.embedded is not None and server.remote is None
+    assert server.embedded.server == "openssh" and server.embedded.listen.startswith("127.0.0.1:")
+    assert embedded.options.warmup_bytes == 64 * 2**20  # was probe_bytes
+    alpha, beta = read_results(str(DATA / "results-hosts.json"))
+    assert alpha.label == "alpha" and beta.label == "beta.example"
+    assert alpha.environment.server.kind is ServerKind.REMOTE and alpha.environment.server.remote is not None
+    iperf = alpha.environment.server.iperf
+    assert iperf is not None and iperf.rate("upload") and iperf.rate("download")
+
+
+def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> None:
+    old = json.loads((DATA / "results-small.json").read_text())
+    new = upgrade(old)
+    assert isinstance(new, dict) and new["schema_version"] == 4
+    assert new["environment"]["server"]["kind"] == "embedded" and "path" in new["environment"]["server"]["embedded"]
+    assert old["schema_version"] == 3, "the input is not changed in place"
+    for other in ([1, 2], "x", None, {"schema_version": 3, "schema": "nope"}, {"schema_version": 4}):
+        assert upgrade(other) == other
+
+
+def test_today_s_files_round_trip_exactly() -> None:
+    runs = read_results(str(DATA / "results-hosts.json"))
+    data = json.loads(json.dumps(results_to_dict(runs)))
+    assert data["schema_version"] == SCHEMA_VERSION == 4
+    again = results_from_dict(data)
+    assert results_to_dict(again) == data
+    single = json.loads(json.dumps(report_to_dict(runs[0])))
+    assert single["environment"]["server"]["remote"]["destination"] == "alpha"
+
+
+def test_summary_csv_has_a_row_per_case_and_host() -> None:
+    runs = read_results(str(DATA / "results-hosts.json"))
+    rows = list(csv.DictReader(io.StringIO(summary_csv.render(runs))))
+    assert len(rows) == sum(len(r.summaries) for r in runs)
+    assert {row["host"] for row in rows} == {"alpha", "beta.example"}
+    gcm = next(r for r in rows if r["host"] == "alpha" and r["case_id"] == "cipher:aes128-gcm@openssh.com:upload")
+    assert float(gcm["throughput_ci_low"]) <= float(gcm["throughput_bytes_per_second"]) <= \
+        float(gcm["throughput_ci_high"])
+
+
+def test_every_exporter_has_a_distinct_option_and_a_renderer() -> None:
+    assert len({e.option for e in EXPORTERS}) == len(EXPORTERS)
+    for exporter in EXPORTERS:
+        assert callable(exporter.files() if exporter.writes_directory else exporter.render())
