@@ -41,7 +41,7 @@ from sshbench.results.environment import (
     StoredRecommendation,
     TerrapinFacts,
 )
-from sshbench.results.model import Report
+from sshbench.results.model import CaseStatus, Report
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
@@ -96,7 +96,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         if options.controls and env.server.remote is not None:  # the link's own ceiling, when iperf3 is on both ends
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
                                                    capped=options.max_bytes is not None)
-    live = [r.case for r in report.cases if r.status.value != "skipped"]
+    live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
     target: Target = EmbeddedTarget(server) if remote is None else remote.target
     with contextlib.ExitStack() as stack:
         files = None
