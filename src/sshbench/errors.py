@@ -63,3 +63,7 @@ class NothingMeasured(SshbenchError):
     """The run ended without a single measured sample (e.g. a time budget shorter than the warm-up)."""
 
     exit_code = ExitCode.SAMPLES_FAILED
+
+
+class BudgetTooSmall(UsageError):
+    """After the warm-up: the time budget cannot give every case the samples an interval needs."""

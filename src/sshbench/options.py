@@ -40,9 +40,12 @@ class RunOptions:
     size_bytes: int | None = None  # None: size each case from its warm-up probe
     sample_seconds: float = 1.0  # target data-phase length when sizing from the probe
     warmup_bytes: int = 64 * MiB  # warm-up transfer size; its rate sizes the case (--sample-seconds)
-    # Precision mode (the default): rounds continue until every case's 95% median interval is
-    # within +-precision, bounded by min_runs, max_runs and the time budget. Fixed mode when runs is set.
-    precision: float = 0.03
+    # Decision mode (the default): every case gets min_runs samples, then only the cases not yet settled
+    # against a ranking neighbour (different, or equivalent within +-tie_margin) get more, up to max_runs
+    # and the time budget (analysis/decide.py). Precision mode when precision is set: rounds continue
+    # until every case's 95% median interval is within +-precision. Fixed mode when runs is set.
+    precision: float | None = None
+    tie_margin: float = 0.05
     min_runs: int = 6
     max_runs: int = 30
     time_budget_seconds: float | None = 480.0
@@ -50,6 +53,9 @@ class RunOptions:
     setup_runs: int = 10  # fixed mode: measured samples per key exchange / host key case
     cipher_mac: str = DEFAULT_CIPHER_MAC
     mac_cipher: str = DEFAULT_MAC_CIPHER
+    # The key exchange of every throughput and host key case: "auto" (a fast one both sides offer, see
+    # plan/partners.py), "default" (ssh's own choice, as before 0.2), or a name.
+    partner_kex: str = "auto"
     directions: tuple[Direction, ...] = (Direction.UPLOAD, Direction.DOWNLOAD)
     seed: int | None = None
     output: str | None = None
@@ -74,8 +80,10 @@ class RunOptions:
     def __post_init__(self) -> None:
         if (self.runs is not None and self.runs < 1) or self.setup_runs < 1:
             raise UsageError("--runs and --setup-runs must be at least 1")
-        if not 0.001 <= self.precision <= 0.5:
+        if self.precision is not None and not 0.001 <= self.precision <= 0.5:
             raise UsageError("--precision must be between 0.1% and 50%, e.g. 3% or 0.03")
+        if not 0.001 <= self.tie_margin <= 0.5:
+            raise UsageError("--tie-margin must be between 0.1% and 50%, e.g. 5% or 0.05")
         if self.min_runs < 1 or self.max_runs < self.min_runs:
             raise UsageError("--min-runs must be at least 1 and --max-runs at least --min-runs")
         if self.time_budget_seconds is not None and self.time_budget_seconds <= 0:
@@ -132,6 +140,11 @@ class RunOptions:
     @property
     def fixed(self) -> bool:
         return self.runs is not None
+
+    @property
+    def mode(self) -> Literal["fixed", "precision", "decision"]:
+        """How the run decides when a case has enough samples."""
+        return "fixed" if self.runs is not None else "precision" if self.precision is not None else "decision"
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

@@ -288,11 +288,15 @@ def test_a_hung_sshd_is_killed_with_what_it_started(cwd: Path, tmp_path: Path) -
     assert_nothing_left(cwd)
 
 
-def test_a_run_that_measured_nothing_is_not_complete(cwd: Path) -> None:
+@pytest.mark.parametrize(("size", "code", "said"), [
+    (["--size", "4GiB"], ExitCode.SAMPLES_FAILED, "nothing was measured"),  # not even the warm-up fits in 1 s
+    ([], ExitCode.USAGE, "the minimum (6 samples of each case, for an interval)"),  # the warm-up fits, no more
+])
+def test_a_run_that_measured_nothing_is_not_complete(cwd: Path, size: list[str], code: ExitCode, said: str) -> None:
     done = sshbench("--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
-                    "--directions", "upload", "--no-controls", "--time-budget", "1s",
+                    "--directions", "upload", "--no-controls", "--time-budget", "1s", *size,
                     "--output", "r.json", cwd=cwd)
-    assert_one_clean_line(done, ExitCode.SAMPLES_FAILED, "nothing was measured")
+    assert_one_clean_line(done, code, said)
     assert "--time-budget" in done.stderr
     data = json.loads((cwd / "r.json").read_text())
     assert data["status"] == "failed" and not [s for s in data["samples"] if not s["warmup"]]

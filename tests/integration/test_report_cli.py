@@ -33,23 +33,46 @@ def test_report_markdown_to_stdout() -> None:
     assert done.returncode == 0 and done.stdout.startswith("## sshbench results")
 
 
-def test_compare_a_run_with_itself_finds_no_change() -> None:
+def _only(cases: tuple[str, ...], path: Path, slower: str | None = None) -> str:
+    """The recorded run cut down to these cases (one of them made half as fast), written to `path`."""
+    data = json.loads(Path(RESULTS).read_text())
+    data["cases"] = [c for c in data["cases"] if c["case"]["id"] in cases]
+    data["samples"] = [s for s in data["samples"] if s["case_id"] in cases]
+    data["summaries"] = [s for s in data["summaries"] if s["case_id"] in cases]
+    for sample in data["samples"]:
+        if sample["case_id"] == slower and sample["data_seconds"]:
+            sample["data_seconds"] /= 0.5
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+THREE = ("cipher:aes128-gcm@openssh.com:upload", "cipher:aes128-ctr:upload", "cipher:3des-cbc:upload")
+
+
+def test_compare_a_run_with_itself_finds_no_change(tmp_path: Path) -> None:
+    base = _only(THREE, tmp_path / "base.json")
+    done = sshbench("compare", base, base, "--fail-above", "5%")
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert done.stdout.count("no significant change") == 3 and "Bonferroni over the 3" in done.stdout
+
+
+def test_compare_says_when_the_samples_are_too_few_to_detect_anything() -> None:
+    """All 25 cases of the recorded run at 6 samples each: after the correction no change could be significant."""
     done = sshbench("compare", RESULTS, RESULTS, "--fail-above", "5%")
     assert done.returncode == ExitCode.OK, done.stderr
-    assert "no significant change" in done.stdout and "REGRESSION" not in done.stdout.split("REGRESSION:")[-1]
+    assert "too few samples to detect any change" in done.stdout and "no significant change" not in done.stdout
+    assert "for any change to reach significance after the correction" in done.stdout
 
 
 def test_compare_flags_a_regression_for_ci(tmp_path: Path) -> None:
-    data = json.loads(Path(RESULTS).read_text())
-    for sample in data["samples"]:  # the same run, half as fast for one cipher
-        if sample["case_id"] == "cipher:aes128-gcm@openssh.com:upload" and sample["data_seconds"]:
-            sample["data_seconds"] /= 0.5
-    slower = tmp_path / "slower.json"
-    slower.write_text(json.dumps(data))
-    done = sshbench("compare", RESULTS, str(slower), "--fail-above", "5%")
+    base = _only(THREE, tmp_path / "base.json")
+    slower = _only(THREE, tmp_path / "slower.json", slower=THREE[0])  # the same run, half as fast for one cipher
+    done = sshbench("compare", base, slower, "--fail-above", "5%")
     assert done.returncode == ExitCode.REGRESSION, done.stdout
-    line = next(ln for ln in done.stdout.splitlines() if "cipher:aes128-gcm@openssh.com:upload" in ln)
+    line = next(ln for ln in done.stdout.splitlines() if ln.strip().startswith(THREE[0]))
     assert "REGRESSION" in line and "-50.0%" in line
+    why = next(ln for ln in done.stdout.splitlines() if ln.startswith("regression: "))
+    assert THREE[0] in why and "Bonferroni over 3 cases" in why and "beyond --fail-above 5%" in why
 
 
 def test_compare_normalized_by_tcp() -> None:

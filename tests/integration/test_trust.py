@@ -1,4 +1,4 @@
-"""Precision mode, controls, --no-aesni and data kinds, end to end against the real embedded server."""
+"""Decision and precision mode, controls, --no-aesni and data kinds, end to end against the real embedded server."""
 
 from __future__ import annotations
 
@@ -35,6 +35,34 @@ def summaries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _precise_after(values: list[float], target: float) -> bool:
     interval = median_interval(values)
     return interval is not None and (relative_half_width(statistics.median(values), interval) or 1) <= target
+
+
+def test_decision_mode_gives_every_case_an_interval_and_settles_a_large_step(tmp_path: Path) -> None:
+    """The default mode on real samples: 3des-cbc is ~20x slower than AES-GCM, which no noise can hide."""
+    data, out = run_json(tmp_path, "--ciphers", "aes128-gcm@openssh.com,3des-cbc", "--directions", "upload",
+                         "--macs", "none", "--kex", "none", "--hostkeys", "none", "--size", "8MiB", "--no-controls",
+                         "--max-runs", "9", "--time-budget", "none")
+    assert data["options"]["precision"] is None and data["options"]["tie_margin"] == 0.05
+    by_id = summaries(data)
+    gcm, des = by_id["cipher:aes128-gcm@openssh.com:upload"], by_id["cipher:3des-cbc:upload"]
+    assert gcm["samples_ok"] >= 6 and des["samples_ok"] >= 6, "every case first gets an interval"
+    assert des["rank"] == 2 and des["relation"] == "different" and des["ratio_to_previous"] > 1.5
+    assert des["ratio_low"] <= des["ratio_to_previous"] <= des["ratio_high"]
+    assert des["samples_ok"] == 6, "a settled pair gets nothing beyond the first look"
+    assert "neighbour pairs: 1 of 1 settled (1 different, 0 equivalent)" in out
+    use = data["time_use"]
+    assert 0 < use["throughput_data_seconds"] < use["throughput_sample_seconds"] <= use["sample_seconds"]
+
+
+def test_a_budget_too_small_for_the_minimum_is_refused_after_the_warm_up(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = sshbench(*ONE_UPLOAD, "--size", "64MiB", "--time-budget", "5s", "--output", str(out))
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0, done.stderr
+    assert "the minimum (6 samples of each case, for an interval)" in done.stderr
+    assert "raise --time-budget to" in done.stderr and "--no-controls saves" in done.stderr
+    data = json.loads(out.read_text())
+    assert data["status"] == "failed" and "time budget" in data["error"]
+    assert all(s["warmup"] for s in data["samples"]), "nothing measured beyond the warm-up, which is kept"
 
 
 def test_each_case_stops_at_the_first_precise_sample_or_max_runs(tmp_path: Path) -> None:

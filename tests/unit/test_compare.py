@@ -42,14 +42,14 @@ def noisy(center: float, n: int = 12, spread: float = 0.05, seed: int = 1) -> li
 def test_same_distribution_is_not_significant() -> None:
     (change,) = compare(run({GCM: noisy(800e6, seed=1)}), run({GCM: noisy(800e6, seed=2)}))
     assert not change.significant
-    assert change.low < 0 < change.high
+    assert change.low is not None and change.high is not None and change.low < 0 < change.high
     assert not change.regression_beyond(0.05)
 
 
 def test_a_twenty_percent_slowdown_is_a_significant_regression() -> None:
     (change,) = compare(run({GCM: noisy(800e6)}), run({GCM: noisy(640e6, seed=3)}))
     assert change.significant and change.change == pytest.approx(-0.2, abs=0.04)
-    assert change.low <= change.change <= change.high < 0
+    assert change.low is not None and change.high is not None and change.low <= change.change <= change.high < 0
     assert change.regression_beyond(0.05) and not change.regression_beyond(0.5)
 
 
@@ -100,3 +100,24 @@ def test_file_method_rows_are_normalised_by_the_same_method() -> None:
     assert scp_ctr.baseline == pytest.approx(1.0) and scp_ctr.other == pytest.approx(1.0)
     gcm = "cipher:aes128-gcm@openssh.com:upload"
     assert changes[gcm].baseline != changes[gcm + ":scp"].baseline
+
+
+def test_three_against_three_samples_cannot_detect_anything() -> None:
+    (change,) = compare(run({GCM: [800e6, 810e6, 805e6]}), run({GCM: [400e6, 405e6, 402e6]}))
+    assert not change.detectable and not change.significant  # halved, yet 3 vs 3 reaches p = 0.1 at best
+    assert not change.regression_beyond(0.05)
+
+
+def test_many_cases_are_corrected_and_the_interval_agrees_with_the_test() -> None:
+    ciphers = [Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=f"c{i}") for i in range(20)]
+    before = run({c: noisy(800e6, seed=i) for i, c in enumerate(ciphers)})
+    after = run({c: noisy(800e6 * (0.9 if i == 0 else 1.0), seed=100 + i) for i, c in enumerate(ciphers)})
+    changes = compare(before, after)
+    assert {c.compared for c in changes} == {20}
+    for change in changes:
+        assert change.low is not None and change.high is not None
+        assert change.significant == (change.low > 0 or change.high < 0), change
+        assert change.p_adjusted == pytest.approx(min(1.0, 20 * change.p_value))
+    slower = changes[0]
+    assert slower.significant and slower.change == pytest.approx(-0.1, abs=0.04)
+    assert "slower" in slower.why_regression(0.05) and "Bonferroni over 20 cases" in slower.why_regression(0.05)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from sshbench.analysis.stats import summarize
 from sshbench.render import charts, html, markdown
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.model import Report
@@ -75,3 +76,20 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     for text in ("Recommended configuration (policy modern)", "Raw samples", "Controls and ceilings",
                  "!! broken", "Host *"):
         assert text in page
+
+
+def test_a_case_without_an_interval_says_so_in_every_output() -> None:
+    """Five samples give no 95% interval: no output may draw or print one (a zero-width bar looks exact)."""
+    report = load_report()
+    case_id = "cipher:aes128-gcm@openssh.com:upload"
+    counted = [s for s in report.samples if s.case_id == case_id and s.ok and not s.warmup]
+    report.samples = [s for s in report.samples if s is not counted[0]] if len(counted) == 6 else report.samples
+    report.summaries = summarize(report.cases, report.samples)
+    assert next(s for s in report.summaries if s.case_id == case_id).samples_ok == 5
+    row = r"\| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ \| [\d,]+ \| n\\<6 \|"  # '<' escaped in Markdown
+    assert re.search(row, markdown.render(report))
+    made = charts.charts(report)
+    try:
+        assert "n&lt;6: no interval" in made[0].render("svg").decode()  # the SVG escapes "<"
+    finally:
+        charts.close(made)

@@ -1,4 +1,4 @@
-from sshbench.plan.schedule import PrecisionSchedule
+from sshbench.plan.schedule import PrecisionSchedule, RoundState
 from sshbench.results.model import Case, CaseKind, Direction
 
 A = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="a")
@@ -10,7 +10,7 @@ def test_precise_cases_drop_out_after_min_runs_and_others_stop_at_max() -> None:
     done: dict[str, int] = {}
     precise = {A.id: True, B.id: False}  # A is precise from the start, B never
     rounds = []
-    while rnd := plan.next_round(done, precise):
+    while rnd := plan.next_round(RoundState(done, precise)):
         rounds.append([v.case.id for v in rnd])
         for visit in rnd:
             if visit.round:
@@ -25,7 +25,7 @@ def test_precision_schedule_is_seeded() -> None:
         plan = PrecisionSchedule([A, B], 4, 4, seed)
         done: dict[str, int] = {}
         out = []
-        while rnd := plan.next_round(done, {}):
+        while rnd := plan.next_round(RoundState(done)):
             out.append([v.case.id for v in rnd])
             for v in rnd:
                 if v.round:

@@ -1,4 +1,4 @@
-"""The results file's format: today's (schema 4) round-trips, yesterday's (schema 3) still loads and renders."""
+"""The results file's format: today's (schema 5) round-trips, older ones (schemas 3 and 4) still load and render."""
 
 from __future__ import annotations
 
@@ -32,17 +32,20 @@ def test_schema_3_files_load_with_their_server_facts_typed() -> None:
 def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> None:
     old = json.loads((DATA / "results-small.json").read_text())
     new = upgrade(old)
-    assert isinstance(new, dict) and new["schema_version"] == 4
+    assert isinstance(new, dict) and new["schema_version"] == SCHEMA_VERSION
     assert new["environment"]["server"]["kind"] == "embedded" and "path" in new["environment"]["server"]["embedded"]
     assert old["schema_version"] == 3, "the input is not changed in place"
-    for other in ([1, 2], "x", None, {"schema_version": 3, "schema": "nope"}, {"schema_version": 4}):
+    for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 6}):
         assert upgrade(other) == other
+    # schema 4 only lacks what 5 added: the same document, relabelled
+    assert upgrade({"schema": "sshbench/run", "schema_version": 4, "seed": 1}) == {
+        "schema": "sshbench/run", "schema_version": 5, "seed": 1}
 
 
 def test_today_s_files_round_trip_exactly() -> None:
     runs = read_results(str(DATA / "results-hosts.json"))
     data = json.loads(json.dumps(results_to_dict(runs)))
-    assert data["schema_version"] == SCHEMA_VERSION == 4
+    assert data["schema_version"] == SCHEMA_VERSION == 5
     again = results_from_dict(data)
     assert results_to_dict(again) == data
     single = json.loads(json.dumps(report_to_dict(runs[0])))

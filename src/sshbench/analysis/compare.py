@@ -1,25 +1,29 @@
 """Compare runs case by case: how much faster or slower, how sure, and is it a regression.
 
-The change is the ratio of medians (B over A for throughput, A over B for
-latency, so positive always means faster), with a 95% percentile-bootstrap
-interval (2,000 resamples, fixed seed: the same files always give the same
-answer) and a Mann-Whitney U test for significance. `normalize` divides each
-run by its own reference (the raw TCP control, or a chosen cipher) so that
-different machines can be compared by shape rather than raw speed.
+The change is a speed ratio (B over A for throughput, A over B for
+latency, so positive always means faster): the Hodges-Lehmann estimate on
+the log scale, with its Moses interval, which is the interval the
+Mann-Whitney test inverts: "significant" and "the interval excludes 0" are
+the same statement. Comparing many cases at once, each test and interval is
+Bonferroni-corrected over the cases compared (level 1 - 0.05/m), so "some
+case changed" is not found by chance among forty. With few samples no
+change can be detected at all (3 against 3 can reach p = 0.1 at best): such
+cases say so instead of "no change". `normalize` divides each run by its
+own reference (the raw TCP control, or a chosen cipher) so that different
+machines can be compared by shape rather than raw speed.
 """
 
 from __future__ import annotations
 
-import random
+import math
 import statistics
 from dataclasses import dataclass
 
-from sshbench.analysis.robust import mann_whitney_p
+from sshbench.analysis.robust import mann_whitney_p, shift_interval, smallest_p
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.errors import UsageError
 from sshbench.results.model import Case, CaseKind, Report
 
-BOOTSTRAP = 2000
 SIGNIFICANCE = 0.05
 
 
@@ -28,18 +32,35 @@ class Change:
     case_id: str
     baseline: float  # median, in the case's unit (normalised when asked)
     other: float
-    change: float  # +0.10 = 10% faster
-    low: float  # 95% interval of the change
-    high: float
-    p_value: float
+    change: float  # +0.10 = 10% faster (Hodges-Lehmann estimate of the speed ratio, minus 1)
+    low: float | None  # its interval at 1 - 0.05/compared (None: too few samples for one)
+    high: float | None
+    p_value: float  # Mann-Whitney, two-sided, uncorrected
     bigger_better: bool
+    compared: int = 1  # cases compared in this pair of runs (the Bonferroni factor)
+    samples: tuple[int, int] = (0, 0)
+
+    @property
+    def p_adjusted(self) -> float:
+        return min(1.0, self.p_value * self.compared)
+
+    @property
+    def detectable(self) -> bool:
+        """Whether these sample counts could show any change at all at the corrected level."""
+        return smallest_p(*self.samples) * self.compared < SIGNIFICANCE
 
     @property
     def significant(self) -> bool:
-        return self.p_value < SIGNIFICANCE
+        return self.p_adjusted < SIGNIFICANCE
 
     def regression_beyond(self, threshold: float) -> bool:
         return self.significant and self.change < -threshold
+
+    def why_regression(self, threshold: float) -> str:
+        """One line on why --fail-above fired for this case."""
+        interval = "" if self.low is None or self.high is None else f", interval {self.low:+.1%} .. {self.high:+.1%}"
+        return (f"{self.case_id}: {-self.change:.1%} slower{interval}, p = {self.p_adjusted:.2g} after Bonferroni "
+                f"over {self.compared} cases, beyond --fail-above {threshold:.0%}")
 
 
 def _values(report: Report, case_id: str) -> list[float]:
@@ -70,16 +91,15 @@ def reference(report: Report, normalize: str | None, case_id: str) -> float | No
     return statistics.median(values)
 
 
-def _speed_ratio(a: list[float], b: list[float], bigger_better: bool) -> float:
-    ratio = statistics.median(b) / statistics.median(a)
-    return ratio - 1 if bigger_better else 1 / ratio - 1
+def _speed_logs(values: list[float], bigger_better: bool) -> list[float]:
+    """Log speed per sample: log(rate), or -log(seconds) for latencies; larger is faster."""
+    return [math.log(v) if bigger_better else -math.log(v) for v in values if v > 0]
 
 
-def compare(baseline: Report, other: Report, normalize: str | None = None, seed: int = 1) -> list[Change]:
+def compare(baseline: Report, other: Report, normalize: str | None = None) -> list[Change]:
     """Every case measured in both runs, in the baseline's order."""
-    rng = random.Random(seed)
     other_ids = {s.case_id for s in other.summaries}
-    changes = []
+    pairs = []
     for summary in baseline.summaries:
         case_id = summary.case_id
         if case_id not in other_ids:
@@ -90,12 +110,15 @@ def compare(baseline: Report, other: Report, normalize: str | None = None, seed:
         ref_a, ref_b = reference(baseline, normalize, case_id), reference(other, normalize, case_id)
         if ref_a and ref_b:
             a, b = [v / ref_a for v in a], [v / ref_b for v in b]
-        bigger_better = summary.throughput_bytes_per_second is not None
-        boot = sorted(_speed_ratio([rng.choice(a) for _ in a], [rng.choice(b) for _ in b], bigger_better)
-                      for _ in range(BOOTSTRAP))
-        changes.append(Change(case_id, statistics.median(a), statistics.median(b), _speed_ratio(a, b, bigger_better),
-                              boot[int(0.025 * BOOTSTRAP)], boot[int(0.975 * BOOTSTRAP) - 1],
-                              mann_whitney_p(a, b), bigger_better))
+        pairs.append((case_id, a, b, summary.throughput_bytes_per_second is not None))
+    level = 1 - SIGNIFICANCE / max(1, len(pairs))
+    changes = []
+    for case_id, a, b, bigger_better in pairs:
+        logs_a, logs_b = _speed_logs(a, bigger_better), _speed_logs(b, bigger_better)
+        estimate, low, high = shift_interval(logs_b, logs_a, level) or (0.0, None, None)
+        changes.append(Change(case_id, statistics.median(a), statistics.median(b), math.expm1(estimate),
+                              None if low is None else math.expm1(low), None if high is None else math.expm1(high),
+                              mann_whitney_p(logs_a, logs_b), bigger_better, len(pairs), (len(a), len(b))))
     return changes
 
 

@@ -4,22 +4,23 @@ Only counted samples enter a summary: successful and not from the warm-up
 round. The median is the headline figure because a shared machine produces
 one-sided outliers (a sample can be slowed down by a neighbour, never sped
 up), which drag the mean. Every median carries its 95% order-statistic
-interval (see robust.py for why no normality is assumed); neighbours in a
-ranking are marked tied when a Mann-Whitney U test cannot tell them apart.
+interval (see robust.py for why no normality is assumed); each neighbour
+in a ranking is marked different, equivalent or not yet separable from the
+one above it (decide.py).
 """
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.robust import mann_whitney_p, median_interval, outliers
+from sshbench.analysis.decide import DecisionRule, verdicts
+from sshbench.analysis.robust import median_interval, outliers
+from sshbench.results.kinds import Relation
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
 from sshbench.units import GiB
 
-SIGNIFICANCE = 0.05
 CONFIDENCE = 0.95
 
 
@@ -115,8 +116,9 @@ def headline(summary: Summary) -> Stat | None:
     return summary.throughput_bytes_per_second or summary.handshake_seconds
 
 
-def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None) -> None:
-    """Set factor (1.0 = fastest; 4.6 = takes 4.6x as long), rank and ties within each group, in place."""
+def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
+         rule: DecisionRule | None = None) -> None:
+    """Set factor (1.0 = fastest; 4.6 = takes 4.6x as long), rank and verdicts within each group, in place."""
     groups: dict[str, list[Summary]] = defaultdict(list)
     for summary in summaries:
         stat = headline(summary)
@@ -132,21 +134,29 @@ def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None)
         ordered = sorted(members, key=lambda s: s.factor or 0.0)
         for position, summary in enumerate(ordered, start=1):
             summary.rank = position
-            summary.tied_with_previous, summary.p_vs_previous = False, None
+            summary.relation, summary.tied_with_previous, summary.p_vs_previous = None, False, None
+            summary.p_equivalent_vs_previous = summary.ratio_to_previous = None
+            summary.ratio_low = summary.ratio_high = None
+            summary.futile = False
         if values is None:
             continue
-        for above, below in itertools.pairwise(ordered):
-            p = mann_whitney_p(values.get(above.case_id, []), values.get(below.case_id, []))
-            below.p_vs_previous = p
-            below.tied_with_previous = p >= SIGNIFICANCE
+        by_id = {s.case_id: s for s in ordered}
+        for verdict in verdicts([s.case_id for s in ordered], values, bigger_better, rule or DecisionRule()):
+            below = by_id[verdict.slower]
+            below.relation = verdict.relation
+            below.tied_with_previous = verdict.relation is not Relation.DIFFERENT
+            below.p_vs_previous, below.p_equivalent_vs_previous = verdict.p_different, verdict.p_equivalent
+            below.ratio_to_previous, below.ratio_low, below.ratio_high = (verdict.ratio, verdict.ratio_low,
+                                                                          verdict.ratio_high)
+            below.futile = verdict.futile
 
 
 # Groups that are references, not contenders: shown, never ranked.
 UNRANKED = ("control:", "ceiling:")
 
 
-def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample],
-              precision: float | None = None, clock_hz: float | None = None) -> list[Summary]:
+def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precision: float | None = None,
+              clock_hz: float | None = None, rule: DecisionRule | None = None) -> list[Summary]:
     """Summaries of every case that has any sample, ranked per group; updates case statuses."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
@@ -165,5 +175,5 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample],
             record.status = CaseStatus.FAILED
             record.reason = record.reason or next((s.error for s in mine if s.error), "no successful sample")
         summaries.append(summary)
-    rank(summaries, values)
+    rank(summaries, values, rule)
     return summaries

@@ -51,18 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--cipher-mac", default=DEFAULT_CIPHER_MAC, help="MAC for non-AEAD ciphers in the cipher sweep")
     sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
     sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
-    how = run.add_argument_group("how much (default: precision mode)")
-    how.add_argument("--precision", help="target half-width of each median's 95%% interval, "
-                     "e.g. 3%% or 0.03 (default: 3%%)")
+    how = run.add_argument_group("how much (default: decision mode: every case to an interval, then samples "
+                                 "where the ranking is unsettled)")
+    how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
+                     "for no limit (default: 8m, none with --runs)")
+    how.add_argument("--tie-margin", help="neighbours whose ratio's interval lies within 1 +- this are "
+                     "'equivalent', e.g. 5%% or 0.05 (default: 5%%)")
     how.add_argument("--min-runs", type=int, help="measured samples per case at least (default: 6, "
                      "the fewest that give a 95%% interval)")
     how.add_argument("--max-runs", type=int, help="measured samples per case at most (default: 30)")
-    how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
-                     "for no limit (default: 8m in precision mode, none with --runs)")
-    how.add_argument("--runs", type=int, help="fixed mode: exactly this many measured samples per throughput "
-                     "case, no precision target (time budget only if given)")
+    how.add_argument("--precision", help="precision mode instead: sample until each median's 95%% interval "
+                     "is within this, e.g. 3%% or 0.03")
+    how.add_argument("--runs", type=int, help="fixed mode instead: exactly this many measured samples per "
+                     "throughput case (time budget only if given)")
     how.add_argument("--setup-runs", type=int, help="fixed mode: samples per key exchange / host key "
                      "case (default: 10)")
+    how.add_argument("--partner-kex", help="key exchange of every throughput and host key case: auto (a "
+                     "fast one both sides offer: curve25519-sha256 first), default (ssh's own), or a name "
+                     "(default: auto)")
     how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
                      "sample lasts --sample-seconds)")
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
@@ -158,12 +164,14 @@ def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
     """An option that would have no effect in this combination is an error, never silently dropped."""
     if args.runs is not None:
         for option, value in (("--precision", args.precision), ("--min-runs", args.min_runs),
-                              ("--max-runs", args.max_runs)):
+                              ("--max-runs", args.max_runs), ("--tie-margin", args.tie_margin)):
             if value is not None:
-                raise UsageError(f"{option} sets precision mode's stopping rule, and --runs is fixed mode: drop one "
-                                 "of them")
+                raise UsageError(f"{option} sets when sampling stops, and --runs is fixed mode: drop one of them")
     elif args.setup_runs is not None:
         raise UsageError("--setup-runs applies to fixed mode: add --runs N, or drop it")
+    if args.precision is not None and args.tie_margin is not None:
+        raise UsageError("--tie-margin settles rankings in decision mode, and --precision is precision mode: drop "
+                         "one of them")
     if args.size and args.sample_seconds is not None:
         raise UsageError("--sample-seconds sizes samples when --size is not given: drop one of them")
     if args.ssh_config and not args.destination:
@@ -183,7 +191,9 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     methods = parse_methods(args.method)
     _refuse_ignored(args, methods)
     return RunOptions(
-        precision=parse_fraction(args.precision or "3%", "--precision"),
+        precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
+        tie_margin=parse_fraction(args.tie_margin or "5%", "--tie-margin"),
+        partner_kex=args.partner_kex or "auto",
         min_runs=6 if args.min_runs is None else args.min_runs, max_runs=30 if args.max_runs is None else args.max_runs,
         time_budget_seconds=_time_budget(args),
         ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,

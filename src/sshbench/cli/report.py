@@ -58,5 +58,14 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
-        regressed |= threshold is not None and any(c.regression_beyond(threshold) for c in changes)
+        if threshold is not None:
+            for change in changes:
+                if change.regression_beyond(threshold):
+                    regressed = True
+                    ctx.out.print(f"regression: {change.why_regression(threshold)}", highlight=False, markup=False)
+        blind = [c for c in changes if not c.detectable]
+        if blind:
+            ctx.out.print(f"{len(blind)} of {len(changes)} cases have too few samples ({blind[0].samples[0]} vs "
+                          f"{blind[0].samples[1]}, ...) for any change to reach significance after the correction: "
+                          "measure more samples (--min-runs)", highlight=False, markup=False)
     return int(ExitCode.REGRESSION if regressed else ExitCode.OK)

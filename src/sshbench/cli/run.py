@@ -62,12 +62,12 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
                            embedded=h.remote is None) for h in hosts]
         started = time.monotonic()
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
-            for index, (host, records) in enumerate(zip(hosts, plans, strict=True)):
+            for index, (host, plan) in enumerate(zip(hosts, plans, strict=True)):
                 spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))
                 share = host_share(options, spent, len(hosts) - index)
-                report = Report(tool_version=__version__, seed=seed, options=share, cases=records,
+                report = Report(tool_version=__version__, seed=seed, options=share, cases=plan.records,
                                 started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
-                                environment=embedded_environment(client, server))
+                                environment=embedded_environment(client, server), partner_kex=plan.partner_kex)
                 runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save,
                                                   reporter)))
                 writer.host_done(report)

@@ -47,6 +47,8 @@ EVP_OF: dict[str, str] = {
     "3des-cbc": "des-ede3-cbc",
 }
 SPEED_BLOCK = 16384  # bytes per EVP call: close to SSH's 32 KiB packets, and openssl speed's largest default
+# openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
+CEILING_SECONDS = 1.1
 _RATE_RE = re.compile(r"^\+F:\d+:([^:]+):([\d.]+)", re.MULTILINE)
 _COUNT_RE = re.compile(r"^\+R:(\d+):([^:]+):([\d.]+)", re.MULTILINE)
 

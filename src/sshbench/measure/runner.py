@@ -14,15 +14,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from sshbench.analysis.decide import rule_for
 from sshbench.analysis.stats import summarize
-from sshbench.errors import NothingMeasured, OutputError, RunStopped
-from sshbench.measure.controls import run_crypto_ceiling, run_tcp_control
+from sshbench.errors import BudgetTooSmall, NothingMeasured, OutputError, RunStopped
+from sshbench.measure.controls import CEILING_SECONDS, run_crypto_ceiling, run_tcp_control
 from sshbench.measure.datapath import Tick
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import Schedule, Visit
-from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample
+from sshbench.plan.budget import FIT_MARGIN, too_long
+from sshbench.plan.schedule import Schedule, Visit, round_state
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, TimeUse
 from sshbench.targets.base import Target
 from sshbench.units import MiB
 
@@ -86,6 +88,8 @@ class _Estimates:
     def of(self, case: Case, size: int) -> float:
         if case.id in self.seconds:
             return self.seconds[case.id]
+        if case.kind is CaseKind.CEILING:
+            return CEILING_SECONDS
         return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
 
     def typical(self) -> float:
@@ -135,21 +139,26 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
     budget = options.time_budget_seconds
     started = time.monotonic()
     done = 0
-    reporter.started(report, plan.minimum_left({}))
+    reporter.started(report, sum(plan.required(round_state(report)).values()))
     failures: list[Sample] = []  # the failed samples since the last good one
-    precision = None if options.fixed else options.precision
+    precision = options.precision if options.mode == "precision" else None
+    rule = rule_for(options)
     mhz = report.environment.host.cpu_mhz
     clock_hz = mhz * 1e6 if mhz else None
     try:
-        while rnd := _live(plan.next_round(*_progress_state(report)), records):
+        while rnd := _live(plan.next_round(round_state(report)), records):
+            # the warm-up is done: can the minimum for an interval still fit? (fixed mode asked for exact counts)
+            if rnd[0].round == 1 and budget is not None and options.mode != "fixed":
+                _check_minimum_fits(report, plan, estimates, options, budget, time.monotonic() - started)
             for position, visit in enumerate(rnd):
                 record = records[visit.case.id]
                 if record.status is CaseStatus.SKIPPED:
                     continue
                 size = record.size_bytes if visit.case.moves_data else 0
                 remaining = [v for v in rnd[position:] if records[v.case.id].status is not CaseStatus.SKIPPED]
+                later = _later(plan, report, remaining)
                 eta = sum(estimates.of(v.case, records[v.case.id].size_bytes) for v in remaining)
-                eta += plan.minimum_left(_progress_state(report)[0]) * estimates.typical()
+                eta += later * estimates.typical()
                 if budget is not None:
                     left = budget - (time.monotonic() - started)
                     if estimates.of(visit.case, size) > left:
@@ -159,7 +168,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
                     report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
                     raise _BudgetSpent
-                total = done + len(remaining) + plan.minimum_left(_progress_state(report)[0])
+                total = done + len(remaining) + later
                 reporter.sample_started(visit, Progress(done, total, eta))
                 timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
                 sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved, files)
@@ -169,7 +178,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 # the embedded server's files are on this machine: their free space can be looked at directly
                 stop_if_doomed(failures, files, local_disks=target.server_cpu_exact)
                 estimates.learn(sample, record.size_bytes)
-                report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
+                report.summaries = summarize(report.cases, report.samples, precision, clock_hz, rule)
                 save(report)
                 done += 1
                 reporter.sample_finished(sample, Progress(done, total, eta))
@@ -188,11 +197,46 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
             report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
             report.error = _nothing_measured(report, budget)
         report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
-        report.summaries = summarize(report.cases, report.samples, precision, clock_hz)
+        report.summaries = summarize(report.cases, report.samples, precision, clock_hz, rule)
+        report.time_use = time_use(report, time.monotonic() - started)
         save(report)
     if report.error and report.status == "failed":
         raise NothingMeasured(report.error)
     return report
+
+
+def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> int:
+    """Visits certain to come after the current round's remaining ones."""
+    in_round: dict[str, int] = {}
+    for visit in remaining:
+        in_round[visit.case.id] = in_round.get(visit.case.id, 0) + 1
+    return sum(max(0, n - in_round.get(case_id, 0)) for case_id, n in plan.required(round_state(report)).items())
+
+
+def _check_minimum_fits(report: Report, plan: Schedule, estimates: _Estimates, options: RunOptions,
+                        budget: float, spent: float) -> None:
+    """Refuse, before measuring, a budget that cannot give every case its minimum (an interval for each)."""
+    required = plan.required(round_state(report))
+    needed = {report.case(case_id).case: count * estimates.of(report.case(case_id).case,
+                                                               report.case(case_id).size_bytes)
+              for case_id, count in required.items() if count}
+    if sum(needed.values()) * FIT_MARGIN > budget - spent:
+        raise BudgetTooSmall(too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent,
+                                      budget - spent, options))
+
+
+def time_use(report: Report, wall: float) -> TimeUse:
+    """Where the wall time went, from the samples' own phase times."""
+    throughput = (CaseKind.CIPHER, CaseKind.MAC)
+    kinds = {r.case.id: r.case.kind for r in report.cases}
+    samples = [(s, kinds.get(s.case_id)) for s in report.samples if s.total_seconds is not None]
+    return TimeUse(
+        wall_seconds=wall,
+        sample_seconds=sum(s.total_seconds or 0.0 for s, _ in samples),
+        data_seconds=sum(s.data_seconds or 0.0 for s, _ in samples),
+        throughput_sample_seconds=sum(s.total_seconds or 0.0 for s, kind in samples if kind in throughput),
+        throughput_data_seconds=sum(s.data_seconds or 0.0 for s, kind in samples if kind in throughput and s.ok),
+    )
 
 
 # Failures that doom every later sample: a full or read-only disk (the file methods' files, either side).
@@ -271,16 +315,6 @@ class _BudgetSpent(Exception):
 
 def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
     return [v for v in rnd if records[v.case.id].status is not CaseStatus.SKIPPED]
-
-
-def _progress_state(report: Report) -> tuple[dict[str, int], dict[str, bool]]:
-    """Measured visits per case (failures count, so a failing case cannot loop) and precision reached."""
-    visits: dict[str, int] = {}
-    for sample in report.samples:
-        if not sample.warmup:
-            visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
-    precise = {s.case_id: bool(s.precise) for s in report.summaries}
-    return visits, precise
 
 
 def _refused(sample: Sample) -> bool:

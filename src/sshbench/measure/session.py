@@ -27,7 +27,7 @@ from sshbench.measure.pipe import SampleSettings
 from sshbench.measure.runner import Reporter, execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import FixedSchedule, PrecisionSchedule, Schedule
+from sshbench.plan.schedule import schedule_for
 from sshbench.results.environment import (
     AlgorithmFacts,
     ClientFacts,
@@ -104,9 +104,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             files = stack.enter_context(_test_files(options, target, host.payload))
             env.files = _files_facts(options, files, host.payload)
             env.files.commands = command_templates(target, files, host.methods)
-        plan: Schedule = (FixedSchedule(live, options.runs, options.setup_runs, host.seed)
-                          if options.runs is not None
-                          else PrecisionSchedule(live, options.min_runs, options.max_runs, host.seed))
+        plan = schedule_for(options, live, host.seed)
         save(report)
         execute(report, plan, target, options, save, reporter,
                 SampleSettings(host.payload, options.compression, options.crypto_env()), files)

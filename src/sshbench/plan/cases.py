@@ -2,7 +2,9 @@
 
 A case is what gets measured and ranked. The cipher sweep crosses every
 cipher with the directions and transfer methods; the MAC, key exchange and
-host key sweeps measure SSH itself, so they use the pipe only. Controls (raw
+host key sweeps measure SSH itself, so they use the pipe only. Every case
+but the key exchange sweep's holds one fast key exchange fixed
+(plan/partners.py), so their samples are spent moving data. Controls (raw
 TCP) and crypto ceilings are scheduled like cases. Names the server does not
 offer, and methods this machine cannot run, become skipped cases with the
 reason, so a report says what was not measured and why.
@@ -18,6 +20,7 @@ from sshbench.errors import MissingToolError, UsageError
 from sshbench.measure.controls import EVP_OF
 from sshbench.measure.methods import missing_tools, sftp_variants
 from sshbench.options import RunOptions
+from sshbench.plan.partners import partner_kex
 from sshbench.plan.selection import Selection, select
 from sshbench.results.kinds import CaseKind, Direction
 from sshbench.results.model import PIPE, Case, CaseRecord, CaseStatus
@@ -30,6 +33,7 @@ class SweepSettings:
     mac_cipher: str  # non-AEAD cipher used in the MAC sweep
     directions: tuple[Direction, ...]  # cipher sweep directions
     methods: tuple[str, ...] = (PIPE,)  # cipher sweep transfer methods, sftp variants included
+    kex: str | None = None  # key exchange of every case but the key exchange sweep's (None: ssh's default)
 
 
 def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> list[Case]:
@@ -46,17 +50,16 @@ def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> lis
         for name in sel.measure:
             if sel.kind is Kind.CIPHER:
                 mac = None if is_aead(name) else settings.cipher_mac
-                cases += [Case(CaseKind.CIPHER, d, cipher=name, mac=mac, method=method)
+                cases += [Case(CaseKind.CIPHER, d, cipher=name, mac=mac, kex=settings.kex, method=method)
                           for method in settings.methods for d in settings.directions]
             elif sel.kind is Kind.MAC:
-                cases.append(Case(CaseKind.MAC, Direction.UPLOAD, cipher=settings.mac_cipher, mac=name))
+                cases.append(Case(CaseKind.MAC, Direction.UPLOAD, cipher=settings.mac_cipher, mac=name,
+                                  kex=settings.kex))
             elif sel.kind is Kind.KEX:
                 cases.append(Case(CaseKind.KEX, Direction.SETUP, kex=name))
             else:
-                cases.append(Case(CaseKind.HOSTKEY, Direction.SETUP, hostkey=name))
+                cases.append(Case(CaseKind.HOSTKEY, Direction.SETUP, hostkey=name, kex=settings.kex))
     return cases
-
-
 
 
 def expand_methods(options: RunOptions, asked_all: bool) -> tuple[tuple[str, ...], dict[str, str]]:
@@ -84,14 +87,22 @@ def _check_partner(kind: Kind, name: str, option: str, client: ClientInfo, serve
                          f"{', '.join(server.of(kind))}")
 
 
+@dataclass(frozen=True)
+class HostPlan:
+    records: list[CaseRecord]  # measured ones first, then the skipped ones with why
+    measured: int  # how many of them to measure
+    partner_kex: str | None  # the key exchange held fixed (None: ssh's default)
+
+
 def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                methods: tuple[str, ...] = (PIPE,), missing: dict[str, str] | None = None,
-               tcp_control: bool = True) -> tuple[list[CaseRecord], int]:
-    """Every case of one host (measured ones first, then the skipped ones with why) and how many to measure."""
+               tcp_control: bool = True) -> HostPlan:
+    """Every case of one host, and the key exchange they hold fixed."""
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
     selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
-    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, methods)
+    kex = partner_kex(options.partner_kex, client, offered)
+    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, methods, kex)
     if options.macs.strip().lower() != "none":
         _check_partner(Kind.CIPHER, options.mac_cipher, "--mac-cipher", client, offered)
     if any(not lookup(c, Kind.CIPHER).aead for c in selections[0].measure):
@@ -107,17 +118,18 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     reasons = {(s.kind.value, n): why for s in selections for n, why in s.skipped}
     for case in build_cases(skipped, settings):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[(case.kind.value, case.subject)]))
-    unavailable = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, tuple(missing or {}))
+    unavailable = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, tuple(missing or {}),
+                                kex)
     for case in build_cases([selections[0]], unavailable):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
-    return records, measured
+    return HostPlan(records, measured, kex)
 
 
 def plan_host(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, methods: tuple[str, ...],
-              missing: dict[str, str], where: str, embedded: bool) -> list[CaseRecord]:
+              missing: dict[str, str], where: str, embedded: bool) -> HostPlan:
     """One host's cases; a host where nothing at all can be measured is a usage error naming it."""
-    records, measured = plan_cases(options, client, offered, methods, missing, tcp_control=embedded)
-    if not measured:
+    plan = plan_cases(options, client, offered, methods, missing, tcp_control=embedded)
+    if not plan.measured:
         raise UsageError(f"nothing to measure on {where}: every selection is empty or not offered there "
                          "(see sshbench algos)")
-    return records
+    return plan

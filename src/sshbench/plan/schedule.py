@@ -3,17 +3,31 @@
 Rounds visit every case once in a shuffled order, so slow drift of the machine
 (thermal, a neighbour's load) spreads evenly over all cases instead of
 landing on whichever ran last. Round 0 is the warm-up: kept, flagged, not
-counted, and it sizes each throughput case.
+counted, and it sizes each throughput case (crypto ceilings skip it: nothing
+to size, and each costs a whole second).
+
+Three schedules, one per mode (RunOptions.mode):
+- DecisionSchedule (default): min_runs rounds of every case, so every case
+  has an interval; then, at look points (x1.5 apart, analysis/decide.py),
+  only the cases not yet settled against a ranking neighbour continue.
+  References (control, ceilings) take the samples their own noise needs.
+- PrecisionSchedule (--precision): rounds continue for the cases whose
+  median interval is still wider than the target.
+- FixedSchedule (--runs): exactly so many samples per case.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from sshbench.results.model import Case
+from sshbench.analysis.decide import look_points
+from sshbench.options import RunOptions
+from sshbench.results.kinds import Relation
+from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
 
 
 @dataclass(frozen=True)
@@ -22,22 +36,47 @@ class Visit:
     round: int  # 0 = warm-up
 
 
+@dataclass(frozen=True)
+class RoundState:
+    """What has been measured so far, as a schedule needs it to plan the next round."""
+
+    visits: Mapping[str, int] = field(default_factory=dict)  # measured visits per case id (failures count)
+    precise: Mapping[str, bool] = field(default_factory=dict)  # median interval within the precision target
+    unsettled: frozenset[str] = frozenset()  # cases not yet settled against a neighbour, and not futile to sample
+    out: frozenset[str] = frozenset()  # cases that cannot be measured (the server refused them)
+    steady: frozenset[str] = frozenset()  # references whose samples all lie within REFERENCE_SPREAD of their median
+
+
 class Schedule(Protocol):
     """Hands the runner one round at a time, so later rounds can depend on what was measured."""
 
-    def next_round(self, visits_done: Mapping[str, int], precise: Mapping[str, bool]) -> list[Visit]:
-        """The next round (empty when finished); visits_done counts measured visits per case id."""
+    def next_round(self, state: RoundState) -> list[Visit]:
+        """The next round (empty when finished)."""
         ...
 
-    def minimum_left(self, visits_done: Mapping[str, int]) -> int:
-        """Visits still certain to come after the current round (for the progress estimate)."""
+    def required(self, state: RoundState) -> dict[str, int]:
+        """Measured visits per case still certain to come, the current round's included (for estimates)."""
         ...
+
+
+# References (the raw TCP control, crypto ceilings) are not ranked: they need only the samples their own noise
+# needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this.
+REFERENCE_RUNS = 3
+REFERENCE_SPREAD = 0.05
+
+
+def is_reference(case: Case) -> bool:
+    return case.kind in (CaseKind.CONTROL, CaseKind.CEILING)
 
 
 def _shuffled(rng: random.Random, cases: Sequence[Case], round_no: int) -> list[Visit]:
-    order = list(cases)
+    order = [c for c in cases if round_no > 0 or c.kind is not CaseKind.CEILING]
     rng.shuffle(order)
     return [Visit(c, round_no) for c in order]
+
+
+def _short_of(cases: Sequence[Case], wanted: int, state: RoundState) -> dict[str, int]:
+    return {c.id: max(0, wanted - state.visits.get(c.id, 0)) for c in cases if c.id not in state.out}
 
 
 class FixedSchedule:
@@ -51,12 +90,14 @@ class FixedSchedule:
     def _wanted(self, case: Case) -> int:
         return self.runs if case.moves_data else self.setup_runs
 
-    def next_round(self, visits_done: Mapping[str, int], precise: Mapping[str, bool]) -> list[Visit]:
+    def next_round(self, state: RoundState) -> list[Visit]:
         self._round += 1
-        return _shuffled(self._rng, [c for c in self.cases if self._round <= self._wanted(c)], self._round)
+        return _shuffled(self._rng, [c for c in self.cases if self._round <= self._wanted(c)
+                                     and c.id not in state.out], self._round)
 
-    def minimum_left(self, visits_done: Mapping[str, int]) -> int:
-        return sum(max(0, self._wanted(c) - max(self._round, 0)) for c in self.cases)
+    def required(self, state: RoundState) -> dict[str, int]:
+        return {c.id: max(0, self._wanted(c) - state.visits.get(c.id, 0)) for c in self.cases
+                if c.id not in state.out}
 
 
 class PrecisionSchedule:
@@ -72,23 +113,109 @@ class PrecisionSchedule:
         self._rng = random.Random(seed)
         self._round = -1
 
-    def next_round(self, visits_done: Mapping[str, int], precise: Mapping[str, bool]) -> list[Visit]:
+    def next_round(self, state: RoundState) -> list[Visit]:
         self._round += 1
+        live = [c for c in self.cases if c.id not in state.out]
         if self._round == 0:
-            return _shuffled(self._rng, self.cases, 0)
-        wanted = [c for c in self.cases
-                  if visits_done.get(c.id, 0) < self.min_runs
-                  or (visits_done.get(c.id, 0) < self.max_runs and not precise.get(c.id, False))]
+            return _shuffled(self._rng, live, 0)
+        wanted = [c for c in live
+                  if state.visits.get(c.id, 0) < self.min_runs
+                  or (state.visits.get(c.id, 0) < self.max_runs and not state.precise.get(c.id, False))]
         return _shuffled(self._rng, wanted, self._round)
 
-    def minimum_left(self, visits_done: Mapping[str, int]) -> int:
-        return sum(max(0, self.min_runs - max(self._round, 0)) for c in self.cases)
+    def required(self, state: RoundState) -> dict[str, int]:
+        return _short_of(self.cases, self.min_runs, state)
+
+
+class DecisionSchedule:
+    """Every case to min_runs, then only unsettled ones, from look point to look point, up to max_runs.
+
+    At each look point (6, 9, 14, 21, 30 samples by default) the runner's
+    verdicts say which cases still have a neighbour they are not settled
+    against; those, and only those, get rounds until the next look point.
+    Verdicts are corrected for the number of looks, so stopping early does
+    not make a difference easier to "find" (analysis/decide.py). References
+    get REFERENCE_RUNS samples, and min_runs when those spread widely.
+    """
+
+    def __init__(self, cases: Sequence[Case], min_runs: int, max_runs: int, seed: int) -> None:
+        self.cases = [c for c in cases if not is_reference(c)]
+        self.references = [c for c in cases if is_reference(c)]
+        self.min_runs = min_runs
+        self.points = look_points(min_runs, max_runs)
+        self._rng = random.Random(seed)
+        self._round = -1
+        self._look = 0  # index of the look point the active cases are heading for
+        self._active = {c.id for c in self.cases}
+
+    def next_round(self, state: RoundState) -> list[Visit]:
+        self._round += 1
+        if self._round == 0:
+            return _shuffled(self._rng, [c for c in [*self.cases, *self.references] if c.id not in state.out], 0)
+        return _shuffled(self._rng, [*self._cases_due(state), *self._references_due(state)], self._round)
+
+    def _cases_due(self, state: RoundState) -> list[Case]:
+        if self._look == len(self.points):
+            return []
+        target = self.points[self._look]
+        if all(state.visits.get(i, 0) >= target for i in self._active if i not in state.out):
+            self._look += 1  # a look: every active case has reached the look point
+            if self._look == len(self.points):
+                return []
+            target = self.points[self._look]
+            self._active = set(state.unsettled)
+        return [c for c in self.cases if c.id in self._active and c.id not in state.out
+                and state.visits.get(c.id, 0) < target]
+
+    def _references_due(self, state: RoundState) -> list[Case]:
+        due = []
+        for case in self.references:
+            n = state.visits.get(case.id, 0)
+            if case.id not in state.out and (n < REFERENCE_RUNS or (n < self.min_runs and case.id not in state.steady)):
+                due.append(case)
+        return due
+
+    def required(self, state: RoundState) -> dict[str, int]:
+        return {**_short_of(self.cases, self.min_runs, state), **_short_of(self.references, REFERENCE_RUNS, state)}
+
+
+def round_state(report: Report) -> RoundState:
+    """A report's progress as a schedule sees it.
+
+    Visits count failures too, so a failing case cannot loop; the unsettled
+    cases come from the verdicts in the report's summaries.
+    """
+    visits: dict[str, int] = {}
+    for sample in report.samples:
+        if not sample.warmup:
+            visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
+    ranked = sorted((s for s in report.summaries if s.rank is not None), key=lambda s: (s.group, s.rank or 0))
+    unsettled = set()
+    for above, below in itertools.pairwise(ranked):
+        if below.group == above.group and below.relation is Relation.UNSETTLED and not below.futile:
+            unsettled |= {above.case_id, below.case_id}
+    steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
+    return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
+                      frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady)
+
+
+def _within(stat: Stat | None, spread: float) -> bool:
+    return stat is not None and stat.median > 0 and stat.max - stat.min <= 2 * spread * stat.median
+
+
+def schedule_for(options: RunOptions, cases: Sequence[Case], seed: int) -> Schedule:
+    """The schedule of the run's mode."""
+    if options.runs is not None:
+        return FixedSchedule(cases, options.runs, options.setup_runs, seed)
+    if options.precision is not None:
+        return PrecisionSchedule(cases, options.min_runs, options.max_runs, seed)
+    return DecisionSchedule(cases, options.min_runs, options.max_runs, seed)
 
 
 def schedule(cases: Sequence[Case], runs: int, setup_runs: int, seed: int) -> list[list[Visit]]:
     """All rounds of a fixed schedule at once (for tests and benchmarks)."""
     fixed = FixedSchedule(cases, runs, setup_runs, seed)
     rounds = []
-    while rnd := fixed.next_round({}, {}):
+    while rnd := fixed.next_round(RoundState()):
         rounds.append(rnd)
     return rounds

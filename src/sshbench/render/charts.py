@@ -1,16 +1,20 @@
 """Charts of a Report (matplotlib, headless): PNG and SVG bytes, nothing drawn from anything but the file.
 
 Each chart is sorted, labelled with units, shows the 95% interval of every
-median as an error bar, marks weak and broken algorithms (hatched bars and a
+median as an error bar (and says "n<6: no interval" where there is none,
+rather than drawing a zero-width bar that looks perfectly precise), marks
+weak and broken algorithms (hatched bars and a
 red label) and carries the machine and versions in its caption.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import matplotlib
 
@@ -18,12 +22,14 @@ matplotlib.use("Agg")  # no display: charts are files
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from sshbench.algorithms import Kind
 from sshbench.outputs import safe_name
-from sshbench.render.labels import flagged_name, grade_of
+from sshbench.render.labels import NO_INTERVAL, flagged_name, grade_of
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
 
@@ -53,7 +59,7 @@ def caption(report: Report) -> str:
     masked = ", AES-NI masked" if env.crypto and env.crypto.aesni_masked else ""
     return (f"{host.cpu_model} x{host.cpu_count} ({', '.join(host.crypto_flags) or 'no AES/SHA'}{masked}), "
             f"{client.version}, {client.openssl}; sshbench {report.tool_version}, "
-            f"{report.started_at}; error bars: 95% interval of the median")
+            f"{report.started_at}; error bars: 95% interval of the median ({NO_INTERVAL}: none)")
 
 
 def _label(name: str, kind: Kind) -> tuple[str, bool]:
@@ -62,9 +68,22 @@ def _label(name: str, kind: Kind) -> tuple[str, bool]:
 
 
 def _err(stat: Stat, scale: float) -> tuple[float, float]:
-    low = stat.ci_low if stat.ci_low is not None else stat.median
-    high = stat.ci_high if stat.ci_high is not None else stat.median
-    return (stat.median - low) / scale, (high - stat.median) / scale
+    """The error bar's two arms; NaN (no bar, no caps) when there is no interval: never a fake zero-width one."""
+    if stat.ci_low is None or stat.ci_high is None:
+        return math.nan, math.nan
+    return (stat.median - stat.ci_low) / scale, (stat.ci_high - stat.median) / scale
+
+
+def _interval_bars(ax: Axes, ys: list[float], stats: list[Stat], scale: float, **style: Any) -> BarContainer:
+    """Horizontal bars at the medians with their intervals; a bar without one says so in words beside it."""
+    errs = ([_err(st, scale)[0] for st in stats], [_err(st, scale)[1] for st in stats])
+    bars = ax.barh(ys, [st.median / scale for st in stats], xerr=errs, capsize=2,
+                   error_kw={"elinewidth": 0.8}, **style)
+    for y, stat in zip(ys, stats, strict=True):
+        if stat.ci_low is None:
+            ax.annotate(f" {NO_INTERVAL}: no interval", (stat.median / scale, y), va="center", fontsize=6,
+                        color="#8a5a00")
+    return bars
 
 
 def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, Stat]]:
@@ -89,19 +108,14 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
     present = [s for s in series if any(s in d for d in data.values())]
     for index, serie in enumerate(present):
         ys: list[float] = []
-        widths: list[float] = []
-        errs: tuple[list[float], list[float]] = ([], [])
+        stats: list[Stat] = []
         for row, name in enumerate(order):
             stat = data[name].get(serie)
             if stat is None:
                 continue
             ys.append(row + index * height - 0.4 + height / 2)
-            widths.append(stat.median / scale)
-            low, high = _err(stat, scale)
-            errs[0].append(low)
-            errs[1].append(high)
-        bars = ax.barh(ys, widths, height=height * 0.95, xerr=errs, color=COLORS.get(serie),
-                       label=serie, capsize=2, error_kw={"elinewidth": 0.8})
+            stats.append(stat)
+        bars = _interval_bars(ax, ys, stats, scale, height=height * 0.95, color=COLORS.get(serie), label=serie)
         for bar, row_name in zip(bars, [n for n in order if data[n].get(serie)], strict=True):
             if _label(row_name, kind)[1]:
                 bar.set_hatch("///")
@@ -212,9 +226,8 @@ def _cpu_cost(report: Report) -> Figure | None:
     names = [report.case(s.case_id).case.subject for s in rows]
     for offset, side in ((-0.2, "client"), (0.2, "server")):
         stats = [getattr(s, f"{side}_cpu_seconds_per_gib") for s in rows]
-        errs = ([_err(st, 1)[0] for st in stats], [_err(st, 1)[1] for st in stats])
-        ax.barh([i + offset for i in range(len(rows))], [st.median for st in stats], height=0.38, xerr=errs,
-                color=COLORS[side], label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)", capsize=2)
+        _interval_bars(ax, [i + offset for i in range(len(rows))], stats, 1, height=0.38, color=COLORS[side],
+                       label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
     for tick, name in zip(ax.get_yticklabels(), names, strict=True):
@@ -257,10 +270,8 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
             rows = [(row, per[n][direction]) for row, n in enumerate(names) if direction in per.get(n, {})]
             if not rows:
                 continue
-            errs = ([_err(st, 1e6)[0] for _, st in rows], [_err(st, 1e6)[1] for _, st in rows])
-            bars = ax.barh([row - 0.4 + height * (index + 0.5) for row, _ in rows], [st.median / 1e6 for _, st in rows],
-                           height=height * 0.95, xerr=errs, color=palette(index % 10), capsize=2,
-                           error_kw={"elinewidth": 0.8})
+            bars = _interval_bars(ax, [row - 0.4 + height * (index + 0.5) for row, _ in rows], [st for _, st in rows],
+                                  1e6, height=height * 0.95, color=palette(index % 10))
             for bar, (row, _) in zip(bars, rows, strict=True):
                 if _label(names[row], Kind.CIPHER)[1]:
                     bar.set_hatch("///")

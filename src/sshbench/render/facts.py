@@ -7,11 +7,19 @@ facts, in the same words, everywhere.
 
 from __future__ import annotations
 
+import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 from sshbench.analysis.advice import limits
+from sshbench.analysis.robust import min_samples_for_interval
+from sshbench.analysis.stats import CONFIDENCE
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
+from sshbench.results.kinds import CaseKind, Relation
 from sshbench.results.model import CaseStatus, Report
+
+MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)
+REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
 
 
 @dataclass(frozen=True)
@@ -78,23 +86,64 @@ def facts(report: Report) -> list[Fact]:
 
 
 def mode(report: Report) -> list[Fact]:
-    """How the run decided when to stop, and whether it got there."""
+    """How the run decided when to stop, what each case got, and whether the rankings settled."""
     opts = report.options
-    if opts.runs is not None:
+    budget = "none" if opts.time_budget_seconds is None else f"{opts.time_budget_seconds:.0f} s"
+    if opts.mode == "fixed":
         out = [Fact("mode", f"fixed, {opts.runs} measured samples per throughput case, {opts.setup_runs} per "
-                            "set-up case")]
-    else:
-        budget = opts.time_budget_seconds
-        out = [Fact("mode", f"precision, target ±{opts.precision * 100:g}% (95% interval of each median), "
-                            f"{opts.min_runs}-{opts.max_runs} samples per case, time budget "
-                            f"{'none' if budget is None else f'{budget:.0f} s'}")]
+                            f"set-up case, time budget {budget}")]
+    elif opts.mode == "precision":
+        out = [Fact("mode", f"precision, target ±{(opts.precision or 0) * 100:g}% (95% interval of each median), "
+                            f"at least {opts.min_runs} and at most {opts.max_runs} samples per case, time budget "
+                            f"{budget}")]
         short = [s for s in report.summaries if s.precise is False]
         if short:
             out.append(Fact("", f"{len(short)} of {len(report.summaries)} cases did not reach the target; their "
                                 "achieved interval is shown in yellow", "warn"))
+    else:
+        out = [Fact("mode", f"decision: {opts.min_runs} samples of every case, then more only where neighbours "
+                            f"are not yet settled (different, or equivalent within ±{opts.tie_margin * 100:g}%), "
+                            f"at most {opts.max_runs}, time budget {budget}")]
+    out += [Fact("", line, style) for line, style in _outcome(report)]
+    if report.partner_kex:
+        out.append(Fact("kex", f"{report.partner_kex} for every throughput and host key case (fixed for the run; "
+                               "only the key exchange table varies it)"))
     if report.stop_reason:
         out.append(Fact("", f"stopped early: {report.stop_reason}", "warn"))
     return out
+
+
+def _span(counts: list[int]) -> str:
+    if counts[0] == counts[-1]:
+        return str(counts[0])
+    return f"{counts[0]}-{counts[-1]}, median {statistics.median(counts):g}"
+
+
+def _outcome(report: Report) -> list[tuple[str, str]]:
+    """Samples per case as measured, the pairs settled, and the share of time spent moving data."""
+    kinds = {r.case.id: r.case.kind for r in report.cases}
+    counts = sorted(s.samples_ok for s in report.summaries if s.samples_ok and kinds.get(s.case_id) not in REFERENCES)
+    refs = sorted(s.samples_ok for s in report.summaries if s.samples_ok and kinds.get(s.case_id) in REFERENCES)
+    if not counts:
+        return []
+    short = sum(1 for n in counts if n < MIN_FOR_INTERVAL)
+    lines = [(f"samples per case: {_span(counts)}" +
+              (f"; {short} of {len(counts)} cases have fewer than {MIN_FOR_INTERVAL}: no interval" if short else "") +
+              (f"; references {_span(refs)}" if refs else ""), "warn" if short else "")]
+    relations = Counter(s.relation for s in report.summaries if s.relation is not None)
+    if relations:
+        pairs = sum(relations.values())
+        unsettled = relations[Relation.UNSETTLED]
+        lines.append((f"neighbour pairs: {pairs - unsettled} of {pairs} settled ({relations[Relation.DIFFERENT]} "
+                      f"different, {relations[Relation.EQUIVALENT]} equivalent), {unsettled} not yet separable",
+                      "warn" if unsettled else ""))
+    use = report.time_use
+    if use is not None and use.data_share is not None:
+        tput = use.throughput_data_share
+        lines.append((f"time: {use.data_share * 100:.0f}% of {use.wall_seconds:.0f} s in data phases" +
+                      (f"; throughput samples {tput * 100:.0f}% data phase, the rest start-up and handshake"
+                       if tput is not None else ""), ""))
+    return lines
 
 
 def commands(report: Report) -> list[Fact]:

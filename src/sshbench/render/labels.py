@@ -8,7 +8,8 @@ the same thing in every format.
 from __future__ import annotations
 
 from sshbench.algorithms import Grade, Kind, lookup
-from sshbench.results.kinds import Direction
+from sshbench.analysis.decide import DecisionRule
+from sshbench.results.kinds import Direction, Relation
 from sshbench.results.model import Stat
 
 # The grade as a table cell; weak and broken are marked so they stand out even without colour.
@@ -54,8 +55,23 @@ TITLES = {
     (Kind.HOSTKEY, Direction.SETUP): "Host key algorithms: connection handshake",
 }
 
-LEGEND = ("±: 95% interval of the median (order statistics), green when within the precision target\n"
-          "'=': not significantly different from the row above (Mann-Whitney U, p >= 0.05)")
+# The rank column: a number when significantly slower than the row above (or first), else one of these.
+RELATION_MARK = {Relation.EQUIVALENT: "≈", Relation.UNSETTLED: "?"}
+RELATION_STYLE = {Relation.EQUIVALENT: "", Relation.UNSETTLED: "warn"}
+NO_INTERVAL = "n<6"
+
+
+def legend(rule: DecisionRule, precision: bool, legacy: bool) -> list[str]:
+    """What the rank marks and the ± column mean, with the test and its correction named."""
+    interval = "±: 95% interval of the median (order statistics)" + (
+        ", green when within the precision target" if precision else "") + f"; {NO_INTERVAL}: too few for one"
+    if legacy:  # files written before verdicts: ties as that sshbench recorded them
+        return [interval, "'=': not significantly different from the row above (Mann-Whitney U, p >= 0.05, "
+                "uncorrected; recorded by an older sshbench)"]
+    return [interval, f"#: a number = slower than the row above; ≈ = equivalent to it within ±{rule.margin * 100:g}%; "
+            "? = not yet separable from it", rule.describe()]
+
+
 UNITS = "MB/s = 10^6 bytes per second, MiB/s = 2^20; factor 1.00 = fastest"
 MATRIX_LEGEND = ("each cell: steady-state MB/s ±95% interval (pipe: the data phase alone; file tools: total time "
                  "minus the same tool moving 1 byte); e2e: end-to-end MB/s, start-up and handshake included, "

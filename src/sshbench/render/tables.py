@@ -8,8 +8,20 @@ here runs a command or prints.
 from __future__ import annotations
 
 from sshbench.algorithms import Grade, Kind
+from sshbench.analysis.decide import rule_for
 from sshbench.measure.controls import EVP_OF
-from sshbench.render.labels import GRADE_STYLE, LEGEND, TITLES, grade_cell, grade_of, ms, pm
+from sshbench.render.labels import (
+    GRADE_STYLE,
+    NO_INTERVAL,
+    RELATION_MARK,
+    RELATION_STYLE,
+    TITLES,
+    grade_cell,
+    grade_of,
+    legend,
+    ms,
+    pm,
+)
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.kinds import CaseKind, Direction
@@ -17,18 +29,36 @@ from sshbench.results.model import Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
 
 
-def _rank(summary: Summary) -> str:
+def _rank(summary: Summary) -> Cell:
+    """The rank, or how the case stands against the row above when that is not "slower" (labels.legend)."""
     if summary.rank is None:
-        return "-"
-    return "=" if summary.tied_with_previous else str(summary.rank)
+        return cell("-")
+    if summary.relation is not None and summary.relation in RELATION_MARK:
+        return cell(RELATION_MARK[summary.relation], RELATION_STYLE[summary.relation])
+    if summary.relation is None and summary.tied_with_previous:  # an older file's uncorrected tie
+        return cell("=")
+    return cell(str(summary.rank))
+
+
+def _legacy(report: Report) -> bool:
+    """Written before verdicts between neighbours existed (schema 4 and older)."""
+    return not any(s.relation for s in report.summaries) and any(s.tied_with_previous for s in report.summaries)
 
 
 def _interval(summary: Summary, stat: Stat | None) -> Cell:
     """Half-width of the median's 95% interval in percent, green when it met the precision target."""
     width = stat.relative_half_width if stat else None
     if width is None:
-        return cell("n<6", "dim")
+        return cell(NO_INTERVAL, "dim")
     return cell(f"±{width * 100:.1f}%", "good" if summary.precise else "warn" if summary.precise is False else "")
+
+
+def _reference_spread(summary: Summary, stat: Stat | None) -> Cell:
+    """A reference's interval, or with too few samples for one, how far its samples spread (labelled so)."""
+    if stat is None or stat.relative_half_width is not None or stat.count < 2 or not stat.median:
+        return _interval(summary, stat)
+    spread = max(stat.median - stat.min, stat.max - stat.median) / stat.median
+    return cell(f"range ±{spread * 100:.1f}%", "dim")
 
 
 def _count(summary: Summary) -> Cell:
@@ -62,7 +92,9 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
     else:
         lines = ["handshake = banner sent -> session open (start-up of ssh and of the remote shell excluded); "
                  "kex = KEXINIT sent -> NEWKEYS received"]
-    return [*lines, *LEGEND.split("\n")]
+    if report.partner_kex and kind is not Kind.KEX:
+        lines.append(f"every connection used key exchange {report.partner_kex} (fixed for the run)")
+    return [*lines, *legend(rule_for(opts), opts.mode == "precision", _legacy(report))]
 
 
 def references(report: Report) -> tuple[Stat | None, dict[str, Stat]]:
@@ -104,7 +136,7 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
         crypto = _share(tput, ceilings.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
         cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
                  f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
-        out.append(Row((cell(_rank(summary)), name_cell, grade, cell(pm(tput, 1e6)),
+        out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)),
                         cell(pm(tput, MiB, interval=False)), _interval(summary, tput),
                         cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
                         cell(f"{crypto:>4} {_share(tput, tcp):>4}"),
@@ -122,7 +154,7 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
     for summary in rows:
         name_cell, grade, flagged = _name_cells(report.case(summary.case_id).case.subject, kind)
         setup = summary.handshake_seconds
-        out.append(Row((cell(_rank(summary)), name_cell, grade, cell(ms(setup.median if setup else None)),
+        out.append(Row((_rank(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
                         cell("-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}"),
                         _interval(summary, setup), cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
                         cell(ms(summary.kex_seconds.median if summary.kex_seconds else None)),
@@ -146,13 +178,15 @@ def controls_table(report: Report) -> Table | None:
         tput = summary.throughput_bytes_per_second
         label = "raw TCP over loopback" if case.kind is CaseKind.CONTROL else f"crypto ceiling {case.subject}"
         rows.append(Row((cell(label), cell("-" if case.kind is CaseKind.CONTROL else EVP_OF.get(case.subject, "-")),
-                         cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)), _interval(summary, tput),
-                         _count(summary))))
+                         cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)),
+                         _reference_spread(summary, tput), _count(summary))))
     columns = (Column("reference"), Column("OpenSSL primitive"), Column("MB/s", numeric=True),
                Column("MiB/s", numeric=True), Column("±", numeric=True), Column("n", numeric=True))
     return Table("Controls and ceilings, measured in this run", columns, tuple(rows),
                  ("raw TCP: the same splice source and sink over loopback TCP, no SSH",
-                  "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses"))
+                  "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses",
+                  "references are not ranked: 3 samples each, 6 (an interval) when they spread beyond ±5%; "
+                  "range: how far the samples lie from their median"))
 
 
 def result_tables(report: Report) -> list[Table]:

@@ -107,7 +107,7 @@ def report_from_dict(data: object, where: str = "") -> Report:
 def _check_version(data: dict[str, Any]) -> None:
     if data.get("schema_version") != SCHEMA_VERSION:
         raise SchemaError(f"results schema version {_shown(data.get('schema_version'))} is not one this sshbench "
-                          f"reads (3 or {SCHEMA_VERSION}): use the sshbench version that wrote it")
+                          f"reads (3 to {SCHEMA_VERSION}): use the sshbench version that wrote it")
 
 
 def _shown(value: object) -> str:

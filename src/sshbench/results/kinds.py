@@ -39,3 +39,11 @@ class CaseKind(StrEnum):
     @classmethod
     def of(cls, kind: Kind) -> CaseKind:
         return cls(kind.value)
+
+
+class Relation(StrEnum):
+    """How a ranked case stands against the one ranked just above it (analysis/decide.py)."""
+
+    DIFFERENT = "different"  # significantly slower
+    EQUIVALENT = "equivalent"  # shown equivalent within the run's tie margin
+    UNSETTLED = "unsettled"  # not yet separable: neither of the above

@@ -1,6 +1,7 @@
 """Results files from earlier sshbench versions, brought to today's form before they are checked.
 
-Schema 3 (sshbench 0.1 before the typed environment) differs from 4 in two
+Schema 4 differs from 5 only by what 5 added. Schema 3 (sshbench 0.1
+before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
 (`probe_bytes`, size source "probe").
@@ -18,12 +19,33 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 file (one run, or several hosts) in schema-4 form; any other input as it is."""
+    """A schema-3 or -4 file (one run, or several hosts) in today's form; any other input as it is."""
+    if isinstance(data, dict) and data.get("schema_version") == 4:
+        return _from_4(data)
     if not isinstance(data, dict) or data.get("schema_version") != 3:
         return data
+    return _from_4(_from_3(data))
+
+
+def _from_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5 only adds fields (verdicts, partner key exchange, time use); a 4 file is a 5 file without them.
+
+    Its runs were precision or fixed mode (decision mode came with 5): their
+    options say so already, since `precision` was always set.
+    """
+    runs = data.get("runs")
+    if data.get("schema") == "sshbench/hosts" and isinstance(runs, list):
+        return {**data, "schema_version": 5,
+                "runs": [{**r, "schema_version": 5} if isinstance(r, dict) and r.get("schema_version") == 4 else r
+                         for r in runs]}
+    return {**data, "schema_version": 5}
+
+
+def _from_3(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("schema") == "sshbench/hosts":
         runs = data.get("runs")
-        return {**data, "schema_version": 4, "runs": [upgrade(run) for run in runs] if isinstance(runs, list) else runs}
+        return {**data, "schema_version": 4, "runs": [_from_3(run) if isinstance(run, dict) and run.get(
+            "schema_version") == 3 else run for run in runs] if isinstance(runs, list) else runs}
     if data.get("schema") != "sshbench/run":
         return data
     run: dict[str, Any] = {**data, "schema_version": 4}

@@ -19,10 +19,13 @@ from sshbench.results.environment import Environment, RunWarning, StoredRecommen
 from sshbench.results.kinds import PIPE as PIPE
 from sshbench.results.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
 from sshbench.results.kinds import Direction as Direction
+from sshbench.results.kinds import Relation
 from sshbench.results.schema import Signed
 from sshbench.results.untrusted import AlgorithmName
 
-SCHEMA_VERSION = 4  # 2: handshake at session open; 3: transfer methods; 4: typed environment and options
+# 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
+# 5: decision mode (verdicts between neighbours, the partner key exchange, time use)
+SCHEMA_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -235,9 +238,41 @@ class Summary:
     rank: int | None = None
     outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
     precise: bool | None = None  # headline interval within the precision target (None: no target)
-    # Not significantly different from the case ranked just above (Mann-Whitney U, p >= 0.05)
-    tied_with_previous: bool = False
-    p_vs_previous: float | None = None
+    # Against the case ranked just above (analysis/decide.py): different, equivalent within the tie margin,
+    # or not yet separable; None for the first of a group and for unranked cases
+    relation: Relation | None = None
+    tied_with_previous: bool = False  # relation is not "different" (kept for readers of schema 3 and 4)
+    p_vs_previous: float | None = None  # two-sided Mann-Whitney p, uncorrected
+    p_equivalent_vs_previous: float | None = None  # two one-sided tests against the margin, uncorrected
+    # How many times as long this case takes as the one above (Hodges-Lehmann), with the interval that
+    # matches the equivalence test (None when too few samples give one)
+    ratio_to_previous: float | None = None
+    ratio_low: float | None = None
+    ratio_high: float | None = None
+    # Unsettled, and would stay so at max_runs even on an optimistic projection: no more samples spent on it
+    futile: bool = False
+
+
+@dataclass
+class TimeUse:
+    """Where a run's wall time went: how much of it moved measured data."""
+
+    wall_seconds: float  # the measuring part of the run: first sample started -> last finished
+    sample_seconds: float  # inside samples (ssh or the tool started -> exited, references included)
+    data_seconds: float  # inside data phases, every kind of case
+    throughput_sample_seconds: float  # inside throughput samples (cipher, MAC, method cases)
+    throughput_data_seconds: float  # their data phases
+
+    @property
+    def data_share(self) -> float | None:
+        """Share of the wall time spent in data phases."""
+        return self.data_seconds / self.wall_seconds if self.wall_seconds else None
+
+    @property
+    def throughput_data_share(self) -> float | None:
+        """Share of the throughput samples' time spent in their data phase (the rest: start-up, handshake)."""
+        return self.throughput_data_seconds / self.throughput_sample_seconds if self.throughput_sample_seconds \
+            else None
 
 
 @dataclass
@@ -259,6 +294,9 @@ class Report:
     # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
     recommendation: StoredRecommendation | None = None
     error: str | None = None
+    # The key exchange every throughput and host key case used (None: ssh's own default; older files)
+    partner_kex: AlgorithmName | None = None
+    time_use: TimeUse | None = None  # where the run's wall time went (None: older files)
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:
