@@ -200,7 +200,8 @@ def round_state(report: Report) -> RoundState:
 
 
 def _within(stat: Stat | None, spread: float) -> bool:
-    return stat is not None and stat.median > 0 and stat.max - stat.min <= 2 * spread * stat.median
+    return stat is not None and stat.median > 0 and max(stat.median - stat.min, stat.max - stat.median) \
+        <= spread * stat.median
 
 
 def schedule_for(options: RunOptions, cases: Sequence[Case], seed: int) -> Schedule:
