@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     UNVERIFIED = 6  # a precondition of the measurement could not be verified (e.g. --no-aesni had no effect)
     REGRESSION = 7  # sshbench compare: a significant slowdown beyond --fail-above
     STOPPED = 8  # a fault that would fail every later sample stopped the run; results so far are kept
+    EXPOSED = 9  # sshbench recommend: even with the recommended config the connection stays open to Terrapin
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
 

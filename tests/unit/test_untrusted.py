@@ -12,12 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.recommend import build, client_block, server_dropin, stored_if_consistent
+from sshbench.analysis.configtext import client_block, server_dropin, stored_if_consistent
+from sshbench.analysis.recommend import build
 from sshbench.errors import OutputError, RunStopped, UsageError
 from sshbench.measure.runner import DOOMED_AFTER, stop_if_doomed
 from sshbench.outputs import text_output
 from sshbench.results import untrusted
 from sshbench.results.codec import report_to_dict
+from sshbench.results.environment import StoredRecommendation
 from sshbench.results.model import Sample
 from sshbench.results.schema import SchemaError
 from sshbench.results.store import ResultsWriter, read_results
@@ -77,15 +79,17 @@ def test_client_block_refuses_a_pattern_that_would_add_lines() -> None:
 def test_comment_lines_cannot_break_out() -> None:
     report = load_report()
     report.environment.host.cpu_model = "EPYC\nMatch exec id"  # built in-process, never loaded
-    text = server_dropin(build(report, "modern", strict_both=True))
+    text = server_dropin(build(report, "modern", strict_both=True)) or ""
     assert all(line.startswith("#") or line.split()[0] in ("Ciphers", "MACs", "KexAlgorithms", "HostKeyAlgorithms")
                for line in text.splitlines())
 
 
 def test_the_stored_recommendation_is_shown_only_when_the_data_produce_it() -> None:
     report = load_report()
+    assert stored_if_consistent(report) is None, "recorded by an older sshbench, whose text differs"
+    rec = build(report)
+    report.recommendation = StoredRecommendation("modern", client_block(rec), server_dropin(rec) or "")
     assert stored_if_consistent(report) is not None
-    assert report.recommendation is not None
     report.recommendation.client_block += "    ProxyCommand sh\n"
     assert stored_if_consistent(report) is None
 

@@ -1,263 +1,246 @@
-"""From a measured run to ordered algorithm lists, a client Host block and an sshd drop-in.
+"""From a measured run to ordered algorithm lists that are fast AND safe, and never break a working login.
 
-Rules, in order:
-1. Only algorithms this run measured successfully, graded recommended (policy
-   `modern`) or recommended/acceptable (policy `compatible`). Weak, broken and
-   unknown names never appear, however fast they were.
-2. chacha20-poly1305 only when both ends offer strict key exchange (Terrapin).
-3. Fastest first: ciphers and MACs by median throughput (mean of the
-   directions measured), key exchanges and host keys by handshake time. When
-   two neighbours' intervals overlap, the lower CPU cost goes first.
-4. Post-quantum key exchanges first, whatever their speed.
+Rules (docs/configs.md), in order:
+1. Only algorithms this run measured, and only those the policy admits
+   (analysis/policy.py): weak, broken and unknown names never appear.
+2. Terrapin: unless both ends offer strict key exchange, chacha20-poly1305
+   and CBC ciphers are left out, and the run says plainly when the server
+   leaves no protected choice (`exposure`).
+3. Order: security first, speed only where proven (analysis/ordering.py).
+4. Never break a login: the client lines use OpenSSH's `^` form (ours first,
+   the client's own defaults kept after them as the fallback) where the client
+   has it (OpenSSH 8.2+); HostKeyAlgorithms is left out unless asked for,
+   because setting it at all turns off OpenSSH's choice of the host key type
+   already in known_hosts.
 
-Nothing here touches the system: it returns text; the CLI prints and writes files.
+Nothing here touches the system: it returns values; configtext.py makes the
+texts, validate.py checks them with the real tools, the CLI prints them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
-from sshbench.results.environment import ServerKind, StoredRecommendation
-from sshbench.results.model import Report, Stat, Summary
-from sshbench.results.untrusted import algorithm_name, destination, host_pattern
+from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, lookup
+from sshbench.analysis.ordering import Candidate, Move, order
+from sshbench.analysis.policy import BUILT_IN, Policy, built_in
+from sshbench.analysis.stats import counted
+from sshbench.results.environment import ServerKind
+from sshbench.results.model import Report
 
-POST_QUANTUM = ("mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
-                "mlkem768nistp256-sha256")
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
-POLICIES = {"modern": (Grade.RECOMMENDED,), "compatible": (Grade.RECOMMENDED, Grade.ACCEPTABLE)}
-
-
-@dataclass
-class Choice:
-    """One algorithm's measured standing, enough to order it and explain the order."""
-
-    name: str
-    speed: float  # bigger is better: bytes/s, or 1 / handshake seconds
-    low: float  # the speed interval's ends (equal to speed when unknown)
-    high: float
-    cpu: float  # CPU seconds per GiB (both sides) or per connection; tie-breaker
-    figure: str  # what the comment line shows, e.g. "821 MB/s up, 1,000 MB/s down"
+POLICIES = tuple(BUILT_IN)
+PREPEND_SINCE = (8, 2)  # OpenSSH 8.2 release notes: a list starting with '^' is put in front of the defaults
+CHACHA = "chacha20-poly1305@openssh.com"
+# Releases that added strict key exchange (the Terrapin fix); distributions backport it, so the offer decides.
+STRICT_KEX_RELEASES = "OpenSSH 9.6, Dropbear 2024.84, tinysshd 20240101, or a distribution package with the fix"
 
 
 @dataclass
 class Line:
-    keyword: str
+    """One directive: the names in order, what each measured, and what was left out and why."""
+
+    kind: Kind
     names: list[str]
     figures: dict[str, str]
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)  # proven speed-ups that overrode the security preference
+    written: bool = True  # False: measured and shown in the comments, but not set (HostKeyAlgorithms)
+
+    @property
+    def keyword(self) -> str:
+        return KEYWORDS[self.kind]
 
 
 @dataclass
 class Recommendation:
-    policy: str
+    policy: Policy
     lines: list[Line]
     notes: list[str]
     header: list[str]
+    keep_defaults: bool  # the client keeps its own defaults after ours (False: --exact, ours only)
+    prepend: bool  # keep_defaults through OpenSSH's `^` (8.2+); older clients get the defaults spelled out
+    fallback: AlgorithmLists  # the client's defaults
+    software: str  # the server implementation: openssh, dropbear, tinysshd, unknown
+    exposure: str | None = None  # one line when the configured connection stays open to Terrapin
 
-    def directives(self) -> list[str]:
-        """`Keyword name,name`; names come from the knowledge table's graded entries, checked once more."""
-        return [f"{line.keyword} {','.join(algorithm_name(n, line.keyword) for n in line.names)}"
-                for line in self.lines if line.names]
+    def written(self) -> list[Line]:
+        return [line for line in self.lines if line.names and line.written]
+
+    def client_list(self, line: Line) -> list[str]:
+        """The list the client ends up with: ours, then (unless --exact) its own defaults."""
+        if not self.keep_defaults:
+            return list(line.names)
+        return line.names + [n for n in self.fallback.of(line.kind) if n not in line.names]
 
 
-def _cases(report: Report, kind: Kind) -> dict[str, list[Summary]]:
-    out: dict[str, list[Summary]] = {}
-    for summary in report.summaries:
-        case = report.case(summary.case_id).case
-        # the pipe measures SSH itself; file tools add their own costs, which no ssh setting changes
-        if case.algorithm_kind is kind and case.is_pipe and summary.samples_ok:
-            out.setdefault(case.subject, []).append(summary)
+def client_has_prepend(client_version: str) -> bool:
+    """`^` lists need OpenSSH 8.2 or later; an unparsable version is treated as too old (spelled out instead)."""
+    found = re.search(r"OpenSSH_(\d+)\.(\d+)", client_version)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= PREPEND_SINCE
+
+
+def terrapin_exposed(cipher: str | None, mac: str | None) -> bool:
+    """The negotiated modes Terrapin can exploit without strict key exchange: chacha20-poly1305, CBC with EtM."""
+    if cipher is None:
+        return False
+    if cipher == CHACHA:
+        return True
+    return cipher.endswith("-cbc") and mac is not None and lookup(mac, Kind.MAC).etm
+
+
+def _candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
+    """Measured algorithms of one kind with their per-sample speeds (pipe cases: SSH itself, not a file tool)."""
+    out: dict[str, Candidate] = {}
+    for record in report.cases:
+        case = record.case
+        if case.algorithm_kind is not kind or not case.is_pipe:
+            continue
+        samples = counted(report.samples_of(case.id))
+        if kind in (Kind.CIPHER, Kind.MAC):
+            key = case.direction.value
+            speeds = [v for v in (s.throughput_bytes_per_second for s in samples) if v]
+        else:
+            key = "handshake"
+            speeds = [1 / v for v in (s.handshake_seconds for s in samples) if v and v > 0]
+        if speeds:
+            out.setdefault(case.subject, Candidate(case.subject, kind)).speeds[key] = speeds
     return out
 
 
-def _mean(values: Iterable[float]) -> float:
-    items = list(values)
-    return sum(items) / len(items)
+def figure(candidate: Candidate) -> str:
+    """What a comment line shows: medians as measured, with the sample counts."""
+    parts = []
+    for key, speeds in candidate.speeds.items():
+        median = statistics.median(speeds)
+        if key == "handshake":
+            parts.append(f"{1000 / median:.0f} ms handshake (n={len(speeds)})")
+        else:
+            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if key == 'upload' else 'down'} (n={len(speeds)})")
+    return ", ".join(parts)
 
 
-def _interval(stat: Stat) -> tuple[float, float]:
-    return (stat.ci_low if stat.ci_low is not None else stat.median,
-            stat.ci_high if stat.ci_high is not None else stat.median)
-
-
-def _throughput_choice(name: str, summaries: list[Summary], report: Report) -> Choice | None:
-    stats = [(report.case(s.case_id).case.direction.value, s) for s in summaries if s.throughput_bytes_per_second]
-    if not stats:
+def _terrapin_reason(name: str, kind: Kind, strict_both: bool | None) -> str | None:
+    if strict_both or kind is not Kind.CIPHER or not (name == CHACHA or name.endswith("-cbc")):
         return None
-    tputs = [s.throughput_bytes_per_second for _, s in stats if s.throughput_bytes_per_second]
-    cpu = _mean((s.client_cpu_seconds_per_gib.median if s.client_cpu_seconds_per_gib else 0.0)
-                + (s.server_cpu_seconds_per_gib.median if s.server_cpu_seconds_per_gib else 0.0) for _, s in stats)
-    figure = ", ".join(f"{s.throughput_bytes_per_second.median / 1e6:,.0f} MB/s {'up' if d == 'upload' else 'down'}"
-                       for d, s in stats if s.throughput_bytes_per_second)
-    return Choice(name, _mean(t.median for t in tputs), _mean(_interval(t)[0] for t in tputs),
-                  _mean(_interval(t)[1] for t in tputs), cpu, figure)
+    return ("Terrapin: strict key exchange not confirmed on both ends" if strict_both is None
+            else "Terrapin: no strict key exchange on both ends")
 
 
-def _handshake_choice(name: str, summaries: list[Summary]) -> Choice | None:
-    stat = summaries[0].handshake_seconds
-    if stat is None or stat.median <= 0:
-        return None
-    low, high = _interval(stat)
-    cpu = sum(x.median for x in (summaries[0].client_cpu_seconds, summaries[0].server_cpu_seconds) if x)
-    return Choice(name, 1 / stat.median, 1 / high if high else 0.0, 1 / low if low else 0.0, cpu,
-                  f"{stat.median * 1000:.0f} ms handshake")
-
-
-def order(choices: list[Choice]) -> list[Choice]:
-    """Fastest first; where neighbours' intervals overlap, the cheaper in CPU goes first."""
-    ordered = sorted(choices, key=lambda c: (-c.speed, c.name))
-    for _ in range(len(ordered)):
-        swapped = False
-        for i in range(len(ordered) - 1):
-            a, b = ordered[i], ordered[i + 1]
-            overlap = a.low <= b.high and b.low <= a.high
-            if overlap and b.cpu < a.cpu:
-                ordered[i], ordered[i + 1] = b, a
-                swapped = True
-        if not swapped:
-            break
-    return ordered
-
-
-def build(report: Report, policy: str = "modern", strict_both: bool | None = None) -> Recommendation:
-    """The recommendation for a run; `strict_both` is the Terrapin verdict (None when unknown)."""
-    allowed = POLICIES[policy]
+def build(report: Report, policy: Policy | str = "modern", strict_both: bool | None = None, *,
+          host_keys: bool = False, exact: bool = False) -> Recommendation:
+    """The recommendation for a run; `strict_both` overrides the run's own Terrapin verdict (tests)."""
+    policy = built_in(policy) if isinstance(policy, str) else policy
+    env = report.environment
+    if strict_both is None and env.terrapin is not None:
+        strict_both = env.terrapin.protected if env.terrapin.server is not None else None
     lines, notes = [], []
     for kind in ALGORITHM_KINDS:
-        measured = _cases(report, kind)
+        measured = _candidates(report, kind)
         if not measured:
-            notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at OpenSSH's defaults")
+            notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at the defaults")
             continue
-        choices, dropped = [], []
-        for name, summaries in measured.items():
-            grade = lookup(name, kind).grade
-            if grade not in allowed:
-                dropped.append((name, grade.value if grade.flagged or grade is Grade.UNKNOWN
-                                 else f"{grade.value}, not in policy {policy}"))
-                continue
-            if name == "chacha20-poly1305@openssh.com" and not strict_both:
-                dropped.append((name, "Terrapin: strict key exchange not confirmed on both ends"))
-                continue
-            choice = (_throughput_choice(name, summaries, report) if kind in (Kind.CIPHER, Kind.MAC)
-                      else _handshake_choice(name, summaries))
-            if choice is not None:
-                choices.append(choice)
-        ordered = order(choices)
-        if kind is Kind.KEX:
-            ordered = sorted(ordered, key=lambda c: c.name not in POST_QUANTUM)  # stable: PQ first, each in order
-        line = Line(KEYWORDS[kind], [c.name for c in ordered], {c.name: c.figure for c in ordered}, dropped)
-        if not line.names:
-            notes.append(f"{KEYWORDS[kind]}: no measured algorithm passes policy {policy}; left at OpenSSH's defaults")
+        kept, dropped = [], []
+        for name, candidate in measured.items():
+            why = _terrapin_reason(name, kind, strict_both) or policy.refuses(name, kind)
+            if why is None:
+                kept.append(candidate)
+            else:
+                dropped.append((name, why))
+        names, moves = order(kept, report.options.tie_margin)
+        by_name = {c.name: c for c in kept}
+        line = Line(kind, names, {n: figure(by_name[n]) for n in names}, dropped, moves,
+                    written=kind is not Kind.HOSTKEY or host_keys)
+        if not names:
+            notes.append(f"{line.keyword}: no measured algorithm passes policy {policy.name}"
+                         + (" and Terrapin" if any(w.startswith("Terrapin") for _, w in dropped) else "")
+                         + "; left at the defaults")
         lines.append(line)
-    if policy == "modern":
-        notes.append("policy modern: peers that lack these (e.g. servers with only an RSA host key, or "
-                     "OpenSSH before 8.5 without sntrup761) will be refused; --policy compatible keeps them")
-    return Recommendation(policy, lines, notes, _header(report, policy))
+    rec = Recommendation(policy, lines, notes, _header(report, policy), not exact,
+                         not exact and client_has_prepend(env.client.version), env.algorithms.client_defaults,
+                         env.server.software)
+    rec.exposure = exposure(report, rec, strict_both)
+    return rec
 
 
-def _header(report: Report, policy: str) -> list[str]:
-    env = report.environment
-    host, client, server = env.host, env.client, env.server
-    flags = " ".join(host.crypto_flags)
-    masked = " with AES-NI masked (--no-aesni)" if env.crypto and env.crypto.aesni_masked else ""
-    return [
-        f"sshbench {report.tool_version} recommendation, policy {policy}: fastest first, never weak or broken",
-        f"measured {report.started_at} on {host.hostname} ({host.cpu_model} x{host.cpu_count}, "
-        f"{flags or 'no AES/SHA instructions'}){masked}",
-        f"client {client.version}, server {server.version} ({server.label}), {client.openssl}",
-    ]
+def server_offer(report: Report) -> AlgorithmLists:
+    """What the measured server offers: a real host's KEXINIT, or the embedded server's enabled lists."""
+    algos = report.environment.algorithms
+    if report.environment.server.kind is ServerKind.EMBEDDED and any(algos.server_defaults.of(k)
+                                                                       for k in ALGORITHM_KINDS):
+        return algos.server_defaults
+    return algos.server_enabled
 
 
-def _one_line(text: str) -> str:
-    """Comment text that cannot end its comment: control characters (a newline above all) become '?'."""
-    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\u2028\u2029\u0085" else ch for ch in text)
-
-
-def _comments(rec: Recommendation) -> list[str]:
-    out = [f"# {_one_line(line)}" for line in rec.header]
-    for line in rec.lines:
-        if line.names:
-            out.append(f"# {line.keyword}, fastest first (ties broken by CPU cost):")
-            width = max(len(n) for n in line.names)
-            out += [f"#   {n:<{width}}  {line.figures.get(n, 'not measured')}" for n in line.names]
-        reasons: dict[str, list[str]] = {}
-        for name, why in line.dropped:
-            reasons.setdefault(why, []).append(name)
-        out += [f"#   left out ({why}): {', '.join(names)}" for why, names in reasons.items()]
-    out += [f"# {note}" for note in rec.notes]
-    return [_one_line(line) for line in out]
-
-
-def client_block(rec: Recommendation, host: str = "*") -> str:
-    """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config).
-
-    `host` must be one plain Host pattern (untrusted.host_pattern): a newline or
-    quote in it would let whoever chose it add config lines (`Match exec ...`).
-    """
-    host_pattern(host, "the Host pattern")
-    body = "\n".join(f"    {d}" for d in rec.directives())
-    return "\n".join(_comments(rec)) + f"\nHost {host}\n{body}\n"
-
-
-def server_dropin(rec: Recommendation) -> str:
-    """An sshd_config.d drop-in (e.g. /etc/ssh/sshd_config.d/50-sshbench.conf)."""
-    return "\n".join(_comments(rec)) + "\n" + "\n".join(rec.directives()) + "\n"
-
-
-def negotiated(client: Iterable[str], server: Iterable[str]) -> str | None:
-    """SSH picks the first algorithm in the client's list that the server also offers."""
+def negotiated(client: Sequence[str], server: Sequence[str]) -> str | None:
+    """SSH picks the first algorithm in the client's list that the server also offers (RFC 4253, 7.1)."""
     offered = set(server)
     return next((name for name in client if name in offered), None)
 
 
-def prediction(report: Report, rec: Recommendation, server_defaults: AlgorithmLists | None) -> list[str]:
-    """Which cipher and key exchange the defaults negotiate now, and which after the change, with speeds."""
-    algos = report.environment.algorithms
-    client_defaults = algos.client_defaults
-    server_defaults = server_defaults or algos.server_defaults or client_defaults
+def _after(rec: Recommendation, kind: Kind) -> list[str]:
+    """The client's list for `kind` once the block is applied."""
+    line = next((ln for ln in rec.written() if ln.kind is kind), None)
+    return rec.client_list(line) if line is not None else list(rec.fallback.of(kind))
+
+
+def exposure(report: Report, rec: Recommendation, strict_both: bool | None) -> str | None:
+    """One line when, with the block applied, the connection would still negotiate a Terrapin-exploitable mode."""
+    if strict_both is not False:
+        return None  # protected, or unknown (a proxy hid the server's offer): nothing to claim either way
+    offer = server_offer(report)
+    cipher = negotiated(_after(rec, Kind.CIPHER), offer.cipher)
+    mac = negotiated(_after(rec, Kind.MAC), offer.mac)
+    if not terrapin_exposed(cipher, mac):
+        return None
+    server = report.environment.server.version
+    safe = [c for c in offer.cipher if c != CHACHA and not c.endswith("-cbc") and lookup(c, Kind.CIPHER).grade
+            in BUILT_IN["compatible"]]
+    if safe:
+        return (f"Terrapin: with policy {rec.policy.name} this connection still negotiates {cipher}, which is "
+                f"exploitable without strict key exchange; the server ({server}) also offers {', '.join(safe)}: "
+                f"measure and allow {'it' if len(safe) == 1 else 'them'} (--policy compatible), or upgrade the "
+                f"server to {STRICT_KEX_RELEASES}")
+    return (f"Terrapin: NOT protected, and no client setting can fix it: the server ({server}) offers only "
+            f"{', '.join(offer.cipher) or 'unknown ciphers'} and no strict key exchange; on the server, upgrade to "
+            f"{STRICT_KEX_RELEASES}")
+
+
+def prediction(report: Report, rec: Recommendation) -> list[str]:
+    """Which cipher and key exchange this client negotiates with this server now and after; only changes."""
+    offer = server_offer(report)
     lines = []
     for kind in (Kind.CIPHER, Kind.KEX):
-        rec_line = next((line for line in rec.lines if line.keyword == KEYWORDS[kind] and line.names), None)
-        if rec_line is None:
+        if not any(ln.kind is kind for ln in rec.written()):
             continue
-        now = negotiated(client_defaults.of(kind), server_defaults.of(kind))
-        after = negotiated(rec_line.names, rec_line.names)
-        measured = {name: _figure(report, kind, name) for name in (now, after) if name}
-        lines.append(f"{KEYWORDS[kind]}: now {now or 'unknown'} ({measured.get(now or '', 'not measured')}); "
-                     f"after {after} ({measured.get(after or '', 'not measured')})")
+        now = negotiated(list(rec.fallback.of(kind)), offer.of(kind))
+        after = negotiated(_after(rec, kind), offer.of(kind))
+        if now == after or after is None:
+            continue
+        figures = {name: _figure(report, kind, name) for name in (now, after) if name}
+        lines.append(f"{KEYWORDS[kind]}: now {now or 'unknown'} ({figures.get(now or '', 'not measured')}); "
+                     f"after {after} ({figures[after]})")
     return lines
 
 
 def _figure(report: Report, kind: Kind, name: str) -> str:
-    summaries = _cases(report, kind).get(name)
-    if not summaries:
-        return "not measured"
-    choice = (_throughput_choice(name, summaries, report) if kind in (Kind.CIPHER, Kind.MAC)
-              else _handshake_choice(name, summaries))
-    return choice.figure if choice else "not measured"
+    candidate = _candidates(report, kind).get(name)
+    return figure(candidate) if candidate else "not measured"
 
 
-def stored_if_consistent(report: Report) -> StoredRecommendation | None:
-    """The recommendation a run kept, but only if this file's own measurements produce exactly that text.
-
-    A results file may come from anyone. Its data can only ever produce
-    directives built from graded algorithm names and one-line comments; a
-    stored config text that differs from what the data produces (edited, or
-    written by another sshbench version) is never shown. The prediction is
-    recomputed from the data too.
-    """
-    stored = report.recommendation
-    if stored is None or stored.policy not in POLICIES:
-        return None
+def _header(report: Report, policy: Policy) -> list[str]:
     env = report.environment
-    destination_text = env.server.destination
-    pattern = destination(destination_text)[1] if destination_text else "*"
-    rec = build(report, stored.policy, strict_both=env.terrapin.protected if env.terrapin else None)
-    client, server = client_block(rec, pattern), server_dropin(rec)
-    if client != stored.client_block or server != stored.server_dropin:
-        return None
-    algos = env.algorithms
-    defaults = algos.server_enabled if env.server.kind is ServerKind.REMOTE else algos.server_defaults
-    return StoredRecommendation(rec.policy, client, server, prediction(report, rec, defaults))
+    host, client, server = env.host, env.client, env.server
+    flags = " ".join(host.crypto_flags)
+    masked = " with AES-NI masked (--no-aesni)" if env.crypto and env.crypto.aesni_masked else ""
+    source = "" if policy.built_in else " (a policy file)"
+    return [
+        f"sshbench {report.tool_version} recommendation, policy {policy.name}{source}: security first, "
+        "a faster algorithm first only where proven, never weak or broken",
+        f"measured {report.started_at} on {host.hostname} ({host.cpu_model} x{host.cpu_count}, "
+        f"{flags or 'no AES/SHA instructions'}){masked}",
+        f"client {client.version}, server {server.version} ({server.label}), {client.openssl}",
+    ]

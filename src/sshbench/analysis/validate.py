@@ -1,8 +1,9 @@
 """Check generated configs with the real tools before anyone sees them.
 
-The client block must pass `ssh -G -F FILE` and the drop-in must pass
-`sshd -t` when Included into a real config, and both must read back exactly
-the lists that were written (a silently ignored line would be a lie).
+The client block must pass `ssh -G -F FILE` and the drop-in (OpenSSH servers
+only) must pass `sshd -t` when Included into a real config, and both must
+read back the lists that were written (a silently ignored line would be a
+lie): exactly, or for a `^` list with ours leading.
 """
 
 from __future__ import annotations
@@ -11,21 +12,26 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from sshbench.algorithms import ALGORITHM_KINDS
-from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, client_block, prediction, server_dropin
-from sshbench.results.environment import ServerKind, TerrapinFacts
+from sshbench.analysis.configtext import client_block, server_advice, server_dropin
+from sshbench.analysis.policy import Policy
+from sshbench.analysis.recommend import Recommendation, build, prediction
+from sshbench.results.environment import TerrapinFacts
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
 
 
-def _mismatches(rec: Recommendation, dump_text: str, who: str) -> list[str]:
+def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> list[str]:
+    """Lists read back that differ from what was written; with `^`, ours must lead the resolved list."""
     lists = lists_from_dump(parse_dump(dump_text))
     problems = []
-    for kind, keyword in KEYWORDS.items():
-        line = next((ln for ln in rec.lines if ln.keyword == keyword and ln.names), None)
-        if line is not None and list(lists.of(kind)) != line.names:
-            problems.append(f"{who} read back {keyword} as {','.join(lists.of(kind)) or 'nothing'}")
+    for line in rec.written():
+        got = list(lists.of(line.kind))
+        want = rec.client_list(line) if client else line.names
+        if client and rec.prepend:  # the defaults after ours are the validating client's own
+            got, want = got[:len(line.names)], line.names
+        if got != want:
+            problems.append(f"{who} read back {line.keyword} as {','.join(lists.of(line.kind)) or 'nothing'}")
     return problems
 
 
@@ -36,7 +42,7 @@ def matching_host(pattern: str) -> str:
 
 
 def validate_client_block(ssh: str, text: str, rec: Recommendation, host: str = "*") -> list[str]:
-    """Problems with the client block, empty when `ssh -G -F` accepts it and reads it back unchanged."""
+    """Problems with the client block, empty when `ssh -G -F` accepts it and reads it back as written."""
     with tempfile.TemporaryDirectory(prefix="sshbench-validate-") as tmp:
         path = os.path.join(tmp, "ssh_config")
         with open(path, "w", encoding="utf-8") as fh:
@@ -44,7 +50,7 @@ def validate_client_block(ssh: str, text: str, rec: Recommendation, host: str = 
         done = run_tool([ssh, "-G", "-F", path, matching_host(host)])
     if done.returncode != 0:
         return [f"ssh -G rejects the client block: {done.stderr.strip().splitlines()[-1:]}"]
-    return _mismatches(rec, done.stdout, "ssh -G")
+    return _mismatches(rec, done.stdout, "ssh -G", client=True)
 
 
 def validate_server_dropin(server: EmbeddedServer, text: str, rec: Recommendation) -> list[str]:
@@ -52,7 +58,7 @@ def validate_server_dropin(server: EmbeddedServer, text: str, rec: Recommendatio
     done = server.check_dropin(text)
     if done.returncode != 0:
         return [f"sshd -t rejects the drop-in: {done.stderr.strip().splitlines()[-1:]}"]
-    return _mismatches(rec, done.stdout, "sshd -T")
+    return _mismatches(rec, done.stdout, "sshd -T", client=False)
 
 
 @dataclass
@@ -61,21 +67,20 @@ class CheckedRecommendation:
 
     rec: Recommendation
     client_text: str
-    server_text: str
+    server_text: str | None  # the OpenSSH drop-in; None for servers that read no sshd_config
+    server_advice: str | None  # for those servers: how they choose their algorithms
     problems: list[str]
     prediction: list[str]
     terrapin: TerrapinFacts | None
 
 
-def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedServer, policy: str,
-                    host: str) -> CheckedRecommendation:
-    """Build and validate; the texts are only shown when both validations pass."""
-    terrapin = report.environment.terrapin
-    rec = build(report, policy, strict_both=terrapin.protected if terrapin else None)
+def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedServer, policy: Policy | str,
+                           host: str, *, host_keys: bool = False, exact: bool = False) -> CheckedRecommendation:
+    """Build and validate with the real ssh and sshd; the texts are only shown when validation passes."""
+    rec = build(report, policy, host_keys=host_keys, exact=exact)
     client_text, server_text = client_block(rec, host), server_dropin(rec)
-    problems = (validate_client_block(client.path, client_text, rec, host)
-                + validate_server_dropin(server, server_text, rec))
-    defaults = server.defaults if any(server.defaults.of(k) for k in ALGORITHM_KINDS) else None
-    if report.environment.server.kind is ServerKind.REMOTE:  # what that server offers, from its KEXINIT
-        defaults = report.environment.algorithms.server_enabled
-    return CheckedRecommendation(rec, client_text, server_text, problems, prediction(report, rec, defaults), terrapin)
+    problems = validate_client_block(client.path, client_text, rec, host)
+    if server_text is not None:
+        problems += validate_server_dropin(server, server_text, rec)
+    return CheckedRecommendation(rec, client_text, server_text, server_advice(rec), problems,
+                                 prediction(report, rec), report.environment.terrapin)

@@ -5,16 +5,20 @@ from __future__ import annotations
 import shlex
 
 from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
+from sshbench.analysis.recommend import terrapin_exposed
 from sshbench.results.kinds import PIPE, CaseKind, Direction
 from sshbench.results.model import Case, Report
 from sshbench.results.store import ResultsWriter
 
 
 def _safe_ranked(report: Report) -> list[str]:
-    """Pipe upload ciphers without a known weakness, fastest first."""
+    """Pipe upload ciphers without a known weakness (Terrapin included), fastest first."""
     fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]  # pipe
     names = [report.case(s.case_id).case.subject for s in sorted(fastest, key=lambda s: s.rank or 0)]
-    return [n for n in names if lookup(n, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)]
+    terrapin = report.environment.terrapin
+    strict = terrapin is not None and terrapin.protected
+    return [n for n in names if lookup(n, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)
+            and (strict or not terrapin_exposed(n, None))]
 
 
 def next_steps(reports: list[Report], writer: ResultsWriter, ssh_config: str | None = None) -> list[str]:

@@ -6,7 +6,6 @@ import argparse
 from typing import Any, NoReturn
 
 from sshbench import __version__
-from sshbench.analysis.recommend import POLICIES
 from sshbench.errors import UsageError
 from sshbench.measure.methods import parse_methods
 from sshbench.options import (
@@ -111,9 +110,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler="run:cmd_run")
 
     rec = sub.add_parser("recommend", help="ssh_config and sshd_config lines from a results file, validated")
-    rec.add_argument("results", help="a results JSON written by sshbench run")
-    rec.add_argument("--policy", choices=tuple(POLICIES), default="modern",
-                     help="modern: recommended algorithms only; compatible: also acceptable ones older peers need")
+    rec.add_argument("results", nargs="+", help="a results JSON written by sshbench run (given several, the "
+                     "newest run is used and named)")
+    rec.add_argument("--policy", default="modern", metavar="modern|compatible|FILE",
+                     help="modern: recommended algorithms only; compatible: also acceptable ones older peers need; "
+                     "FILE: a TOML policy that forbids or allows names (docs/configs.md)")
+    rec.add_argument("--host-key-algorithms", action="store_true", help="also write HostKeyAlgorithms (off by "
+                     "default: setting it turns off ssh's use of the host key type already in known_hosts)")
+    rec.add_argument("--exact", action="store_true", help="write the lists alone (no '^': servers that support "
+                     "none of them are refused) instead of putting them before the client's defaults")
     rec.add_argument("--host", help="Host pattern of the client block (default: the measured host, or * for the "
                      "embedded server)")
     rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")

@@ -1,9 +1,16 @@
-"""`sshbench recommend`: a results file in, validated configs out (printed, and written with --write)."""
+"""`sshbench recommend`: a results file in, validated configs out (printed, and written with --write).
+
+Given several files (a shell glob such as sshbench-results/*.json), it uses
+the newest run, by the time the run started, and says which on stderr: the
+latest measurement is what a user means by "my results".
+"""
 
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 
+from sshbench.analysis.policy import policy_from
 from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, UsageError
@@ -18,13 +25,32 @@ from sshbench.targets.remote import host_pattern
 from sshbench.targets.servers import embedded_server
 
 
+def _started(report: Report) -> datetime:
+    try:
+        return datetime.fromisoformat(report.started_at)
+    except ValueError:
+        return datetime.min
+
+
+def newest(paths: list[str], ctx: Context) -> tuple[str, list[Report]]:
+    """The file whose run started last (every file is read and checked: a bad one is named, not skipped)."""
+    loaded = [(path, read_results(path)) for path in dict.fromkeys(paths)]
+    if len(loaded) == 1:
+        return loaded[0]
+    path, runs = max(loaded, key=lambda item: (max(_started(r) for r in item[1]), item[0]))
+    ctx.say(f"sshbench: {len(loaded)} results files given; using the newest run, {path} (started "
+            f"{runs[0].started_at}); name one file to choose another")
+    return path, runs
+
+
 def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
     if args.host is not None:
         try:
             untrusted.host_pattern(args.host, "--host")
         except untrusted.UntrustedText as exc:
             raise UsageError(str(exc)) from None
-    runs = read_results(args.results)
+    policy = policy_from(args.policy)
+    _, runs = newest(args.results, ctx)
     if args.host is not None and len(runs) > 1:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
                          "per host")
@@ -33,7 +59,8 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
     with embedded_server("openssh", client, args.sshd) as server:  # validates the drop-in with the real sshd -t
         for report in runs:
             pattern = args.host or host_pattern(report.environment.server.destination)
-            results.append((report, checked_recommendation(report, client, server, args.policy, pattern)))
+            results.append((report, checked_recommendation(report, client, server, policy, pattern,
+                                                           host_keys=args.host_key_algorithms, exact=args.exact)))
     for report, advice in results:
         if len(runs) > 1:
             ctx.out.print(host_rule(report))
@@ -42,16 +69,20 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
         return int(ExitCode.UNVERIFIED)
     if args.write:
         _write_configs(output_dir(args.write, "--write"), results, ctx)
+    if any(advice.rec.exposure for _, advice in results):
+        return int(ExitCode.EXPOSED)
     return int(ExitCode.OK)
 
 
 def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context) -> None:
-    """One client file with every host's block; one server drop-in per host (each goes to its own server)."""
+    """One client file with every host's block; one drop-in per OpenSSH host (each goes to its own server)."""
     files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
     for report, advice in results:
+        if advice.server_text is None:
+            continue
         name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(report.label)}.conf"
         files[name] = advice.server_text
     outputs = [file_in(directory, name, "--write") for name in files]
     for output, text in zip(outputs, files.values(), strict=True):
         output.write(text)
-        ctx.out.print(f"wrote {output.path}", highlight=False, markup=False)
+        ctx.out.print(f"wrote {output.path}", highlight=False, markup=False, soft_wrap=True)

@@ -92,6 +92,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     else:
         env.server = remote.facts
         env.algorithms.server_enabled = remote.offered
+        env.algorithms.server_defaults = AlgorithmLists()  # unknown for a real host: only its offer is seen
         env.terrapin = remote.terrapin
         if options.controls and env.server.remote is not None:  # the link's own ceiling, when iperf3 is on both ends
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
@@ -116,8 +117,8 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     save(report)
     advice = checked_recommendation(report, host.client, server, "modern", host_pattern(env.server.destination))
     if not advice.problems:  # kept in the results, so reports can show it without running anything
-        report.recommendation = StoredRecommendation(advice.rec.policy, advice.client_text, advice.server_text,
-                                                     advice.prediction)
+        report.recommendation = StoredRecommendation(advice.rec.policy.name, advice.client_text,
+                                                     advice.server_text or "", advice.prediction)
         save(report)
     return advice
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from sshbench.analysis.configtext import DROPIN_PATH
 from sshbench.analysis.validate import CheckedRecommendation
 from sshbench.results.environment import TerrapinFacts
 
@@ -11,32 +12,45 @@ from sshbench.results.environment import TerrapinFacts
 def print_terrapin(out: Console, terrapin: TerrapinFacts | None) -> None:
     if terrapin is None:
         return
-    out.print("Terrapin (CVE-2023-48795), from each side's first KEXINIT:", style="bold", highlight=False)
+    _verbatim(out, "Terrapin (CVE-2023-48795), from each side's first KEXINIT:", "bold")
     for side, t in (("client", terrapin.client), ("server", terrapin.server)):
         if t is None:  # behind a proxy the server's KEXINIT cannot be read
-            out.print(f"  {side}: unknown ({terrapin.note or 'its KEXINIT was not read'})", style="yellow",
-                      highlight=False, markup=False)
+            _verbatim(out, f"  {side}: unknown ({terrapin.note or 'its KEXINIT was not read'})", "yellow")
             continue
         style = "red" if t.exploitable else "green" if t.strict_kex else "yellow"
-        out.print(f"  {side}: {t.banner}: {t.reason}", style=style, highlight=False, markup=False)
+        _verbatim(out, f"  {side}: {t.banner}: {t.reason}", style)
     verdict = ("protected (both ends strict)" if terrapin.protected else
                "unknown" if terrapin.server is None else "NOT protected")
-    out.print(f"  connection {verdict}", highlight=False)
+    _verbatim(out, f"  connection {verdict}")
+
+
+def _verbatim(out: Console, text: str, style: str | None = None) -> None:
+    """Config text exactly as written: never wrapped or cropped at the terminal's width, piped or not.
+
+    A hard line break inside `KexAlgorithms a,b` makes a broken config for
+    whoever copies it (issue: ssh -G "no argument after keyword").
+    """
+    out.print(text, style=style, soft_wrap=True, highlight=False, markup=False, emoji=False)
 
 
 def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
     print_terrapin(out, advice.terrapin)
     if advice.problems:
         for problem in advice.problems:
-            out.print(f"recommendation withheld: {problem}", style="red", highlight=False, markup=False)
+            _verbatim(out, f"recommendation withheld: {problem}", "red")
         return
-    out.print(f"\nRecommended client config (policy {advice.rec.policy}; add at the END of ~/.ssh/config):",
-              style="bold", highlight=False)
-    out.print(advice.client_text, highlight=False, markup=False)
-    out.print("Recommended server drop-in (/etc/ssh/sshd_config.d/50-sshbench.conf), validated with sshd -t:",
-              style="bold", highlight=False)
-    directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
-    out.print(f"# (the same comment header as above; `sshbench recommend --write DIR` saves both files in full)\n"
-              f"{directives}\n", highlight=False, markup=False)
+    rec = advice.rec
+    if rec.exposure:
+        _verbatim(out, rec.exposure, "bold red")
+    _verbatim(out, f"\nRecommended client config (policy {rec.policy.name}; add at the END of ~/.ssh/config):",
+              "bold")
+    _verbatim(out, advice.client_text)
+    if advice.server_text is not None:
+        _verbatim(out, f"Recommended server drop-in ({DROPIN_PATH}), validated with sshd -t:", "bold")
+        directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
+        _verbatim(out, "# (the same comment header as above; `sshbench recommend --write DIR` saves both files "
+                  f"in full)\n{directives}\n")
+    elif advice.server_advice:
+        _verbatim(out, f"Server ({rec.software}): {advice.server_advice}", "bold")
     for line in advice.prediction:
-        out.print(f"Effect with OpenSSH's defaults on both ends: {line}", highlight=False, markup=False)
+        _verbatim(out, f"Effect (this client's defaults against what the server offers): {line}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from sshbench.analysis.recommend import stored_if_consistent
+from sshbench.analysis.configtext import stored_if_consistent
 from sshbench.render.charts import Chart, charts, close, host_charts
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables

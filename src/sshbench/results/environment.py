@@ -124,6 +124,20 @@ class ServerFacts:
         return self.remote.iperf3 if self.remote else None
 
     @property
+    def software(self) -> str:
+        """openssh, dropbear, tinysshd or unknown: which server implementation, from its name or banner.
+
+        Config advice depends on it: only OpenSSH reads sshd_config.d drop-ins.
+        """
+        if self.kind is ServerKind.EMBEDDED:
+            return self.embedded.server if self.embedded else "openssh"
+        software = self.version.lower()
+        for prefix, name in (("openssh_", "openssh"), ("dropbear", "dropbear"), ("tinyssh", "tinysshd")):
+            if software.startswith(prefix):
+                return name
+        return "unknown"
+
+    @property
     def label(self) -> str:
         """How tables and config comments name the server: "embedded-openssh", or "remote"."""
         if self.kind is ServerKind.EMBEDDED:

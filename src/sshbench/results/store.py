@@ -25,6 +25,7 @@ from sshbench.outputs import STDOUT, atomic_write, in_dev
 from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
+from sshbench.results.untrusted import read_bounded
 
 CSV_COLUMNS = (
     "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",
@@ -261,13 +262,7 @@ def read_results(path: str) -> list[Report]:
     the field and what is wrong; nothing from the file reaches a renderer,
     a command line or a config file before this.
     """
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RESULTS_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_RESULTS_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_RESULTS_BYTES // 2**20} MiB: not an sshbench results file")
+    raw = read_bounded(path, MAX_RESULTS_BYTES, "", f"{MAX_RESULTS_BYTES // 2**20} MiB: not an sshbench results file")
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError:

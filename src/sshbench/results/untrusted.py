@@ -23,6 +23,8 @@ import re
 import unicodedata
 from typing import Annotated
 
+from sshbench.errors import UsageError
+
 MAX_TEXT = 10_000  # characters in one free-text field
 MAX_MULTILINE = 200_000  # characters in a generated config kept in a results file
 MAX_NAME = 64  # RFC 4251: algorithm names are at most 64 characters
@@ -152,3 +154,15 @@ def clean(value: str, keep_newlines: bool = False) -> str:
         return value
     return "".join(ch if (keep_newlines and ch == "\n") or unicodedata.category(ch) not in _FORBIDDEN_CATEGORIES
                    else "\ufffd" for ch in value)
+
+
+def read_bounded(path: str, limit: int, prefix: str, too_big: str) -> bytes:
+    """The bytes of a file someone else wrote, refused (UsageError, one line) when unreadable or over `limit`."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"{prefix}cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise UsageError(f"{prefix}{path} is larger than {too_big}")
+    return raw

@@ -1,0 +1,136 @@
+"""The texts of a recommendation: the client Host block, the OpenSSH server drop-in, advice for other servers.
+
+Every comment line is one line (control characters become '?'), so nothing
+from a results file can end a comment and start a directive; names come
+from the algorithm table and are checked once more as they are written.
+"""
+
+from __future__ import annotations
+
+from sshbench.analysis.policy import built_in
+from sshbench.analysis.recommend import POLICIES, Line, Recommendation, build, prediction
+from sshbench.results.environment import StoredRecommendation
+from sshbench.results.model import Report
+from sshbench.results.untrusted import algorithm_name, destination, host_pattern
+
+DROPIN_PATH = "/etc/ssh/sshd_config.d/50-sshbench.conf"
+HOSTKEY_NOTE = ("HostKeyAlgorithms: not set. Setting it at all (even with ^) turns off ssh's preference for the "
+                "host key type already in known_hosts, which can stop a working login with \"REMOTE HOST "
+                "IDENTIFICATION HAS CHANGED\"; --host-key-algorithms writes it anyway")
+PREPEND_NOTE = ("'^' puts these first and keeps this client's own defaults after them, so a server without them "
+                "still connects (OpenSSH 8.2+); --exact writes these lists alone")
+SPELLED_NOTE = ("this client's defaults follow ours (the client predates OpenSSH 8.2's '^'), so a server without "
+                "them still connects; --exact writes these lists alone")
+EXACT_NOTE = "--exact: only these lists; servers that support none of them will be refused"
+DROPIN_NOTE = ("restricts what this server offers: clients that support none of these are refused; keep a session "
+               "open until a new login works")
+# How servers other than OpenSSH choose their algorithms (their own documentation), for the advice line.
+OTHER_SERVERS = {
+    "dropbear": ("Dropbear reads no sshd_config: its algorithms are fixed when it is built (default_options.h, "
+                 "overridden by localoptions.h), and SSH uses the client's first choice that the server offers "
+                 "(RFC 4253, 7.1), so the client block above decides; to remove an algorithm from this server, "
+                 "rebuild Dropbear without it"),
+    "tinysshd": ("tinysshd has no configuration file: it offers a fixed set (ssh-ed25519; curve25519-sha256 and "
+                 "sntrup761x25519-sha512@openssh.com; chacha20-poly1305@openssh.com only), switched only in groups "
+                 "by -s/-S and -p/-P on its command line (tinysshd(8)); SSH uses the client's first choice that "
+                 "the server offers (RFC 4253, 7.1), so the client block above decides"),
+    "unknown": ("this server is not OpenSSH, so sshbench writes no server config for it; SSH uses the client's "
+                "first choice that the server offers (RFC 4253, 7.1), so the client block above decides"),
+}
+
+
+def one_line(text: str) -> str:
+    """Comment text that cannot end its comment: control characters (a newline above all) become '?'."""
+    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\u2028\u2029\u0085" else ch for ch in text)
+
+
+def _line_comments(line: Line) -> list[str]:
+    out = [] if line.names else [f"{line.keyword}: not set"]
+    if line.names:
+        title = "" if line.written else " (measured, not set: see below)"
+        out.append(f"{line.keyword}{title}, in order (security first; faster first only where proven):")
+        width = max(len(n) for n in line.names)
+        out += [f"  {n:<{width}}  {line.figures.get(n, 'not measured')}" for n in line.names]
+        out += [f"  {m.name} ahead of {m.over}: proven {m.ratio:.2f}x as fast (at least {m.low:.2f}x)"
+                for m in line.moves]
+    reasons: dict[str, list[str]] = {}
+    for name, why in line.dropped:
+        reasons.setdefault(why, []).append(name)
+    out += [f"  left out ({why}): {', '.join(names)}" for why, names in reasons.items()]
+    return out
+
+
+def comments(rec: Recommendation, server: bool = False) -> list[str]:
+    out = list(rec.header)
+    for line in rec.lines:
+        out += _line_comments(line)
+    if any(ln.kind.value == "hostkey" and ln.names and not ln.written for ln in rec.lines):
+        out.append(HOSTKEY_NOTE)
+    if rec.exposure:
+        out.append(rec.exposure)
+    if server:
+        out.append(DROPIN_NOTE)
+    elif rec.written():
+        out.append(PREPEND_NOTE if rec.prepend else SPELLED_NOTE if rec.keep_defaults else EXACT_NOTE)
+    out += rec.notes
+    return [f"# {one_line(text)}" for text in out]
+
+
+def client_directives(rec: Recommendation) -> list[str]:
+    """`Keyword ^a,b` (or the spelled-out list); every name is checked once more as it is written."""
+    out = []
+    for line in rec.written():
+        names = line.names if rec.prepend or not rec.keep_defaults else rec.client_list(line)
+        text = ",".join(algorithm_name(n, line.keyword) for n in names)
+        out.append(f"{line.keyword} {'^' if rec.prepend else ''}{text}")
+    return out
+
+
+def server_directives(rec: Recommendation) -> list[str]:
+    """The drop-in's lists: exactly ours (a server's order does not matter; what it offers does)."""
+    return [f"{line.keyword} {','.join(algorithm_name(n, line.keyword) for n in line.names)}"
+            for line in rec.written()]
+
+
+def client_block(rec: Recommendation, host: str = "*") -> str:
+    """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config).
+
+    `host` must be one plain Host pattern (untrusted.host_pattern): a newline or
+    quote in it would let whoever chose it add config lines (`Match exec ...`).
+    """
+    host_pattern(host, "the Host pattern")
+    body = "".join(f"    {d}\n" for d in client_directives(rec))
+    return "\n".join(comments(rec)) + f"\nHost {host}\n{body}"
+
+
+def server_dropin(rec: Recommendation) -> str | None:
+    """An sshd_config.d drop-in for an OpenSSH server; None for servers that read no sshd_config."""
+    if rec.software != "openssh":
+        return None
+    return "\n".join(comments(rec, server=True)) + "\n" + "".join(f"{d}\n" for d in server_directives(rec))
+
+
+def server_advice(rec: Recommendation) -> str | None:
+    """For a server that is not OpenSSH: how it chooses its algorithms, instead of a drop-in."""
+    return None if rec.software == "openssh" else OTHER_SERVERS.get(rec.software, OTHER_SERVERS["unknown"])
+
+
+def stored_if_consistent(report: Report) -> StoredRecommendation | None:
+    """The recommendation a run kept, but only if this file's own measurements produce exactly that text.
+
+    A results file may come from anyone. Its data can only ever produce
+    directives built from graded algorithm names and one-line comments; a
+    stored config text that differs from what the data produces (edited, or
+    written by another sshbench version) is never shown. The prediction is
+    recomputed from the data too.
+    """
+    stored = report.recommendation
+    if stored is None or stored.policy not in POLICIES:
+        return None
+    destination_text = report.environment.server.destination
+    pattern = destination(destination_text)[1] if destination_text else "*"
+    rec = build(report, built_in(stored.policy))
+    client, server = client_block(rec, pattern), server_dropin(rec) or ""
+    if client != stored.client_block or server != stored.server_dropin:
+        return None
+    return StoredRecommendation(rec.policy.name, client, server, prediction(report, rec))
