@@ -10,6 +10,7 @@ interrupt left behind is killed: nothing of ours outlives the command.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from sshbench.measure.procs import end_children
@@ -23,13 +24,31 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from sshbench.cli import main as cli_main
 
-            return cli_main(argv)
+            code = cli_main(argv)
         except KeyboardInterrupt:  # before the CLI could handle it (during the imports)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
                 print("sshbench: interrupted", file=sys.stderr, flush=True)
-            return INTERRUPTED
+            code = INTERRUPTED
         finally:
             end_children()
+    if code == INTERRUPTED and argv is None:
+        _exit_interrupted()
+    return code
+
+
+def _exit_interrupted() -> None:
+    """Leave with status 130 now that everything is cleaned up and saved.
+
+    CPython remembers a KeyboardInterrupt that went unhandled at a module's top
+    level during the run (an import that was interrupted, say) and, on exit,
+    kills itself with SIGINT instead of returning the status the command chose
+    (seen as -2 by a caller). os._exit after flushing returns our documented
+    status.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(INTERRUPTED)
 
 
 if __name__ == "__main__":
