@@ -45,3 +45,26 @@ def test_report_loads_cleanly_and_shows_charts(browser: str, tmp_path: Path) -> 
     download_orange = ((abs(pixels[:, :, 0] - 0xEF / 255) < 0.03) & (abs(pixels[:, :, 1] - 0x86 / 255) < 0.03)
                        & (abs(pixels[:, :, 2] - 0x36 / 255) < 0.03)).sum()
     assert upload_blue > 2000 and download_orange > 2000  # the throughput chart's bars are on screen
+
+
+def _dump(browser: str, page: Path, width: int, profile: Path) -> str:
+    done = subprocess.run([browser, *FLAGS[:-1], f"--window-size={width},900", f"--user-data-dir={profile}",
+                           "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_answer_comes_first_and_nothing_overflows_the_page(browser: str, tmp_path: Path, width: int) -> None:
+    """At a desktop and a phone width: verdict, config and warnings before the tables; no page-wide overflow."""
+    text = html.render([load_report()])
+    assert text.index("The answer") < text.index("Recommended configuration") < text.index("<table")
+    # a test-only copy measures the layout (the report itself has no script)
+    probe = text.replace("</body>", "<script>window.onload = () => { document.title = 'W=' + "
+                         "document.documentElement.scrollWidth + ' V=' + window.innerWidth; };</script></body>")
+    page = tmp_path / "probe.html"
+    page.write_text(probe, encoding="utf-8")
+    dom = _dump(browser, page, width, tmp_path / "profile")
+    found = dom.split("<title>W=", 1)[1].split("</title>", 1)[0]
+    scroll, viewport = (int(part.split("=")[-1]) for part in found.split())
+    assert scroll <= viewport, f"the page is {scroll} px wide in a {viewport} px window"

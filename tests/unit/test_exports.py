@@ -36,9 +36,9 @@ def _terminal(runs: list[Report]) -> str:
     for report in runs:
         if len(runs) > 1:
             console.print(host_rule(report))
-        console.print(full_report(report))
+        console.print(full_report(report, 180))
     if len(runs) > 1:
-        console.print(hosts_report(runs))
+        console.print(hosts_report(runs, 180))
     assert isinstance(console.file, io.StringIO)
     return console.file.getvalue()
 
@@ -92,10 +92,27 @@ def test_a_case_without_an_interval_says_so_in_every_output() -> None:
     report.samples = [s for s in report.samples if s is not counted[0]] if len(counted) == 6 else report.samples
     report.summaries = summarize(report.cases, report.samples)
     assert next(s for s in report.summaries if s.case_id == case_id).samples_ok == 5
-    row = r"\| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ \| [\d,]+ \| n\\<6 \|"  # '<' escaped in Markdown
+    row = r"\| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ \| n\\<6 \| 5 \|"  # '<' escaped in Markdown
     assert re.search(row, markdown.render(report))
     made = charts.charts(report)
     try:
         assert "n&lt;6: no interval" in made[0].render("svg").decode()  # the SVG escapes "<"
     finally:
         charts.close(made)
+
+
+def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without matplotlib: --charts is one clear error naming the extra; HTML says so and keeps the rest."""
+    import sys
+
+    from sshbench.errors import MissingToolError
+    from sshbench.render.exporters import EXPORTERS
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails, as if not installed
+    monkeypatch.delitem(sys.modules, "sshbench.render.charts", raising=False)
+    charts_exporter = next(e for e in EXPORTERS if e.option == "--charts")
+    with pytest.raises(MissingToolError, match=r"pip install 'sshbench\[charts\]'"):
+        charts_exporter.files()
+    monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)
+    page = html.render([load_report()])
+    assert "<svg" not in page and "pip install 'sshbench[charts]'" in page and "The answer" in page

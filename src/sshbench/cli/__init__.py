@@ -16,12 +16,12 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 
-from sshbench.cli.parser import SUBCOMMANDS, build_parser
-from sshbench.errors import ExitCode, SshbenchError
+from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
+from sshbench.errors import ExitCode, SshbenchError, UsageError
 from sshbench.results.store import ResultsWriter
 
 
@@ -32,6 +32,11 @@ class Context:
     out: Console
     err: Console
     writer: ResultsWriter | None = None
+    argv: list[str] = field(default_factory=list)  # the arguments as given (hints repeat them)
+
+    def table_width(self, wide: bool) -> int | None:
+        """The width tables fit into: the terminal's (pipes: 180), or None with --wide (every column)."""
+        return None if wide else self.out.width
 
     def say(self, line: str) -> None:
         """One line on stderr, as it is (no markup); a closed terminal (SIGHUP) is not an error."""
@@ -58,14 +63,17 @@ def _command(handler: str) -> Command:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    typo = mistyped_command(args_list)  # before 'run' is put in front: `sshbench reprot X` is not a host
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["run", *args_list]
     out = Console()
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
         out = Console(width=180)
-    ctx = Context(out, Console(stderr=True))
+    ctx = Context(out, Console(stderr=True), argv=list(args_list))
     try:
-        args = build_parser().parse_args(args_list)
+        if typo:
+            raise UsageError(typo)
+        args = parse(args_list)
         return _command(args.handler)(args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")

@@ -1,27 +1,79 @@
-"""`sshbench algos`: what this client and the embedded server support, with grades and Terrapin verdicts."""
+"""`sshbench algos [DESTINATION]`: what this client and a server support, with grades and Terrapin verdicts.
+
+Without a destination the server is the embedded one (every algorithm its
+sshd supports enabled). With one, like ssh-audit, the server's offer is its
+first KEXINIT, read without logging in (so it also works for hosts you have
+no key for); behind a ProxyJump/ProxyCommand it cannot be read and the
+command says so. `--json` prints one JSON document instead of tables.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 
+from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.cli import Context
-from sshbench.errors import ExitCode
+from sshbench.errors import ExitCode, ServerError
+from sshbench.measure.kexinit import KexinitError, read_client_kexinit, terrapin_report
 from sshbench.measure.session import embedded_terrapin
 from sshbench.render.config import print_terrapin
 from sshbench.render.terminal import algorithms_tables
-from sshbench.targets.discovery import discover_client
+from sshbench.results.environment import TerrapinFacts
+from sshbench.targets.discovery import ClientInfo, discover_client
+from sshbench.targets.remote import offered_lists, resolve, server_offer
 from sshbench.targets.servers import embedded_server
+
+OFFER_TIMEOUT = 15.0
+
+
+def _remote(client: ClientInfo, destination: str, ssh_config: str | None) -> tuple[str, AlgorithmLists, TerrapinFacts]:
+    dest = resolve(client.path, destination, ssh_config)
+    if dest.proxied:
+        raise ServerError(f"{destination} is reached through a proxy (ProxyJump/ProxyCommand), so its offer cannot "
+                          "be read directly; run sshbench algos on a machine that reaches it without one")
+    offer = server_offer(dest, timeout=OFFER_TIMEOUT)
+    if offer is None:
+        raise ServerError(f"could not read the SSH offer of {destination} ({dest.hostname} port {dest.port}); "
+                          "check the host name, port and network")
+    try:
+        client_offer = read_client_kexinit(client.path)
+    except KexinitError:
+        client_offer = None
+    return offer.banner, offered_lists(offer), terrapin_report(offer, client_offer)
+
+
+def _document(client: ClientInfo, label: str, offered: AlgorithmLists, terrapin: TerrapinFacts) -> str:
+    rows = []
+    for kind in ALGORITHM_KINDS:
+        for name in dict.fromkeys((*client.supported.of(kind), *offered.of(kind))):
+            alg = lookup(name, kind)
+            rows.append({"kind": kind.value, "name": name, "grade": alg.grade.value, "reason": alg.reason,
+                         "client": name in client.supported.of(kind),
+                         "client_default": name in client.defaults.of(kind), "server": name in offered.of(kind)})
+    return json.dumps({"client": {"path": client.path, "version": client.version, "openssl": client.openssl},
+                       "server": label, "algorithms": rows, "terrapin": dataclasses.asdict(terrapin)}, indent=2)
 
 
 def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
     client = discover_client(args.ssh)
-    with embedded_server("openssh", client, args.sshd) as server:
-        info = server.info
-        ctx.out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False, markup=False)
-        ctx.out.print(f"server: {info.path}  {info.version}, {info.openssl} (embedded, every algorithm it supports "
-                      "enabled)", highlight=False, markup=False)
-        for table in algorithms_tables(client, info):
-            ctx.out.print(table)
-        terrapin = embedded_terrapin(client, server)
+    if args.destination:
+        banner, offered, terrapin = _remote(client, args.destination, args.ssh_config)
+        label = f"{args.destination}: {banner} (its first KEXINIT, read without logging in)"
+    else:
+        with embedded_server("openssh", client, args.sshd) as server:
+            info = server.info
+            offered, terrapin = info.enabled, embedded_terrapin(client, server)
+            label = (f"{info.path}  {info.version}, {info.openssl} (embedded, every algorithm it supports "
+                     "enabled)")
+    if args.json:
+        print(_document(client, label, offered, terrapin), flush=True)
+        return int(ExitCode.OK)
+    ctx.out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False, markup=False,
+                  soft_wrap=True)
+    ctx.out.print(f"server: {label}", highlight=False, markup=False, soft_wrap=True)
+    for table in algorithms_tables(client, offered):
+        ctx.out.print(table)
     print_terrapin(ctx.out, terrapin)
     return int(ExitCode.OK)

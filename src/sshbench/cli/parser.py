@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 from typing import Any, NoReturn
 
 from sshbench import __version__
@@ -25,13 +27,47 @@ SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        """One line, not argparse's usage dump: the problem and where to look."""
-        raise UsageError(f"{message} (see sshbench --help)")
+        """One line, not argparse's usage dump: the problem and where to look (the subcommand's own help)."""
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def parse(args: list[str]) -> argparse.Namespace:
+    """Parse; an unknown option points to the help of the command it was given to."""
+    namespace, extra = build_parser().parse_known_args(args)
+    if extra:
+        command = getattr(namespace, "command", None)
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see sshbench {command + ' ' if command else ''}"
+                         "--help)")
+    return namespace
+
+
+def mistyped_command(args: list[str]) -> str | None:
+    """A usage error when the first word looks like a misspelt subcommand, not a destination.
+
+    `sshbench WORD` benchmarks the host WORD, so `sshbench reprot A.json` would
+    try to reach a host called "reprot" (or, with a matching Host alias,
+    benchmark a real server). A word within a small edit of a subcommand, or
+    followed by a results file, is refused with "did you mean"; a real host
+    of that name is still reachable as `sshbench run WORD`.
+    """
+    if not args or args[0].startswith("-") or args[0] in SUBCOMMANDS:
+        return None
+    word = args[0]
+    close = difflib.get_close_matches(word.lower(), SUBCOMMANDS, n=1, cutoff=0.7)
+    json_after = any(a.endswith(".json") and os.path.isfile(a) for a in args[1:2])
+    if not close and not json_after:
+        return None
+    guess = close[0] if close else "report"
+    return (f"{word!r} is not a command: did you mean 'sshbench {guess}'? (a host of that name is measured with "
+            f"'sshbench run {word}')")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sshbench", description="Measure SSH ciphers, MACs and key exchanges on a private "
-                     "loopback OpenSSH server (default command: run).")
+    parser = _Parser(prog="sshbench", description="Measure SSH ciphers, MACs, key exchanges and transfer tools on "
+                     "a private loopback OpenSSH server or a real host, and turn the numbers into a safe config. "
+                     "Without a command, the arguments go to 'run': 'sshbench' runs the default benchmark, "
+                     "'sshbench HOST' measures HOST ([user@]host[:port] or a Host alias); run options are listed by "
+                     "'sshbench run --help'. Linux only; Python 3.11+.")
     parser.add_argument("--version", action="version", version=f"sshbench {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -103,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
     out.add_argument("--quiet", "-q", action="store_true", help="no progress and no tables: only the results "
                      "path (and errors)")
+    out.add_argument("--wide", action="store_true", help="every table column, however narrow the terminal "
+                     "(by default CPU, efficiency and cycle columns give way first)")
     out.add_argument("--jsonl", action="store_true", help="machine-readable: one JSON object per sample on stdout, "
                      "then one for the finished run; no tables")
     out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
@@ -128,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
     rep.add_argument("results", help="a results JSON written by sshbench run")
+    rep.add_argument("--wide", action="store_true", help="every table column, however narrow the terminal")
     for exporter in EXPORTERS:  # render/exporters.py: one line there adds a format here
         rep.add_argument(exporter.option, metavar="DIR" if exporter.writes_directory else "FILE", help=exporter.help)
     rep.set_defaults(handler="report:cmd_report")
@@ -141,7 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
                      "baseline by more than this, e.g. 5%%")
     cmp.set_defaults(handler="report:cmd_compare")
 
-    algos = sub.add_parser("algos", help="what this client and the embedded server support, with grades")
+    algos = sub.add_parser("algos", help="what this client and a server (the embedded one, or DESTINATION) "
+                           "support, with grades and Terrapin")
+    algos.add_argument("destination", nargs="?", help="[user@]host[:port] or a Host alias: read that server's offer "
+                       "(its first KEXINIT, no login), like ssh-audit")
+    algos.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
+    algos.add_argument("--json", "-j", action="store_true", help="one JSON document instead of tables")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
     algos.add_argument("--ssh", help="ssh client binary")
     algos.set_defaults(handler="algos:cmd_algos")

@@ -29,9 +29,9 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
         for report in runs:
             if len(runs) > 1:
                 ctx.out.print(host_rule(report))
-            ctx.out.print(full_report(report))
+            ctx.out.print(full_report(report, ctx.table_width(args.wide)))
         if len(runs) > 1:
-            ctx.out.print(hosts_report(runs))
+            ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
     for exporter, output in chosen:
         if isinstance(output, Output):
             output.write(exporter.render()(runs))

@@ -91,12 +91,12 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
         for report, advice in runs:
             if len(runs) > 1:
                 out.print(host_rule(report))
-            out.print(full_report(report))
+            out.print(full_report(report, ctx.table_width(args.wide)))
             print_recommendation(out, advice)
         if len(runs) > 1:
-            out.print(hosts_report(reports))
-        for line in next_steps(reports, writer, args.ssh_config):
-            out.print(line, highlight=False, markup=False)
+            out.print(hosts_report(reports, ctx.table_width(args.wide)))
+        for line in next_steps(reports, writer, ctx.argv):
+            out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 
 

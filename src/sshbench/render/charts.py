@@ -36,6 +36,8 @@ from sshbench.results.model import Report, Stat, Summary
 # Text from a results file (a CPU model, versions) is shown as it is: a '$' in it must not start mathtext,
 # which would garble the label or fail the whole chart.
 matplotlib.rcParams["text.parse_math"] = False
+# SVG text as text, not glyph outlines: a third of the size, searchable, and selectable in the HTML report.
+matplotlib.rcParams["svg.fonttype"] = "none"
 
 COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
           "setup": "#3b75af", "kex": "#c53a32"}

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sshbench.errors import MissingToolError
 from sshbench.results.model import Report
 
 
@@ -44,7 +45,13 @@ class Exporter:
 
     def _load(self) -> Any:
         module, _, name = self.renderer.partition(":")
-        return getattr(importlib.import_module(module), name)
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ModuleNotFoundError as exc:
+            if exc.name != "matplotlib":
+                raise
+            raise MissingToolError(f"{self.option} needs matplotlib, an optional extra: pip install "
+                                   "'sshbench[charts]' (make run installs it)") from None
 
 
 EXPORTERS = (

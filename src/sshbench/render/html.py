@@ -1,4 +1,4 @@
-"""One self-contained HTML file: facts, method, tables, inline SVG charts, warnings, config, raw samples.
+"""One self-contained HTML file: the answer first (verdict, config, warnings), then facts, tables, charts, samples.
 
 No network is needed to view it: CSS is inline, charts are inline SVG, no
 scripts or fonts are fetched. Rendered with jinja2 (autoescaping on).
@@ -6,19 +6,21 @@ scripts or fonts are fetched. Rendered with jinja2 (autoescaping on).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sshbench.analysis.configtext import stored_if_consistent
-from sshbench.render.charts import Chart, charts, close, host_charts
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import HOSTS_NOTE, UNITS
 from sshbench.render.tables import result_tables
+from sshbench.render.verdict import verdict
 from sshbench.results.model import Report, Sample
 
+CHARTS_AVAILABLE = importlib.util.find_spec("matplotlib") is not None
 _XML_PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
 
@@ -43,11 +45,21 @@ def _sample_row(sample: Sample) -> dict[str, Any]:
             "flags": flags}
 
 
-def _svgs(made: list[Chart]) -> list[dict[str, str]]:
+def _svgs(runs: list[Report], which: str) -> list[dict[str, str]]:
+    """The charts of one run ("run") or across hosts ("hosts") as inline SVG; none without matplotlib.
+
+    Charts are an optional extra (sshbench[charts]): without it the page says so
+    and keeps everything else.
+    """
+    if not CHARTS_AVAILABLE:
+        return []
+    from sshbench.render import charts  # matplotlib: loaded only when a page with charts is made
+
+    made = charts.charts(runs[0]) if which == "run" else charts.host_charts(runs)
     try:
         return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
     finally:
-        close(made)
+        charts.close(made)
 
 
 def _where(report: Report) -> str:
@@ -63,7 +75,9 @@ def _section(report: Report, multi: bool) -> dict[str, Any]:
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
-            "problems": problems(report), "charts": _svgs(charts(report)), "recommendation": recommendation,
+            "problems": problems(report), "charts": _svgs([report], "run"), "recommendation": recommendation,
+            "verdict": verdict(report),
+            "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "recommendation_withheld": report.recommendation is not None and recommendation is None,
             "samples": [_sample_row(s) for s in report.samples]}
 
@@ -75,4 +89,5 @@ def render(runs: list[Report]) -> str:
     multi = len(runs) > 1
     return env.get_template("report.html.j2").render(
         runs=[_section(r, multi) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
-        host_tables=host_tables(runs), host_charts=_svgs(host_charts(runs)) if multi else [], hosts_note=HOSTS_NOTE)
+        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts") if multi else [], hosts_note=HOSTS_NOTE,
+        charts_missing=not CHARTS_AVAILABLE)

@@ -37,6 +37,9 @@ class Column:
     numeric: bool = False  # right-aligned figures
     code: bool = False  # algorithm names: Markdown puts them in code spans
     wrap: bool = False  # long text may wrap onto more lines when the terminal is narrow
+    # 1: always shown (rank, name, grade, the headline figure, its interval, n); 2 and 3: dropped, 3 first,
+    # when a terminal is too narrow for the whole table (`--wide` keeps them). Files show every column.
+    priority: int = 1
 
 
 @dataclass(frozen=True)

@@ -76,9 +76,10 @@ def _name_cells(name: str, kind: Kind) -> tuple[Cell, Cell, Grade | None]:
     return cell(name, name_style), cell(grade_cell(grade), GRADE_STYLE[grade]), grade if grade.flagged else None
 
 
-def _ranked_columns(kind: Kind, figures: tuple[str, ...]) -> tuple[Column, ...]:
+def _ranked_columns(kind: Kind, figures: tuple[tuple[str, int], ...]) -> tuple[Column, ...]:
+    """Rank, name, grade, then the figures with their priority (key figures first, table_model.Column)."""
     return (Column("#", numeric=True), Column(kind.value, code=True), Column("grade"),
-            *(Column(title, numeric=True) for title in figures))
+            *(Column(title, numeric=True, priority=priority) for title, priority in figures))
 
 
 def group_caption(report: Report, kind: Kind) -> list[str]:
@@ -136,15 +137,15 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
         crypto = _share(tput, ceilings.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
         cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
                  f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
-        out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)),
-                        cell(pm(tput, MiB, interval=False)), _interval(summary, tput),
-                        cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
-                        cell(f"{crypto:>4} {_share(tput, tcp):>4}"),
+        out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)), _interval(summary, tput),
+                        _count(summary), cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
                         cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
-                        cell(pm(summary.server_cpu_seconds_per_gib, digits=2)), cell(cycles), _count(summary)),
-                       flagged))
-    columns = _ranked_columns(kind, ("MB/s", "MiB/s", "±", "factor", "efficiency\ncrypto TCP", "CPU s/GiB\nclient",
-                                     "CPU s/GiB\nserver", "cycles/B\nclnt srv", "n"))
+                        cell(pm(summary.server_cpu_seconds_per_gib, digits=2)),
+                        cell(f"{crypto:>4} {_share(tput, tcp):>4}"), cell(pm(tput, MiB, interval=False)),
+                        cell(cycles)), flagged))
+    columns = _ranked_columns(kind, (("MB/s", 1), ("±", 1), ("n", 1), ("factor", 2), ("CPU s/GiB\nclient", 2),
+                                     ("CPU s/GiB\nserver", 2), ("efficiency\ncrypto TCP", 3), ("MiB/s", 3),
+                                     ("cycles/B\nclnt srv", 3)))
     return Table(TITLES[(kind, direction)], columns, tuple(out),
                  (*group_caption(report, kind), _sizes(report, rows)))
 
@@ -155,14 +156,14 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
         name_cell, grade, flagged = _name_cells(report.case(summary.case_id).case.subject, kind)
         setup = summary.handshake_seconds
         out.append(Row((_rank(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
-                        cell("-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}"),
-                        _interval(summary, setup), cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
+                        _interval(summary, setup), _count(summary),
+                        cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
                         cell(ms(summary.kex_seconds.median if summary.kex_seconds else None)),
                         cell(ms(summary.client_cpu_seconds.median if summary.client_cpu_seconds else None)),
                         cell(ms(summary.server_cpu_seconds.median if summary.server_cpu_seconds else None)),
-                        _count(summary)), flagged))
-    columns = _ranked_columns(kind, ("handshake\nms", "min-max\nms", "±", "factor", "kex\nms", "CPU ms\nclient",
-                                     "CPU ms\nserver", "n"))
+                        cell("-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}")), flagged))
+    columns = _ranked_columns(kind, (("handshake\nms", 1), ("±", 1), ("n", 1), ("factor", 2), ("kex\nms", 2),
+                                     ("CPU ms\nclient", 2), ("CPU ms\nserver", 2), ("min-max\nms", 3)))
     return Table(TITLES[(kind, Direction.SETUP)], columns, tuple(out), tuple(group_caption(report, kind)))
 
 
@@ -180,8 +181,8 @@ def controls_table(report: Report) -> Table | None:
         rows.append(Row((cell(label), cell("-" if case.kind is CaseKind.CONTROL else EVP_OF.get(case.subject, "-")),
                          cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)),
                          _reference_spread(summary, tput), _count(summary))))
-    columns = (Column("reference"), Column("OpenSSL primitive"), Column("MB/s", numeric=True),
-               Column("MiB/s", numeric=True), Column("±", numeric=True), Column("n", numeric=True))
+    columns = (Column("reference"), Column("OpenSSL primitive", priority=3), Column("MB/s", numeric=True),
+               Column("MiB/s", numeric=True, priority=3), Column("±", numeric=True), Column("n", numeric=True))
     return Table("Controls and ceilings, measured in this run", columns, tuple(rows),
                  ("raw TCP: the same splice source and sink over loopback TCP, no SSH",
                   "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses",

@@ -7,23 +7,26 @@ moved, per side, which stays steady when wall-clock throughput does not.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
+from dataclasses import replace
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from sshbench.algorithms import Kind, lookup
+from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, HOSTS_NOTE, grade_cell
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
 from sshbench.results.model import Report
-from sshbench.targets.discovery import ClientInfo, ServerInfo
+from sshbench.targets.discovery import ClientInfo
 
 # Semantic styles (table_model.py) as terminal colours.
 COLOURS = {"good": "green", "warn": "yellow", "bad": "red", "weak": "yellow", "broken": "bold red", "dim": "dim",
@@ -41,16 +44,79 @@ def _text(value: Cell) -> Text:
     return text
 
 
-def rich_table(table: Table) -> list[RenderableType]:
-    """One model table as a rich table (its caption under it, or as a note after it)."""
-    out = RichTable(title=escape(table.title), title_justify="left", box=box.SIMPLE_HEAD,
-                    caption=None if table.note or not table.caption else escape("\n".join(table.caption)))
-    for column in table.columns:
-        out.add_column(escape(column.title), justify="right" if column.numeric else "left", no_wrap=not column.wrap)
+_MEASURE = Console(width=100_000, file=io.StringIO())  # only measures: never prints anywhere
+
+
+def _rich(table: Table, keep: list[int], caption: list[str]) -> RichTable:
+    out = RichTable(title=escape(table.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                    collapse_padding=True, caption=None if table.note or not caption else escape("\n".join(caption)))
+    for i in keep:
+        column = table.columns[i]
+        out.add_column(escape(column.title), justify="right" if column.numeric else "left",
+                       no_wrap=not column.wrap and column.numeric, overflow="fold")
     for row in table.rows:
-        out.add_row(*(_text(c) for c in row.cells))
+        out.add_row(*(_text(row.cells[i]) for i in keep))
+    return out
+
+
+def _natural_width(table: Table, keep: list[int]) -> int:
+    """How wide rich draws the table with these columns when nothing has to wrap."""
+    return Measurement.get(_MEASURE, _MEASURE.options, _rich(table, keep, [])).maximum
+
+
+def fitted(table: Table, width: int | None) -> tuple[list[int], list[str]]:
+    """The columns that fit `width` (all when None): one at a time, priority 3 first; key columns always stay.
+
+    Numbers are never cut: a column either shows whole or not at all, and the
+    caption names what was left out.
+    """
+    keep = list(range(len(table.columns)))
+    optional = sorted((i for i in keep if table.columns[i].priority > 1),
+                      key=lambda i: (-table.columns[i].priority, -i))  # priority 3 first, rightmost first
+    for i in optional:
+        if width is None or _natural_width(table, keep) <= width:
+            break
+        keep.remove(i)
+    hidden = [table.columns[i].title.replace("\n", " ") for i in range(len(table.columns)) if i not in keep]
+    return keep, hidden
+
+
+def _chunks(table: Table, keep: list[int], width: int | None) -> list[list[int]]:
+    """Column groups that each fit `width`, every one led by the first (label) column.
+
+    Only a table whose key columns alone are too wide is split (the transfer
+    method x cipher matrix at 60 columns): a figure is never squeezed.
+    """
+    if width is None or _natural_width(table, keep) <= width or len(keep) < 3:
+        return [keep]
+    groups: list[list[int]] = [[keep[0]]]
+    for i in keep[1:]:
+        if len(groups[-1]) > 1 and _natural_width(table, [*groups[-1], i]) > width:
+            groups.append([keep[0]])
+        groups[-1].append(i)
+    return groups
+
+
+def rich_table(table: Table, width: int | None = None) -> list[RenderableType]:
+    """One model table as a rich table (its caption under it, or as a note after it), fitted to `width`."""
+    keep, hidden = fitted(table, width)
+    caption = list(table.caption)
+    if hidden:
+        caption.append(f"not shown at this width: {', '.join(hidden)} (--wide shows every column)")
+    groups = _chunks(table, keep, width)
+    if len(groups) > 1:
+        parts: list[RenderableType] = []
+        for n, group in enumerate(groups, 1):
+            part = replace(table, title=f"{table.title} ({n} of {len(groups)})", note=True)
+            parts += rich_table_columns(part, group, caption if n == len(groups) else [])
+        return parts
+    return rich_table_columns(table, keep, caption)
+
+
+def rich_table_columns(table: Table, keep: list[int], caption: list[str]) -> list[RenderableType]:
+    out = _rich(table, keep, caption)
     if table.note:
-        return [out, Text("\n".join(table.caption) + "\n", style="dim")]
+        return [out, Text("\n".join(caption) + "\n", style="dim")] if caption else [out]
     return [out]
 
 
@@ -76,19 +142,20 @@ def run_mode(report: Report) -> Text:
     return text
 
 
-def full_report(report: Report) -> RenderableType:
+def full_report(report: Report, width: int | None = None) -> RenderableType:
+    """Header, mode, every table fitted to `width` (None: every column), then the problems."""
     parts: list[RenderableType] = [header(report), run_mode(report)]
     for table in result_tables(report):
-        parts += rich_table(table)
+        parts += rich_table(table, width)
     parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(report)]
     return Group(*parts)
 
 
-def hosts_report(runs: list[Report]) -> RenderableType:
+def hosts_report(runs: list[Report], width: int | None = None) -> RenderableType:
     """The hosts of a multi-host run side by side (after each host's own report)."""
     parts: list[RenderableType] = [Rule("All hosts")]
     for table in host_tables(runs):
-        parts += rich_table(table)
+        parts += rich_table(table, width)
     return Group(*parts, Text(HOSTS_NOTE, style="dim"))
 
 
@@ -103,17 +170,17 @@ def _mark(flag: bool) -> Cell:
     return cell("yes", "good") if flag else cell("-", "dim")
 
 
-def algorithms_tables(client: ClientInfo, server: ServerInfo) -> list[RenderableType]:
-    """What the client supports, what the embedded server offers, and each name's grade, side by side."""
+def algorithms_tables(client: ClientInfo, offered: AlgorithmLists) -> list[RenderableType]:
+    """What the client supports, what the server offers, and each name's grade, side by side."""
     out: list[RenderableType] = []
     for kind, heading in ((Kind.CIPHER, "Ciphers"), (Kind.MAC, "MACs"), (Kind.KEX, "Key exchange"),
                           (Kind.HOSTKEY, "Host key algorithms")):
         rows = []
-        for name in dict.fromkeys((*client.supported.of(kind), *server.enabled.of(kind))):
+        for name in dict.fromkeys((*client.supported.of(kind), *offered.of(kind))):
             alg = lookup(name, kind)
             style = GRADE_STYLE[alg.grade]
             rows.append(Row((cell(name, style if alg.grade.flagged else ""), _mark(name in client.supported.of(kind)),
-                             _mark(name in client.defaults.of(kind)), _mark(name in server.enabled.of(kind)),
+                             _mark(name in client.defaults.of(kind)), _mark(name in offered.of(kind)),
                              cell(grade_cell(alg.grade), style), cell(alg.reason + (" (AEAD)" if alg.aead else ""))),
                             alg.grade if alg.grade.flagged else None))
         columns = (Column("name", code=True), Column("client"), Column("client default"), Column("server"),

@@ -1,0 +1,57 @@
+"""The answer first: per direction, the fastest cipher with no known weakness, and how sure the run is of it.
+
+"How sure" is the run's own verdict between that cipher and the case ranked
+just below it (analysis/decide.py): significantly faster, equivalent within
+the tie margin, or not yet separable. Nothing is ranked here that the tables
+do not rank; a weak or Terrapin-exposed cipher is never the answer.
+"""
+
+from __future__ import annotations
+
+from sshbench.algorithms import Grade, Kind, lookup
+from sshbench.analysis.recommend import terrapin_exposed
+from sshbench.render.facts import Fact
+from sshbench.render.labels import pm
+from sshbench.results.kinds import Direction, Relation
+from sshbench.results.model import Report, Summary
+
+SAFE = (Grade.RECOMMENDED, Grade.ACCEPTABLE)
+
+
+def _safe(report: Report, name: str) -> bool:
+    terrapin = report.environment.terrapin
+    strict = terrapin is not None and terrapin.protected
+    return lookup(name, Kind.CIPHER).grade in SAFE and (strict or not terrapin_exposed(name, None))
+
+
+def _ranked(report: Report, direction: Direction) -> list[Summary]:
+    rows = [s for s in report.summaries if s.group == f"cipher:{direction.value}" and s.rank is not None]
+    return sorted(rows, key=lambda s: s.rank or 0)
+
+
+def _sureness(report: Report, rows: list[Summary], best: Summary) -> str:
+    index = rows.index(best)
+    if index + 1 >= len(rows):
+        return "the only safe cipher measured"
+    below = rows[index + 1]
+    name = report.case(below.case_id).case.subject
+    ratio = f" ({below.ratio_to_previous:.2f}x as long)" if below.ratio_to_previous else ""
+    if below.relation is Relation.DIFFERENT:
+        return f"significantly faster than the next, {name}{ratio}"
+    if below.relation is Relation.EQUIVALENT:
+        return f"equivalent within ±{report.options.tie_margin * 100:g}% to the next, {name}"
+    return f"not yet separable from the next, {name}: the order between them is not settled"
+
+
+def verdict(report: Report) -> list[Fact]:
+    """One fact per direction measured: the answer to "which cipher, and how sure"."""
+    out = []
+    for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
+        rows = _ranked(report, direction)
+        best = next((s for s in rows if _safe(report, report.case(s.case_id).case.subject)), None)
+        if best is None or best.throughput_bytes_per_second is None:
+            continue
+        name = report.case(best.case_id).case.subject
+        out.append(Fact(direction.value, f"{name}, {pm(best.throughput_bytes_per_second, 1e6)} MB/s "
+                        f"(n={best.samples_ok}): {_sureness(report, rows, best)}", "strong"))
+    return out

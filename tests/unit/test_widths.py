@@ -1,0 +1,55 @@
+"""Tables at 60, 80, 120 and 200 columns: key columns always, optional ones give way, no number ever cut."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from sshbench.render.table_model import plain
+from sshbench.render.tables import result_tables
+from sshbench.render.terminal import fitted, full_report
+from tests.conftest import load_report
+
+KEY = ("#", "grade", "±", "n")
+
+
+def _print(width: int | None, columns: int) -> str:
+    console = Console(width=columns, file=io.StringIO(), color_system=None)
+    console.print(full_report(load_report(), width))
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue()
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
+def test_every_line_fits_and_every_figure_is_whole(columns: int) -> None:
+    text = _print(columns, columns)
+    assert max(len(line) for line in text.splitlines()) <= columns
+    for table in result_tables(load_report()):
+        keep, hidden = fitted(table, columns)
+        assert all(table.columns[i].title.split("\n")[-1] in text for i in keep)
+        for row in table.rows:  # every figure shown appears whole, on one line
+            for i in keep:
+                if table.columns[i].numeric:
+                    assert plain(row.cells[i]).split("\n")[0] in text, (columns, table.title, plain(row.cells[i]))
+        if hidden:
+            assert "--wide shows every column" in text
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_key_columns_stay_and_optional_ones_go_first(columns: int) -> None:
+    ranked = [t for t in result_tables(load_report()) if t.columns[0].title == "#"]
+    for table in ranked:
+        keep, hidden = fitted(table, columns)
+        titles = [table.columns[i].title.split("\n")[-1] for i in keep]
+        assert all(k in titles for k in KEY) and ("MB/s" in titles or "ms" in titles), titles
+        assert all(table.columns[i].priority == 1 for i in keep[:6])
+        assert hidden, "the full table does not fit at this width"
+
+
+def test_wide_keeps_every_column_and_200_columns_need_nothing_dropped() -> None:
+    for table in result_tables(load_report()):
+        assert fitted(table, None) == (list(range(len(table.columns))), [])
+        assert fitted(table, 200)[1] == []
+    assert "not shown at this width" not in _print(None, 250)
