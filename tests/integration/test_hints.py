@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,17 @@ def test_no_compare_hint_with_one_cipher(tmp_path: Path) -> None:
     done = sshbench(*args, "--output", str(tmp_path / "r.json"))
     assert done.returncode == ExitCode.OK, done.stderr
     assert "Compare the top two" not in done.stdout
+
+
+def test_algos_reads_a_hosts_offer_without_logging_in_and_speaks_json(dropbear: Path) -> None:
+    done = sshbench("algos", "db", "--ssh-config", str(dropbear), "--json")
+    assert done.returncode == ExitCode.OK, done.stderr
+    doc = json.loads(done.stdout)
+    assert "dropbear_2022.83" in doc["server"]
+    offered = {row["name"] for row in doc["algorithms"] if row["server"] and row["kind"] == "cipher"}
+    assert "aes128-ctr" in offered and "aes128-gcm@openssh.com" not in offered
+    assert doc["terrapin"]["server"]["strict_kex"] is True  # Debian's backport
+    table = sshbench("algos", "db", "--ssh-config", str(dropbear))
+    assert table.returncode == ExitCode.OK and "dropbear_2022.83" in table.stdout and "Terrapin" in table.stdout
+    gone = sshbench("algos", "nosuchhost.invalid")
+    assert gone.returncode == ExitCode.SERVER and len(gone.stderr.strip().splitlines()) == 1

@@ -116,3 +116,26 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)
     page = html.render([load_report()])
     assert "<svg" not in page and "pip install 'sshbench[charts]'" in page and "The answer" in page
+
+
+def test_charts_mark_recommended_keep_legends_off_the_bars_and_label_log_ticks_plainly() -> None:
+    made = charts.charts(load_report())
+    try:
+        by_name = {chart.name: chart.figure for chart in made}
+        for figure in by_name.values():
+            for ax in figure.axes:
+                legend = ax.get_legend()
+                if legend is not None:  # anchored right of the plot: it cannot cover a bar
+                    assert legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0 > 1.0
+            captions = [t for t in figure.texts if "error bars" in t.get_text() or "medians" in t.get_text()]
+            assert captions and all(float(t.get_fontsize()) >= 9 for t in captions)
+        axis = by_name["ciphers-throughput"].axes[0]
+        ticks = {t.get_text(): t for t in axis.get_yticklabels()}
+        assert ticks["aes128-gcm@openssh.com"].get_fontweight() == "bold"
+        assert ticks["3des-cbc (!! broken)"].get_color() == "#c53a32"
+        cost = by_name["ciphers-cpu-cost"].axes[0]
+        cost.figure.canvas.draw()
+        labels = [t.get_text() for t in cost.get_xticklabels() if t.get_text()]
+        assert labels and all(re.fullmatch(r"[0-9.]+", x) for x in labels), labels  # "2", "5", "10": no 3x10^0
+    finally:
+        charts.close(made)

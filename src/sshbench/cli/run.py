@@ -8,10 +8,12 @@ tables, recommendation and next steps.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import random
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from sshbench import __version__
@@ -38,28 +40,36 @@ from sshbench.targets.servers import embedded_server
 
 def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     options = options_from_args(args)
-    client = discover_client(options.ssh)
     destinations = _destinations(args.destination)
     if options.remote_workdir and not destinations:
         raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
                          "embedded server")
     ctx.writer = writer = ResultsWriter(options.output)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-    crypto = verify_aesni_mask() if options.no_aesni else None
-    methods, missing = expand_methods(options, "all" in args.method.lower())
-    # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
-    remotes: list[RemoteHost | None] = [
-        open_remote(d, args.ssh_config, client, options.timeout_seconds, options.remote_workdir)
-        for d in destinations] or [None]
     runs: list[tuple[Report, CheckedRecommendation]] = []
-    # The embedded server also runs for remote hosts: its private dir holds the payload, and it
-    # validates the recommended server drop-in without touching any real server.
-    with embedded_server("openssh", client, options.sshd, env=options.crypto_env()) as server:
-        payload = make_payload(options.data, server.workdir, seed)
-        hosts = [Host(options, client, server, payload, remote, methods, seed, crypto) for remote in remotes]
-        plans = [plan_host(options, client, h.offered, methods, missing,
-                           "the server" if h.remote is None else h.remote.facts.destination or "",
-                           embedded=h.remote is None) for h in hosts]
+    with contextlib.ExitStack() as stack:
+        with _preparing(ctx, args) as say:  # a few seconds before the first sample: say what is happening
+            say("checking the local ssh client")
+            client = discover_client(options.ssh)
+            crypto = verify_aesni_mask() if options.no_aesni else None
+            methods, missing = expand_methods(options, "all" in args.method.lower())
+            # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
+            remotes: list[RemoteHost | None] = []
+            for destination in destinations:
+                say(f"checking {destination}: login, its SSH offer, round-trip time")
+                remotes.append(open_remote(destination, args.ssh_config, client, options.timeout_seconds,
+                                           options.remote_workdir))
+            remotes = remotes or [None]
+            # The embedded server also runs for remote hosts: its private dir holds the payload, and it
+            # validates the recommended server drop-in without touching any real server.
+            say("starting the private sshd on 127.0.0.1 (keys, config, every algorithm it supports)")
+            server = stack.enter_context(embedded_server("openssh", client, options.sshd, env=options.crypto_env()))
+            say("making the test data and planning the cases")
+            payload = make_payload(options.data, server.workdir, seed)
+            hosts = [Host(options, client, server, payload, remote, methods, seed, crypto) for remote in remotes]
+            plans = [plan_host(options, client, h.offered, methods, missing,
+                               "the server" if h.remote is None else h.remote.facts.destination or "",
+                               embedded=h.remote is None) for h in hosts]
         started = time.monotonic()
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
             for index, (host, plan) in enumerate(zip(hosts, plans, strict=True)):
@@ -98,6 +108,16 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
         for line in next_steps(reports, writer, ctx.argv):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+@contextlib.contextmanager
+def _preparing(ctx: Context, args: argparse.Namespace) -> Iterator[Callable[[str], None]]:
+    """A spinner with what the run is doing before its progress bar exists (terminal only; never with -q/--jsonl)."""
+    if args.quiet or args.jsonl or not ctx.err.is_terminal:
+        yield lambda _text: None
+        return
+    with ctx.err.status("starting") as status:
+        yield lambda text: status.update(text)
 
 
 def _destinations(given: list[str] | None) -> list[str]:

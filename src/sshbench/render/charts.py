@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,8 +27,10 @@ from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from sshbench.algorithms import Kind
+from sshbench.algorithms import Grade, Kind
 from sshbench.outputs import safe_name
 from sshbench.render.labels import NO_INTERVAL, flagged_name, grade_of
 from sshbench.render.matrix import method_label, method_matrices
@@ -39,6 +42,9 @@ matplotlib.rcParams["text.parse_math"] = False
 # SVG text as text, not glyph outlines: a third of the size, searchable, and selectable in the HTML report.
 matplotlib.rcParams["svg.fonttype"] = "none"
 
+RECOMMENDED_COLOR = "#1a7f37"
+CAPTION_POINTS = 9  # readable when the HTML page scales a chart down to its column
+CAPTION_CHARS_PER_INCH = 14  # DejaVu Sans at 9 pt averages about 5 pt per character
 COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
           "setup": "#3b75af", "kex": "#c53a32"}
 
@@ -61,12 +67,39 @@ def caption(report: Report) -> str:
     masked = ", AES-NI masked" if env.crypto and env.crypto.aesni_masked else ""
     return (f"{host.cpu_model} x{host.cpu_count} ({', '.join(host.crypto_flags) or 'no AES/SHA'}{masked}), "
             f"{client.version}, {client.openssl}; sshbench {report.tool_version}, "
-            f"{report.started_at}; error bars: 95% interval of the median ({NO_INTERVAL}: none)")
+            f"{report.started_at}; error bars: 95% interval of the median ({NO_INTERVAL}: none); "
+            "recommended grade in bold green, weak and broken in red")
 
 
 def _label(name: str, kind: Kind) -> tuple[str, bool]:
     """The name as the axis shows it (weak and broken marked as everywhere else), and whether it is flagged."""
     return flagged_name(name, kind), grade_of(name, kind).flagged
+
+
+def _mark_ticks(labels: list[Text], names: list[str], kind: Kind) -> None:
+    """Weak and broken names in red (as everywhere), recommended ones in bold green: what the config would use."""
+    for tick, name in zip(labels, names, strict=True):
+        grade = grade_of(name, kind)
+        if grade.flagged:
+            tick.set_color("#c53a32")
+        elif grade is Grade.RECOMMENDED:
+            tick.set_color(RECOMMENDED_COLOR)
+            tick.set_fontweight("bold")
+
+
+def _legend_outside(ax: Axes, **kwargs: Any) -> None:
+    """The legend to the right of the plot, where it can never cover a bar."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False, **kwargs)
+
+
+def _caption(fig: Figure, text: str, y: float = -0.01) -> None:
+    """The caption under everything (va="top" at or below the figure's edge: it never overlaps the x label).
+
+    Wrapped here by characters to the figure's width: matplotlib's own wrap=True re-measures the text at every
+    draw and took a third of a report's time.
+    """
+    columns = int(fig.get_figwidth() * CAPTION_CHARS_PER_INCH)
+    fig.text(0.01, y, textwrap.fill(text, columns), fontsize=CAPTION_POINTS, color="#444444", va="top")
 
 
 def _err(stat: Stat, scale: float) -> tuple[float, float]:
@@ -83,7 +116,7 @@ def _interval_bars(ax: Axes, ys: list[float], stats: list[Stat], scale: float, *
                    error_kw={"elinewidth": 0.8}, **style)
     for y, stat in zip(ys, stats, strict=True):
         if stat.ci_low is None:
-            ax.annotate(f" {NO_INTERVAL}: no interval", (stat.median / scale, y), va="center", fontsize=6,
+            ax.annotate(f" {NO_INTERVAL}: no interval", (stat.median / scale, y), va="center", fontsize=8,
                         color="#8a5a00")
     return bars
 
@@ -125,16 +158,14 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
     ax.set_yticks(range(len(order)))
     labels = [_label(n, kind) for n in order]
     ax.set_yticklabels([text for text, _ in labels])
-    for tick, (_, flagged) in zip(ax.get_yticklabels(), labels, strict=True):
-        if flagged:
-            tick.set_color("#c53a32")
+    _mark_ticks(ax.get_yticklabels(), order, kind)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     ax.set_title(title, loc="left")
     ax.grid(axis="x", alpha=0.3)
     if len(present) > 1 or present != ["setup"]:
-        ax.legend(loc="lower right", fontsize=8)
-    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+        _legend_outside(ax)
+    _caption(fig, caption(report))
     return fig
 
 
@@ -200,9 +231,7 @@ def _method_heatmap(report: Report) -> Figure | None:
         ax.set_xticks(range(len(matrix.ciphers)))
         ax.set_xticklabels([_label(c, Kind.CIPHER)[0] for c in matrix.ciphers], rotation=20, ha="right",
                            fontsize=8)
-        for tick, name in zip(ax.get_xticklabels(), matrix.ciphers, strict=True):
-            if _label(name, Kind.CIPHER)[1]:
-                tick.set_color("#c53a32")
+        _mark_ticks(ax.get_xticklabels(), matrix.ciphers, Kind.CIPHER)
         ax.set_yticks(range(len(matrix.methods)))
         ax.set_yticklabels([method_label(m) for m in matrix.methods])
         ax.set_title(matrix.direction, loc="left", fontsize=10)
@@ -210,9 +239,8 @@ def _method_heatmap(report: Report) -> Figure | None:
         fig.colorbar(image, ax=axes[0].tolist(), label="steady-state MB/s (10^6 bytes per second), median")
     fig.suptitle("Transfer method x cipher: steady-state MB/s (e2e: end-to-end, start-up included)",
                  x=0.01, ha="left", fontsize=11)
-    fig.text(0.01, -0.12, caption(report).replace("error bars: 95% interval of the median",
-                                                  "medians; intervals in the tables"), fontsize=7, color="#555555",
-             wrap=True)
+    _caption(fig, caption(report).replace("error bars: 95% interval of the median",
+                                          "medians; intervals in the tables"), y=-0.12)
     return fig
 
 
@@ -232,16 +260,18 @@ def _cpu_cost(report: Report) -> Figure | None:
                        label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
-    for tick, name in zip(ax.get_yticklabels(), names, strict=True):
-        if _label(name, Kind.CIPHER)[1]:
-            tick.set_color("#c53a32")
+    _mark_ticks(ax.get_yticklabels(), names, Kind.CIPHER)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    # plain numbers at 1-2-5 steps: the default log labels ("3x10^0") collide between decades
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("CPU seconds per GiB moved, upload (log scale; lower is better)")
     ax.set_title("CPU cost per GiB, each side", loc="left")
     ax.grid(axis="x", alpha=0.3, which="both")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.text(0.01, -0.02, caption(report), fontsize=7, color="#555555", wrap=True)
+    _legend_outside(ax)
+    _caption(fig, caption(report))
     return fig
 
 
@@ -283,17 +313,13 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
         ax.grid(axis="x", alpha=0.3)
     axes[0][0].set_yticks(range(len(names)))
     axes[0][0].set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
-    for tick, name in zip(axes[0][0].get_yticklabels(), names, strict=True):
-        if _label(name, Kind.CIPHER)[1]:
-            tick.set_color("#c53a32")
+    _mark_ticks(axes[0][0].get_yticklabels(), names, Kind.CIPHER)
     axes[0][0].invert_yaxis()
     # plain swatches: a host's first bar may be hatched (a weak cipher), which must not stand for the host
-    axes[0][-1].legend(handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)],
-                       loc="lower right", fontsize=8)
+    _legend_outside(axes[0][-1], handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)])
     fig.suptitle("Cipher throughput by host (pipe, steady state; weak/broken hatched, red)", x=0.01, ha="left",
                  fontsize=11)
-    fig.text(0.01, -0.02, caption(runs[0]) + "; hosts measured one after another", fontsize=7, color="#555555",
-             wrap=True)
+    _caption(fig, caption(runs[0]) + "; hosts measured one after another")
     return fig
 
 

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.table import Column
 
 from sshbench.measure.runner import Progress as RunProgress
 from sshbench.plan.schedule import Visit
@@ -28,14 +29,17 @@ class RichReporter:
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        # The bar keeps a fixed width and the case text gives way (cut at its end) on narrow terminals:
+        # at 100 columns the default layout collapsed the whole line to "━ ...".
         self._progress = Progress(
-            TextColumn("[bold]{task.fields[round]}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("ETA {task.fields[eta]}"),
-            TextColumn("{task.description}"),
+            TextColumn("[bold]{task.fields[round]}", table_column=Column(no_wrap=True)),
+            BarColumn(bar_width=20),
+            MofNCompleteColumn(table_column=Column(no_wrap=True)),
+            TextColumn("ETA {task.fields[eta]}", table_column=Column(no_wrap=True)),
+            TextColumn("{task.description}", table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis")),
             console=console,
             transient=True,
+            expand=True,
         )
         self._task: TaskID | None = None
         self._host = ""  # shown before the case when several hosts are measured
@@ -75,7 +79,8 @@ class RichReporter:
         if not self._data_start:
             self._data_start = now
         self._moved += moved
-        if self._task is not None and now - self._shown > 0.25 and now > self._data_start:
+        # not before 0.2 s of data: a rate over the first few chunks is meaningless (it showed "15,597 MB/s")
+        if self._task is not None and now - self._shown > 0.25 and now - self._data_start > 0.2:
             self._shown = now
             rate = self._moved / (now - self._data_start) / 1e6
             self._progress.update(self._task, description=f"{self._case}  now {rate:,.0f} MB/s{self._last}")
