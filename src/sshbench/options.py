@@ -51,8 +51,10 @@ class RunOptions:
     time_budget_seconds: float | None = 480.0
     runs: int | None = None  # fixed mode: measured samples per throughput case
     setup_runs: int = 10  # fixed mode: measured samples per key exchange / host key case
-    cipher_mac: str = DEFAULT_CIPHER_MAC
-    mac_cipher: str = DEFAULT_MAC_CIPHER
+    # "auto" (the first of plan/partners.py's lists that both sides offer) until a host's plan resolves it;
+    # the results keep the name used.
+    cipher_mac: str = "auto"
+    mac_cipher: str = "auto"
     # The key exchange of every throughput and host key case: "auto" (a fast one both sides offer, see
     # plan/partners.py), "default" (ssh's own choice, as before 0.2), or a name.
     partner_kex: str = "auto"

@@ -1,3 +1,4 @@
+import binascii
 from collections import Counter
 
 import pytest
@@ -6,11 +7,15 @@ from hypothesis import strategies as st
 
 from sshbench.algorithms import AlgorithmLists, Kind
 from sshbench.errors import UsageError
-from sshbench.plan.cases import SweepSettings, build_cases
+from sshbench.measure.kexinit import parse_kexinit_payload
+from sshbench.options import RunOptions
+from sshbench.plan.cases import SweepSettings, build_cases, plan_cases
+from sshbench.plan.partners import sweep_partner
 from sshbench.plan.schedule import schedule
 from sshbench.plan.selection import Selection, select
-from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.results.model import Case, CaseKind, CaseStatus, Direction
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, parse_query_list
+from sshbench.targets.remote import offered_lists
 from tests.conftest import recorded
 
 CLIENT = ClientInfo(
@@ -80,9 +85,35 @@ def test_cases_aead_need_no_mac_and_macs_use_one_fixed_cipher() -> None:
     assert Counter(c.kind for c in cases) == {Kind.CIPHER: 4, Kind.MAC: 2, Kind.KEX: 1, Kind.HOSTKEY: 1}
 
 
-def test_aead_mac_cipher_is_refused() -> None:
-    with pytest.raises(UsageError, match="AEAD"):
-        build_cases([], SweepSettings("hmac-sha1", "aes128-gcm@openssh.com", (Direction.UPLOAD,)))
+def _offer(name: str) -> AlgorithmLists:
+    """What a real server offered, from its recorded first KEXINIT."""
+    lines = recorded(name).splitlines()
+    return offered_lists(parse_kexinit_payload(binascii.unhexlify(lines[-1]), lines[0].removeprefix("# ")))
+
+
+def test_the_default_run_plans_against_dropbear_and_tinysshd() -> None:
+    """Dropbear 2022.83 lacks hmac-sha2-256-etm; tinysshd 20230101 has no non-AEAD cipher at all."""
+    options = RunOptions(ciphers="all", macs="all", kex="all", hostkeys="all")
+    dropbear = plan_cases(options, CLIENT, _offer("kexinit-dropbear-2022.83.txt"))
+    assert dropbear.cipher_mac == "hmac-sha2-256" and dropbear.mac_cipher == "aes128-ctr"
+    assert dropbear.notes == ("--cipher-mac auto: hmac-sha2-256 (hmac-sha2-256-etm@openssh.com is not offered by "
+                              "both sides)",)
+    assert {r.case.mac for r in dropbear.records[:dropbear.measured] if r.case.kind is CaseKind.CIPHER} \
+        <= {"hmac-sha2-256", None}
+    tiny = plan_cases(options, CLIENT, _offer("kexinit-tinysshd-20230101.txt"))
+    macs = [r for r in tiny.records if r.case.kind is CaseKind.MAC]
+    assert macs and all(r.status is CaseStatus.SKIPPED and "no non-AEAD cipher" in (r.reason or "") for r in macs)
+    measured = [r.case for r in tiny.records[:tiny.measured]]
+    assert {c.cipher for c in measured if c.kind is CaseKind.CIPHER} == {"chacha20-poly1305@openssh.com"}
+
+
+def test_a_named_partner_is_checked_and_an_aead_mac_cipher_refused() -> None:
+    with pytest.raises(UsageError, match="AEAD and ignores MACs"):
+        sweep_partner(Kind.CIPHER, "aes128-gcm@openssh.com", "--mac-cipher", CLIENT, SERVER)
+    with pytest.raises(UsageError, match=r"not offered by the server.*leave --cipher-mac out"):
+        sweep_partner(Kind.MAC, "hmac-sha2-256-etm@openssh.com", "--cipher-mac", CLIENT,
+                      _offer("kexinit-dropbear-2022.83.txt"))
+    assert sweep_partner(Kind.MAC, "hmac-sha2-512", "--cipher-mac", CLIENT, SERVER).name == "hmac-sha2-512"
 
 
 CASES = [Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=f"c{i}") for i in range(5)] + [

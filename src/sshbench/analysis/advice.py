@@ -165,6 +165,9 @@ CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the
 LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
 
 
+SERVER_PROCESS = {"openssh": "sshd", "dropbear": "dropbear", "tinysshd": "tinysshd"}
+
+
 @dataclass(frozen=True)
 class Limit:
     """What limited the fastest pipe cipher of one direction."""
@@ -175,6 +178,7 @@ class Limit:
     shares: dict[str, float]  # side -> share of one core its ssh/sshd used while the data moved
     busy: list[str]  # sides at or above CPU_BOUND_SHARE
     tcp: float | None = None  # raw TCP to the same host (iperf3), bytes/s, when it was measured
+    server_process: str = "sshd"  # what the server side's process is called: sshd, dropbear, tinysshd
 
     @property
     def link_full(self) -> bool:
@@ -188,13 +192,15 @@ class Limit:
             return f"{' and '.join(self.busy)} CPU"
         if self.link_full:
             return "link (iperf3)"
+        if "server" not in self.shares:
+            return "not the client CPU; server unknown"
         if self.tcp is not None:
             return "not link (iperf3), no full core"
         return "link (or shared CPUs)" if len(self.shares) == 2 else "not the client CPU; server unknown"
 
     @property
     def text(self) -> str:
-        said = ", ".join(f"{side} {'sshd' if side == 'server' else 'ssh'} {share:.0%} of a core"
+        said = ", ".join(f"{side} {self.server_process if side == 'server' else 'ssh'} {share:.0%} of a core"
                          for side, share in self.shares.items())
         if "server" not in self.shares:
             said += ", server CPU unknown"
@@ -204,6 +210,8 @@ class Limit:
             verdict = f"CPU-bound on the {' and '.join(self.busy)}"
         elif self.link_full:
             verdict = "the link was full"
+        elif "server" not in self.shares:  # never "no side at a full core" when one side is unknown
+            verdict = "client not CPU-bound; the server's share is unknown"
         elif self.tcp is not None:
             verdict = (f"not the link, and no side at a full core (>= {CPU_BOUND_SHARE:.0%}): CPUs shared with other "
                        "processes, or ssh's channel window over this round trip, limited it")
@@ -239,7 +247,8 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
     iperf = report.environment.server.iperf
     tcp = iperf.rate(direction) if iperf else None
-    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp)
+    process = SERVER_PROCESS.get(report.environment.server.software, "server process")
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process)
 
 
 def limits(report: Report) -> list[str]:

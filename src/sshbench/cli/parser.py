@@ -83,8 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--macs", default="all", help="MAC sweep with one non-AEAD cipher, upload (default: all)")
     sel.add_argument("--kex", default="all", help="key exchange handshake latency (default: all)")
     sel.add_argument("--hostkeys", default="all", help="host key algorithm handshake latency (default: all)")
-    sel.add_argument("--cipher-mac", default=DEFAULT_CIPHER_MAC, help="MAC for non-AEAD ciphers in the cipher sweep")
-    sel.add_argument("--mac-cipher", default=DEFAULT_MAC_CIPHER, help="non-AEAD cipher for the MAC sweep")
+    sel.add_argument("--cipher-mac", default="auto", help="MAC for non-AEAD ciphers in the cipher sweep (auto: "
+                     f"{DEFAULT_CIPHER_MAC}, or the next both sides offer)")
+    sel.add_argument("--mac-cipher", default="auto", help="non-AEAD cipher for the MAC sweep (auto: "
+                     f"{DEFAULT_MAC_CIPHER}, or the next both sides offer)")
     sel.add_argument("--directions", default="both", help="cipher sweep directions: upload, download or both")
     how = run.add_argument_group("how much (default: decision mode: every case to an interval, then samples "
                                  "where the ranking is unsettled)")

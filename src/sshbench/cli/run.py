@@ -69,12 +69,17 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
             hosts = [Host(options, client, server, payload, remote, methods, seed, crypto) for remote in remotes]
             plans = [plan_host(options, client, h.offered, methods, missing,
                                "the server" if h.remote is None else h.remote.facts.destination or "",
-                               embedded=h.remote is None) for h in hosts]
+                               embedded=h.remote is None,
+                               hostkey_skip=None if h.remote is None else h.remote.hostkey_skip,
+                               compression=None if h.remote is None else h.remote.compression) for h in hosts]
         started = time.monotonic()
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
             for index, (host, plan) in enumerate(zip(hosts, plans, strict=True)):
                 spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))
                 share = host_share(options, spent, len(hosts) - index)
+                share = dataclasses.replace(share, cipher_mac=plan.cipher_mac, mac_cipher=plan.mac_cipher)
+                for note in plan.notes:
+                    ctx.say(f"sshbench: {report_label(host)}{note}")
                 report = Report(tool_version=__version__, seed=seed, options=share, cases=plan.records,
                                 started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                                 environment=embedded_environment(client, server), partner_kex=plan.partner_kex)
@@ -118,6 +123,11 @@ def _preparing(ctx: Context, args: argparse.Namespace) -> Iterator[Callable[[str
         return
     with ctx.err.status("starting") as status:
         yield lambda text: status.update(text)
+
+
+def report_label(host: Host) -> str:
+    """"HOST: " before a note about one host of several (nothing for the embedded server)."""
+    return "" if host.remote is None else f"{host.remote.facts.destination}: "
 
 
 def _destinations(given: list[str] | None) -> list[str]:

@@ -80,7 +80,9 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             found.setdefault(f"mac_{suffix}", m.group(3))
             found.setdefault(f"compression_{suffix}", m.group(4))
         elif (m := _BANNER_RE.search(line)) and "server_version" not in found:
-            found["server_version"] = m.group(1).strip()
+            # softwareversion only (RFC 4253, 4.2): the comment after it can change per connection
+            # (tinysshd sends a random one), which would make one server look like many
+            found["server_version"] = m.group(1).strip().split(" ", 1)[0]
         elif m := _REFUSED_RE.search(line):
             refused = m.group(1)
         elif m := _TRANSFERRED_RE.search(line):

@@ -50,12 +50,17 @@ class SampleSettings:
         return "zlib@openssh.com" if self.compression else "none"
 
 
-# On a remote host the server's CPU is read by the remote command itself: /proc/$PPID/stat of the sshd
-# session process that runs it (the unprivileged "sshd: user@notty" child, which does the crypto),
-# before and after the data phase, on stderr so the data stream stays clean. No /proc: no line, unknown.
+# On a remote host the server's CPU is read by the remote command itself: /proc/$PPID/stat of the server's
+# session process that runs it, before and after the data phase, on stderr so the data stream stays clean.
+# That process is found by its role, the parent of our shell, not by its name: OpenSSH's "sshd: user@notty"
+# child, Dropbear's per-connection "dropbear", tinysshd itself; each does the connection's crypto. A shell or
+# wrapper in between (the parent is then not the server) makes it unknown, never a guess. No /proc: unknown.
 # The total comes from /proc/PID/schedstat (nanoseconds) where the kernel has it, the user/sys split from
 # /proc/PID/stat (clock ticks, 10 ms: too coarse alone for sub-second samples).
 CPU_MARK = "SSHBENCH-CPU"
+# Parents that are not the server's session process: a login shell that forked our command, or a wrapper.
+NOT_A_SERVER = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "csh", "tcsh",
+                          "sudo", "su", "env", "timeout", "nice", "ionice", "script", "tmux", "screen"})
 _CPU_FN = (f'sshbench_cpu() {{ s=$(cat /proc/$PPID/stat 2>/dev/null) && '
            f'echo "{CPU_MARK} $1 $(getconf CLK_TCK 2>/dev/null || echo 100) '
            f'$(cut -d" " -f1 /proc/$PPID/schedstat 2>/dev/null || echo -) $s" >&2; }}; ')
@@ -77,7 +82,7 @@ def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, 
 
 
 def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, float]]:
-    """'before'/'after' -> (user, sys) seconds of the sshd session process, from CPU_MARK lines."""
+    """'before'/'after' -> (user, sys) seconds of the server's session process, from CPU_MARK lines."""
     found: dict[str, tuple[float, float]] = {}
     for _, text in lines:
         if not text.startswith(CPU_MARK):
@@ -86,8 +91,8 @@ def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, f
         words = head.split()
         comm, _, rest = stat.rpartition(")")
         fields = rest.split()  # from field 3 (state): utime is field 14, stime field 15
-        if len(words) != 4 or not words[1].isdigit() or "sshd" not in comm or len(fields) < 13:
-            continue  # not an sshd session process (e.g. a wrapper shell): unknown, never a guess
+        if len(words) != 4 or not words[1].isdigit() or comm.strip() in NOT_A_SERVER or len(fields) < 13:
+            continue  # a wrapper shell between the server and our command: unknown, never a guess
         hz = int(words[1]) or 100
         user, system = int(fields[11]) / hz, int(fields[12]) / hz
         if words[2].isdigit():  # schedstat: exact total, split in the ticks' proportion

@@ -12,7 +12,7 @@ reason, so a report says what was not measured and why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sshbench.algorithms import AlgorithmLists, Kind, is_aead, lookup
@@ -20,7 +20,7 @@ from sshbench.errors import MissingToolError, UsageError
 from sshbench.measure.controls import EVP_OF
 from sshbench.measure.methods import missing_tools, sftp_variants
 from sshbench.options import RunOptions
-from sshbench.plan.partners import partner_kex
+from sshbench.plan.partners import Partner, partner_kex, sweep_partner
 from sshbench.plan.selection import Selection, select
 from sshbench.results.kinds import CaseKind, Direction
 from sshbench.results.model import PIPE, Case, CaseRecord, CaseStatus
@@ -42,9 +42,6 @@ def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> lis
     The MAC, key exchange and host key sweeps measure SSH itself, so they use
     the pipe only; the method x cipher grid is where tools differ.
     """
-    if is_aead(settings.mac_cipher):
-        raise UsageError(f"--mac-cipher {settings.mac_cipher} is AEAD and ignores MACs: pick a non-AEAD cipher "
-                         "such as aes128-ctr")
     cases: list[Case] = []
     for sel in selections:
         for name in sel.measure:
@@ -78,35 +75,57 @@ def expand_methods(options: RunOptions, asked_all: bool) -> tuple[tuple[str, ...
     return tuple(m for m in methods if m not in missing), missing
 
 
-def _check_partner(kind: Kind, name: str, option: str, client: ClientInfo, server: AlgorithmLists) -> None:
-    if name not in client.supported.of(kind):
-        raise UsageError(f"{option} {name!r} is not supported by this ssh; valid: "
-                         f"{', '.join(client.supported.of(kind))}")
-    if name not in server.of(kind):
-        raise UsageError(f"{option} {name!r} is not offered by the server; pick one of "
-                         f"{', '.join(server.of(kind))}")
-
-
 @dataclass(frozen=True)
 class HostPlan:
     records: list[CaseRecord]  # measured ones first, then the skipped ones with why
     measured: int  # how many of them to measure
     partner_kex: str | None  # the key exchange held fixed (None: ssh's default)
+    cipher_mac: str  # the MAC of non-AEAD ciphers, as resolved for this host ("auto" resolved)
+    mac_cipher: str  # the MAC sweep's cipher, as resolved
+    notes: tuple[str, ...] = ()  # partner choices "auto" had to make, to be said
+
+
+def _without(selection: Selection, names: Sequence[str], why: str) -> Selection:
+    """The selection with `names` moved from measured to skipped, with `why`."""
+    return Selection(selection.kind, tuple(n for n in selection.measure if n not in names),
+                     (*selection.skipped, *((n, why) for n in selection.measure if n in names)))
 
 
 def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                methods: tuple[str, ...] = (PIPE,), missing: dict[str, str] | None = None,
-               tcp_control: bool = True) -> HostPlan:
-    """Every case of one host, and the key exchange they hold fixed."""
+               tcp_control: bool = True, hostkey_skip: Callable[[str], str | None] | None = None,
+               compression: tuple[str, ...] | None = None) -> HostPlan:
+    """Every case of one host, and the partners they hold fixed.
+
+    `hostkey_skip` says why a host key algorithm must not be tried on this host (a real host whose key of
+    that type the user's known_hosts does not hold), or None. `compression` is what the server offers (None:
+    not known); with --compression and no zlib there, every case is skipped with that reason.
+    """
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
     selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
+    if hostkey_skip is not None:
+        for name in selections[3].measure:
+            if (why := hostkey_skip(name)) is not None:
+                selections[3] = _without(selections[3], [name], why)
+    if options.compression and compression is not None and not any(c.startswith("zlib") for c in compression):
+        why = f"--compression: the server offers no compression (only {', '.join(compression) or 'nothing'})"
+        selections = [_without(s, s.measure, why) for s in selections]
     kex = partner_kex(options.partner_kex, client, offered)
-    settings = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, methods, kex)
-    if options.macs.strip().lower() != "none":
-        _check_partner(Kind.CIPHER, options.mac_cipher, "--mac-cipher", client, offered)
-    if any(not lookup(c, Kind.CIPHER).aead for c in selections[0].measure):
-        _check_partner(Kind.MAC, options.cipher_mac, "--cipher-mac", client, offered)
+    mac_partner = cipher_partner = Partner(None)
+    if selections[1].measure:
+        cipher_partner = sweep_partner(Kind.CIPHER, options.mac_cipher, "--mac-cipher", client, offered)
+        if cipher_partner.name is None:  # tinysshd: AEAD ciphers only, so MACs are never used with it
+            selections[1] = _without(selections[1], selections[1].measure, f"{cipher_partner.why}: MACs are used "
+                                     "only with non-AEAD ciphers, and the MAC sweep has none to pair them with")
+    non_aead = [c for c in selections[0].measure if not lookup(c, Kind.CIPHER).aead]
+    if non_aead:
+        mac_partner = sweep_partner(Kind.MAC, options.cipher_mac, "--cipher-mac", client, offered)
+        if mac_partner.name is None:
+            selections[0] = _without(selections[0], non_aead, f"{mac_partner.why} to pair this non-AEAD cipher with")
+    cipher_mac = mac_partner.name or options.cipher_mac
+    mac_cipher = cipher_partner.name or options.mac_cipher
+    settings = SweepSettings(cipher_mac, mac_cipher, options.directions, methods, kex)
     records = [CaseRecord(case) for case in build_cases(selections, settings)]
     measured = len(records)
     ciphers = selections[0].measure
@@ -118,18 +137,23 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     reasons = {(s.kind.value, n): why for s in selections for n, why in s.skipped}
     for case in build_cases(skipped, settings):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[(case.kind.value, case.subject)]))
-    unavailable = SweepSettings(options.cipher_mac, options.mac_cipher, options.directions, tuple(missing or {}),
-                                kex)
+    unavailable = SweepSettings(cipher_mac, mac_cipher, options.directions, tuple(missing or {}), kex)
     for case in build_cases([selections[0]], unavailable):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
-    return HostPlan(records, measured, kex)
+    notes = tuple(p.note for p in (mac_partner, cipher_partner) if p.note)
+    return HostPlan(records, measured, kex, cipher_mac, mac_cipher, notes)
 
 
 def plan_host(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, methods: tuple[str, ...],
-              missing: dict[str, str], where: str, embedded: bool) -> HostPlan:
-    """One host's cases; a host where nothing at all can be measured is a usage error naming it."""
-    plan = plan_cases(options, client, offered, methods, missing, tcp_control=embedded)
+              missing: dict[str, str], where: str, embedded: bool,
+              hostkey_skip: Callable[[str], str | None] | None = None,
+              compression: tuple[str, ...] | None = None) -> HostPlan:
+    """One host's cases; a host where nothing at all can be measured is a usage error naming it (and why)."""
+    plan = plan_cases(options, client, offered, methods, missing, tcp_control=embedded, hostkey_skip=hostkey_skip,
+                      compression=compression)
     if not plan.measured:
-        raise UsageError(f"nothing to measure on {where}: every selection is empty or not offered there "
+        reasons = list(dict.fromkeys(r.reason for r in plan.records if r.reason))
+        why = f" ({reasons[0]})" if len(reasons) == 1 else ""
+        raise UsageError(f"nothing to measure on {where}: every selection is empty or not offered there{why} "
                          "(see sshbench algos)")
     return plan

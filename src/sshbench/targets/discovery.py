@@ -139,8 +139,9 @@ def discover_client(ssh_override: str | None = None) -> ClientInfo:
         version, openssl = parse_version(version_out.stderr + version_out.stdout)
     except ValueError:
         said = (version_out.stderr + version_out.stdout).strip().splitlines()[:1] or ["nothing"]
-        raise MissingToolError(f"{ssh} is not OpenSSH's ssh (its -V printed {said[0][:60]!r}); sshbench drives "
-                               "OpenSSH's client: pass its path with --ssh, or install openssh-client") from None
+        raise MissingToolError(f"{ssh} is not OpenSSH's ssh (its -V printed {said[0][:60]!r}); sshbench needs "
+                               "OpenSSH's client (its -V version, -Q lists, -G and the -v negotiation lines): pass "
+                               "its path with --ssh, or install openssh-client") from None
     # key-sig lists signature algorithms (rsa-sha2-256, ...), which is what
     # HostKeyAlgorithms takes; older clients only know `-Q key`.
     key_types = _query(ssh, "key")

@@ -5,7 +5,7 @@ runs the user's `ssh` with their config (or `--ssh-config FILE`), adding only
 `-v` (to read what was negotiated), BatchMode (never a password or host-key
 prompt), a connect timeout and the algorithms of the case. The remote side
 is the same POSIX sh protocol as for the embedded server; on Linux servers it
-also reads the CPU of its sshd session process from /proc.
+also reads the CPU of the server's session process from /proc.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, T
 from sshbench.results.model import Case
 from sshbench.results.untrusted import UntrustedText, clean, destination
 from sshbench.targets.base import FileOps, ServerProcess, algorithm_options
-from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.discovery import ClientInfo, find_tool
+from sshbench.targets.known_hosts import key_type, known_types, lookup_name, skip_reason
 from sshbench.units import format_bytes
 
 RTT_PROBES = 5
@@ -45,6 +46,9 @@ class Destination:
     port: int
     user: str
     proxied: bool  # ProxyJump or ProxyCommand: we cannot open a TCP connection of our own to it
+    known_hosts_files: tuple[str, ...] = ()  # UserKnownHostsFile and GlobalKnownHostsFile, as ssh -G says
+    host_key_alias: str | None = None
+    strict_host_key_checking: str = "ask"
 
 
 def parse_destination(text: str) -> tuple[str, int | None]:
@@ -91,8 +95,11 @@ def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
         key, _, value = line.partition(" ")
         values.setdefault(key.lower(), value)
     proxied = values.get("proxyjump", "none") != "none" or values.get("proxycommand", "none") != "none"
+    files = tuple(os.path.expanduser(f) for key in ("userknownhostsfile", "globalknownhostsfile")
+                  for f in values.get(key, "").split())
     return Destination(given, port, values.get("hostname", given), int(values.get("port", "22")),
-                       values.get("user", ""), proxied)
+                       values.get("user", ""), proxied, files, values.get("hostkeyalias"),
+                       values.get("stricthostkeychecking", "ask"))
 
 
 _SAFE = re.compile(r"/[A-Za-z0-9_./-]+")
@@ -304,6 +311,15 @@ class RemoteHost:
     offered: AlgorithmLists
     facts: ServerFacts
     terrapin: TerrapinFacts
+    known_key_types: set[str] | None = None  # host key types the user's known_hosts holds (None: cannot tell)
+    compression: tuple[str, ...] | None = None  # what the server offers (None: not read, behind a proxy)
+
+    def hostkey_skip(self, algorithm: str) -> str | None:
+        """Why the host key sweep must not try this algorithm here (its key type is not known), or None."""
+        if self.known_key_types is None or key_type(algorithm) in self.known_key_types:
+            return None
+        name = lookup_name(self.dest.hostname, self.dest.port, self.dest.host_key_alias)
+        return skip_reason(algorithm, name, self.dest.hostname, self.dest.port)
 
 
 def open_remote(destination: str, ssh_config: str | None, client: ClientInfo, timeout: float,
@@ -324,11 +340,17 @@ def open_remote(destination: str, ssh_config: str | None, client: ClientInfo, ti
     else:
         offered = offered_lists(offer)
     banner = offer.banner if offer else None
-    facts = ServerFacts(ServerKind.REMOTE, banner.removeprefix("SSH-2.0-") if banner else "unknown (via proxy)",
+    # version: softwareversion without the banner's comment (tinysshd's is random per connection; the whole
+    # banner is kept beside it)
+    version = banner.removeprefix("SSH-2.0-").split(" ", 1)[0] if banner else "unknown (via proxy)"
+    facts = ServerFacts(ServerKind.REMOTE, version,
                         None, remote=RemoteFacts(
                             destination=destination, hostname=dest.hostname, port=dest.port, user=dest.user,
                             via_proxy=dest.proxied, banner=banner, system=system,
                             round_trip_seconds=round_trip_seconds(dest),
-                            server_cpu="sshd session process from /proc on Linux, else unknown",
+                            server_cpu="the server's session process (our command's parent) from /proc on "
+                                       "Linux, else unknown",
                             ssh_config=ssh_config or "your default (~/.ssh/config)"))
-    return RemoteHost(dest, target, offered, facts, terrapin)
+    known = known_types(find_tool("ssh-keygen", None), lookup_name(dest.hostname, dest.port, dest.host_key_alias),
+                        list(dest.known_hosts_files), dest.strict_host_key_checking)
+    return RemoteHost(dest, target, offered, facts, terrapin, known, offer.compression_s2c if offer else None)
