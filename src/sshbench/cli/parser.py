@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "measure that real server with your own ssh setup; several are measured one after another "
                      "into one results file (default: a private loopback sshd)")
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
+    run.add_argument("--server", default="openssh", help="the embedded server: openssh (default), dropbear, "
+                     "tinysshd, a comma list or all: each measured in turn, then compared server by server")
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
                      "towards real links)")
     sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")

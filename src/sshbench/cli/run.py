@@ -21,11 +21,12 @@ from sshbench.analysis.validate import CheckedRecommendation
 from sshbench.cli import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
-from sshbench.errors import ExitCode, UsageError
+from sshbench.errors import ExitCode, MissingToolError, UsageError
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.runner import bytes_moved
 from sshbench.measure.session import Host, embedded_environment, measure_host
+from sshbench.options import RunOptions
 from sshbench.plan.budget import host_share
 from sshbench.plan.cases import expand_methods, plan_host
 from sshbench.render.config import print_recommendation
@@ -33,14 +34,16 @@ from sshbench.render.progress import reporter_for
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
-from sshbench.targets.discovery import discover_client
+from sshbench.targets.base import EmbeddedServer
+from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.remote import RemoteHost, open_remote, parse_destination
-from sshbench.targets.servers import embedded_server
+from sshbench.targets.servers import SERVER_PACKAGES, SERVERS, embedded_server
 
 
 def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     options = options_from_args(args)
     destinations = _destinations(args.destination)
+    server_names = _server_names(args.server, destinations)
     if options.remote_workdir and not destinations:
         raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
                          "embedded server")
@@ -62,11 +65,17 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
             remotes = remotes or [None]
             # The embedded server also runs for remote hosts: its private dir holds the payload, and it
             # validates the recommended server drop-in without touching any real server.
-            say("starting the private sshd on 127.0.0.1 (keys, config, every algorithm it supports)")
-            server = stack.enter_context(embedded_server("openssh", client, options.sshd, env=options.crypto_env()))
+            servers = []
+            for name in server_names:
+                say(f"starting the private {name} on 127.0.0.1 (keys, config, what it supports)")
+                server = _start(stack, name, client, options, ctx, asked_all=args.server.strip().lower() == "all")
+                if server is not None:
+                    servers.append(server)
             say("making the test data and planning the cases")
-            payload = make_payload(options.data, server.workdir, seed)
-            hosts = [Host(options, client, server, payload, remote, methods, seed, crypto) for remote in remotes]
+            payload = make_payload(options.data, servers[0].workdir, seed)
+            hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
+                     if destinations else
+                     [Host(options, client, server, payload, None, methods, seed, crypto) for server in servers])
             plans = [plan_host(options, client, h.offered, methods, missing,
                                "the server" if h.remote is None else h.remote.facts.destination or "",
                                embedded=h.remote is None,
@@ -82,7 +91,7 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
                     ctx.say(f"sshbench: {report_label(host)}{note}")
                 report = Report(tool_version=__version__, seed=seed, options=share, cases=plan.records,
                                 started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
-                                environment=embedded_environment(client, server), partner_kex=plan.partner_kex)
+                                environment=embedded_environment(client, host.server), partner_kex=plan.partner_kex)
                 runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save,
                                                   reporter)))
                 writer.host_done(report)
@@ -123,6 +132,37 @@ def _preparing(ctx: Context, args: argparse.Namespace) -> Iterator[Callable[[str
         return
     with ctx.err.status("starting") as status:
         yield lambda text: status.update(text)
+
+
+def _server_names(given: str, destinations: list[str]) -> list[str]:
+    """--server: openssh, dropbear, tinysshd, a comma list, or all. Real hosts are measured with openssh's
+    embedded server beside them (payload, drop-in checks), so any other choice with a destination is an error."""
+    names = list(SERVERS) if given.strip().lower() == "all" else [n.strip() for n in given.split(",") if n.strip()]
+    unknown = [n for n in names if n not in SERVERS]
+    if unknown or not names:
+        raise UsageError(f"--server {given!r}: use one or more of {', '.join(SERVERS)}, or all")
+    if destinations and names != ["openssh"]:
+        raise UsageError("--server chooses the embedded server; with a destination the real host is measured, so "
+                         "leave --server out")
+    return list(dict.fromkeys(names))
+
+
+def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: RunOptions, ctx: Context,
+           asked_all: bool) -> EmbeddedServer | None:
+    """One embedded server, started; with `all`, a server this machine lacks is skipped with its package."""
+    try:
+        return stack.enter_context(embedded_server(name, client, options.sshd if name == "openssh" else None,
+                                                   env=options.crypto_env()))
+    except MissingToolError as exc:
+        if name == "openssh":
+            raise
+        package = SERVER_PACKAGES.get(name, name)
+        if not asked_all:
+            raise MissingToolError(f"--server {name}: {exc}; install the Debian package {package} (sh "
+                                   "scripts/install-deps as root does)") from None
+        ctx.say(f"sshbench: --server all: {name} skipped ({exc}); install the Debian package {package} to "
+                "measure it")
+        return None
 
 
 def report_label(host: Host) -> str:

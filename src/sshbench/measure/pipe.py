@@ -2,8 +2,8 @@
 
 The remote side is plain POSIX sh, so the same protocol works against any
 server later: the remote command first prints a ready line (with
-$SSH_CLIENT, which names our source port so the server process can be matched
-exactly), then
+$SSH_CLIENT, or $SSH_CONNECTION where a server sets only that, which names our
+source port so the server process can be matched exactly), then
 - upload: `wc -c` counts what arrives and prints the count; the clock runs
   from our first byte written to the moment that count arrives;
 - download: it waits for our go line, then `head -c N /dev/zero`; the clock
@@ -67,7 +67,9 @@ _CPU_FN = (f'sshbench_cpu() {{ s=$(cat /proc/$PPID/stat 2>/dev/null) && '
 
 
 def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, remote_cpu: bool = False) -> str:
-    ready = "echo SSHBENCH-READY $SSH_CLIENT"
+    # SSH_CLIENT ("ip port port") where the server sets it; tinysshd sets only SSH_CONNECTION ("ip port ip port"):
+    # the client's port is the second word of either
+    ready = "echo SSHBENCH-READY ${SSH_CLIENT:-$SSH_CONNECTION}"
     if remote_cpu:
         ready = f"{_CPU_FN}{ready}; sshbench_cpu before"
     after = "; sshbench_cpu after" if remote_cpu else ""

@@ -84,7 +84,10 @@ def _fastest(cipher: str, measured: list[dict[str, Summary]]) -> float:
 def _cell(report: Report, direction: str, cipher: str, measured: dict[str, Summary]) -> str:
     summary = measured.get(cipher)
     if summary is not None and summary.throughput_bytes_per_second is not None:
-        return pm(summary.throughput_bytes_per_second, 1e6)
+        client, server = summary.client_cpu_seconds_per_gib, summary.server_cpu_seconds_per_gib
+        cpu = f"\nCPU {pm(client, digits=2, interval=False)} / {pm(server, digits=2, interval=False)}" \
+            if client or server else ""
+        return pm(summary.throughput_bytes_per_second, 1e6) + cpu
     for record in report.cases:
         case = record.case
         if (case.kind is CaseKind.CIPHER and case.is_pipe and case.cipher == cipher
@@ -111,7 +114,9 @@ def cipher_by_host(runs: list[Report]) -> list[Table]:
             figures = [_cell(report, direction, cipher, m) for report, m in zip(runs, measured, strict=True)]
             rows.append(Row((name, *(cell(c, style) for c in figures)), grade if grade.flagged else None))
         columns = (Column("cipher", code=True), *(Column(r.label, numeric=True) for r in runs))
-        tables.append(Table(f"Cipher x host, {direction} (MB/s, pipe, steady state)", columns, tuple(rows)))
+        tables.append(Table(f"Cipher x host, {direction} (MB/s, pipe, steady state)", columns, tuple(rows),
+                            ("each cell: MB/s, median ±95% interval; CPU: client / server CPU seconds per GiB "
+                             "(unknown: -), same machine and cipher: which server is faster, and cheaper",)))
     return tables
 
 

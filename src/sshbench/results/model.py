@@ -310,5 +310,10 @@ class Report:
 
     @property
     def label(self) -> str:
-        """The host this run measured: the destination as the user gave it, or "embedded"."""
-        return self.environment.server.destination or "embedded"
+        """The host this run measured: the destination as the user gave it, or "embedded" (OpenSSH's sshd), or
+        "embedded-dropbear" / "embedded-tinysshd" for the other embedded servers."""
+        server = self.environment.server
+        if server.destination:
+            return server.destination
+        kind = server.embedded.server if server.embedded else "openssh"
+        return "embedded" if kind == "openssh" else f"embedded-{kind}"

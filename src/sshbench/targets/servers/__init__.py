@@ -12,12 +12,20 @@ from collections.abc import Callable, Mapping
 from sshbench.errors import UsageError
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo
+from sshbench.targets.servers.dropbear import EmbeddedDropbear
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.targets.servers.tinysshd import EmbeddedTinysshd
 
 # name -> constructor(client, server binary or None for the default, extra environment)
 SERVERS: dict[str, Callable[[ClientInfo, str | None, Mapping[str, str]], EmbeddedServer]] = {
     "openssh": lambda client, path, env: EmbeddedOpenSSH(client, path, env=env),
+    "dropbear": lambda client, path, env: EmbeddedDropbear(client, path, env),
+    "tinysshd": lambda client, path, env: EmbeddedTinysshd(client, path, env),
 }
+
+
+# The Debian package of each, for "install ..." messages (scripts/install-deps installs them for the tests).
+SERVER_PACKAGES = {"openssh": "openssh-server", "dropbear": "dropbear-bin", "tinysshd": "tinysshd"}
 
 
 def embedded_server(name: str, client: ClientInfo, path: str | None = None,

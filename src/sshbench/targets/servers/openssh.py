@@ -16,19 +16,13 @@ from __future__ import annotations
 import os
 import pwd
 import re
-import shlex
-import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 from collections.abc import Mapping
-from types import TracebackType
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
 from sshbench.errors import ServerError
 from sshbench.measure.procs import kill_group, reap
-from sshbench.targets.base import HOST_ALIAS, ServerProcess
 from sshbench.targets.discovery import (
     ClientInfo,
     ServerInfo,
@@ -39,13 +33,13 @@ from sshbench.targets.discovery import (
     run_tool,
     sshd_version,
 )
+from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
+from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
-# Connects with TCP_NODELAY and passes the socket to ssh: see fdpass.py for the 40 ms stall it avoids.
-FDPASS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fdpass.py")  # targets/fdpass.py
 
 # Host key files to generate: (file suffix, ssh-keygen arguments, required?)
 _HOST_KEYS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
@@ -78,7 +72,7 @@ _SESSION_ENV = "SetEnv SHLVL=1\n"
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 
 
-class EmbeddedOpenSSH:
+class EmbeddedOpenSSH(InetdServer):
     """Start with `with EmbeddedOpenSSH(client) as server:`; everything is gone after the block.
 
     An EmbeddedServer (targets/base.py) for OpenSSH's sshd.
@@ -113,18 +107,6 @@ class EmbeddedOpenSSH:
 
     # ------------------------------------------------------------ lifecycle
 
-    def __enter__(self) -> EmbeddedOpenSSH:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
-
     def start(self) -> None:
         self._version = sshd_version(self.sshd)  # not OpenSSH's sshd: refused before anything is made
         self.dir = tempfile.mkdtemp(prefix="sshbench-")  # mkdtemp makes it 0700
@@ -144,11 +126,7 @@ class EmbeddedOpenSSH:
 
     def stop(self) -> None:
         """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
-        if self.inetd is not None:
-            self.inetd.stop()
-        if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
+        super().stop()
         self._privsep.release()
 
     @property
@@ -157,31 +135,7 @@ class EmbeddedOpenSSH:
         assert self._info is not None, "start() first"
         return self._info
 
-    @property
-    def address(self) -> str:
-        return self.inetd.address if self.inetd else LOOPBACK
-
-    @property
-    def workdir(self) -> str:
-        """The server's private 0700 dir, which also holds the run's payload pattern."""
-        assert self.dir is not None, "start() first"
-        return self.dir
-
-    @property
-    def strangers(self) -> int:
-        """Connections refused because sshbench did not open them (another process knocking)."""
-        return self.inetd.strangers if self.inetd else 0
-
-    def connect(self, timeout: float = 10.0) -> socket.socket:
-        """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
-        assert self.inetd is not None, "start() first"
-        return self.inetd.connect(timeout)
-
     # ------------------------------------------------------------ set-up
-
-    def _path(self, name: str) -> str:
-        assert self.dir is not None
-        return os.path.join(self.dir, name)
 
     def _generate_keys(self) -> dict[str, str]:
         """All host keys plus the client key, made in parallel: RSA-3072 alone takes ~0.5 s."""
@@ -313,62 +267,20 @@ Subsystem sftp internal-sftp
         with open(self._path("client_ed25519.pub"), encoding="utf-8") as src, \
                 open(self._path("authorized_keys"), "w", encoding="utf-8") as dst:
             dst.write(src.read())
-        with open(self._path("known_hosts"), "w", encoding="utf-8") as fh:
-            for name, path in keys.items():
-                if name == "client":
-                    continue
+        public = []
+        for name, path in keys.items():
+            if name != "client":
                 with open(path + ".pub", encoding="utf-8") as pub:
-                    key_type, blob = pub.read().split()[:2]
-                fh.write(f"{HOST_ALIAS} {key_type} {blob}\n")
-        with open(self.client_config, "w", encoding="utf-8") as fh:
-            fh.write(f"""# sshbench client config for the embedded server; ~/.ssh is never read or written.
-Host {HOST_ALIAS}
-  HostName {LOOPBACK}
-  Port {self.port}
-  User {self.user}
-  HostKeyAlias {HOST_ALIAS}
-  IdentityFile {self._path('client_ed25519')}
-  IdentitiesOnly yes
-  IdentityAgent none
-  UserKnownHostsFile {self._path('known_hosts')}
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  UpdateHostKeys no
-  CheckHostIP no
-  BatchMode yes
-  PasswordAuthentication no
-  KbdInteractiveAuthentication no
-  Compression no
-  ControlMaster no
-  ControlPath none
-  ForwardAgent no
-  ForwardX11 no
-  ClearAllForwardings yes
-  RequestTTY no
-  EscapeChar none
-  AddressFamily inet
-  ConnectTimeout 15
-  ProxyCommand {shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} %h %p {shlex.quote(self._path('expect'))}
-  ProxyUseFdpass yes
-""")
-
-    @property
-    def client_config(self) -> str:
-        return self._path("ssh_config")
+                    public.append(pub.read())
+        write_known_hosts(self._path("known_hosts"), public)
+        write_client_config(self.client_config, self.port, self.user, self._path("client_ed25519"),
+                            self._path("known_hosts"), self._path("expect"))
 
     @property
     def log_path(self) -> str:
         return self._path("sshd.log")
 
     # ------------------------------------------------------------ serving
-
-    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
-        """The reaped sshd of the connection from `peer_port`; waits for it to exit."""
-        return self.inetd.server_process(peer_port, timeout) if self.inetd else None
-
-    def server_cpu_so_far(self, peer_port: int) -> float | None:
-        """CPU used until now by the live sshd of this connection (None if it is gone or /proc can't say)."""
-        return self.inetd.server_cpu_so_far(peer_port) if self.inetd else None
 
     def log_tail(self, lines: int = 5) -> list[str]:
         try:

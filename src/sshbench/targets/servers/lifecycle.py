@@ -1,0 +1,84 @@
+"""What every embedded server shares: the context manager, the listener's facts and each connection's CPU.
+
+A server module (openssh.py, dropbear.py, tinysshd.py) only says how to set
+itself up (`start`), how to clean up (`stop`), and what runs per connection;
+the rest of the EmbeddedServer interface (targets/base.py) is here, once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from types import TracebackType
+from typing import Self
+
+from sshbench.targets.base import ServerProcess
+from sshbench.targets.servers.inetd import LOOPBACK, Inetd
+
+
+class InetdServer:
+    """Base of the embedded servers: `with Server(...) as server:` starts it, and it is gone after the block."""
+
+    inetd: Inetd | None = None
+    dir: str | None = None  # the private 0700 temp dir
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Idempotent: stop accepting, end every server still running (with what it started), remove the dir."""
+        if self.inetd is not None:
+            self.inetd.stop()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _path(self, name: str) -> str:
+        assert self.dir is not None, "start() first"
+        return os.path.join(self.dir, name)
+
+    @property
+    def address(self) -> str:
+        """The address the listening socket is actually bound to."""
+        return self.inetd.address if self.inetd else LOOPBACK
+
+    @property
+    def workdir(self) -> str:
+        """The server's private 0700 dir, which also holds the run's payload pattern."""
+        assert self.dir is not None, "start() first"
+        return self.dir
+
+    @property
+    def client_config(self) -> str:
+        return self._path("ssh_config")
+
+    @property
+    def strangers(self) -> int:
+        """Connections refused because sshbench did not open them (another process knocking)."""
+        return self.inetd.strangers if self.inetd else 0
+
+    def connect(self, timeout: float = 10.0) -> socket.socket:
+        """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
+        assert self.inetd is not None, "start() first"
+        return self.inetd.connect(timeout)
+
+    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
+        """The reaped server of the connection from `peer_port`; waits for it to exit."""
+        return self.inetd.server_process(peer_port, timeout) if self.inetd else None
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        """CPU used until now by the live server of this connection (None if it is gone or /proc can't say)."""
+        return self.inetd.server_cpu_so_far(peer_port) if self.inetd else None

@@ -1,0 +1,35 @@
+"""The embedded tinysshd: inetd-native, one process per connection, its own ed25519 key directory."""
+
+from __future__ import annotations
+
+import os
+
+from sshbench.errors import ServerError
+from sshbench.targets.discovery import run_tool
+from sshbench.targets.servers.namespaced import NamespacedServer, tool_path
+
+
+class EmbeddedTinysshd(NamespacedServer):
+    name = "tinysshd"
+    package = "tinysshd"
+    per_connection = "tinysshd (inetd-native) in a private mount namespace, CPU by wait4"
+
+    def binary(self) -> str:
+        self.makekey = tool_path("tinysshd-makekey")
+        self.printkey = tool_path("tinysshd-printkey")
+        self.tinysshd = tool_path("tinysshd", self._override)
+        return self.tinysshd
+
+    def make_host_keys(self, keydir: str) -> list[str]:
+        keys = os.path.join(keydir, "sshkeydir")
+        made = run_tool([self.makekey, keys])
+        shown = run_tool([self.printkey, keys])
+        lines = [ln for ln in shown.stdout.splitlines() if ln.startswith("ssh-")]
+        if made.returncode != 0 or not lines:
+            said = (made.stderr + shown.stderr).strip()[-200:]
+            raise ServerError(f"tinysshd-makekey could not make its keys: {said}")
+        self.keys = keys
+        return lines
+
+    def server_argv(self, keydir: str) -> list[str]:
+        return [self.tinysshd, self.keys]  # quiet: its log would go to a socket nobody reads
