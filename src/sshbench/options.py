@@ -49,6 +49,9 @@ class RunOptions:
     min_runs: int = 6
     max_runs: int = 30
     time_budget_seconds: float | None = 480.0
+    # Hosts (or embedded servers) that share what is left of the budget, this one included (plan/budget.py):
+    # a budget too small for this one's minimum is too small for each of them.
+    budget_shared_by: int = 1
     runs: int | None = None  # fixed mode: measured samples per throughput case
     setup_runs: int = 10  # fixed mode: measured samples per key exchange / host key case
     # "auto" (the first of plan/partners.py's lists that both sides offer) until a host's plan resolves it;

@@ -144,3 +144,15 @@ def test_schedule_counts_for_any_settings(runs: int, setup_runs: int, seed: int)
     rounds = schedule(CASES, runs, setup_runs, seed)
     total = sum(len(r) for r in rounds)
     assert total == len(CASES) + 5 * runs + 3 * setup_runs
+
+
+def test_a_budget_shared_by_hosts_asks_for_enough_for_all_of_them() -> None:
+    from sshbench.plan.budget import host_share, too_long
+
+    share = host_share(RunOptions(time_budget_seconds=360.0), (0.0, 0), 3)
+    assert share.time_budget_seconds == 120.0 and share.budget_shared_by == 3
+    case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr")
+    message = too_long({case: 300.0}, 20.0, 100.0, share)
+    assert "this host's share of the time budget (1 of 3)" in message and "--time-budget to 16m" in message
+    alone = too_long({case: 300.0}, 20.0, 100.0, RunOptions())
+    assert "and the time budget leaves" in alone and "--time-budget to 6m" in alone

@@ -29,7 +29,7 @@ def host_share(options: RunOptions, spent: tuple[float, int], hosts_left: int) -
     budget = None if options.time_budget_seconds is None else \
         max(1.0, (options.time_budget_seconds - seconds) / hosts_left)
     cap = None if options.max_bytes is None else max(0, (options.max_bytes - sent) // hosts_left)
-    return dataclasses.replace(options, time_budget_seconds=budget, max_bytes=cap)
+    return dataclasses.replace(options, time_budget_seconds=budget, max_bytes=cap, budget_shared_by=hosts_left)
 
 
 def _duration(seconds: float) -> str:
@@ -68,8 +68,10 @@ def too_long(needed: dict[Case, float], spent: float, left: float, options: RunO
     drops = sorted(savings.items(), key=lambda item: -item[1])
     references = sum(1 for case in needed if case.kind in (CaseKind.CONTROL, CaseKind.CEILING))
     less = "; ".join(f"{option} saves {_duration(seconds)}" for option, seconds in drops[:4])
+    shared = options.budget_shared_by
+    budget = "the time budget" if shared == 1 else f"this host's share of the time budget (1 of {shared})"
     return (f"the minimum ({options.min_runs} samples of each case, for an interval) for {len(needed) - references} "
             f"cases and {references} references needs about {_duration(total)} more (as the warm-up measured them, "
-            f"{FIT_MARGIN - 1:.0%} to spare), and the time budget leaves {_duration(max(0.0, left))}: raise "
-            f"--time-budget to {math.ceil((spent + total) / 60)}m or more, or measure less "
+            f"{FIT_MARGIN - 1:.0%} to spare), and {budget} leaves {_duration(max(0.0, left))}: raise "
+            f"--time-budget to {math.ceil((spent + total) * shared / 60)}m or more, or measure less "
             f"({less or 'fewer algorithms, or a smaller --size'})")
