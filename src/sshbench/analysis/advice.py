@@ -166,6 +166,11 @@ LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not s
 
 
 SERVER_PROCESS = {"openssh": "sshd", "dropbear": "dropbear", "tinysshd": "tinysshd"}
+# One SSH channel carries at most its receiver's window per round trip. The receiver is the server for uploads
+# and the client (OpenSSH's ssh) for downloads. OpenSSH: channels.h, CHAN_SES_WINDOW_DEFAULT = 64 x 32 KiB;
+# Dropbear: `dropbear -W`, default 24576 bytes (its -h). tinysshd: not known, so no verdict.
+RECEIVE_WINDOW = {"openssh": 64 * 32 * 1024, "dropbear": 24576}
+WINDOW_BOUND_SHARE = 0.8  # ssh carried at least this share of window / RTT: the window set the pace
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,17 @@ class Limit:
     busy: list[str]  # sides at or above CPU_BOUND_SHARE
     tcp: float | None = None  # raw TCP to the same host (iperf3), bytes/s, when it was measured
     server_process: str = "sshd"  # what the server side's process is called: sshd, dropbear, tinysshd
+    window: tuple[int, float] | None = None  # the receiver's channel window (bytes) and the round trip (s)
+
+    @property
+    def window_limit(self) -> float | None:
+        """window / RTT, bytes/s: what one channel can carry however fast the CPUs and the link are."""
+        return None if self.window is None or self.window[1] <= 0 else self.window[0] / self.window[1]
+
+    @property
+    def window_bound(self) -> bool:
+        limit = self.window_limit
+        return limit is not None and not self.busy and self.rate >= WINDOW_BOUND_SHARE * limit
 
     @property
     def link_full(self) -> bool:
@@ -190,6 +206,8 @@ class Limit:
         """The short verdict, for tables that compare hosts."""
         if self.busy:
             return f"{' and '.join(self.busy)} CPU"
+        if self.window_bound:
+            return "SSH window / RTT"
         if self.link_full:
             return "link (iperf3)"
         if "server" not in self.shares:
@@ -208,6 +226,10 @@ class Limit:
             said += f"; raw TCP (iperf3) {self.tcp / 1e6:,.0f} MB/s, ssh carried {self.rate / self.tcp:.0%} of it"
         if self.busy:
             verdict = f"CPU-bound on the {' and '.join(self.busy)}"
+        elif self.window_bound and self.window is not None and self.window_limit is not None:
+            verdict = (f"window-bound: one SSH channel carries at most the receiver's {self.window[0] // 1024} KiB "
+                       f"window per {self.window[1] * 1000:.0f} ms round trip, {self.window_limit / 1e6:,.1f} MB/s, "
+                       "whatever the cipher (more parallel transfers, or a server with a larger window, go faster)")
         elif self.link_full:
             verdict = "the link was full"
         elif "server" not in self.shares:  # never "no side at a full core" when one side is unknown
@@ -247,8 +269,12 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
     iperf = report.environment.server.iperf
     tcp = iperf.rate(direction) if iperf else None
-    process = SERVER_PROCESS.get(report.environment.server.software, "server process")
-    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process)
+    server = report.environment.server
+    process = SERVER_PROCESS.get(server.software, "server process")
+    receiver = server.software if direction == "upload" else "openssh"  # downloads: our ssh receives
+    rtt = server.remote.round_trip_seconds if server.remote else None
+    window = (RECEIVE_WINDOW[receiver], rtt) if rtt and receiver in RECEIVE_WINDOW else None
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window)
 
 
 def limits(report: Report) -> list[str]:
