@@ -22,7 +22,7 @@ def test_a_run_on_a_narrow_terminal(columns: int, tmp_path: Path) -> None:
     out, code = in_terminal(*RUN, "--output", str(tmp_path / "r.json"), columns=columns)
     assert code == ExitCode.OK, out[-2000:]
     frames = [f.strip() for f in re.split(r"[\r\n]", out) if f.strip()]
-    assert any("starting the private sshd on 127.0.0.1" in f for f in frames), "no word before the first sample"
+    assert any("starting the private openssh on 127.0.0.1" in f for f in frames), "no word before the first sample"
     progress = [f for f in frames if "ETA" in f]
     assert progress, "no progress line"
     assert all(re.search(r"\d+/\d+ ETA (\d+:\d\d|\?)", f) and "━" in f for f in progress), progress[:3]
