@@ -13,8 +13,9 @@ import io
 import math
 import os
 import textwrap
+from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib
@@ -49,16 +50,25 @@ COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "serv
           "setup": "#3b75af", "kex": "#c53a32"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Chart:
     name: str  # file stem, e.g. "ciphers-throughput"
     figure: Figure
+    _rendered: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     def render(self, fmt: str) -> bytes:
-        buffer = io.BytesIO()
-        self.figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
-                            metadata={"Date": None} if fmt == "svg" else None)
-        return buffer.getvalue()
+        """The chart as `fmt` bytes; drawn once per format (HTML and --charts share the SVG)."""
+        if fmt not in self._rendered:
+            buffer = io.BytesIO()
+            self.figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
+                                metadata={"Date": None} if fmt == "svg" else None)
+            self._rendered[fmt] = buffer.getvalue()
+        return self._rendered[fmt]
+
+
+# `report --html --charts` draws each chart once: the charts of the last few reports stay made until closed.
+_MADE: OrderedDict[int, tuple[Report, list[Chart]]] = OrderedDict()
+_KEEP = 2
 
 
 def caption(report: Report) -> str:
@@ -175,7 +185,19 @@ def _summaries(report: Report, kind: Kind) -> list[Summary]:
 
 
 def charts(report: Report) -> list[Chart]:
-    """Every chart this report has data for, in reading order."""
+    """Every chart this report has data for, in reading order (made once per report; `close` when done)."""
+    kept = _MADE.get(id(report))
+    if kept is not None and kept[0] is report:
+        return kept[1]
+    made = _make(report)
+    _MADE[id(report)] = (report, made)
+    while len(_MADE) > _KEEP:
+        _, (_, old) = _MADE.popitem(last=False)
+        _close_figures(old)
+    return made
+
+
+def _make(report: Report) -> list[Chart]:
     made: list[Chart] = []
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
@@ -323,9 +345,16 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
     return fig
 
 
-def close(made: list[Chart]) -> None:
+def _close_figures(made: list[Chart]) -> None:
     for chart in made:
         plt.close(chart.figure)
+
+
+def close(made: list[Chart]) -> None:
+    """Done with these charts: their figures are closed and forgotten."""
+    for key in [key for key, (_, kept) in _MADE.items() if kept is made]:
+        del _MADE[key]
+    _close_figures(made)
 
 
 def chart_sets(runs: list[Report]) -> Iterator[tuple[str, list[Chart]]]:

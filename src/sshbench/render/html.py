@@ -55,7 +55,9 @@ def _svgs(runs: list[Report], which: str) -> list[dict[str, str]]:
         return []
     from sshbench.render import charts  # matplotlib: loaded only when a page with charts is made
 
-    made = charts.charts(runs[0]) if which == "run" else charts.host_charts(runs)
+    if which == "run":  # kept made: a --charts in the same command reuses them (charts.files closes them)
+        return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in charts.charts(runs[0])]
+    made = charts.host_charts(runs)
     try:
         return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
     finally:
