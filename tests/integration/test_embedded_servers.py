@@ -66,6 +66,12 @@ def test_all_servers_compared_server_by_server(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["hosts"] == ["embedded", "embedded-dropbear", "embedded-tinysshd"]
     assert "Cipher x host, upload" in done.stdout and "embedded-dropbear" in done.stdout
+    assert "sshbench algos   sshbench algos --server dropbear   sshbench algos --server tinysshd" in done.stdout
+    offer = sshbench("algos", "--server", "tinysshd", "--json")
+    assert offer.returncode == ExitCode.OK, offer.stderr
+    rows = json.loads(offer.stdout)["algorithms"]
+    ciphers = {row["name"] for row in rows if row["server"] and row["kind"] == "cipher"}
+    assert ciphers == {"chacha20-poly1305@openssh.com"}
     report = tmp_path / "r.md"
     assert sshbench("report", str(out), "--markdown", str(report)).returncode == ExitCode.OK
     assert "Cipher x host, upload" in report.read_text() and "CPU" in report.read_text()

@@ -15,7 +15,7 @@ import json
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.cli import Context
-from sshbench.errors import ExitCode, ServerError
+from sshbench.errors import ExitCode, ServerError, UsageError
 from sshbench.measure.kexinit import KexinitError, read_client_kexinit, terrapin_report
 from sshbench.measure.session import embedded_terrapin
 from sshbench.render.config import print_terrapin
@@ -58,15 +58,18 @@ def _document(client: ClientInfo, label: str, offered: AlgorithmLists, terrapin:
 
 def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
     client = discover_client(args.ssh)
+    if args.destination and args.server != "openssh":
+        raise UsageError("--server chooses the embedded server; with a destination its own offer is read, so "
+                         "leave --server out")
     if args.destination:
         banner, offered, terrapin = _remote(client, args.destination, args.ssh_config)
         label = f"{args.destination}: {banner} (its first KEXINIT, read without logging in)"
     else:
-        with embedded_server("openssh", client, args.sshd) as server:
+        with embedded_server(args.server, client, args.sshd if args.server == "openssh" else None) as server:
             info = server.info
             offered, terrapin = info.enabled, embedded_terrapin(client, server)
-            label = (f"{info.path}  {info.version}, {info.openssl} (embedded, every algorithm it supports "
-                     "enabled)")
+            label = (f"{info.path}  {info.version}{', ' + info.openssl if info.openssl else ''} (embedded "
+                     f"{server.name}, every algorithm it supports enabled)")
     if args.json:
         print(_document(client, label, offered, terrapin), flush=True)
         return int(ExitCode.OK)

@@ -102,7 +102,9 @@ def _algos(reports: list[Report], argv: list[str]) -> str:
                   next((a.split("=", 1)[1] for a in argv if a.startswith("--ssh-config=")), None))
     hosts = [r.environment.server.destination for r in reports if r.environment.server.destination]
     if not hosts:
-        return "sshbench algos"
+        kinds = [r.environment.server.software for r in reports]
+        return "   ".join("sshbench algos" if kind == "openssh" else f"sshbench algos --server {kind}"
+                           for kind in dict.fromkeys(kinds))
     extra = ["--ssh-config", config] if config else []
     return "   ".join(shlex.join(["sshbench", "algos", host, *extra]) for host in hosts)
 

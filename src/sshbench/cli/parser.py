@@ -190,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "(its first KEXINIT, no login), like ssh-audit")
     algos.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     algos.add_argument("--json", "-j", action="store_true", help="one JSON document instead of tables")
+    algos.add_argument("--server", default="openssh", help="without a destination: which embedded server "
+                       "(openssh, dropbear, tinysshd)")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
     algos.add_argument("--ssh", help="ssh client binary")
     algos.set_defaults(handler="algos:cmd_algos")
