@@ -15,7 +15,6 @@ from sshbench.plan.schedule import schedule
 from sshbench.plan.selection import Selection, select
 from sshbench.results.model import Case, CaseKind, CaseStatus, Direction
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, parse_query_list
-from sshbench.targets.remote import offered_lists
 from tests.conftest import recorded
 
 CLIENT = ClientInfo(
@@ -88,7 +87,7 @@ def test_cases_aead_need_no_mac_and_macs_use_one_fixed_cipher() -> None:
 def _offer(name: str) -> AlgorithmLists:
     """What a real server offered, from its recorded first KEXINIT."""
     lines = recorded(name).splitlines()
-    return offered_lists(parse_kexinit_payload(binascii.unhexlify(lines[-1]), lines[0].removeprefix("# ")))
+    return parse_kexinit_payload(binascii.unhexlify(lines[-1]), lines[0].removeprefix("# ")).lists
 
 
 def test_the_default_run_plans_against_dropbear_and_tinysshd() -> None:

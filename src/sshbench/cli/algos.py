@@ -16,13 +16,12 @@ import json
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, ServerError, UsageError
-from sshbench.measure.kexinit import KexinitError, read_client_kexinit, terrapin_report
 from sshbench.measure.session import embedded_terrapin
 from sshbench.render.config import print_terrapin
 from sshbench.render.terminal import algorithms_tables
 from sshbench.results.environment import TerrapinFacts
 from sshbench.targets.discovery import ClientInfo, discover_client
-from sshbench.targets.remote import offered_lists, resolve, server_offer
+from sshbench.targets.remote import offers, resolve
 from sshbench.targets.servers import embedded_server
 
 OFFER_TIMEOUT = 15.0
@@ -33,15 +32,11 @@ def _remote(client: ClientInfo, destination: str, ssh_config: str | None) -> tup
     if dest.proxied:
         raise ServerError(f"{destination} is reached through a proxy (ProxyJump/ProxyCommand), so its offer cannot "
                           "be read directly; run sshbench algos on a machine that reaches it without one")
-    offer = server_offer(dest, timeout=OFFER_TIMEOUT)
+    offer, terrapin = offers(client, dest, OFFER_TIMEOUT)
     if offer is None:
         raise ServerError(f"could not read the SSH offer of {destination} ({dest.hostname} port {dest.port}); "
                           "check the host name, port and network")
-    try:
-        client_offer = read_client_kexinit(client.path)
-    except KexinitError:
-        client_offer = None
-    return offer.banner, offered_lists(offer), terrapin_report(offer, client_offer)
+    return offer.banner, offer.lists, terrapin
 
 
 def _document(client: ClientInfo, label: str, offered: AlgorithmLists, terrapin: TerrapinFacts) -> str:

@@ -37,7 +37,7 @@ from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.remote import RemoteHost, open_remote, parse_destination
-from sshbench.targets.servers import SERVER_PACKAGES, SERVERS, embedded_server
+from sshbench.targets.servers import SERVERS, embedded_server
 
 
 def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
@@ -149,19 +149,16 @@ def _server_names(given: str, destinations: list[str]) -> list[str]:
 
 def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: RunOptions, ctx: Context,
            asked_all: bool) -> EmbeddedServer | None:
-    """One embedded server, started; with `all`, a server this machine lacks is skipped with its package."""
+    """One embedded server, started; with `all`, a server this machine lacks is skipped, saying what to install."""
     try:
         return stack.enter_context(embedded_server(name, client, options.sshd if name == "openssh" else None,
                                                    env=options.crypto_env()))
     except MissingToolError as exc:
         if name == "openssh":
             raise
-        package = SERVER_PACKAGES.get(name, name)
         if not asked_all:
-            raise MissingToolError(f"--server {name}: {exc}; install the Debian package {package} (sh "
-                                   "scripts/install-deps as root does)") from None
-        ctx.say(f"sshbench: --server all: {name} skipped ({exc}); install the Debian package {package} to "
-                "measure it")
+            raise MissingToolError(f"--server {name}: {exc}") from None
+        ctx.say(f"sshbench: --server all: {name} skipped: {exc}")
         return None
 
 

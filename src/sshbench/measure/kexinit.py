@@ -19,7 +19,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from sshbench.algorithms import Kind, lookup
+from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import ServerError
 from sshbench.measure.procs import kill_group, reap
 from sshbench.results.environment import TerrapinFacts, TerrapinSide
@@ -65,6 +65,21 @@ class Kexinit:
     def kex_algorithms(self) -> tuple[str, ...]:
         """Key exchange names without capability markers (ext-info, strict KEX)."""
         return tuple(n for n in self.kex if not lookup(n, Kind.KEX).marker)
+
+    @property
+    def lists(self) -> AlgorithmLists:
+        """What this peer offers, per kind (both directions merged, markers dropped)."""
+        return AlgorithmLists(cipher=self.ciphers, mac=self.macs, kex=self.kex_algorithms, hostkey=self.hostkey)
+
+    @property
+    def software_version(self) -> str:
+        return software_version(self.banner)
+
+
+def software_version(identification: str) -> str:
+    """'SSH-2.0-tinyssh_20230101-1 kSqx4lWy' -> 'tinyssh_20230101-1': the softwareversion (RFC 4253, 4.2)
+    without the comment, which can change per connection (tinysshd sends a random one)."""
+    return identification.strip().removeprefix("SSH-2.0-").split(" ", 1)[0]
 
 
 def parse_kexinit_payload(payload: bytes, banner: str = "") -> Kexinit:

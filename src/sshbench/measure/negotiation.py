@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from sshbench.measure.kexinit import software_version
+
 _KEX_RE = re.compile(r"kex: algorithm: (\S+)")
 _HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")
 _DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+) compression: (\S+)")
@@ -80,9 +82,7 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             found.setdefault(f"mac_{suffix}", m.group(3))
             found.setdefault(f"compression_{suffix}", m.group(4))
         elif (m := _BANNER_RE.search(line)) and "server_version" not in found:
-            # softwareversion only (RFC 4253, 4.2): the comment after it can change per connection
-            # (tinysshd sends a random one), which would make one server look like many
-            found["server_version"] = m.group(1).strip().split(" ", 1)[0]
+            found["server_version"] = software_version(m.group(1))  # one server, not one "version" per sample
         elif m := _REFUSED_RE.search(line):
             refused = m.group(1)
         elif m := _TRANSFERRED_RE.search(line):

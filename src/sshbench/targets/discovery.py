@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -20,8 +21,14 @@ from sshbench.errors import MissingToolError, ServerError
 from sshbench.measure import procs
 
 # Debian package that ships each tool, for the "how to fix" half of errors.
-PACKAGE_OF = {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
-_SBIN_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin")
+PACKAGE_OF = {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server",
+              "dropbear": "dropbear-bin", "dropbearkey": "dropbear-bin",
+              "tinysshd": "tinysshd", "tinysshd-makekey": "tinysshd", "tinysshd-printkey": "tinysshd"}
+# How to get a package, where plain apt-get is wrong: Debian's tinysshd package enables a socket on port 22,
+# so scripts/install-deps unpacks its binaries into the venv instead (found there, below).
+INSTALL_HINT = {"tinysshd": "sh scripts/install-deps unpacks its binaries into the venv; installing the package "
+                            "would enable a tinysshd service on port 22"}
+_SBIN_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin", os.path.join(sys.prefix, "opt", "usr", "sbin"))
 
 
 @dataclass(frozen=True)
@@ -109,8 +116,8 @@ def find_tool(name: str, override: str | None = None) -> str:
                 break
     if found is None:
         raise MissingToolError(
-            f"{name} not found in PATH or {', '.join(_SBIN_DIRS)}: "
-            f"install the Debian package {package} (apt-get install {package})"
+            f"{name} not found in PATH or {', '.join(_SBIN_DIRS)}: install the Debian package {package} "
+            f"({INSTALL_HINT.get(package, f'apt-get install {package}')})"
         )
     return os.path.abspath(found)
 

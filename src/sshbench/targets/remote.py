@@ -283,10 +283,6 @@ def server_offer(dest: Destination, timeout: float) -> Kexinit | None:
         raise ServerError(f"could not read {dest.hostname} port {dest.port}'s SSH offer: {exc}") from None
 
 
-def offered_lists(offer: Kexinit) -> AlgorithmLists:
-    return AlgorithmLists(cipher=offer.ciphers, mac=offer.macs, kex=offer.kex_algorithms, hostkey=offer.hostkey)
-
-
 def round_trip_seconds(dest: Destination, probes: int = RTT_PROBES, timeout: float = 5.0) -> float | None:
     """Median TCP connect time (SYN to SYN-ACK: one round trip), when we can reach the host directly."""
     if dest.proxied:
@@ -322,27 +318,31 @@ class RemoteHost:
         return skip_reason(algorithm, name, self.dest.hostname, self.dest.port)
 
 
+def offers(client: ClientInfo, dest: Destination, timeout: float) -> tuple[Kexinit | None, TerrapinFacts]:
+    """The server's first KEXINIT (None behind a proxy) and both sides' Terrapin verdicts; no login."""
+    offer = server_offer(dest, timeout)
+    try:
+        client_offer = read_client_kexinit(client.path)
+    except KexinitError:
+        client_offer = None
+    return offer, terrapin_report(offer, client_offer)
+
+
 def open_remote(destination: str, ssh_config: str | None, client: ClientInfo, timeout: float,
                 remote_workdir: str | None) -> RemoteHost:
     """Resolve, check and read the offer of a real host, before anything is measured."""
     dest = resolve(client.path, destination, ssh_config)
     target = RemoteTarget(client.path, dest, ssh_config, connect_timeout=min(timeout, 30), workdir=remote_workdir)
     system = target.preflight(timeout=timeout)
-    offer = server_offer(dest, timeout=min(timeout, 15))
-    try:
-        client_offer = read_client_kexinit(client.path)
-    except KexinitError:
-        client_offer = None
-    terrapin = terrapin_report(offer, client_offer)
+    offer, terrapin = offers(client, dest, timeout=min(timeout, 15))
     if offer is None:  # behind ProxyJump/ProxyCommand: measure what the client knows; refusals become skips
         offered = client.supported
         terrapin.note = "server offer not read: reached via a proxy"
     else:
-        offered = offered_lists(offer)
+        offered = offer.lists
     banner = offer.banner if offer else None
-    # version: softwareversion without the banner's comment (tinysshd's is random per connection; the whole
-    # banner is kept beside it)
-    version = banner.removeprefix("SSH-2.0-").split(" ", 1)[0] if banner else "unknown (via proxy)"
+    # the whole banner is kept beside the version (its comment can change per connection)
+    version = offer.software_version if offer else "unknown (via proxy)"
     facts = ServerFacts(ServerKind.REMOTE, version,
                         None, remote=RemoteFacts(
                             destination=destination, hostname=dest.hostname, port=dest.port, user=dest.user,

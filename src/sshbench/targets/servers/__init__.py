@@ -24,10 +24,6 @@ SERVERS: dict[str, Callable[[ClientInfo, str | None, Mapping[str, str]], Embedde
 }
 
 
-# The Debian package of each, for "install ..." messages (scripts/install-deps installs them for the tests).
-SERVER_PACKAGES = {"openssh": "openssh-server", "dropbear": "dropbear-bin", "tinysshd": "tinysshd"}
-
-
 def embedded_server(name: str, client: ClientInfo, path: str | None = None,
                     env: Mapping[str, str] | None = None) -> EmbeddedServer:
     """A new (not yet started) embedded server; use it as a context manager."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from sshbench.errors import ServerError
-from sshbench.targets.discovery import run_tool
-from sshbench.targets.servers.namespaced import NamespacedServer, tool_path
+from sshbench.targets.discovery import find_tool, run_tool
+from sshbench.targets.servers.namespaced import NamespacedServer
 
 # (dropbearkey -t, extra arguments); ed25519 must work, the others are measured where this build has them
 _HOST_KEYS = (("ed25519", ()), ("ecdsa", ("-s", "256")), ("rsa", ("-s", "3072")))
@@ -14,12 +14,11 @@ _HOST_KEYS = (("ed25519", ()), ("ecdsa", ("-s", "256")), ("rsa", ("-s", "3072"))
 
 class EmbeddedDropbear(NamespacedServer):
     name = "dropbear"
-    package = "dropbear-bin"
     per_connection = "dropbear -i in a private mount namespace, CPU by wait4"
 
     def binary(self) -> str:
-        self.keygen = tool_path("dropbearkey")
-        self.dropbear = tool_path("dropbear", self._override)
+        self.keygen = find_tool("dropbearkey")
+        self.dropbear = find_tool("dropbear", self._override)
         return self.dropbear
 
     def make_host_keys(self, keydir: str) -> list[str]:

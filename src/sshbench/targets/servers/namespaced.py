@@ -24,7 +24,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Mapping
 
@@ -39,20 +38,10 @@ from sshbench.targets.servers.lifecycle import InetdServer
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
 
 
-def tool_path(name: str, override: str | None = None) -> str:
-    """A server binary: given, on PATH or in /usr/sbin, or unpacked into this venv (scripts/install-deps)."""
-    unpacked = os.path.join(sys.prefix, "opt", "usr", "sbin", name)
-    if override is None and shutil.which(name) is None and not os.path.exists(f"/usr/sbin/{name}") \
-            and os.access(unpacked, os.X_OK):
-        return unpacked
-    return find_tool(name, override)
-
-
 class NamespacedServer(InetdServer):
     """The shared lifecycle; a subclass names its binaries and makes its host keys and per-connection argv."""
 
     name = "namespaced"
-    package = ""  # the Debian package that has it, for the message when it is missing
     per_connection = ""
 
     def __init__(self, client: ClientInfo, path: str | None = None, env: Mapping[str, str] | None = None) -> None:
@@ -120,9 +109,7 @@ class NamespacedServer(InetdServer):
         except (KexinitError, OSError) as exc:
             raise ServerError(f"the embedded {self.name} did not answer ({exc}); it needs root or unprivileged "
                               "user namespaces for its private mount namespace") from None
-        version = offer.banner.removeprefix("SSH-2.0-").split(" ", 1)[0]
-        lists = AlgorithmLists(cipher=offer.ciphers, mac=offer.macs, kex=offer.kex_algorithms, hostkey=offer.hostkey)
-        return ServerInfo(path=path, version=version, openssl=None, enabled=lists,
+        return ServerInfo(path=path, version=offer.software_version, openssl=None, enabled=offer.lists,
                           host_key_types=tuple(line.split()[0] for line in public))
 
     # ------------------------------------------------------------ the EmbeddedServer interface

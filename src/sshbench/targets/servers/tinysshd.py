@@ -5,19 +5,18 @@ from __future__ import annotations
 import os
 
 from sshbench.errors import ServerError
-from sshbench.targets.discovery import run_tool
-from sshbench.targets.servers.namespaced import NamespacedServer, tool_path
+from sshbench.targets.discovery import find_tool, run_tool
+from sshbench.targets.servers.namespaced import NamespacedServer
 
 
 class EmbeddedTinysshd(NamespacedServer):
     name = "tinysshd"
-    package = "tinysshd"
     per_connection = "tinysshd (inetd-native) in a private mount namespace, CPU by wait4"
 
     def binary(self) -> str:
-        self.makekey = tool_path("tinysshd-makekey")
-        self.printkey = tool_path("tinysshd-printkey")
-        self.tinysshd = tool_path("tinysshd", self._override)
+        self.makekey = find_tool("tinysshd-makekey")
+        self.printkey = find_tool("tinysshd-printkey")
+        self.tinysshd = find_tool("tinysshd", self._override)
         return self.tinysshd
 
     def make_host_keys(self, keydir: str) -> list[str]:
