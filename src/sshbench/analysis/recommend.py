@@ -92,6 +92,13 @@ def terrapin_exposed(cipher: str | None, mac: str | None) -> bool:
     return cipher.endswith("-cbc") and mac is not None and lookup(mac, Kind.MAC).etm
 
 
+def safe_cipher(report: Report, name: str) -> bool:
+    """No known weakness: graded recommended or acceptable, and not Terrapin-exposed unless both ends are strict."""
+    terrapin = report.environment.terrapin
+    strict = terrapin is not None and terrapin.protected
+    return lookup(name, Kind.CIPHER).grade in BUILT_IN["compatible"] and (strict or not terrapin_exposed(name, None))
+
+
 def _candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
     """Measured algorithms of one kind with their per-sample speeds (pipe cases: SSH itself, not a file tool)."""
     out: dict[str, Candidate] = {}

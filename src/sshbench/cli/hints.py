@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import shlex
 
-from sshbench.algorithms import ALGORITHM_KINDS, Grade, Kind, lookup
-from sshbench.analysis.recommend import terrapin_exposed
+from sshbench.algorithms import ALGORITHM_KINDS, Kind
+from sshbench.analysis.recommend import safe_cipher
+from sshbench.render.verdict import ranked_ciphers
 from sshbench.results.kinds import PIPE, CaseKind, Direction
-from sshbench.results.model import Case, Report
+from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
 
 # Options a suggestion replaces (with how many values each takes); everything else is kept as given.
@@ -22,49 +23,54 @@ SELECTION = {"--ciphers": 1, "--macs": 1, "--kex": 1, "--hostkeys": 1, "--method
              "--quiet": 0, "-q": 0, "--jsonl": 0}
 
 
-def _safe_ranked(report: Report) -> list[str]:
-    """Pipe upload ciphers without a known weakness (Terrapin included), fastest first."""
-    fastest = [s for s in report.summaries if s.group == f"cipher:{Direction.UPLOAD.value}" and s.rank]  # pipe
-    names = [report.case(s.case_id).case.subject for s in sorted(fastest, key=lambda s: s.rank or 0)]
-    terrapin = report.environment.terrapin
-    strict = terrapin is not None and terrapin.protected
-    return [n for n in names if lookup(n, Kind.CIPHER).grade in (Grade.RECOMMENDED, Grade.ACCEPTABLE)
-            and (strict or not terrapin_exposed(n, None))]
+# Of those, the ones that only say where output goes: not part of "the same schedule".
+OUTPUT_ONLY = frozenset({"--seed", "--output", "-o", "--quiet", "-q", "--jsonl"})
 
 
-def without_selection(argv: list[str]) -> list[str]:
-    """The run's arguments without the options a suggestion sets itself (`--opt value` and `--opt=value`)."""
-    out, skip = [], 0
+def _safe_ranked(report: Report) -> list[Summary]:
+    """Pipe upload cipher cases without a known weakness (Terrapin included), fastest first."""
+    return [s for s in ranked_ciphers(report, Direction.UPLOAD) if safe_cipher(report, _name(report, s))]
+
+
+def _name(report: Report, summary: Summary) -> str:
+    return report.case(summary.case_id).case.subject
+
+
+def split_options(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the run's arguments without the SELECTION options, the selection options as given, minus OUTPUT_ONLY).
+
+    Takes `--opt value` and `--opt=value`; a leading "run" is dropped (it is the default command).
+    """
+    kept: list[str] = []
+    chosen: list[str] = []
+    into, take = kept, 0
     for arg in argv:
-        if skip:
-            skip -= 1
+        if take:
+            into.append(arg)
+            take -= 1
             continue
         name = arg.split("=", 1)[0]
-        if name in SELECTION:
-            skip = SELECTION[name] if "=" not in arg else 0
-            continue
-        out.append(arg)
-    if out and out[0] == "run":
-        out = out[1:]
-    return out
+        into = kept if name not in SELECTION else [] if name in OUTPUT_ONLY else chosen
+        into.append(arg)
+        take = SELECTION.get(name, 0) if "=" not in arg else 0
+    return (kept[1:] if kept[:1] == ["run"] else kept), chosen
 
 
 def command(argv: list[str], *extra: str) -> str:
-    return shlex.join(["sshbench", *without_selection(argv), *extra])
+    return shlex.join(["sshbench", *split_options(argv)[0], *extra])
 
 
-def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str]) -> list[str]:
+def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ssh_config: str | None) -> list[str]:
     lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
     for report in reports:
         safe = _safe_ranked(report)
-        summary = next((s for s in report.summaries if safe and s.case_id == Case(
-            CaseKind.CIPHER, Direction.UPLOAD, cipher=safe[0]).id), None)
-        if summary and summary.throughput_bytes_per_second:
+        tput = safe[0].throughput_bytes_per_second if safe else None
+        if tput is not None:
             where = "here" if len(reports) == 1 else f"on {report.label}"
-            lines.append(f"Fastest cipher without a known weakness {where}: {safe[0]} "
-                         f"({summary.throughput_bytes_per_second.median / 1e6:,.0f} MB/s upload, median).")
+            lines.append(f"Fastest cipher without a known weakness {where}: {_name(report, safe[0])} "
+                         f"({tput.median / 1e6:,.0f} MB/s upload, median).")
     short = [r.case(s.case_id).case for r in reports for s in r.summaries if s.precise is False]
-    first = _safe_ranked(reports[0])
+    first = [_name(reports[0], s) for s in _safe_ranked(reports[0])]
     if short:
         lines.append(f"{len(short)} cases did not reach the precision target; give them more time, e.g.:  "
                      f"{command(argv, *_selection_args(short), '--time-budget', '20m')}")
@@ -72,40 +78,23 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str]) ->
         lines.append("Compare the top two more tightly:  " + command(
             argv, "--ciphers", ",".join(first[:2]), "--macs", "none", "--kex", "none", "--hostkeys", "none",
             "--precision", "1%"))
-    common = [c for c in first if all(c in _safe_ranked(r) for r in reports[1:])]
+    common = [c for c in first if all(c in [_name(r, s) for s in _safe_ranked(r)] for r in reports[1:])]
     if len(reports) > 1 and common:
         lines.append(f"Hosts by shape, each divided by its own {common[0]}:  sshbench compare "
                      f"{shlex.quote(writer.json_path)} --normalize {common[0]}")
-    lines.append(f"Same schedule again:  {command(argv, *_original_selection(argv), '--seed', str(reports[0].seed))}")
-    lines.append(f"What each side supports:  {_algos(reports, argv)}")
+    lines.append(f"Same schedule again:  {command(argv, *split_options(argv)[1], '--seed', str(reports[0].seed))}")
+    lines.append(f"What each side supports:  {_algos(reports, ssh_config)}")
     return lines
 
 
-def _original_selection(argv: list[str]) -> list[str]:
-    """The selection options the run was given, as given (kept for "same schedule again")."""
-    out, take = [], 0
-    for arg in argv:
-        if take:
-            out.append(arg)
-            take -= 1
-            continue
-        name = arg.split("=", 1)[0]
-        if name in SELECTION and name not in ("--seed", "--output", "-o", "--quiet", "-q", "--jsonl"):
-            out.append(arg)
-            take = SELECTION[name] if "=" not in arg else 0
-    return out
-
-
-def _algos(reports: list[Report], argv: list[str]) -> str:
-    """`sshbench algos` for the embedded server, or for the host measured (with the run's --ssh-config)."""
-    config = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--ssh-config"),
-                  next((a.split("=", 1)[1] for a in argv if a.startswith("--ssh-config=")), None))
+def _algos(reports: list[Report], ssh_config: str | None) -> str:
+    """`sshbench algos` for each embedded server, or for each host measured (with the run's --ssh-config)."""
     hosts = [r.environment.server.destination for r in reports if r.environment.server.destination]
     if not hosts:
         kinds = [r.environment.server.software for r in reports]
         return "   ".join("sshbench algos" if kind == "openssh" else f"sshbench algos --server {kind}"
                            for kind in dict.fromkeys(kinds))
-    extra = ["--ssh-config", config] if config else []
+    extra = ["--ssh-config", ssh_config] if ssh_config else []
     return "   ".join(shlex.join(["sshbench", "algos", host, *extra]) for host in hosts)
 
 

@@ -119,7 +119,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
             print_recommendation(out, advice)
         if len(runs) > 1:
             out.print(hosts_report(reports, ctx.table_width(args.wide)))
-        for line in next_steps(reports, writer, ctx.argv):
+        for line in next_steps(reports, writer, ctx.argv, args.ssh_config):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 

@@ -8,23 +8,15 @@ do not rank; a weak or Terrapin-exposed cipher is never the answer.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Grade, Kind, lookup
-from sshbench.analysis.recommend import terrapin_exposed
+from sshbench.analysis.recommend import safe_cipher
 from sshbench.render.facts import Fact
 from sshbench.render.labels import pm
 from sshbench.results.kinds import Direction, Relation
 from sshbench.results.model import Report, Summary
 
-SAFE = (Grade.RECOMMENDED, Grade.ACCEPTABLE)
 
-
-def _safe(report: Report, name: str) -> bool:
-    terrapin = report.environment.terrapin
-    strict = terrapin is not None and terrapin.protected
-    return lookup(name, Kind.CIPHER).grade in SAFE and (strict or not terrapin_exposed(name, None))
-
-
-def _ranked(report: Report, direction: Direction) -> list[Summary]:
+def ranked_ciphers(report: Report, direction: Direction) -> list[Summary]:
+    """The pipe cipher cases of one direction that have a rank, in rank order."""
     rows = [s for s in report.summaries if s.group == f"cipher:{direction.value}" and s.rank is not None]
     return sorted(rows, key=lambda s: s.rank or 0)
 
@@ -47,8 +39,8 @@ def verdict(report: Report) -> list[Fact]:
     """One fact per direction measured: the answer to "which cipher, and how sure"."""
     out = []
     for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-        rows = _ranked(report, direction)
-        best = next((s for s in rows if _safe(report, report.case(s.case_id).case.subject)), None)
+        rows = ranked_ciphers(report, direction)
+        best = next((s for s in rows if safe_cipher(report, report.case(s.case_id).case.subject)), None)
         if best is None or best.throughput_bytes_per_second is None:
             continue
         name = report.case(best.case_id).case.subject
