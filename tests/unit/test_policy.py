@@ -27,7 +27,7 @@ def test_built_in_policies() -> None:
 def test_a_policy_file_forbids_and_allows(tmp_path: Path) -> None:
     policy = policy_from(_file(tmp_path, 'name = "site"\nbase = "compatible"\n[forbid]\nkex = ["ecdh-sha2-nistp256"]\n'
                                          '[allow]\nciphers = ["aes256-gcm@openssh.com"]\n'))
-    assert policy.name == "site" and not policy.built_in
+    assert policy.name == "site" and not policy.is_built_in
     assert policy.refuses("ecdh-sha2-nistp256", Kind.KEX) == "forbidden by policy site"
     assert policy.refuses("ecdh-sha2-nistp384", Kind.KEX) is None
     assert policy.refuses("aes128-gcm@openssh.com", Kind.CIPHER) == "not allowed by policy site"

@@ -70,7 +70,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
         out.append(rec.exposure)
     if server:
         out.append(DROPIN_NOTE)
-    elif rec.written():
+    elif rec.written_lines():
         out.append(PREPEND_NOTE if rec.prepend else SPELLED_NOTE if rec.keep_defaults else EXACT_NOTE)
     out += rec.notes
     return [f"# {one_line(text)}" for text in out]
@@ -79,7 +79,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
 def client_directives(rec: Recommendation) -> list[str]:
     """`Keyword ^a,b` (or the spelled-out list); every name is checked once more as it is written."""
     out = []
-    for line in rec.written():
+    for line in rec.written_lines():
         names = line.names if rec.prepend or not rec.keep_defaults else rec.client_list(line)
         text = ",".join(algorithm_name(n, line.keyword) for n in names)
         out.append(f"{line.keyword} {'^' if rec.prepend else ''}{text}")
@@ -89,7 +89,7 @@ def client_directives(rec: Recommendation) -> list[str]:
 def server_directives(rec: Recommendation) -> list[str]:
     """The drop-in's lists: exactly ours (a server's order does not matter; what it offers does)."""
     return [f"{line.keyword} {','.join(algorithm_name(n, line.keyword) for n in line.names)}"
-            for line in rec.written()]
+            for line in rec.written_lines()]
 
 
 def client_block(rec: Recommendation, host: str = "*") -> str:

@@ -20,6 +20,7 @@ Format (docs/configs.md):
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from sshbench.results.untrusted import read_bounded
 BUILT_IN = {"modern": (Grade.RECOMMENDED,), "compatible": (Grade.RECOMMENDED, Grade.ACCEPTABLE)}
 FILE_KINDS = {"ciphers": Kind.CIPHER, "macs": Kind.MAC, "kex": Kind.KEX, "hostkeys": Kind.HOSTKEY}
 MAX_POLICY_BYTES = 64 * 1024
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")  # it goes into a config comment: one short plain word
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Policy:
         return None
 
     @property
-    def built_in(self) -> bool:
+    def is_built_in(self) -> bool:
         return self.source == "built-in"
 
 
@@ -86,8 +88,7 @@ def _parse(data: Mapping[str, Any], path: str) -> Policy:
     if unknown:
         raise UsageError(f"{where}: unknown key {unknown[0]!r}; the keys are name, base, [allow] and [forbid]")
     name = data.get("name", os.path.splitext(os.path.basename(path))[0])
-    if not isinstance(name, str) or not name.replace("-", "").replace("_", "").replace(".", "").isalnum() \
-            or len(name) > 40:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise UsageError(f"{where}: name must be a short word (letters, digits, - _ .), got {name!r}")
     base = data.get("base", "modern")
     if base not in BUILT_IN:

@@ -67,7 +67,7 @@ class Recommendation:
     software: str  # the server implementation: openssh, dropbear, tinysshd, unknown
     exposure: str | None = None  # one line when the configured connection stays open to Terrapin
 
-    def written(self) -> list[Line]:
+    def written_lines(self) -> list[Line]:
         return [line for line in self.lines if line.names and line.written]
 
     def client_list(self, line: Line) -> list[str]:
@@ -190,7 +190,7 @@ def negotiated(client: Sequence[str], server: Sequence[str]) -> str | None:
 
 def _after(rec: Recommendation, kind: Kind) -> list[str]:
     """The client's list for `kind` once the block is applied."""
-    line = next((ln for ln in rec.written() if ln.kind is kind), None)
+    line = next((ln for ln in rec.written_lines() if ln.kind is kind), None)
     return rec.client_list(line) if line is not None else list(rec.fallback.of(kind))
 
 
@@ -221,7 +221,7 @@ def prediction(report: Report, rec: Recommendation) -> list[str]:
     offer = server_offer(report)
     lines = []
     for kind in (Kind.CIPHER, Kind.KEX):
-        if not any(ln.kind is kind for ln in rec.written()):
+        if not any(ln.kind is kind for ln in rec.written_lines()):
             continue
         now = negotiated(list(rec.fallback.of(kind)), offer.of(kind))
         after = negotiated(_after(rec, kind), offer.of(kind))
@@ -243,7 +243,7 @@ def _header(report: Report, policy: Policy) -> list[str]:
     host, client, server = env.host, env.client, env.server
     flags = " ".join(host.crypto_flags)
     masked = " with AES-NI masked (--no-aesni)" if env.crypto and env.crypto.aesni_masked else ""
-    source = "" if policy.built_in else " (a policy file)"
+    source = "" if policy.is_built_in else " (a policy file)"
     return [
         f"sshbench {report.tool_version} recommendation, policy {policy.name}{source}: security first, "
         "a faster algorithm first only where proven, never weak or broken",

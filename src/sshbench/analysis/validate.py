@@ -25,7 +25,7 @@ def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> 
     """Lists read back that differ from what was written; with `^`, ours must lead the resolved list."""
     lists = lists_from_dump(parse_dump(dump_text))
     problems = []
-    for line in rec.written():
+    for line in rec.written_lines():
         got = list(lists.of(line.kind))
         want = rec.client_list(line) if client else line.names
         if client and rec.prepend:  # the defaults after ours are the validating client's own
