@@ -62,12 +62,12 @@ def _started(software: str, alias: str, factory: pytest.TempPathFactory) -> Iter
 
 
 @pytest.fixture(scope="module")
-def dropbear(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def dropbear(tmp_path_factory: pytest.TempPathFactory, module_tmpdir: Path) -> Iterator[Path]:
     yield from _started("dropbear", "db", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def tinysshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def tinysshd(tmp_path_factory: pytest.TempPathFactory, module_tmpdir: Path) -> Iterator[Path]:
     yield from _started("tinysshd", "ty", tmp_path_factory)
 
 

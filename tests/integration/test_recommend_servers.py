@@ -88,7 +88,8 @@ def _other(software: str, root: Path) -> Iterator[Target]:
 
 @pytest.fixture(scope="module", params=["openssh", "dropbear", "tinysshd"])
 def target(request: pytest.FixtureRequest, client: ClientInfo, small_run: Any,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+           tmp_path_factory: pytest.TempPathFactory, module_tmpdir: Path) -> Iterator[Target]:
+    """(module_tmpdir: the run this fixture starts gets a TMPDIR of its own, as every test does.)"""
     root = tmp_path_factory.mktemp(request.param)
     if request.param == "openssh":
         yield from _openssh(client, small_run, root)
