@@ -24,6 +24,7 @@ class ExitCode(IntEnum):
     REGRESSION = 7  # sshbench compare: a significant slowdown beyond --fail-above
     STOPPED = 8  # a fault that would fail every later sample stopped the run; results so far are kept
     EXPOSED = 9  # sshbench recommend: even with the recommended config the connection stays open to Terrapin
+    LINK = 10  # --link: an emulated link cannot be made here (not root, no TUN device, no ip command)
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
 
@@ -52,6 +53,12 @@ class ServerError(SshbenchError):
 
 class VerificationError(SshbenchError):
     exit_code = ExitCode.UNVERIFIED
+
+
+class LinkError(SshbenchError):
+    """--link: an emulated link cannot be made here (not root, no TUN device, no ip command)."""
+
+    exit_code = ExitCode.LINK
 
 
 class RunStopped(SshbenchError):

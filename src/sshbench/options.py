@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sshbench.errors import UsageError
+from sshbench.linkspec import parse_label
 from sshbench.measure.testfiles import FileShape
 from sshbench.results.kinds import PIPE, Direction
 from sshbench.units import MiB
@@ -25,6 +26,10 @@ AESNI_MASK = "~0x200000200000000:~0x60000000000"
 # The file methods' test file when --size is not given: long enough that the ~0.1-0.2 s of tool start-up
 # is a small part of the end-to-end time at ~1 GB/s, and free to make (sparse for zero data).
 DEFAULT_FILE_BYTES = 512 * MiB
+# Over an emulated link a window-bound transfer moves ~26 MB/s at 80 ms: 64 MiB is a few seconds there
+LINK_FILE_BYTES = 64 * MiB
+DEFAULT_ECHOES = 40  # keystroke echoes per cipher and link: a median and its 95% interval, ~3 s at 80 ms
+MAX_ECHOES = 10_000
 
 
 MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
@@ -80,6 +85,8 @@ class RunOptions:
     file_size_bytes: int | None = None
     sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
     sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
+    links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (linkspec.py)
+    echo_count: int = 0  # keystroke echo round trips per cipher (and link); 0: none
     max_bytes: int | None = None  # no sample starts that would take the run past this many bytes moved
 
     def __post_init__(self) -> None:
@@ -103,6 +110,10 @@ class RunOptions:
             raise UsageError("--directions needs upload, download or both")
         if self.data not in ("zero", "random", "text"):
             raise UsageError(f"bad --data {self.data!r}: use zero, random or text")
+        for link in self.links:
+            parse_label(link)  # a results file is untrusted: only links sshbench itself could have made
+        if not 0 <= self.echo_count <= MAX_ECHOES:
+            raise UsageError(f"bad --echo {self.echo_count}: use 0 (none) to {MAX_ECHOES}")
         self._check_files()
 
     def _check_files(self) -> None:
@@ -136,7 +147,7 @@ class RunOptions:
         """What each file-method transfer moves: one file of --size, or the --files set."""
         if self.files is not None and self.file_size_bytes is not None:
             return FileShape(self.file_size_bytes, self.files, directory=True)
-        return FileShape(self.size_bytes or DEFAULT_FILE_BYTES)
+        return FileShape(self.size_bytes or (LINK_FILE_BYTES if self.links else DEFAULT_FILE_BYTES))
 
     def crypto_env(self) -> dict[str, str]:
         """Environment for every process that does crypto: the OpenSSL capability mask when asked."""
@@ -156,6 +167,7 @@ class RunOptions:
         out["directions"] = [d.value for d in self.directions]
         out["methods"] = list(self.methods)
         out["sftp_buffers"], out["sftp_requests"] = list(self.sftp_buffers), list(self.sftp_requests)
+        out["links"] = list(self.links)
         return out
 
 

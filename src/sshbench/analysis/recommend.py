@@ -107,8 +107,8 @@ def _candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
         if case.algorithm_kind is not kind or not case.is_pipe:
             continue
         samples = counted(report.samples_of(case.id))
-        if kind in (Kind.CIPHER, Kind.MAC):
-            key = case.direction.value
+        if kind in (Kind.CIPHER, Kind.MAC):  # over emulated links, each link is its own evidence (ordering: all)
+            key = case.direction.value + (f"@{case.link}" if case.link else "")
             speeds = [v for v in (s.throughput_bytes_per_second for s in samples) if v]
         else:
             key = "handshake"
@@ -126,7 +126,10 @@ def figure(candidate: Candidate) -> str:
         if key == "handshake":
             parts.append(f"{1000 / median:.0f} ms handshake (n={len(speeds)})")
         else:
-            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if key == 'upload' else 'down'} (n={len(speeds)})")
+            direction, _, link = key.partition("@")
+            where = f" at {link}" if link else ""
+            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if direction == 'upload' else 'down'}{where} "
+                         f"(n={len(speeds)})")
     return ", ".join(parts)
 
 

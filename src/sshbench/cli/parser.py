@@ -9,10 +9,13 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.errors import UsageError
+from sshbench.linkspec import parse_links
 from sshbench.measure.methods import parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
+    DEFAULT_ECHOES,
     DEFAULT_MAC_CIPHER,
+    MAX_ECHOES,
     RunOptions,
     parse_directions,
     parse_duration,
@@ -82,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "towards real links)")
     sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
     sel.add_argument("--ciphers", default="all", help="cipher sweep, upload and download (default: all)")
-    sel.add_argument("--macs", default="all", help="MAC sweep with one non-AEAD cipher, upload (default: all)")
-    sel.add_argument("--kex", default="all", help="key exchange handshake latency (default: all)")
-    sel.add_argument("--hostkeys", default="all", help="host key algorithm handshake latency (default: all)")
+    sel.add_argument("--macs", help="MAC sweep with one non-AEAD cipher, upload (default: all; none with --link)")
+    sel.add_argument("--kex", help="key exchange handshake latency (default: all; none with --link)")
+    sel.add_argument("--hostkeys", help="host key algorithm handshake latency (default: all; none with --link)")
     sel.add_argument("--cipher-mac", default="auto", help="MAC for non-AEAD ciphers in the cipher sweep (auto: "
                      f"{DEFAULT_CIPHER_MAC}, or the next both sides offer)")
     sel.add_argument("--mac-cipher", default="auto", help="non-AEAD cipher for the MAC sweep (auto: "
@@ -93,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     how = run.add_argument_group("how much (default: decision mode: every case to an interval, then samples "
                                  "where the ranking is unsettled)")
     how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
-                     "for no limit (default: 8m, none with --runs)")
+                     "for no limit (default: 8m, 8m per link with --link, none with --runs)")
     how.add_argument("--tie-margin", help="neighbours whose ratio's interval lies within 1 +- this are "
                      "'equivalent', e.g. 5%% or 0.05 (default: 5%%)")
     how.add_argument("--min-runs", type=int, help="measured samples per case at least (default: 6, "
@@ -124,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
                       "client, server and ceilings: what a CPU without AES instructions would see")
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
+    link = run.add_argument_group("emulated link (root: the embedded server behind a link in sshbench's own "
+                                  "network namespaces, see docs/links.md)")
+    link.add_argument("--link", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]; a list sweeps, e.g. "
+                      "rtt=0,20ms,80ms: every case crosses each link, interleaved (the MAC, key exchange and host "
+                      "key sweeps are off unless named: the link does not change their CPU cost)")
+    link.add_argument("--echo", type=int, help="keystroke echo round trips per cipher (and per link), as sshping "
+                      "measures interactive latency (default: 40 with --link, else 0)")
     tools = run.add_argument_group("transfer methods (the cipher sweep runs once per method)")
     tools.add_argument("--method", default=PIPE, help="comma list of pipe (ssh carrying a stream: SSH itself), "
                        "scp, scp-legacy (scp -O), sftp, rsync, or all (default: pipe)")
@@ -207,12 +217,13 @@ def _int_option(value: Any, name: str) -> int:
 DEFAULT_TIME_BUDGET = "8m"
 
 
-def _time_budget(args: argparse.Namespace) -> float | None:
-    """'none' disables it; in fixed mode (--runs) there is none unless asked for."""
+def _time_budget(args: argparse.Namespace, links: int) -> float | None:
+    """'none' disables it; in fixed mode (--runs) there is none unless asked for. Over emulated links the
+    default is per link: each link is a whole set of cases, and a long round trip slows every handshake."""
     text = args.time_budget or (None if args.runs is not None else DEFAULT_TIME_BUDGET)
     if text is None or text.lower() == "none":
         return None
-    return parse_duration(text)
+    return parse_duration(text) * (max(1, links) if args.time_budget is None else 1)
 
 
 def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
@@ -245,13 +256,16 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     """The run's settings from its arguments, checked once (RunOptions checks the values themselves)."""
     methods = parse_methods(args.method)
     _refuse_ignored(args, methods)
+    links = tuple(link.label for link in parse_links(args.link)) if args.link is not None else ()
     return RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
         tie_margin=parse_fraction(args.tie_margin or "5%", "--tie-margin"),
         partner_kex=args.partner_kex or "auto",
         min_runs=6 if args.min_runs is None else args.min_runs, max_runs=30 if args.max_runs is None else args.max_runs,
-        time_budget_seconds=_time_budget(args),
-        ciphers=args.ciphers, macs=args.macs, kex=args.kex, hostkeys=args.hostkeys,
+        time_budget_seconds=_time_budget(args, len(links)),
+        ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
+        hostkeys=_sweep(args.hostkeys, links), links=links,
+        echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
         size_bytes=parse_size(args.size) if args.size else None,
         sample_seconds=1.0 if args.sample_seconds is None else args.sample_seconds,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
@@ -266,6 +280,17 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
         sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
     )
+
+
+def _sweep(given: str | None, links: tuple[str, ...]) -> str:
+    """A MAC, key exchange or host key selection: all by default, none by default over emulated links."""
+    return given if given is not None else "none" if links else "all"
+
+
+def _echo_count(count: int) -> int:
+    if not 0 <= count <= MAX_ECHOES:
+        raise UsageError(f"bad --echo {count}: use 0 (none) to {MAX_ECHOES} round trips per cipher")
+    return count
 
 
 def _size_list(text: str | None, option: str) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ from sshbench.cli import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
 from sshbench.errors import ExitCode, MissingToolError, UsageError
+from sshbench.linkspec import parse_label
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.runner import bytes_moved
@@ -36,6 +37,8 @@ from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
+from sshbench.targets.link.emulated import EmulatedLinks
+from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import RemoteHost, open_remote, parse_destination
 from sshbench.targets.servers import SERVERS, embedded_server
 
@@ -44,6 +47,11 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     options = options_from_args(args)
     destinations = _destinations(args.destination)
     server_names = _server_names(args.server, destinations)
+    if options.links and destinations:
+        raise UsageError("--link puts an emulated link in front of the embedded server; a real host's link is "
+                         "real (its RTT is measured and used): leave --link out")
+    if options.links:
+        check_can_emulate()  # before anything is made or started
     if options.remote_workdir and not destinations:
         raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
                          "embedded server")
@@ -71,11 +79,17 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
                 server = _start(stack, name, client, options, ctx, asked_all=args.server.strip().lower() == "all")
                 if server is not None:
                     servers.append(server)
+            links: EmulatedLinks | None = None
+            if options.links:
+                say("making the emulated links (network namespaces, devices) and measuring their round trips")
+                links = stack.enter_context(EmulatedLinks([parse_label(text) for text in options.links], seed))
+            ports = {server.name: links.serve(server) if links else 0 for server in servers}
             say("making the test data and planning the cases")
             payload = make_payload(options.data, servers[0].workdir, seed)
             hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
                      if destinations else
-                     [Host(options, client, server, payload, None, methods, seed, crypto) for server in servers])
+                     [Host(options, client, server, payload, None, methods, seed, crypto,
+                           links.paths if links else {}, ports[server.name]) for server in servers])
             plans = [plan_host(options, client, h.offered, methods, missing,
                                "the server" if h.remote is None else h.remote.facts.destination or "",
                                embedded=h.remote is None,

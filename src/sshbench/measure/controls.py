@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Protocol
 
 from sshbench.errors import VerificationError
 from sshbench.measure import procs
@@ -101,14 +102,39 @@ def _own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+class TcpEnds(Protocol):
+    """Where the raw TCP control's two sockets are made: loopback, or the two ends of an emulated link."""
+
+    def listener(self) -> socket.socket:
+        """A listening socket on the receiving side."""
+        ...
+
+    def sender(self) -> socket.socket:
+        """A bound, unconnected socket on the sending side."""
+        ...
+
+
+class Loopback:
+    """Both ends on 127.0.0.1."""
+
+    def listener(self) -> socket.socket:
+        return socket.create_server(("127.0.0.1", 0))
+
+    def sender(self) -> socket.socket:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        return sock
+
+
 def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
-                    payload: Payload | None = None) -> Sample:
-    """Zeros through a pipe into a loopback TCP socket; the receiver splices them out and counts."""
+                    payload: Payload | None = None, ends: TcpEnds | None = None) -> Sample:
+    """Zeros through a pipe into a TCP socket (loopback, or across the case's link); the receiver splices
+    them out and counts."""
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False, started_at=_now(),
                     size_bytes=size_bytes)
-    listener = socket.create_server(("127.0.0.1", 0))
-    sender = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sender.bind(("127.0.0.1", 0))  # our port is known before connecting: any other connection is turned away
+    ends = ends or Loopback()
+    listener = ends.listener()
+    sender = ends.sender()  # bound: our port is known before connecting, any other connection is turned away
     received: dict[str, float] = {}
 
     def receive() -> None:

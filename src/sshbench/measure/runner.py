@@ -299,7 +299,8 @@ def _measure(visit: Visit, size: int, timeout: float, target: Target, settings: 
     if visit.case.kind is CaseKind.CEILING:
         return run_crypto_ceiling(visit.case, visit.round, openssl, settings.env)
     if visit.case.kind is CaseKind.CONTROL:
-        return run_tcp_control(visit.case, size, visit.round, timeout, settings.payload)
+        return run_tcp_control(visit.case, size, visit.round, timeout, settings.payload,
+                               target.tcp_ends(visit.case.link))
     return run_sample(target, visit.case, size, visit.round, timeout, settings, tick)
 
 

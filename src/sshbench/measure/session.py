@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.advice import advise
@@ -20,6 +20,7 @@ from sshbench.analysis.validate import CheckedRecommendation, checked_recommenda
 from sshbench.errors import OutputError, ServerError, UsageError
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
+from sshbench.measure.echo import EchoSettings, measure_echo
 from sshbench.measure.filetool import TransferFiles, command_templates, prepared_files
 from sshbench.measure.iperf import tcp_ceiling
 from sshbench.measure.kexinit import KexinitError, kexinit_over, read_client_kexinit, terrapin_report
@@ -41,10 +42,11 @@ from sshbench.results.environment import (
     StoredRecommendation,
     TerrapinFacts,
 )
-from sshbench.results.model import CaseStatus, Report
+from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
 
 
@@ -60,6 +62,8 @@ class Host:
     methods: tuple[str, ...]
     seed: int
     crypto: MaskCheck | None
+    links: Mapping[str, LinkPath] = field(default_factory=dict)  # emulated links by label (--link)
+    link_port: int = 0  # the server's listener behind the links
 
     @property
     def offered(self) -> AlgorithmLists:
@@ -98,7 +102,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
                                                    capped=options.max_bytes is not None)
     live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
-    target: Target = EmbeddedTarget(server) if remote is None else remote.target
+    target: Target = EmbeddedTarget(server, host.links, host.link_port) if remote is None else remote.target
     with contextlib.ExitStack() as stack:
         files = None
         if any(not c.is_pipe for c in live):
@@ -109,6 +113,11 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         save(report)
         execute(report, plan, target, options, save, reporter,
                 SampleSettings(host.payload, options.compression, options.crypto_env()), files)
+        if options.echo_count:
+            for case in echo_cases(report):
+                report.echoes.append(measure_echo(target, case, EchoSettings(options.echo_count, host.client.version)))
+                save(report)
+    env.links = [path.facts() for path in host.links.values()]
     if remote is None and env.server.embedded is not None:
         env.server.embedded.refused_connections = server.strangers
     env.host.load_average_end = sysinfo.load_average()
@@ -121,6 +130,16 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                                                      advice.server_text or "", advice.prediction)
         save(report)
     return advice
+
+
+def echo_cases(report: Report) -> list[Case]:
+    """One pipe case per cipher (with its MAC and key exchange) and link that was measured: the echo sessions."""
+    chosen: dict[tuple[str | None, str | None, str], Case] = {}
+    for record in report.cases:
+        case = record.case
+        if case.kind is CaseKind.CIPHER and case.is_pipe and record.status is CaseStatus.MEASURED:
+            chosen.setdefault((case.cipher, case.mac, case.link), case)
+    return list(chosen.values())
 
 
 @contextlib.contextmanager

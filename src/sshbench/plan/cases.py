@@ -2,7 +2,10 @@
 
 A case is what gets measured and ranked. The cipher sweep crosses every
 cipher with the directions and transfer methods; the MAC, key exchange and
-host key sweeps measure SSH itself, so they use the pipe only. Every case
+host key sweeps measure SSH itself, so they use the pipe only. Over
+emulated links (--link) every measured case, and the raw TCP control, is
+made once per link: each link a set of cases, interleaved with the others
+by the schedule. Every case
 but the key exchange sweep's holds one fast key exchange fixed
 (plan/partners.py), so their samples are spent moving data. Controls (raw
 TCP) and crypto ceilings are scheduled like cases. Names the server does not
@@ -13,7 +16,7 @@ reason, so a report says what was not measured and why.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sshbench.algorithms import AlgorithmLists, Kind, is_aead, lookup
 from sshbench.errors import MissingToolError, UsageError
@@ -126,12 +129,13 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     cipher_mac = mac_partner.name or options.cipher_mac
     mac_cipher = cipher_partner.name or options.mac_cipher
     settings = SweepSettings(cipher_mac, mac_cipher, options.directions, methods, kex)
-    records = [CaseRecord(case) for case in build_cases(selections, settings)]
+    links = options.links or ("",)
+    records = [CaseRecord(replace(case, link=link)) for link in links for case in build_cases(selections, settings)]
     measured = len(records)
     ciphers = selections[0].measure
     if options.controls and ciphers:
-        if tcp_control:  # raw TCP over loopback: only meaningful against the embedded server
-            records.append(CaseRecord(Case(CaseKind.CONTROL, Direction.UPLOAD)))
+        if tcp_control:  # raw TCP along the same path: only meaningful against the embedded server
+            records += [CaseRecord(Case(CaseKind.CONTROL, Direction.UPLOAD, link=link)) for link in links]
         records += [CaseRecord(Case(CaseKind.CEILING, Direction.LOCAL, cipher=c)) for c in ciphers if c in EVP_OF]
     skipped = [Selection(s.kind, tuple(n for n, _ in s.skipped)) for s in selections]
     reasons = {(s.kind.value, n): why for s in selections for n, why in s.skipped}

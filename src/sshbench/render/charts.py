@@ -198,6 +198,9 @@ def charts(report: Report) -> list[Chart]:
 
 
 def _make(report: Report) -> list[Chart]:
+    if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
+        from sshbench.render.linkcharts import link_charts  # builds on this module's helpers
+        return link_charts(report)
     made: list[Chart] = []
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],

@@ -177,21 +177,41 @@ def controls_table(report: Report) -> Table | None:
     rows = []
     for case, summary in pairs:
         tput = summary.throughput_bytes_per_second
-        label = "raw TCP over loopback" if case.kind is CaseKind.CONTROL else f"crypto ceiling {case.subject}"
+        where = f"across the link {case.link}" if case.link else "over loopback"
+        label = f"raw TCP {where}" if case.kind is CaseKind.CONTROL else f"crypto ceiling {case.subject}"
         rows.append(Row((cell(label), cell("-" if case.kind is CaseKind.CONTROL else EVP_OF.get(case.subject, "-")),
                          cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)),
                          _reference_spread(summary, tput), _count(summary))))
     columns = (Column("reference"), Column("OpenSSL primitive", priority=3), Column("MB/s", numeric=True),
                Column("MiB/s", numeric=True, priority=3), Column("±", numeric=True), Column("n", numeric=True))
     return Table("Controls and ceilings, measured in this run", columns, tuple(rows),
-                 ("raw TCP: the same splice source and sink over loopback TCP, no SSH",
+                 ("raw TCP: the same splice source and sink over "
+                  f"{'TCP across the same link' if any(c.link for c, _ in pairs) else 'loopback TCP'}, no SSH",
                   "crypto ceiling: openssl speed -evp, one core, 16 KiB blocks, the libcrypto ssh uses",
                   "references are not ranked: 3 samples each, 6 (an interval) when they spread beyond ±5%; "
                   "range: how far the samples lie from their median"))
 
 
 def result_tables(report: Report) -> list[Table]:
-    """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest."""
+    """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest.
+
+    Over emulated links: the cross-link tables (render/links.py), then these tables once per link.
+    """
+    if report.environment.links:
+        from sshbench.render.links import link_tables, per_link_views  # links builds on this module
+        return link_tables(report, [(label, _tables(view)) for label, view in per_link_views(report)])
+    tables = _tables(report)
+    if (echo := _echo(report)) is not None:
+        tables.append(echo)
+    return tables
+
+
+def _echo(report: Report) -> Table | None:
+    from sshbench.render.links import echo_table
+    return echo_table(report)
+
+
+def _tables(report: Report) -> list[Table]:
     tables: list[Table] = []
     for kind, direction in TITLES:
         rows = [s for s in report.summaries if s.group == f"{kind.value}:{direction.value}"]

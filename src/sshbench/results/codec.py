@@ -20,6 +20,7 @@ from typing import Any
 
 from sshbench.algorithms import lookup
 from sshbench.errors import UsageError
+from sshbench.linkspec import parse_label
 from sshbench.measure.methods import method
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
@@ -130,6 +131,11 @@ def _check_consistency(report: Report, where: str) -> None:
             method(case.method)
         except UsageError:
             raise SchemaError(f"{prefix}cases[{i}].method is not a transfer method: {_shown(case.method)}") from None
+        if case.link:
+            try:
+                parse_label(case.link)
+            except UsageError:
+                raise SchemaError(f"{prefix}cases[{i}].link is not one link: {_shown(case.link)}") from None
         if case.id in ids:
             raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
         ids.add(case.id)

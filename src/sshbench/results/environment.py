@@ -218,6 +218,28 @@ class FilesFacts:
 
 
 @dataclass
+class LinkFacts:
+    """One emulated link as built and measured (targets/link): what the cases marked with its label crossed."""
+
+    label: str  # the canonical --link text: rtt, and rate, loss and jitter when asked for
+    emulator: str  # "veth pair ..." (a cable) or "sshbench wire over TUN ..." (delay, rate, loss in a process)
+    mtu: int = 1500
+    client_address: str = ""
+    server_address: str = ""
+    connect_seconds: list[float] = field(default_factory=list)  # TCP connect times across it: the RTT applied
+    emulator_cpu_seconds: float | None = None  # the wire process's CPU over the whole run (None: no process)
+
+    @property
+    def rtt_seconds(self) -> float | None:
+        """The measured round trip: the median connect time."""
+        if not self.connect_seconds:
+            return None
+        ordered = sorted(self.connect_seconds)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+@dataclass
 class Environment:
     host: HostFacts = field(default_factory=HostFacts)
     client: ClientFacts = field(default_factory=ClientFacts)
@@ -226,6 +248,7 @@ class Environment:
     crypto: CryptoFacts | None = None
     terrapin: TerrapinFacts | None = None
     files: FilesFacts | None = None  # only when a file method ran
+    links: list[LinkFacts] = field(default_factory=list)  # emulated links (--link), in the order given
 
 
 @dataclass

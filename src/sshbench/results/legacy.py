@@ -1,6 +1,7 @@
 """Results files from earlier sshbench versions, brought to today's form before they are checked.
 
-Schema 4 differs from 5 only by what 5 added. Schema 3 (sshbench 0.1
+Schemas 4 and 5 differ from the next only by what the next added (5: verdicts,
+partner key exchange, time use; 6: emulated links, echo latency). Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -19,26 +20,30 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 or -4 file (one run, or several hosts) in today's form; any other input as it is."""
-    if isinstance(data, dict) and data.get("schema_version") == 4:
-        return _from_4(data)
-    if not isinstance(data, dict) or data.get("schema_version") != 3:
+    """A schema-3, -4 or -5 file (one run, or several hosts) in today's form; any other input as it is."""
+    if not isinstance(data, dict):
         return data
-    return _from_4(_from_3(data))
+    if data.get("schema_version") == 3:
+        data = _from_3(data)
+    for old in (4, 5):
+        if data.get("schema_version") == old:
+            data = _added_fields(data, old)
+    return data
 
 
-def _from_4(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 5 only adds fields (verdicts, partner key exchange, time use); a 4 file is a 5 file without them.
+def _added_fields(data: dict[str, Any], old: int) -> dict[str, Any]:
+    """Schema `old` + 1 only adds fields, with defaults: an `old` file is a newer file without them.
 
-    Its runs were precision or fixed mode (decision mode came with 5): their
-    options say so already, since `precision` was always set.
+    Schema 4 runs were precision or fixed mode (decision mode came with 5):
+    their options say so already, since `precision` was always set.
     """
     runs = data.get("runs")
+    new = old + 1
     if data.get("schema") == "sshbench/hosts" and isinstance(runs, list):
-        return {**data, "schema_version": 5,
-                "runs": [{**r, "schema_version": 5} if isinstance(r, dict) and r.get("schema_version") == 4 else r
-                         for r in runs]}
-    return {**data, "schema_version": 5}
+        return {**data, "schema_version": new,
+                "runs": [{**r, "schema_version": new} if isinstance(r, dict) and r.get("schema_version") == old
+                         else r for r in runs]}
+    return {**data, "schema_version": new}
 
 
 def _from_3(data: dict[str, Any]) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from sshbench.results.schema import Signed
 from sshbench.results.untrusted import AlgorithmName
 
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
-# 5: decision mode (verdicts between neighbours, the partner key exchange, time use)
-SCHEMA_VERSION = 5
+# 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo
+SCHEMA_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class Case:
     # How the bytes move: "pipe" (ssh carrying our stream), or a file tool: "scp", "scp-legacy",
     # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see measure/methods).
     method: str = PIPE
+    # The emulated link crossed (--link), as its canonical text such as "rtt=20ms"; "" for loopback or a real host
+    link: str = ""
 
     @property
     def algorithm_kind(self) -> Kind | None:
@@ -58,11 +60,15 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}"
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self._link_suffix}"
 
     @property
     def _method_suffix(self) -> str:
         return "" if self.method == PIPE else f":{self.method}"
+
+    @property
+    def _link_suffix(self) -> str:
+        return f"@{self.link}" if self.link else ""
 
     @property
     def moves_data(self) -> bool:
@@ -70,8 +76,8 @@ class Case:
 
     @property
     def group(self) -> str:
-        """Cases ranked against each other: same kind, direction and transfer method."""
-        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}"
+        """Cases ranked against each other: same kind, direction, transfer method and link."""
+        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self._link_suffix}"
 
     @property
     def is_pipe(self) -> bool:
@@ -254,6 +260,19 @@ class Summary:
 
 
 @dataclass
+class EchoResult:
+    """Keystroke echo round trips through one SSH session (measure/echo.py): interactive latency."""
+
+    cipher: AlgorithmName
+    mac: AlgorithmName | None = None
+    link: str = ""  # as Case.link
+    obscured: bool = False  # the client is OpenSSH 9.5+: ObscureKeystrokeTiming (on by default) delays keystrokes
+    ok: bool = False
+    echo_seconds: list[float] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
 class TimeUse:
     """Where a run's wall time went: how much of it moved measured data."""
 
@@ -297,6 +316,7 @@ class Report:
     # The key exchange every throughput and host key case used (None: ssh's own default; older files)
     partner_kex: AlgorithmName | None = None
     time_use: TimeUse | None = None  # where the run's wall time went (None: older files)
+    echoes: list[EchoResult] = field(default_factory=list)  # keystroke echo latency per cipher and link (--echo)
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Protocol
 
 from sshbench.algorithms import AlgorithmLists
+from sshbench.measure.controls import TcpEnds
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
 
@@ -81,6 +82,10 @@ class Target(Protocol):
 
     def server_log_tail(self) -> list[str]: ...
 
+    def tcp_ends(self, link: str) -> TcpEnds | None:
+        """Where the raw TCP control's sockets go for this link (None: loopback)."""
+        ...
+
 
 def algorithm_options(case: Case) -> list[str]:
     """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults."""
@@ -126,6 +131,15 @@ class EmbeddedServer(Protocol):
     @property
     def strangers(self) -> int:
         """Connections refused because sshbench did not open them."""
+        ...
+
+    @property
+    def expect_dir(self) -> str:
+        """The private dir where our connections announce their source port (servers/inetd.py)."""
+        ...
+
+    def listen_also(self, listener: socket.socket, peers: frozenset[str]) -> None:
+        """Also serve `listener` (made in an emulated link's namespace) for our connections from `peers`."""
         ...
 
     def __enter__(self) -> EmbeddedServer: ...

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from sshbench.measure.controls import TcpEnds
 from sshbench.measure.testfiles import LocalFiles
 from sshbench.results.model import Case
 from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, algorithm_options
+from sshbench.targets.link.emulated import LinkPath
 
 
 class EmbeddedTarget:
@@ -20,16 +22,24 @@ class EmbeddedTarget:
     # rehash lock) stalled every later connection by 60 s. /bin/sh reads no rc file.
     tool_env: Mapping[str, str] = MappingProxyType({"SHELL": "/bin/sh"})
 
-    def __init__(self, server: EmbeddedServer) -> None:
+    def __init__(self, server: EmbeddedServer, links: Mapping[str, LinkPath] | None = None,
+                 link_port: int = 0) -> None:
+        """`links` by label, and the port of the server's listener behind them (EmulatedLinks.serve)."""
         self.server = server
         self.ssh_program = server.client.path
         self.files: FileOps = LocalFiles()
+        self.links = dict(links or {})
+        self.link_port = link_port
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
         return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
 
     def tool_ssh_options(self, case: Case) -> list[str]:
-        return ["-F", self.server.client_config, "-v", *algorithm_options(case)]
+        argv = ["-F", self.server.client_config, "-v", *algorithm_options(case)]
+        if case.link:  # the command line's ProxyCommand wins over the config's: connect across the link
+            proxy = self.links[case.link].proxy_command(self.link_port, self.server.expect_dir)
+            argv += ["-o", f"ProxyCommand={proxy}"]
+        return argv
 
     def server_process(self, peer_port: int) -> ServerProcess | None:
         return self.server.server_process(peer_port)
@@ -39,3 +49,6 @@ class EmbeddedTarget:
 
     def server_log_tail(self) -> list[str]:
         return self.server.log_tail()
+
+    def tcp_ends(self, link: str) -> TcpEnds | None:
+        return self.links[link] if link else None

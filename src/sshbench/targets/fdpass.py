@@ -15,23 +15,39 @@ It names its local port on stderr (which ssh passes through), because file
 tools (scp, sftp, rsync) cannot print $SSH_CLIENT the way the pipe's remote
 command does, and the port is what matches a connection to its sshd.
 
-Usage: `fdpass.py HOST PORT [EXPECT_DIR]`. With EXPECT_DIR (the embedded
+Usage: `fdpass.py HOST PORT [EXPECT_DIR [NETNS]]`. With EXPECT_DIR (the embedded
 server's), the socket is bound first and its port announced there before
 connecting: the server serves only announced connections (servers/inetd.py).
+With NETNS (the client side of an emulated link, targets/link), the socket is
+made inside that network namespace, so the connection crosses the link.
 """
 
 import array
+import ctypes
 import os
 import socket
 import sys
 
 CONNECT_TIMEOUT = 15.0
+CLONE_NEWNET = 0x40000000
+
+
+def enter_netns(name: str) -> None:
+    """Move this (single-threaded) process into /run/netns/NAME: sockets made afterwards live there."""
+    fd = os.open(os.path.join("/run/netns", name), os.O_RDONLY)
+    try:
+        if ctypes.CDLL(None, use_errno=True).setns(fd, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), f"setns {name}: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(fd)
 
 
 def main() -> int:
     host, port = sys.argv[1], int(sys.argv[2])
     expect_dir = sys.argv[3] if len(sys.argv) > 3 else None
     try:
+        if len(sys.argv) > 4:
+            enter_netns(sys.argv[4])
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         sock = socket.socket(family, kind, proto)
         sock.bind(("", 0))

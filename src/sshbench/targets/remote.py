@@ -226,6 +226,10 @@ class RemoteTarget:
         """`-o Port=`, which ssh, scp, sftp and rsync's ssh all read (scp's -p means something else)."""
         return ["-o", f"Port={self.dest.port_option}"] if self.dest.port_option else []
 
+    def tcp_ends(self, link: str) -> None:
+        """No raw TCP control to a real host from here (iperf3 is its reference, measure/iperf.py)."""
+        return None
+
     def tool_ssh_options(self, case: Case) -> list[str]:
         return [*config_options(self.ssh_config), "-v", "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",

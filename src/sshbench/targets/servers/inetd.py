@@ -59,7 +59,8 @@ class Inetd:
         self.strangers = 0  # connections refused because nobody expected them
         self.stranger_peers: list[str] = []
         self._argv: list[str] = []
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self._extra: list[socket.socket] = []  # listeners inside sshbench's link namespaces (add_listener)
         self._lock = threading.Condition()
         self._live: dict[int, int] = {}  # pid -> peer port
         self._done: dict[int, ServerProcess] = {}
@@ -74,8 +75,19 @@ class Inetd:
     def serve(self, argv: Sequence[str]) -> None:
         """Start accepting; each expected connection gets `argv` with the socket as stdin and stdout."""
         self._argv = list(argv)
-        self._thread = threading.Thread(target=self._accept_loop, name="sshbench-accept", daemon=True)
-        self._thread.start()
+        self._accept_from(self._listener, frozenset({LOOPBACK}))
+
+    def add_listener(self, listener: socket.socket, peers: frozenset[str]) -> None:
+        """Also serve a listening socket made elsewhere (in an emulated link's server namespace,
+        targets/link), for announced connections from `peers` only; closed by stop()."""
+        self._extra.append(listener)
+        self._accept_from(listener, peers)
+
+    def _accept_from(self, listener: socket.socket, peers: frozenset[str]) -> None:
+        thread = threading.Thread(target=self._accept_loop, args=(listener, peers), daemon=True,
+                                  name=f"sshbench-accept-{listener.getsockname()[0]}")
+        self._threads.append(thread)
+        thread.start()
 
     def connect(self, timeout: float = 10.0) -> socket.socket:
         """A connection of our own (e.g. to read the server's KEXINIT), announced like fdpass's."""
@@ -93,11 +105,12 @@ class Inetd:
     def stop(self) -> None:
         """Idempotent: stop accepting, kill every server still running (with anything it started)."""
         self._stopping = True
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)
-        self._listener.close()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        for listener in (self._listener, *self._extra):
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
+        for thread in self._threads:
+            thread.join(timeout=2)
         with self._lock:  # under the lock, a pid in _live has not been reaped yet: no reuse
             for sig in (signal.SIGTERM, signal.SIGKILL):  # a moment to close sessions cleanly, then no choice
                 for pid in self._live:
@@ -108,8 +121,8 @@ class Inetd:
 
     # ------------------------------------------------------------ accepting
 
-    def _expected(self, host: str, port: int) -> bool:
-        if self.admit_all and host == LOOPBACK:
+    def _expected(self, host: str, port: int, peers: frozenset[str]) -> bool:
+        if self.admit_all and host in peers:
             return True
         path = os.path.join(self.expect_dir, str(port))
         try:
@@ -117,17 +130,17 @@ class Inetd:
             os.unlink(path)
         except OSError:
             return False
-        return host == LOOPBACK and time.time() - announced < EXPECT_SECONDS
+        return host in peers and time.time() - announced < EXPECT_SECONDS
 
-    def _accept_loop(self) -> None:
+    def _accept_loop(self, listener: socket.socket, peers: frozenset[str]) -> None:
         while not self._stopping:
             try:
-                conn, peer = self._listener.accept()
+                conn, peer = listener.accept()
             except OSError:
                 return  # listener closed by stop()
             try:
                 host, port = peer[0], peer[1]
-                if self._expected(host, port):
+                if self._expected(host, port, peers):
                     self._spawn(conn, port)
                 else:
                     self.strangers += 1

@@ -70,6 +70,17 @@ class InetdServer:
         """Connections refused because sshbench did not open them (another process knocking)."""
         return self.inetd.strangers if self.inetd else 0
 
+    @property
+    def expect_dir(self) -> str:
+        """Where a connection of ours announces its source port before connecting (servers/inetd.py)."""
+        assert self.inetd is not None, "start() first"
+        return self.inetd.expect_dir
+
+    def listen_also(self, listener: socket.socket, peers: frozenset[str]) -> None:
+        """Serve a listening socket in an emulated link's namespace too, for our connections from `peers`."""
+        assert self.inetd is not None, "start() first"
+        self.inetd.add_listener(listener, peers)
+
     def connect(self, timeout: float = 10.0) -> socket.socket:
         """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
         assert self.inetd is not None, "start() first"

@@ -188,7 +188,8 @@ StrictModes no
 UseDNS no
 # Allowed, not forced: each client connection asks for it (sshbench --compression) or not.
 Compression yes
-PermitTTY no
+# A pty for the keystroke echo measure (--echo), as an interactive login gets one; nothing else uses it.
+PermitTTY yes
 X11Forwarding no
 AllowTcpForwarding no
 AllowAgentForwarding no

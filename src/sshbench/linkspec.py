@@ -1,0 +1,143 @@
+"""`--link`: what an emulated link should be, parsed and validated, and written back the same way.
+
+Grammar: `KEY=VALUE[,VALUE...]` pairs separated by commas, keys rtt, rate,
+loss and jitter; a bare value after a key adds to that key's list, so
+`rtt=0,20ms,80ms` is three links and `rtt=50ms,rate=100mbit,1gbit` is two.
+Several keys with lists give every combination (at most MAX_LINKS). Each
+link's canonical text (`LinkSpec.label`) is written in case ids and the
+results file, and parses back to the same link: a results file can say
+which link a case used, and that text is checked like any other input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from sshbench.errors import UsageError
+
+MAX_LINKS = 12  # each link is a full set of cases: more is a typo, or a run of many hours
+MAX_RTT_SECONDS = 10.0
+MIN_RATE_BITS = 64_000  # below this one 9000-byte packet takes over a second
+MAX_RATE_BITS = 400_000_000_000
+MAX_LOSS = 0.5
+KEYS = ("rtt", "rate", "loss", "jitter")
+_TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
+_RATE = re.compile(r"(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)")
+_RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+_TIME_FACTOR = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+_HELP = ("use e.g. rtt=20ms, rtt=0,20ms,80ms or rtt=50ms,rate=100mbit,loss=0.1%,jitter=2ms "
+         "(times in us/ms/s, rates in kbit/mbit/gbit)")
+
+
+@dataclass(frozen=True, order=True)
+class LinkSpec:
+    """One emulated path: round-trip time and, optionally, rate, loss and jitter (each applied both ways)."""
+
+    rtt_seconds: float = 0.0
+    rate_bits: float | None = None  # per direction, bits per second
+    loss: float = 0.0  # probability a packet is dropped, each direction
+    jitter_seconds: float = 0.0  # round-trip variation: each direction's delay varies by half of it
+
+    @property
+    def plain(self) -> bool:
+        """A cable: nothing to emulate (a veth pair carries it, no emulator process in the way)."""
+        return not (self.rtt_seconds or self.rate_bits or self.loss or self.jitter_seconds)
+
+    @property
+    def label(self) -> str:
+        """The canonical --link text of this one link; parse_links(label) gives it back."""
+        parts = [f"rtt={_time_text(self.rtt_seconds)}"]
+        if self.rate_bits:
+            parts.append(f"rate={_rate_text(self.rate_bits)}")
+        if self.loss:
+            parts.append(f"loss={self.loss * 100:g}%")
+        if self.jitter_seconds:
+            parts.append(f"jitter={_time_text(self.jitter_seconds)}")
+        return ",".join(parts)
+
+    @property
+    def one_way_delay(self) -> float:
+        return self.rtt_seconds / 2
+
+
+def _time_text(seconds: float) -> str:
+    if seconds == 0:
+        return "0"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:g}us"
+    return f"{seconds * 1e3:g}ms" if seconds < 1 else f"{seconds:g}s"
+
+
+def _rate_text(bits: float) -> str:
+    for unit in ("gbit", "mbit", "kbit"):
+        if bits >= _RATE_FACTOR[unit] and (bits / _RATE_FACTOR[unit]) == round(bits / _RATE_FACTOR[unit], 3):
+            return f"{bits / _RATE_FACTOR[unit]:g}{unit}"
+    return f"{bits:g}bit"
+
+
+def _seconds(text: str, key: str) -> float:
+    match = _TIME.fullmatch(text)
+    if match is None or (match.group(2) is None and float(match.group(1)) != 0):
+        raise UsageError(f"bad --link {key}={text!r}: give a unit (us, ms or s), e.g. {key}=20ms; {_HELP}")
+    value = float(match.group(1)) * _TIME_FACTOR[match.group(2) or "s"]
+    if value > MAX_RTT_SECONDS:
+        raise UsageError(f"bad --link {key}={text}: at most {MAX_RTT_SECONDS:g}s")
+    return value
+
+
+def _value(key: str, text: str) -> float:
+    if key in ("rtt", "jitter"):
+        return _seconds(text, key)
+    if key == "rate":
+        match = _RATE.fullmatch(text)
+        if match is None:
+            raise UsageError(f"bad --link rate={text!r}: use kbit, mbit or gbit, e.g. rate=100mbit; {_HELP}")
+        bits = float(match.group(1)) * _RATE_FACTOR[match.group(2)]
+        if not MIN_RATE_BITS <= bits <= MAX_RATE_BITS:
+            raise UsageError(f"bad --link rate={text}: use 64kbit to 400gbit")
+        return bits
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
+    if match is None or float(match.group(1)) / 100 > MAX_LOSS:
+        raise UsageError(f"bad --link loss={text!r}: a percentage up to 50%, e.g. loss=0.1%")
+    return float(match.group(1)) / 100
+
+
+def parse_links(text: str) -> list[LinkSpec]:
+    """Every link `--link TEXT` names, in the order given (duplicates once)."""
+    lists: dict[str, list[float]] = {}
+    key = None
+    for word in (w.strip().lower() for w in text.split(",")):
+        if not word:
+            raise UsageError(f"bad --link {text!r}: an empty item; {_HELP}")
+        if "=" in word:
+            key, _, word = word.partition("=")
+            if key not in KEYS:
+                raise UsageError(f"bad --link key {key!r}: use {', '.join(KEYS)}; {_HELP}")
+            if key in lists:
+                raise UsageError(f"bad --link {text!r}: {key} is given twice; list its values after one {key}=")
+            lists[key] = []
+        if key is None:
+            raise UsageError(f"bad --link {text!r}: start with a key, e.g. rtt={word}; {_HELP}")
+        lists[key].append(_value(key, word))
+    if "rtt" not in lists:
+        raise UsageError(f"bad --link {text!r}: say the round-trip time, e.g. rtt=20ms (rtt=0 for none)")
+    combos = list(itertools.product(*(lists.get(k, [default]) for k, default in
+                                      (("rtt", 0.0), ("rate", None), ("loss", 0.0), ("jitter", 0.0)))))
+    if len(combos) > MAX_LINKS:
+        raise UsageError(f"--link {text!r} names {len(combos)} links; at most {MAX_LINKS} per run")
+    links = [LinkSpec(rtt, rate or None, loss, jitter) for rtt, rate, loss, jitter in combos]  # type: ignore[arg-type]
+    for link in links:
+        if link.jitter_seconds > link.rtt_seconds:
+            raise UsageError(f"bad --link {link.label}: jitter larger than the round-trip time would mean "
+                             "negative delays; keep jitter at most rtt")
+    return list(dict.fromkeys(links))
+
+
+def parse_label(text: str) -> LinkSpec:
+    """The one link a case's stored label names (a results file is untrusted: a list is refused)."""
+    links = parse_links(text)
+    if len(links) != 1:
+        raise UsageError(f"link {text!r} names {len(links)} links, not one")
+    return links[0]

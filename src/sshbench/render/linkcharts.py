@@ -1,0 +1,115 @@
+"""Charts of a run over emulated links: throughput against the measured round trip, and echo latency.
+
+The x axis is the RTT as measured on each link (TCP connect times), on a log
+scale, so a veth cable (~0.03 ms), 20 ms and 80 ms sit apart and the window
+limit - window / RTT, a straight line on log-log axes - can be drawn beside
+the points it explains, with raw TCP through the same links.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from sshbench.analysis.links import bounds, receive_window
+from sshbench.analysis.stats import describe
+from sshbench.render.charts import Chart, _caption, _legend_outside, caption, plt
+from sshbench.render.matrix import method_label
+from sshbench.results.model import CaseKind, Direction, Report
+
+MARKERS = "osD^v<>ph*"
+
+
+def _log_axes(ax: Axes) -> None:
+    """Log scales with plain numbers on the ticks (text from results files never goes through mathtext)."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _rtts(report: Report) -> dict[str, float]:
+    return {link.label: rtt for link in report.environment.links if (rtt := link.rtt_seconds)}
+
+
+def _throughput(report: Report, direction: str) -> Figure | None:
+    rtts = _rtts(report)
+    found = [b for b in bounds(report) if b.direction == direction and b.link in rtts]
+    if not found:
+        return None
+    summaries = {s.case_id: s for s in report.summaries}
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
+    series = list(dict.fromkeys((b.method, b.cipher) for b in found))
+    for index, (method, cipher) in enumerate(series):
+        points = sorted((rtts[b.link], b) for b in found if (b.method, b.cipher) == (method, cipher))
+        xs = [x * 1000 for x, _ in points]
+        ys, low, high = [], [], []
+        for _, bound in points:
+            stat = summaries[bound.case_id].throughput_bytes_per_second
+            assert stat is not None
+            ys.append(stat.median / 1e6)
+            low.append((stat.median - (stat.ci_low or stat.median)) / 1e6)
+            high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
+        ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
+                    label=f"{method_label(method)} {cipher}")
+    tcp = sorted((rtts[report.case(s.case_id).case.link] * 1000, s.throughput_bytes_per_second.median / 1e6)
+                 for s in report.summaries if s.throughput_bytes_per_second
+                 and report.case(s.case_id).case.kind is CaseKind.CONTROL and report.case(s.case_id).case.link in rtts)
+    if tcp:
+        ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
+    window = receive_window(report, direction, "pipe")
+    if window:
+        span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
+        ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle="--",
+                label=f"window limit: {window // 1024} KiB / RTT")
+    _log_axes(ax)
+    ax.set_xlabel("round-trip time, ms (measured; log scale)")
+    ax.set_ylabel("MB/s, median (log scale)")
+    ax.set_title(f"Throughput against round-trip time, {direction}")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend_outside(ax)
+    _caption(fig, caption(report))
+    return fig
+
+
+def _echo(report: Report) -> Figure | None:
+    rtts = _rtts(report)
+    echoes = [e for e in report.echoes if e.ok and e.link in rtts]
+    if not echoes:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    for index, cipher in enumerate(dict.fromkeys(e.cipher for e in echoes)):
+        points = []
+        for echo in (e for e in echoes if e.cipher == cipher):
+            stat = describe(echo.echo_seconds)
+            if stat is not None:
+                points.append((rtts[echo.link] * 1000, stat))
+        points.sort(key=lambda p: p[0])
+        ax.errorbar([x for x, _ in points], [s.median * 1000 for _, s in points],
+                    yerr=[[(s.median - (s.ci_low or s.median)) * 1000 for _, s in points],
+                          [((s.ci_high or s.median) - s.median) * 1000 for _, s in points]],
+                    marker=MARKERS[index % len(MARKERS)], capsize=3, label=cipher)
+    span = sorted(rtts.values())
+    ax.plot([x * 1000 for x in span], [x * 1000 for x in span], color="black", linestyle=":",
+            label="the round trip itself")
+    _log_axes(ax)
+    ax.set_xlabel("round-trip time, ms (measured; log scale)")
+    ax.set_ylabel("keystroke echo, ms, median")
+    ax.set_title("Interactive latency: keystroke echo against round-trip time")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend_outside(ax)
+    _caption(fig, caption(report))
+    return fig
+
+
+def link_charts(report: Report) -> list[Chart]:
+    made = []
+    for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
+        if (fig := _throughput(report, direction)) is not None:
+            made.append(Chart(f"links-throughput-{direction}", fig))
+    if (fig := _echo(report)) is not None:
+        made.append(Chart("links-echo", fig))
+    return made

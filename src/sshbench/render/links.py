@@ -1,0 +1,125 @@
+"""Tables of a run over emulated links: the links as measured, each case per link with what limited it, echo.
+
+Every figure comes from the report (analysis/links.py computes the
+ceilings); a renderer never runs anything. Each link's own detailed tables
+(rankings with intervals, the method matrix, references) follow, drawn by
+the ordinary table builders on that link's view of the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sshbench.algorithms import Kind
+from sshbench.analysis.links import Bound, bounds, link_view, receive_window
+from sshbench.analysis.stats import describe
+from sshbench.render.labels import flagged_name, pm
+from sshbench.render.matrix import method_label
+from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.results.model import CaseKind, Direction, Report
+
+VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
+LEGEND = ("each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
+          "at >= 85% of a core), window (SSH's flow control: >= 80% of window / RTT), link (>= 80% of raw TCP "
+          "through the same link), or below limits")
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:,.2f}" if seconds < 0.01 else f"{seconds * 1000:,.1f}"
+
+
+def links_overview(report: Report) -> Table:
+    """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
+    tcp = {report.case(s.case_id).case.link: s.throughput_bytes_per_second for s in report.summaries
+           if s.throughput_bytes_per_second and report.case(s.case_id).case.kind is CaseKind.CONTROL}
+    rows = []
+    for link in report.environment.links:
+        rtt = link.rtt_seconds
+        limits = []
+        for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
+            window = receive_window(report, direction, "pipe")
+            limits.append("-" if not window or not rtt else f"{window / rtt / 1e6:,.1f}")
+        spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
+                  if link.connect_seconds else "-")
+        wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
+        rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(pm(tcp.get(link.label), 1e6)),
+                         cell(limits[0]), cell(limits[1]), cell(link.emulator), cell(wire))))
+    columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
+               Column("raw TCP\nMB/s", numeric=True), Column("window/RTT\nup MB/s", numeric=True),
+               Column("window/RTT\ndown MB/s", numeric=True), Column("made by", wrap=True, priority=3),
+               Column("emulator\nCPU s", numeric=True, priority=3))
+    return Table("The emulated links, as measured in this run", columns, tuple(rows), (
+        "RTT: median TCP connect time across the link (after one warm-up), the range of the 15; raw TCP: the "
+        "control case through the same link, no SSH",
+        "window/RTT: what one SSH channel can carry per round trip: the receiver's channel window (OpenSSH 2 MiB, "
+        "channels.h CHAN_SES_WINDOW_DEFAULT) / the measured RTT",
+        "the links exist only in sshbench's own network namespaces; docs/links.md says how they are made"), note=True)
+
+
+def _bound_cell(bound: Bound | None, report: Report) -> Cell:
+    if bound is None:
+        return cell("-", "dim")
+    summary = next(s for s in report.summaries if s.case_id == bound.case_id)
+    return (Span(pm(summary.throughput_bytes_per_second, 1e6), "strong"),
+            Span("\n" + bound.short, VERDICT_STYLE[bound.verdict]))
+
+
+def across_links(report: Report) -> list[Table]:
+    """Per direction: rows method x cipher, a column per link."""
+    found = bounds(report)
+    labels = [link.label for link in report.environment.links]
+    tables = []
+    for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
+        mine = [b for b in found if b.direction == direction]
+        if not mine:
+            continue
+        keys = list(dict.fromkeys((b.method, b.cipher) for b in mine))
+        by = {(b.method, b.cipher, b.link): b for b in mine}
+        rows = tuple(Row((cell(method_label(method)), cell(flagged_name(cipher, Kind.CIPHER) if "+" not in cipher
+                                                         else cipher),
+                          *(_bound_cell(by.get((method, cipher, label)), report) for label in labels)))
+                     for method, cipher in keys)
+        columns = (Column("method"), Column("cipher", code=True), *(Column(label, numeric=True) for label in labels))
+        tables.append(Table(f"Across the links, {direction}: MB/s and what limited it", columns, rows,
+                            (LEGEND,), note=True))
+    return tables
+
+
+def echo_table(report: Report) -> Table | None:
+    """Keystroke echo round trips per cipher and link: median ±95% interval, in milliseconds."""
+    if not report.echoes:
+        return None
+    labels = list(dict.fromkeys(e.link for e in report.echoes))
+    ciphers = list(dict.fromkeys(e.cipher for e in report.echoes))
+    by = {(e.cipher, e.link): e for e in report.echoes}
+    rows = []
+    for cipher in ciphers:
+        cells: list[Cell] = [cell(flagged_name(cipher, Kind.CIPHER))]
+        for label in labels:
+            echo = by.get((cipher, label))
+            stat = describe(echo.echo_seconds) if echo is not None and echo.ok else None
+            cells.append(cell(f"{pm(stat, 1e-3, 2)} (n={stat.count})" if stat else
+                              "failed" if echo is not None else "-", "" if stat else "bad"))
+        rows.append(Row(tuple(cells)))
+    obscured = any(e.obscured for e in report.echoes)
+    columns = (Column("cipher", code=True), *(Column(label or "loopback", numeric=True) for label in labels))
+    return Table("Keystroke echo round trip (interactive latency), ms", columns, tuple(rows), (
+        "one byte typed into a pty session (stty raw -echo; cat) and its echo back, as sshping measures; "
+        "median ±95% interval",
+        "this client obscures keystroke timing (OpenSSH 9.5+ ObscureKeystrokeTiming, on by default): typed "
+        "bytes wait for its 20 ms tick" if obscured else
+        "this client has no ObscureKeystrokeTiming (OpenSSH before 9.5): keystrokes are sent at once"), note=True)
+
+
+def link_tables(report: Report, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
+    """The cross-link tables first, then each link's own tables with the link in their titles."""
+    tables = [links_overview(report), *across_links(report)]
+    if (echo := echo_table(report)) is not None:
+        tables.append(echo)
+    for label, own in per_link:
+        tables += [replace(t, title=f"{t.title} [link {label}]") for t in own]
+    return tables
+
+
+def per_link_views(report: Report) -> list[tuple[str, Report]]:
+    return [(link.label, link_view(report, link.label)) for link in report.environment.links]

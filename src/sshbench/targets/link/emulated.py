@@ -1,0 +1,235 @@
+"""The emulated links of a run: namespaces, devices, the wire, a listener for the server, the RTT as applied.
+
+Layout, for links 0..n-1 (all inside sshbench's two namespaces, netns.py):
+
+    client namespace                         server namespace
+    l<i> 198.18.<i>.1  ==== link i ====  l<i> 198.18.<i>.2   listener 0.0.0.0:PORT -> embedded server
+
+198.18.0.0/15 is the range RFC 2544 sets aside for benchmarking; it exists
+only inside the namespaces. A plain link (rtt=0, nothing else) is a veth
+pair, a cable; any other is a pair of TUN devices joined by the wire process
+(wire.py), which delays, paces and drops packets as the link asks. The
+embedded server keeps running in the machine's namespace; only its extra
+listening socket lives in the server namespace (Inetd.add_listener), and
+ssh reaches it through fdpass made inside the client namespace.
+
+What was applied is measured, not assumed: TCP connect times through each
+link (the SYN/SYN-ACK round trip) after one warm-up connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+
+from sshbench.errors import LinkError
+from sshbench.linkspec import LinkSpec
+from sshbench.measure.procfs import tree_cpu_seconds
+from sshbench.measure.procs import kill_group, reap
+from sshbench.results.environment import LinkFacts
+from sshbench.targets.base import EmbeddedServer
+from sshbench.targets.link import netns
+from sshbench.targets.servers.clientconf import FDPASS
+
+WIRE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
+MTU = 9000  # jumbo frames: what fast LANs and cloud networks use, and few enough packets for the wire's loop
+QUEUE_PACKETS = 1000  # each direction's queue, as netem's default limit: beyond it packets are dropped
+RTT_PROBES = 15  # connect times per link (after one warm-up connect)
+CONNECT_TIMEOUT = 15.0
+WIRE_STOP_SECONDS = 2.0
+
+
+@dataclass
+class LinkPath:
+    """One emulated link as built: where each end is, and how a connection is made to cross it."""
+
+    spec: LinkSpec
+    index: int
+    client_ns: str
+    server_ns: str
+    emulator: str
+    connect_seconds: list[float] = field(default_factory=list)
+    wire: subprocess.Popen[bytes] | None = None
+    wire_control: int | None = None  # write end of the pipe whose EOF stops the wire
+    wire_cpu_seconds: float | None = None
+    tun_fds: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def client_address(self) -> str:
+        return f"198.18.{self.index}.1"
+
+    @property
+    def server_address(self) -> str:
+        return f"198.18.{self.index}.2"
+
+    def proxy_command(self, port: int, expect_dir: str) -> str:
+        """ssh's ProxyCommand for this link: fdpass, made in the client namespace, to the server side."""
+        return (f"{shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} {self.server_address} {port} "
+                f"{shlex.quote(expect_dir)} {shlex.quote(self.client_ns)}")
+
+    def sender(self) -> socket.socket:
+        """A TCP socket on the client side of this link (bound to its address, port chosen by the kernel)."""
+        sock = netns.tcp_socket_in(self.client_ns)
+        sock.bind((self.client_address, 0))
+        return sock
+
+    def listener(self) -> socket.socket:
+        """A listening TCP socket on the server side of this link."""
+        sock = netns.tcp_socket_in(self.server_ns)
+        sock.bind((self.server_address, 0))
+        sock.listen(16)
+        return sock
+
+    def facts(self) -> LinkFacts:
+        """As built and measured; the wire's CPU so far (from /proc while it runs, wait4 once it stopped)."""
+        cpu = self.wire_cpu_seconds
+        if cpu is None and self.wire is not None and self.wire.returncode is None:
+            cpu = tree_cpu_seconds(self.wire.pid)
+        return LinkFacts(label=self.label, emulator=self.emulator, mtu=MTU if self.wire else 1500,
+                         client_address=self.client_address, server_address=self.server_address,
+                         connect_seconds=list(self.connect_seconds), emulator_cpu_seconds=cpu)
+
+
+class EmulatedLinks:
+    """`with EmulatedLinks(specs) as links:` builds every link; afterwards nothing of them is left."""
+
+    def __init__(self, specs: Sequence[LinkSpec], seed: int = 0) -> None:
+        self.specs = list(specs)
+        self.seed = seed
+        self.paths: dict[str, LinkPath] = {}
+        self._stack = contextlib.ExitStack()
+        self._listeners: list[socket.socket] = []
+
+    def __enter__(self) -> Self:
+        netns.check_can_emulate()
+        netns.remove_stale()
+        try:
+            client, server = self._stack.enter_context(netns.namespace_pair())
+            for index, spec in enumerate(self.specs):
+                path = self._build(index, spec, client, server)
+                self.paths[spec.label] = path
+            for path in self.paths.values():
+                path.connect_seconds = measure_rtt(path)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def serve(self, server: EmbeddedServer) -> int:
+        """Give `server` a listener in the server namespace reachable over every link; its port."""
+        listener = netns.tcp_socket_in(self.paths[self.specs[0].label].server_ns)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("0.0.0.0", 0))  # every link's server address, and nothing else: the namespace has no other
+        listener.listen(16)
+        server.listen_also(listener, frozenset(p.client_address for p in self.paths.values()))
+        return int(listener.getsockname()[1])
+
+    def close(self) -> None:
+        """Idempotent: stop each wire (recording its CPU), close the devices, delete the namespaces."""
+        for path in self.paths.values():
+            _stop_wire(path)
+        self._stack.close()
+
+    def _build(self, index: int, spec: LinkSpec, client: str, server: str) -> LinkPath:
+        device = f"l{index}"
+        if spec.plain:
+            netns.ip("-n", client, "link", "add", device, "type", "veth", "peer", "name", device, "netns", server)
+            path = LinkPath(spec, index, client, server, "veth pair (no emulation: a cable)")
+        else:
+            path = LinkPath(spec, index, client, server, f"sshbench wire over TUN, MTU {MTU}")
+            path.tun_fds = (netns.open_tun(client, device), netns.open_tun(server, device))
+        self.paths[spec.label] = path  # registered at once: close() must find a half-built link's wire and fds
+        for ns, me, peer in ((client, path.client_address, path.server_address),
+                             (server, path.server_address, path.client_address)):
+            netns.ip("-n", ns, "addr", "add", f"{me}/32", "peer", f"{peer}/32", "dev", device)
+            netns.ip("-n", ns, "link", "set", device, "mtu", str(MTU if path.tun_fds else 1500), "up")
+        if path.tun_fds:
+            _start_wire(path, self.seed + index)
+        return path
+
+
+def _start_wire(path: LinkPath, seed: int) -> None:
+    spec = path.spec
+    read_end, write_end = os.pipe()
+    rate = spec.rate_bits / 8 if spec.rate_bits else 0.0
+    argv = [sys.executable, "-S", WIRE, str(read_end), str(path.tun_fds[0]), str(path.tun_fds[1]),
+            repr(spec.one_way_delay), repr(spec.jitter_seconds / 2), repr(rate), repr(spec.loss),
+            str(QUEUE_PACKETS), str(seed)]
+    try:
+        path.wire = subprocess.Popen(argv, pass_fds=(read_end, *path.tun_fds), start_new_session=True,
+                                     stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        os.close(write_end)
+        raise LinkError(f"could not start the link emulator: {exc.strerror or exc}") from None
+    finally:
+        os.close(read_end)
+    path.wire_control = write_end
+
+
+def _stop_wire(path: LinkPath) -> None:
+    if path.wire_control is not None:
+        os.close(path.wire_control)
+        path.wire_control = None
+    if path.wire is not None and path.wire.returncode is None:
+        deadline = time.monotonic() + WIRE_STOP_SECONDS
+        usage: resource.struct_rusage | None = None
+        while time.monotonic() < deadline:
+            pid, _status, usage = os.wait4(path.wire.pid, os.WNOHANG)
+            if pid:
+                path.wire.returncode = 0
+                break
+            time.sleep(0.01)
+        else:
+            kill_group(path.wire.pid, 9)
+            _status, usage = reap(path.wire.pid)
+            path.wire.returncode = -9
+        if usage is not None:
+            path.wire_cpu_seconds = usage.ru_utime + usage.ru_stime
+    for fd in path.tun_fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    path.tun_fds = ()
+
+
+def measure_rtt(path: LinkPath, probes: int = RTT_PROBES) -> list[float]:
+    """TCP connect times through the link: the round trip as applied (the first, warming up, is dropped)."""
+    listener = path.listener()
+    times: list[float] = []
+    try:
+        for n in range(probes + 1):
+            sock = path.sender()
+            try:
+                sock.settimeout(CONNECT_TIMEOUT)
+                start = time.perf_counter()
+                sock.connect(listener.getsockname())
+                took = time.perf_counter() - start
+            except OSError as exc:
+                raise LinkError(f"link {path.label}: a TCP connection across it failed ({exc.strerror or exc})") \
+                    from None
+            finally:
+                sock.close()
+            conn, _ = listener.accept()
+            conn.close()
+            if n:
+                times.append(took)
+    finally:
+        listener.close()
+    return times

@@ -1,0 +1,186 @@
+"""sshbench's own network namespaces: made, used and removed without touching the machine's own network.
+
+Why two namespaces (client side and server side) and not one: every address
+and route of an emulated link then lives only inside namespaces sshbench
+made, so the machine's interfaces and routing table are never touched, and
+deleting the two namespaces removes everything. sshbench's processes stay in
+the machine's namespace: only sockets are made inside (a thread enters the
+namespace with setns(2), makes the socket and ends; a socket keeps the
+namespace it was made in), so ssh, sshd and the file tools run as usual.
+
+Names are `sshbench-<pid>-client` and `-server`: a namespace left by an
+sshbench killed with SIGKILL is recognised by its dead pid and removed at
+the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import functools
+import os
+import re
+import socket
+import struct
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+from sshbench.errors import LinkError
+
+T = TypeVar("T")
+CLONE_NEWNET = 0x40000000
+TUNSETIFF = 0x400454CA
+IFF_TUN, IFF_NO_PI = 0x0001, 0x1000
+NETNS_DIR = "/run/netns"
+_OURS = re.compile(r"sshbench-(\d+)-(client|server)")
+IP_TIMEOUT = 10.0
+
+
+CAP_NET_ADMIN, CAP_SYS_ADMIN = 12, 21  # linux/capability.h: devices and addresses; namespaces and setns
+
+
+def _effective_capabilities() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("CapEff:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def check_can_emulate() -> None:
+    """Fail early, with what to do, where --link cannot work (before anything is made)."""
+    needed = (1 << CAP_NET_ADMIN) | (1 << CAP_SYS_ADMIN)
+    if _effective_capabilities() & needed != needed:
+        raise LinkError("--link needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN: it makes network namespaces and TUN "
+                        "devices of its own): run it with sudo, or leave --link out")
+    if not os.path.exists("/dev/net/tun"):
+        raise LinkError("--link needs the TUN device /dev/net/tun (kernel module tun): load it with modprobe tun")
+    if _ip_binary() is None:
+        raise LinkError("--link needs the ip command: install the Debian package iproute2")
+
+
+def _ip_binary() -> str | None:
+    for path in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"):
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def ip(*args: str) -> None:
+    """Run `ip ARGS`; arguments are built by sshbench from validated numbers, never from user text."""
+    binary = _ip_binary()
+    assert binary is not None, "check_can_emulate() first"
+    try:
+        done = subprocess.run([binary, *args], capture_output=True, text=True, timeout=IP_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        raise LinkError(f"ip {' '.join(args)}: no answer within {IP_TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        raise LinkError(f"ip {' '.join(args)}: {detail}")
+
+
+def in_netns(name: str, make: Callable[[], T]) -> T:
+    """Run `make` in a thread that has entered network namespace `name`; sockets it makes stay there."""
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def enter_and_make() -> None:
+        try:
+            fd = os.open(os.path.join(NETNS_DIR, name), os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                if _libc().setns(fd, CLONE_NEWNET) != 0:
+                    err = ctypes.get_errno()
+                    raise OSError(err, f"setns into {name}: {os.strerror(err)}")
+            finally:
+                os.close(fd)
+            result.append(make())
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=enter_and_make, name=f"sshbench-netns-{name}")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def open_tun(netns: str, device: str) -> int:
+    """A TUN device named `device` inside `netns` (gone when the fd is closed): its fd, non-inheritable."""
+    def make() -> int:
+        fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH22x", device.encode(), IFF_TUN | IFF_NO_PI))
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    return in_netns(netns, make)
+
+
+def tcp_socket_in(netns: str) -> socket.socket:
+    """An IPv4 TCP socket that belongs to `netns`."""
+    return in_netns(netns, lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+
+
+def namespace_names(pid: int | None = None) -> tuple[str, str]:
+    """(client, server) namespace names of sshbench process `pid` (this one by default)."""
+    pid = os.getpid() if pid is None else pid
+    return f"sshbench-{pid}-client", f"sshbench-{pid}-server"
+
+
+def _existing() -> list[str]:
+    try:
+        return sorted(os.listdir(NETNS_DIR))
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale() -> list[str]:
+    """Delete namespaces an earlier sshbench (now dead) left behind; the names removed."""
+    removed = []
+    for name in _existing():
+        match = _OURS.fullmatch(name)
+        if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+            with contextlib.suppress(LinkError):
+                ip("netns", "delete", name)
+                removed.append(name)
+    return removed
+
+
+@contextlib.contextmanager
+def namespace_pair() -> Iterator[tuple[str, str]]:
+    """Two fresh namespaces with loopback up; both deleted afterwards, whatever happens."""
+    client, server = namespace_names()
+    made: list[str] = []
+    try:
+        for name in (client, server):
+            ip("netns", "add", name)
+            made.append(name)
+            ip("-n", name, "link", "set", "lo", "up")
+        yield client, server
+    finally:
+        for name in made:
+            with contextlib.suppress(LinkError):
+                ip("netns", "delete", name)

@@ -1,0 +1,64 @@
+"""--link parsing: the grammar, its limits, and labels that parse back to the same link."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sshbench.analysis.links import Bound
+from sshbench.errors import UsageError
+from sshbench.linkspec import LinkSpec, parse_label, parse_links
+
+
+def test_a_list_sweeps_and_keys_combine() -> None:
+    assert [link.label for link in parse_links("rtt=0,20ms,80ms")] == ["rtt=0", "rtt=20ms", "rtt=80ms"]
+    both = parse_links("rtt=5ms,rate=100mbit,1gbit,loss=0.1%")
+    assert [link.label for link in both] == ["rtt=5ms,rate=100mbit,loss=0.1%", "rtt=5ms,rate=1gbit,loss=0.1%"]
+    assert both[0].rate_bits == 100e6 and both[0].loss == pytest.approx(0.001)
+    assert parse_links("rtt=200us")[0].rtt_seconds == pytest.approx(200e-6)
+    assert parse_links("rtt=0")[0].plain and not parse_links("rtt=0,rate=10mbit")[0].plain
+
+
+@pytest.mark.parametrize("text, said", [
+    ("rtt=20", "give a unit"), ("rate=1gbit", "say the round-trip time"), ("rtt=1ms,rtt=2ms", "given twice"),
+    ("speed=1", "use rtt, rate, loss, jitter"), ("rtt=20ms,,", "an empty item"), ("20ms", "start with a key"),
+    ("rtt=11s", "at most 10s"), ("rtt=1ms,loss=60%", "up to 50%"), ("rtt=1ms,jitter=2ms", "keep jitter"),
+    ("rtt=1ms,rate=10", "use kbit, mbit or gbit"), ("rtt=" + ",".join(f"{n}ms" for n in range(13)), "at most 12"),
+    ("rtt=1ms;reboot", "give a unit"),
+])
+def test_bad_links_are_one_clear_error(text: str, said: str) -> None:
+    with pytest.raises(UsageError, match=said):
+        parse_links(text)
+
+
+times = st.integers(0, 10_000).map(lambda us: us / 1e6) | st.integers(1, 9000).map(lambda ms: ms / 1e3)
+
+
+@given(rtt=times, rate=st.none() | st.integers(64, 400_000).map(lambda k: k * 1000.0),
+       loss=st.integers(0, 500).map(lambda p: p / 1000), jitter_share=st.integers(0, 100))
+def test_labels_parse_back_to_the_same_link(rtt: float, rate: float | None, loss: float, jitter_share: int) -> None:
+    jitter = round(rtt * jitter_share / 100 * 1e3) / 1e3 if rtt >= 1e-3 else 0.0
+    link = LinkSpec(rtt, rate, loss, min(jitter, rtt))
+    again = parse_label(link.label)
+    assert again.label == link.label
+    assert again.rtt_seconds == pytest.approx(link.rtt_seconds) and again.loss == pytest.approx(link.loss)
+    assert (again.rate_bits is None) == (link.rate_bits is None)
+
+
+def test_a_stored_label_must_name_one_link() -> None:
+    with pytest.raises(UsageError, match="names 2 links"):
+        parse_label("rtt=1ms,2ms")
+
+
+def _bound(rate: float, tcp: float | None = 130e6, shares: dict[str, float] | None = None) -> Bound:
+    return Bound("c", "rtt=20ms", "pipe", "aes128-ctr", "upload", rate, 0.020, 2 * 1024 * 1024, tcp,
+                 shares or {"client": 0.3, "server": 0.4})
+
+
+def test_verdicts_name_the_ceiling_reached() -> None:
+    assert _bound(85e6).verdict == "window"  # 81% of 2 MiB / 20 ms, raw TCP 130 MB/s: the window
+    assert _bound(85e6, tcp=90e6).verdict == "link"  # raw TCP is the tighter ceiling it reached
+    assert _bound(30e6).verdict == "none"
+    assert _bound(85e6, shares={"client": 0.3, "server": 0.95}).verdict == "cpu"
+    assert _bound(85e6).short == "window 81%"
