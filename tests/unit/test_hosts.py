@@ -90,7 +90,8 @@ def test_no_budget_and_no_cap_stay_unlimited() -> None:
 
 def test_host_tables_compare_the_hosts(two: list[Report]) -> None:
     assert host_tables(two[:1]) == []
-    overview, upload, download = host_tables(two)
+    overview, upload, download, *fleet = host_tables(two)
+    assert fleet[0].title == "Platforms" and fleet[-1].title == "Fleet recommendation"
     assert [plain(row.cells[0]) for row in overview.rows] == ["alpha", "user@beta:2222"]
     assert plain(overview.rows[0].cells[2]) == "12.00 ms"
     assert plain(overview.rows[1].cells[3]) in ("protected", "not protected")

@@ -99,7 +99,7 @@ def safe_cipher(report: Report, name: str) -> bool:
     return lookup(name, Kind.CIPHER).grade in BUILT_IN["compatible"] and (strict or not terrapin_exposed(name, None))
 
 
-def _candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
+def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
     """Measured algorithms of one kind with their per-sample speeds (pipe cases: SSH itself, not a file tool)."""
     out: dict[str, Candidate] = {}
     for record in report.cases:
@@ -149,7 +149,7 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
         strict_both = env.terrapin.protected if env.terrapin.server is not None else None
     lines, notes = [], []
     for kind in ALGORITHM_KINDS:
-        measured = _candidates(report, kind)
+        measured = measured_candidates(report, kind)
         if not measured:
             notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at the defaults")
             continue
@@ -237,7 +237,7 @@ def prediction(report: Report, rec: Recommendation) -> list[str]:
 
 
 def _figure(report: Report, kind: Kind, name: str) -> str:
-    candidate = _candidates(report, kind).get(name)
+    candidate = measured_candidates(report, kind).get(name)
     return figure(candidate) if candidate else "not measured"
 
 

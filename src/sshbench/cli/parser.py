@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     run.add_argument("--server", default="openssh", help="the embedded server: openssh (default), dropbear, "
                      "tinysshd, a comma list or all: each measured in turn, then compared server by server")
+    run.add_argument("--label", help="this machine's name in a fleet report (e.g. the inventory name; letters, "
+                     "digits and .-_), recorded in the results")
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
                      "towards real links)")
     sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
@@ -179,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.set_defaults(handler="recommend:cmd_recommend")
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
-    rep.add_argument("results", help="a results JSON written by sshbench run")
+    rep.add_argument("results", nargs="+", help="a results JSON written by sshbench run; several files or "
+                     "directories of them (*.json) make one fleet report: every machine side by side")
     rep.add_argument("--wide", action="store_true", help="every table column, however narrow the terminal")
     for exporter in EXPORTERS:  # render/exporters.py: one line there adds a format here
         rep.add_argument(exporter.option, metavar="DIR" if exporter.writes_directory else "FILE", help=exporter.help)

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from sshbench.analysis.compare import compare, pair_runs
+from sshbench.analysis.fleet import merge
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, UsageError
 from sshbench.options import parse_fraction
@@ -16,16 +17,34 @@ from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.store import read_results
 
 
+def results_files(given: list[str]) -> list[str]:
+    """The files named, with each directory replaced by the *.json files in it (sorted; none is an error)."""
+    files: list[str] = []
+    for path in given:
+        if os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".json"))
+            if not found:
+                raise UsageError(f"{path}: no results files (*.json) in this directory")
+            files += found
+        else:
+            files.append(path)
+    return list(dict.fromkeys(files))
+
+
 def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
-    runs = read_results(args.results)
+    files = results_files(args.results)
+    fleet = len(files) > 1
+    runs = merge([(path, read_results(path)) for path in files]) if fleet else read_results(files[0])
     # every output is resolved (and refused) before anything is rendered or written
     chosen: list[tuple[Exporter, Output | str]] = []
     for exporter in EXPORTERS:
         given = getattr(args, exporter.dest)
         if given:
             chosen.append((exporter, output_dir(given, exporter.option) if exporter.writes_directory else
-                           text_output(given, exporter.option, exporter.default_name or "", [args.results])))
-    if not chosen:
+                           text_output(given, exporter.option, exporter.default_name or "", files)))
+    if not chosen and fleet:  # many machines: the comparison, not each machine's full report
+        ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
+    elif not chosen:
         for report in runs:
             if len(runs) > 1:
                 ctx.out.print(host_rule(report))

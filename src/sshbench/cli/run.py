@@ -35,6 +35,7 @@ from sshbench.render.progress import reporter_for
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
+from sshbench.results.untrusted import UntrustedText, host_name
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.link.emulated import EmulatedLinks
@@ -47,6 +48,12 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     options = options_from_args(args)
     destinations = _destinations(args.destination)
     server_names = _server_names(args.server, destinations)
+    if args.label is not None:
+        try:
+            host_name(args.label, "--label")
+        except UntrustedText:
+            raise UsageError(f"bad --label {args.label!r}: use letters, digits, '.', '-' and '_', e.g. web1") \
+                from None
     if options.links and destinations:
         raise UsageError("--link puts an emulated link in front of the embedded server; a real host's link is "
                          "real (its RTT is measured and used): leave --link out")
@@ -106,6 +113,7 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
                 report = Report(tool_version=__version__, seed=seed, options=share, cases=plan.records,
                                 started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                                 environment=embedded_environment(client, host.server), partner_kex=plan.partner_kex)
+                report.environment.host.label = args.label or ""
                 runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save,
                                                   reporter)))
                 writer.host_done(report)

@@ -17,6 +17,7 @@ from typing import Protocol
 from sshbench.analysis.decide import rule_for
 from sshbench.analysis.stats import summarize
 from sshbench.errors import BudgetTooSmall, NothingMeasured, OutputError, RunStopped
+from sshbench.linkspec import parse_label
 from sshbench.measure.controls import CEILING_SECONDS, run_crypto_ceiling, run_tcp_control
 from sshbench.measure.datapath import Tick
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
@@ -323,6 +324,17 @@ def _refused(sample: Sample) -> bool:
     return bool(sample.error and sample.error.startswith("server refused"))
 
 
+# Raw TCP across a delayed link ramps up for seconds (slow start, then the send buffer's limit): measured at
+# 80 ms here, 23 MB/s in 1 s samples, 32 MB/s in 6.5 s, 33 MB/s in 19 s. Its samples there last this many
+# times --sample-seconds, so the reference is the path's steady state rather than its ramp.
+LINK_CONTROL_STRETCH = 5.0
+
+
+def _control_stretch(case: Case) -> float:
+    return LINK_CONTROL_STRETCH if case.kind is CaseKind.CONTROL and case.link and \
+        parse_label(case.link).rtt_seconds else 1.0
+
+
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
     if _refused(sample):
         record.status = CaseStatus.SKIPPED
@@ -330,7 +342,7 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
         return
     if sample.warmup and record.case.moves_data and record.case.kind is not CaseKind.CEILING \
             and options.size_bytes is None and record.size_source != "file":
-        sized = auto_size(sample, options.sample_seconds)
+        sized = auto_size(sample, options.sample_seconds * _control_stretch(record.case))
         if sized is not None:
             record.size_bytes = sized
             record.size_source = "auto"

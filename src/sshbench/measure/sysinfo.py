@@ -17,7 +17,8 @@ from sshbench.results.environment import DuringRun, HostFacts
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
-CPU_FLAGS_OF_INTEREST = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx2", "avx512f", "ssse3")
+CPU_FLAGS_OF_INTEREST = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx2", "avx512f", "ssse3",
+                         "pmull", "sha2")  # the last two: Arm's crypto extensions
 
 
 def _cpuinfo() -> tuple[str, set[str]]:

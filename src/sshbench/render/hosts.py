@@ -124,4 +124,5 @@ def host_tables(runs: list[Report]) -> list[Table]:
     """Everything that compares hosts; empty for a single host."""
     if len(runs) < 2:
         return []
-    return [overview(runs), *cipher_by_host(runs)]
+    from sshbench.render.fleet import fleet_tables  # fleet builds on these tables' helpers
+    return [overview(runs), *cipher_by_host(runs), *fleet_tables(runs)]

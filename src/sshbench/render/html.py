@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from sshbench.analysis.configtext import stored_if_consistent
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
-from sshbench.render.labels import HOSTS_NOTE, UNITS
+from sshbench.render.labels import UNITS, hosts_note
 from sshbench.render.tables import result_tables
 from sshbench.render.verdict import verdict
 from sshbench.results.model import Report, Sample
@@ -91,5 +91,5 @@ def render(runs: list[Report]) -> str:
     multi = len(runs) > 1
     return env.get_template("report.html.j2").render(
         runs=[_section(r, multi) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
-        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts") if multi else [], hosts_note=HOSTS_NOTE,
+        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts") if multi else [], hosts_note=hosts_note(runs),
         charts_missing=not CHARTS_AVAILABLE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.analysis.decide import DecisionRule
 from sshbench.results.kinds import Direction, Relation
-from sshbench.results.model import Stat
+from sshbench.results.model import Report, Stat
 
 # The grade as a table cell; weak and broken are marked so they stand out even without colour.
 GRADE_MARK = {Grade.WEAK: "! weak", Grade.BROKEN: "!! broken"}
@@ -79,3 +79,12 @@ MATRIX_LEGEND = ("each cell: steady-state MB/s ±95% interval (pipe: the data ph
 HOSTS_NOTE = ("Hosts were measured one after another, never in parallel, each with its own share of the time "
               "budget and byte cap. To compare them by shape rather than speed: sshbench compare FILE "
               "--normalize CIPHER.")
+FLEET_NOTE = ("A fleet: each machine measured itself, with its own client, server and run (e.g. fleet/sshbench.yml "
+              "ran them in parallel); the figures compare machines. The normalised tables say what each "
+              "normalisation assumes.")
+
+
+def hosts_note(runs: list[Report]) -> str:
+    """One `sshbench run a b` (one client, hosts in turn), or a fleet of machines that each measured itself."""
+    machines = {r.environment.host.label or r.environment.host.hostname for r in runs}
+    return FLEET_NOTE if len(machines) > 1 or len({r.seed for r in runs}) > 1 else HOSTS_NOTE

@@ -8,6 +8,7 @@ the points it explains, with raw TCP through the same links.
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt  # charts.py chose the headless backend before this module can be imported
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -15,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from sshbench.analysis.links import bounds, receive_window
 from sshbench.analysis.stats import describe
-from sshbench.render.charts import Chart, _caption, _legend_outside, caption, plt
+from sshbench.render.charts import Chart, _caption, _legend_outside, caption
 from sshbench.render.matrix import method_label
 from sshbench.results.model import CaseKind, Direction, Report
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sshbench.render.facts import Fact, commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
-from sshbench.render.labels import HOSTS_NOTE, UNITS
+from sshbench.render.labels import UNITS, hosts_note
 from sshbench.render.table_model import Cell, Table
 from sshbench.render.tables import result_tables
 from sshbench.results.model import Report
@@ -61,7 +61,7 @@ def render_all(runs: list[Report]) -> str:
     """A results file: one host as it is; several with the cross-host tables first, then each host."""
     if len(runs) == 1:
         return render(runs[0])
-    lines = [f"# sshbench: {len(runs)} hosts ({_escape(runs[0].started_at)})", "", HOSTS_NOTE, ""]
+    lines = [f"# sshbench: {len(runs)} hosts ({_escape(runs[0].started_at)})", "", hosts_note(runs), ""]
     for table in host_tables(runs):
         lines += _table(table)
     return "\n".join([*lines, *[render(report, f"host {report.label}") for report in runs]])

@@ -22,7 +22,7 @@ from rich.text import Text
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
-from sshbench.render.labels import GRADE_STYLE, HOSTS_NOTE, grade_cell
+from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
 from sshbench.results.model import Report
@@ -156,7 +156,7 @@ def hosts_report(runs: list[Report], width: int | None = None) -> RenderableType
     parts: list[RenderableType] = [Rule("All hosts")]
     for table in host_tables(runs):
         parts += rich_table(table, width)
-    return Group(*parts, Text(HOSTS_NOTE, style="dim"))
+    return Group(*parts, Text(hosts_note(runs), style="dim"))
 
 
 def host_rule(report: Report) -> Rule:

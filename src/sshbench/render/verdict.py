@@ -15,9 +15,10 @@ from sshbench.results.kinds import Direction, Relation
 from sshbench.results.model import Report, Summary
 
 
-def ranked_ciphers(report: Report, direction: Direction) -> list[Summary]:
-    """The pipe cipher cases of one direction that have a rank, in rank order."""
-    rows = [s for s in report.summaries if s.group == f"cipher:{direction.value}" and s.rank is not None]
+def ranked_ciphers(report: Report, direction: Direction, link: str = "") -> list[Summary]:
+    """The pipe cipher cases of one direction (and emulated link) that have a rank, in rank order."""
+    group = f"cipher:{direction.value}" + (f"@{link}" if link else "")
+    rows = [s for s in report.summaries if s.group == group and s.rank is not None]
     return sorted(rows, key=lambda s: s.rank or 0)
 
 
@@ -36,14 +37,15 @@ def _sureness(report: Report, rows: list[Summary], best: Summary) -> str:
 
 
 def verdict(report: Report) -> list[Fact]:
-    """One fact per direction measured: the answer to "which cipher, and how sure"."""
+    """One fact per direction measured (and per emulated link): the answer to "which cipher, and how sure"."""
     out = []
-    for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-        rows = ranked_ciphers(report, direction)
+    links = [link.label for link in report.environment.links] or [""]
+    for link, direction in ((link, d) for link in links for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
+        rows = ranked_ciphers(report, direction, link)
         best = next((s for s in rows if safe_cipher(report, report.case(s.case_id).case.subject)), None)
         if best is None or best.throughput_bytes_per_second is None:
             continue
         name = report.case(best.case_id).case.subject
-        out.append(Fact(direction.value, f"{name}, {pm(best.throughput_bytes_per_second, 1e6)} MB/s "
+        out.append(Fact(f"{direction.value} {link}".strip(), f"{name}, {pm(best.throughput_bytes_per_second, 1e6)} MB/s "
                         f"(n={best.samples_ok}): {_sureness(report, rows, best)}", "strong"))
     return out

@@ -25,7 +25,7 @@ from sshbench.measure.methods import method
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
-from sshbench.results.untrusted import clean
+from sshbench.results.untrusted import UntrustedText, clean, host_name
 
 SINGLE = "sshbench/run"
 HOSTS = "sshbench/hosts"
@@ -119,6 +119,11 @@ def _shown(value: object) -> str:
 def _check_consistency(report: Report, where: str) -> None:
     """What types cannot say: every case complete, every sample and summary naming a case of this run."""
     prefix = f"{where}." if where else ""
+    if report.environment.host.label:  # a fleet name: shown in tables and used as a file name in reports
+        try:
+            host_name(report.environment.host.label, f"{prefix}environment.host.label")
+        except UntrustedText as exc:
+            raise SchemaError(str(exc)) from None
     ids: set[str] = set()
     for i, record in enumerate(report.cases):
         case = record.case

@@ -17,7 +17,9 @@ from typing import Literal
 from sshbench.algorithms import AlgorithmLists
 from sshbench.results.untrusted import AlgorithmName, Destination, HostName, MultilineText
 
-CRYPTO_FLAGS = ("aes", "vaes", "sha_ni")  # the CPU flags that change SSH speeds by an order of magnitude
+# The CPU flags that change SSH speeds by an order of magnitude: x86 AES-NI, VAES, SHA-NI; Arm's crypto
+# extensions (/proc/cpuinfo "Features": aes, pmull, sha2)
+CRYPTO_FLAGS = ("aes", "vaes", "sha_ni", "pmull", "sha2")
 
 
 @dataclass
@@ -33,6 +35,7 @@ class DuringRun:
 @dataclass
 class HostFacts:
     hostname: str = "unknown"
+    label: str = ""  # --label: the name this machine goes by in a fleet (the inventory name), "" when not given
     os: str = "unknown"
     kernel: str = "unknown"
     machine: str = "unknown"

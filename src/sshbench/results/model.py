@@ -331,9 +331,15 @@ class Report:
     @property
     def label(self) -> str:
         """The host this run measured: the destination as the user gave it, or "embedded" (OpenSSH's sshd), or
-        "embedded-dropbear" / "embedded-tinysshd" for the other embedded servers."""
+        "embedded-dropbear" / "embedded-tinysshd" for the other embedded servers; with --label, the machine's
+        name ("web1"), and "web1>PEER" for a run from web1 to a real host PEER."""
         server = self.environment.server
         if server.destination:
-            return server.destination
-        kind = server.embedded.server if server.embedded else "openssh"
-        return "embedded" if kind == "openssh" else f"embedded-{kind}"
+            measured = server.destination
+        else:
+            kind = server.embedded.server if server.embedded else "openssh"
+            measured = "embedded" if kind == "openssh" else f"embedded-{kind}"
+        label = self.environment.host.label  # --label: the machine's name in a fleet
+        if not label:
+            return measured
+        return label if measured == "embedded" else f"{label}>{measured}"

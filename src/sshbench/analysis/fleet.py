@@ -1,0 +1,172 @@
+"""Many machines' results as one fleet: names, normalised figures, outliers and one recommendation.
+
+Seed study 004 ran one benchmark on five platforms and normalised by hand;
+this does it from the results files, and says what each normalisation
+assumes (NORMALISATIONS). Figures are the pipe's steady state per cipher
+and direction: the one thing every host measures the same way (file
+methods also measure each host's disks).
+
+The fleet recommendation is the single-run rule applied across hosts:
+only algorithms measured on every host and allowed by the policy on every
+host (Terrapin included) are listed, security first, and one goes before
+another only where it is proven faster on every host (each host and
+direction is a separate piece of evidence, analysis/ordering.py). Hosts
+whose own recommendation starts differently are named.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sshbench.algorithms import Kind
+from sshbench.analysis.ordering import Candidate, order
+from sshbench.analysis.policy import built_in
+from sshbench.analysis.recommend import build, measured_candidates, safe_cipher
+from sshbench.analysis.robust import outliers as robust_outliers
+from sshbench.errors import UsageError
+from sshbench.results.kinds import CaseKind
+from sshbench.results.model import Report
+
+CHACHA = "chacha20-poly1305@openssh.com"
+MIN_HOSTS_FOR_OUTLIERS = 4  # a robust z-score (median absolute deviation) means little with fewer hosts
+DIRECTIONS = ("upload", "download")
+NORMALISATIONS = {
+    "chacha20": ("each cipher as a multiple of the same host's chacha20-poly1305 (seed study 004's way: chacha20 "
+                 "uses no AES or carry-less-multiply instructions, so it stands for the CPU's general speed, and a "
+                 "ratio above 1 is what the AES hardware buys on that host; assumes chacha20 runs the same code "
+                 "everywhere)"),
+    "ceiling": ("each cipher as a share of the same host's crypto ceiling for it (openssl speed -evp, one core): "
+                "how much of the primitive's speed SSH keeps on that host; assumes one core's openssl speed is "
+                "what ssh's libcrypto gets"),
+}
+
+
+@dataclass
+class FleetRecommendation:
+    """What the fleet as a whole should use, per algorithm kind, and where hosts differ."""
+
+    lines: dict[str, list[str]] = field(default_factory=dict)  # keyword -> names, security first
+    figures: dict[str, dict[str, str]] = field(default_factory=dict)  # keyword -> name -> "proven faster ..." notes
+    left_out: dict[str, list[str]] = field(default_factory=dict)  # keyword -> "name: why"
+    differs: list[str] = field(default_factory=list)  # "host: starts with X (fleet: Y)"
+
+
+def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
+    """Every run of every file, each with a name unique in the fleet (--label, else host name, else file)."""
+    runs: list[Report] = []
+    seen: set[str] = set()
+    for path, reports in files:
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.splitext(os.path.basename(path))[0]) or "results"
+        for report in reports:
+            host = report.environment.host
+            if report.label in seen or (not host.label and report.label.startswith("embedded")):
+                # unlabelled loopback runs of different machines all read "embedded": name them by machine
+                host.label = next(name for name in (host.hostname, stem, f"{stem}-{len(runs) + 1}")
+                                  if _plain_name(name) and name not in seen and name != "unknown")
+            seen.add(report.label)
+            runs.append(report)
+    if not runs:
+        raise UsageError("no runs in the results given")
+    return runs
+
+
+def _plain_name(name: str) -> bool:
+    return re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?", name) is not None
+
+
+def pipe_rates(report: Report, direction: str) -> dict[str, float]:
+    """Cipher -> median steady-state bytes/s of the pipe, loopback or real host (no emulated links)."""
+    out = {}
+    for summary in report.summaries:
+        case = report.case(summary.case_id).case
+        if (case.kind is CaseKind.CIPHER and case.is_pipe and not case.link and case.direction.value == direction
+                and case.cipher and summary.throughput_bytes_per_second):
+            out[case.cipher] = summary.throughput_bytes_per_second.median
+    return out
+
+
+def ceilings(report: Report) -> dict[str, float]:
+    """Cipher -> the crypto ceiling measured in the run (bytes/s)."""
+    return {report.case(s.case_id).case.cipher or "": s.throughput_bytes_per_second.median for s in report.summaries
+            if s.throughput_bytes_per_second and report.case(s.case_id).case.kind is CaseKind.CEILING}
+
+
+def normalised(report: Report, direction: str, by: str) -> dict[str, float]:
+    """Cipher -> its figure divided by the host's reference (NORMALISATIONS); ciphers without one are left out."""
+    rates = pipe_rates(report, direction)
+    if by == "chacha20":
+        base = rates.get(CHACHA)
+        return {c: r / base for c, r in rates.items()} if base else {}
+    tops = ceilings(report)
+    return {c: r / tops[c] for c, r in rates.items() if tops.get(c)}
+
+
+def outlier_hosts(runs: Sequence[Report]) -> list[str]:
+    """Hosts whose figure for a cipher lies far from the fleet's (modified z-score over hosts), as sentences."""
+    found: list[str] = []
+    if len(runs) < MIN_HOSTS_FOR_OUTLIERS:
+        return found
+    for direction in DIRECTIONS:
+        per_host = [pipe_rates(r, direction) for r in runs]
+        ciphers = sorted({c for rates in per_host for c in rates})
+        for cipher in ciphers:
+            pairs = [(r.label, rates[cipher]) for r, rates in zip(runs, per_host, strict=True) if cipher in rates]
+            if len(pairs) < MIN_HOSTS_FOR_OUTLIERS:
+                continue
+            flags = robust_outliers([v for _, v in pairs])
+            middle = statistics.median(v for _, v in pairs)
+            found += [f"{label}: {cipher} {direction} {value / 1e6:,.0f} MB/s against the fleet's median "
+                      f"{middle / 1e6:,.0f} MB/s ({value / middle:.2f}x)" for (label, value), flag
+                      in zip(pairs, flags, strict=True) if flag]
+    return found
+
+
+def fleet_recommendation(runs: Sequence[Report], policy_name: str = "modern") -> FleetRecommendation:
+    """The recommendation every host can take (see the module's docstring)."""
+    policy = built_in(policy_name)
+    rec = FleetRecommendation()
+    margin = max(r.options.tie_margin for r in runs)
+    for kind, keyword in ((Kind.CIPHER, "Ciphers"), (Kind.MAC, "MACs"), (Kind.KEX, "KexAlgorithms")):
+        per_host = [measured_candidates(r, kind) for r in runs]
+        names = list(dict.fromkeys(n for c in per_host for n in c))
+        if not names:
+            continue
+        kept, left = [], []
+        for name in names:
+            missing = [r.label for r, c in zip(runs, per_host, strict=True) if name not in c]
+            refused = policy.refuses(name, kind)
+            unsafe = [r.label for r in runs if kind is Kind.CIPHER and not safe_cipher(r, name)]
+            if refused:
+                left.append(f"{name}: {refused}")
+            elif missing:
+                left.append(f"{name}: not measured on {', '.join(missing)}")
+            elif unsafe:
+                left.append(f"{name}: not safe on {', '.join(unsafe)} (Terrapin or grade)")
+            else:
+                merged = Candidate(name, kind)
+                for report, candidates in zip(runs, per_host, strict=True):
+                    for key, speeds in candidates[name].speeds.items():
+                        merged.speeds[f"{report.label}/{key}"] = speeds
+                kept.append(merged)
+        ordered, moves = order(kept, margin)
+        rec.lines[keyword] = ordered
+        rec.figures[keyword] = {m.name: f"proven faster than {m.over} on every host (at least {m.low:.2f}x)"
+                                for m in moves}
+        rec.left_out[keyword] = left
+    first = rec.lines.get("Ciphers", [None])[0] if rec.lines.get("Ciphers") else None
+    for report in runs:
+        own = next((ln.names for ln in build(report).lines if ln.kind is Kind.CIPHER), [])
+        if first and own and own[0] != first:
+            rec.differs.append(f"{report.label}: its own run puts {own[0]} first (the fleet: {first})")
+    return rec
+
+
+def versions(runs: Sequence[Report]) -> list[str]:
+    """A note when the runs come from different sshbench versions (figures compare only where methods agree)."""
+    tools = sorted({r.tool_version for r in runs})
+    return [] if len(tools) < 2 else [f"runs from sshbench {', '.join(tools)}: each figure is as its version "
+                                      "measured it; compare across versions with care"]
