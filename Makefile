@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint unit deps sysdeps bench clean
+.PHONY: run test lint unit deps sysdeps bench clean fleet-demo
 
 run: deps
 	$(BIN)/sshbench $(ARGS)
@@ -25,6 +25,10 @@ unit: deps
 
 bench: deps
 	$(BIN)/python bench/loopback_vs_hand.py $(ARGS)
+
+# A test fleet of namespaced sshd "hosts" on this machine, measured through fleet/sshbench.yml (root).
+fleet-demo: deps
+	$(BIN)/python scripts/fleet_demo.py $(ARGS)
 
 deps: sysdeps $(STAMP)
 

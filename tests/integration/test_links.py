@@ -117,6 +117,23 @@ def _alive_owner(name: str) -> bool:
     return True
 
 
+def test_a_rate_limited_lossy_link_caps_raw_tcp_and_ssh_alike(tmp_path: Path) -> None:
+    out = tmp_path / "rate.json"
+    done = sshbench("run", "--link", "rtt=4ms,rate=100mbit,loss=0.2%,jitter=1ms", "--ciphers",
+                    "aes128-gcm@openssh.com", "--directions", "upload", "--runs", "3", "--size", "8MiB", "--echo", "0",
+                    "--output", str(out), tmpdir=tmp_path, timeout=600)
+    assert done.returncode == ExitCode.OK, done.stderr[-2000:]
+    report = results_from_dict(json.loads(out.read_text()))[0]
+    rates = {report.case(s.case_id).case.kind.value: s.throughput_bytes_per_second.median
+             for s in report.summaries if s.throughput_bytes_per_second}
+    line = 100e6 / 8
+    assert 0.6 * line < rates["control"] <= 1.05 * line, f"raw TCP {rates['control'] / 1e6:.1f} MB/s on 100 Mbit/s"
+    assert rates["cipher"] <= 1.05 * line, "SSH beat the line rate"
+    rtt = report.environment.links[0].rtt_seconds
+    assert rtt is not None and 0.0035 <= rtt <= 0.009, rtt
+    assert "link 9" in done.stdout or "link 8" in done.stdout, "a rate-limited link is link-bound"
+
+
 _DEFAULT_SIGNALS = ("import os, signal, sys\n"
                     "for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)\n"
                     "os.execv(sys.executable, [sys.executable, '-m', 'sshbench', *sys.argv[1:]])\n")

@@ -63,7 +63,7 @@ def measure_echo(target: Target, case: Case, settings: EchoSettings) -> EchoResu
         if seen is None:
             result.error = f"no readiness line within {START_TIMEOUT:.0f} s (login failed, or no pty allowed)"
             return result
-        for _ in range(settings.count):
+        for n in range(settings.count + 1):  # the first keystroke warms the session up and is not kept
             start = time.perf_counter()
             os.write(in_fd, KEY)
             echoed = _read_until(out_fd, KEY, ECHO_TIMEOUT)
@@ -71,7 +71,8 @@ def measure_echo(target: Target, case: Case, settings: EchoSettings) -> EchoResu
             if echoed is None:
                 result.error = f"a keystroke was not echoed within {ECHO_TIMEOUT:.0f} s"
                 return result
-            result.echo_seconds.append(took)
+            if n:
+                result.echo_seconds.append(took)
         result.ok = True
         return result
     except OSError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sshbench.algorithms import Kind
+from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.links import Bound, bounds, link_view, receive_window
 from sshbench.analysis.stats import describe
 from sshbench.render.labels import flagged_name, pm
@@ -19,9 +20,9 @@ from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import CaseKind, Direction, Report
 
 VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
-LEGEND = ("each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
-          "at >= 85% of a core), window (SSH's flow control: >= 80% of window / RTT), link (>= 80% of raw TCP "
-          "through the same link), or below limits")
+LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
+          f"at >= {CPU_BOUND_SHARE:.0%} of a core), window (SSH's flow control: >= {WINDOW_BOUND_SHARE:.0%} of window "
+          f"/ RTT), link (>= {LINK_FULL_SHARE:.0%} of raw TCP through the same link), or below limits")
 
 
 def _ms(seconds: float | None) -> str:
@@ -60,7 +61,8 @@ def _bound_cell(bound: Bound | None, report: Report) -> Cell:
     if bound is None:
         return cell("-", "dim")
     summary = next(s for s in report.summaries if s.case_id == bound.case_id)
-    return (Span(pm(summary.throughput_bytes_per_second, 1e6), "strong"),
+    digits = 1 if bound.rate < 10e6 else 0  # a window-bound Dropbear at 20 ms moves ~1.2 MB/s
+    return (Span(pm(summary.throughput_bytes_per_second, 1e6, digits), "strong"),
             Span("\n" + bound.short, VERDICT_STYLE[bound.verdict]))
 
 
