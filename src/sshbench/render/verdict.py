@@ -46,6 +46,7 @@ def verdict(report: Report) -> list[Fact]:
         if best is None or best.throughput_bytes_per_second is None:
             continue
         name = report.case(best.case_id).case.subject
-        out.append(Fact(f"{direction.value} {link}".strip(), f"{name}, {pm(best.throughput_bytes_per_second, 1e6)} MB/s "
-                        f"(n={best.samples_ok}): {_sureness(report, rows, best)}", "strong"))
+        figure = pm(best.throughput_bytes_per_second, 1e6)
+        out.append(Fact(f"{direction.value} {link}".strip(), f"{name}, {figure} MB/s (n={best.samples_ok}): "
+                        f"{_sureness(report, rows, best)}", "strong"))
     return out
