@@ -33,7 +33,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from sshbench.algorithms import Grade, Kind
 from sshbench.outputs import safe_name
-from sshbench.render.labels import NO_INTERVAL, flagged_name, grade_of
+from sshbench.render.labels import HOSTS_NOTE, NO_INTERVAL, flagged_name, grade_of, hosts_note
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
 
@@ -336,6 +336,7 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
         ax.set_title(direction, loc="left", fontsize=10)
         ax.set_xlabel("MB/s (10^6 bytes per second), median")
         ax.grid(axis="x", alpha=0.3)
+        ax.set_xlim(right=ax.get_xlim()[1] * 1.3)  # room for the "n<6" notes beside the longest bars
     axes[0][0].set_yticks(range(len(names)))
     axes[0][0].set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
     _mark_ticks(axes[0][0].get_yticklabels(), names, Kind.CIPHER)
@@ -344,7 +345,8 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
     _legend_outside(axes[0][-1], handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)])
     fig.suptitle("Cipher throughput by host (pipe, steady state; weak/broken hatched, red)", x=0.01, ha="left",
                  fontsize=11)
-    _caption(fig, caption(runs[0]) + "; hosts measured one after another")
+    _caption(fig, caption(runs[0]) + ("; hosts measured one after another" if hosts_note(runs) == HOSTS_NOTE
+                                      else "; a fleet: each machine measured itself"))
     return fig
 
 
