@@ -39,19 +39,24 @@ def links_overview(report: Report) -> Table:
         limits = []
         for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
             window = receive_window(report, direction, "pipe")
-            limits.append("-" if not window or not rtt else f"{window / rtt / 1e6:,.1f}")
+            limit = window / rtt if window and rtt else None
+            limits.append("-" if limit is None else f"{limit / 1e6:,.{1 if limit < 1e9 else 0}f}")
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
                   if link.connect_seconds else "-")
         wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
-        rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(pm(tcp.get(link.label), 1e6)),
+        raw = tcp.get(link.label)
+        bdp = "-" if raw is None or not rtt else f"{raw.median * rtt / 2**20:,.2f}"
+        rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(pm(raw, 1e6)), cell(bdp),
                          cell(limits[0]), cell(limits[1]), cell(link.emulator), cell(wire))))
     columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
-               Column("raw TCP\nMB/s", numeric=True), Column("window/RTT\nup MB/s", numeric=True),
+               Column("raw TCP\nMB/s", numeric=True), Column("BDP\nMiB", numeric=True, priority=2),
+               Column("window/RTT\nup MB/s", numeric=True),
                Column("window/RTT\ndown MB/s", numeric=True), Column("made by", wrap=True, priority=3),
                Column("emulator\nCPU s", numeric=True, priority=3))
     return Table("The emulated links, as measured in this run", columns, tuple(rows), (
         "RTT: median TCP connect time across the link (after one warm-up), the range of the 15; raw TCP: the "
-        "control case through the same link, no SSH",
+        "control case through the same link, no SSH; BDP: bandwidth-delay product, raw TCP x RTT: the bytes in "
+        "flight that fill this link (more than SSH's 2 MiB window: one channel cannot fill it)",
         "window/RTT: what one SSH channel can carry per round trip: the receiver's channel window (OpenSSH 2 MiB, "
         "channels.h CHAN_SES_WINDOW_DEFAULT) / the measured RTT",
         "the links exist only in sshbench's own network namespaces; docs/links.md says how they are made"), note=True)
