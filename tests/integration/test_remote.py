@@ -176,6 +176,20 @@ def test_max_bytes_caps_what_is_sent(standin: Any, tmp_path: Path) -> None:
         "iperf3 cannot be capped"
 
 
+def test_keystroke_echo_on_a_real_host(standin: Any, tmp_path: Path) -> None:
+    """--echo through the user's own ssh setup: a pty on the real server, cat echoing each byte."""
+    config, _ = standin
+    out = tmp_path / "echo.json"
+    done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes256-gcm@openssh.com", *ONLY,
+                    "--directions", "upload", "--size", "4MiB", "--runs", "2", "--echo", "12", "--no-controls",
+                    "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    (echo,) = json.loads(out.read_text())["echoes"]
+    assert echo["ok"] and echo["cipher"] == "aes256-gcm@openssh.com" and len(echo["echo_seconds"]) == 12, echo
+    assert 0 < sorted(echo["echo_seconds"])[6] < 0.05, "a loopback echo takes well under 50 ms"
+    assert "Keystroke echo round trip" in done.stdout
+
+
 def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> None:
     _, srv = standin
     assert srv.dir is not None
