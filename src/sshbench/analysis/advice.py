@@ -6,13 +6,15 @@ argue with them in one place.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sshbench.analysis.references import pipe_ciphers
 from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.results.environment import RunWarning
-from sshbench.results.model import CaseKind, Report
+from sshbench.results.model import CaseKind, Report, Summary
 from sshbench.units import GiB
 
 BUSY_LOAD_PER_CPU = 0.5  # 1-minute load average per CPU before the run started
@@ -176,6 +178,8 @@ RECEIVE_WINDOW = {"openssh": 64 * 32 * 1024, "dropbear": 24576}
 # bytes waiting in both sides' socket buffers, which lengthen each round trip (measured over emulated links:
 # 80-82% of window / RTT at 20 ms, with the window limit well under raw TCP and no CPU busy)
 WINDOW_BOUND_SHARE = 0.7
+SFTP_DEFAULT_IN_FLIGHT = 64 * 32 * 1024  # sftp(1): -R 64 requests of -B 32768 bytes
+_SFTP_TUNED = re.compile(r"sftp-B(\d+)-R(\d+)")
 
 
 @dataclass(frozen=True)
@@ -257,29 +261,40 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     the data moved. Near 100% that side's CPU set the pace; well below on
     both sides, the link (or something between) did.
     """
-    best = None
-    for summary in report.summaries:
-        case = report.case(summary.case_id).case
-        if (case.kind is CaseKind.CIPHER and case.is_pipe and case.direction.value == direction and not case.link
-                and summary.throughput_bytes_per_second
-                and (best is None or summary.throughput_bytes_per_second.median
-                     > best.throughput_bytes_per_second.median)):  # type: ignore[union-attr]
-            best = summary
-    if best is None or best.throughput_bytes_per_second is None:
+    rated = [(s.throughput_bytes_per_second.median, s) for s in pipe_ciphers(report, direction).values()
+             if s.throughput_bytes_per_second]
+    if not rated:
         return None
-    rate = best.throughput_bytes_per_second.median
-    shares = {side: stat.median * rate / GiB for side, stat in
-              (("client", best.client_cpu_seconds_per_gib), ("server", best.server_cpu_seconds_per_gib))
-              if stat is not None}
+    rate, best = max(rated, key=lambda pair: pair[0])
+    shares = core_shares(best, rate)
     busy = [side for side, share in shares.items() if share >= CPU_BOUND_SHARE]
     iperf = report.environment.server.iperf
     tcp = iperf.rate(direction) if iperf else None
     server = report.environment.server
     process = SERVER_PROCESS.get(server.software, "server process")
-    receiver = server.software if direction == "upload" else "openssh"  # downloads: our ssh receives
     rtt = server.remote.round_trip_seconds if server.remote else None
-    window = (RECEIVE_WINDOW[receiver], rtt) if rtt and receiver in RECEIVE_WINDOW else None
+    bytes_in_flight = receive_window(report, direction)
+    window = (bytes_in_flight, rtt) if rtt and bytes_in_flight else None
     return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window)
+
+
+def core_shares(summary: Summary, rate: float) -> dict[str, float]:
+    """Side -> the share of one core its ssh (or sshd) used while the data moved: CPU s/GiB x GiB/s."""
+    return {side: stat.median * rate / GiB for side, stat in
+            (("client", summary.client_cpu_seconds_per_gib), ("server", summary.server_cpu_seconds_per_gib))
+            if stat is not None}
+
+
+def receive_window(report: Report, direction: str, method: str = "pipe") -> int | None:
+    """Bytes one transfer may have in flight: the receiver's channel window (the server for uploads, our ssh for
+    downloads), and for sftp also its requests x buffer; None where the window is not known."""
+    receiver = report.environment.server.software if direction == "upload" else "openssh"
+    window = RECEIVE_WINDOW.get(receiver)
+    if method.startswith("sftp"):
+        tuned = _SFTP_TUNED.fullmatch(method)
+        in_flight = int(tuned.group(1)) * int(tuned.group(2)) if tuned else SFTP_DEFAULT_IN_FLIGHT
+        window = in_flight if window is None else min(window, in_flight)
+    return window
 
 
 def limits(report: Report) -> list[str]:

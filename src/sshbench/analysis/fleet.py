@@ -26,10 +26,11 @@ from sshbench.algorithms import Kind
 from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates, safe_cipher
+from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.errors import UsageError
-from sshbench.results.kinds import CaseKind
 from sshbench.results.model import Report
+from sshbench.results.untrusted import UntrustedText, host_name
 
 CHACHA = "chacha20-poly1305@openssh.com"
 MIN_HOSTS_FOR_OUTLIERS = 4  # a robust z-score (median absolute deviation) means little with fewer hosts
@@ -66,7 +67,7 @@ def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
             if report.label in seen or (not host.label and report.label.startswith("embedded")):
                 # unlabelled loopback runs of different machines all read "embedded": name them by machine
                 host.label = next(name for name in (host.hostname, stem, f"{stem}-{len(runs) + 1}")
-                                  if _plain_name(name) and name not in seen and name != "unknown")
+                                  if _fits(name) and name not in seen and name != "unknown")
             seen.add(report.label)
             runs.append(report)
     if not runs:
@@ -74,25 +75,19 @@ def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
     return runs
 
 
-def _plain_name(name: str) -> bool:
-    return re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?", name) is not None
+def _fits(name: str) -> bool:
+    """A name the results file would accept as --label (the same check it is read with)."""
+    try:
+        host_name(name, "label")
+    except UntrustedText:
+        return False
+    return True
 
 
 def pipe_rates(report: Report, direction: str) -> dict[str, float]:
     """Cipher -> median steady-state bytes/s of the pipe, loopback or real host (no emulated links)."""
-    out = {}
-    for summary in report.summaries:
-        case = report.case(summary.case_id).case
-        if (case.kind is CaseKind.CIPHER and case.is_pipe and not case.link and case.direction.value == direction
-                and case.cipher and summary.throughput_bytes_per_second):
-            out[case.cipher] = summary.throughput_bytes_per_second.median
-    return out
-
-
-def ceilings(report: Report) -> dict[str, float]:
-    """Cipher -> the crypto ceiling measured in the run (bytes/s)."""
-    return {report.case(s.case_id).case.cipher or "": s.throughput_bytes_per_second.median for s in report.summaries
-            if s.throughput_bytes_per_second and report.case(s.case_id).case.kind is CaseKind.CEILING}
+    return {cipher: s.throughput_bytes_per_second.median for cipher, s in pipe_ciphers(report, direction).items()
+            if s.throughput_bytes_per_second}
 
 
 def normalised(report: Report, direction: str, by: str) -> dict[str, float]:
@@ -102,7 +97,7 @@ def normalised(report: Report, direction: str, by: str) -> dict[str, float]:
         base = rates.get(CHACHA)
         return {c: r / base for c, r in rates.items()} if base else {}
     tops = ceilings(report)
-    return {c: r / tops[c] for c, r in rates.items() if tops.get(c)}
+    return {c: r / tops[c].median for c, r in rates.items() if c in tops and tops[c].median}
 
 
 def outlier_hosts(runs: Sequence[Report]) -> list[str]:
@@ -157,7 +152,7 @@ def fleet_recommendation(runs: Sequence[Report], policy_name: str = "modern") ->
         rec.figures[keyword] = {m.name: f"proven faster than {m.over} on every host (at least {m.low:.2f}x)"
                                 for m in moves}
         rec.left_out[keyword] = left
-    first = rec.lines.get("Ciphers", [None])[0] if rec.lines.get("Ciphers") else None
+    first = next(iter(rec.lines.get("Ciphers", [])), None)
     for report in runs:
         own = next((ln.names for ln in build(report).lines if ln.kind is Kind.CIPHER), [])
         if first and own and own[0] != first:

@@ -16,16 +16,18 @@ table sshbench already draws can be drawn per link.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, RECEIVE_WINDOW, WINDOW_BOUND_SHARE
+from sshbench.analysis.advice import (
+    CPU_BOUND_SHARE,
+    LINK_FULL_SHARE,
+    WINDOW_BOUND_SHARE,
+    core_shares,
+    receive_window,
+)
+from sshbench.analysis.references import raw_tcp
 from sshbench.results.environment import LinkFacts
-from sshbench.results.model import CaseKind, Direction, Report, Summary
-from sshbench.units import GiB
-
-SFTP_DEFAULT_IN_FLIGHT = 64 * 32 * 1024  # sftp(1): -R 64 requests of -B 32768 bytes
-_SFTP_TUNED = re.compile(r"sftp-B(\d+)-R(\d+)")
+from sshbench.results.model import CaseKind, Report, Stat
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,15 @@ class Bound:
     method: str
     cipher: str
     direction: str
-    rate: float  # bytes/s, median of the data phase
+    stat: Stat  # bytes/s of the data phase: median and its interval
     rtt: float | None  # measured on the link (median TCP connect time)
     window: int | None  # bytes one channel (or sftp's requests) may have in flight; None: not known
     tcp: float | None  # raw TCP through the same link, bytes/s (None: no control measured)
     shares: dict[str, float]  # side -> share of one core used while the data moved
+
+    @property
+    def rate(self) -> float:
+        return self.stat.median
 
     @property
     def window_limit(self) -> float | None:
@@ -94,21 +100,9 @@ def link_facts(report: Report, label: str) -> LinkFacts | None:
     return next((link for link in report.environment.links if link.label == label), None)
 
 
-def receive_window(report: Report, direction: str, method: str) -> int | None:
-    """Bytes one transfer may have in flight: the receiver's channel window, and sftp's requests x buffer."""
-    receiver = report.environment.server.software if direction == Direction.UPLOAD.value else "openssh"
-    window = RECEIVE_WINDOW.get(receiver)
-    if method.startswith("sftp"):
-        tuned = _SFTP_TUNED.fullmatch(method)
-        in_flight = int(tuned.group(1)) * int(tuned.group(2)) if tuned else SFTP_DEFAULT_IN_FLIGHT
-        window = in_flight if window is None else min(window, in_flight)
-    return window
-
-
 def bounds(report: Report) -> list[Bound]:
     """A Bound for every measured throughput case that crossed an emulated link."""
-    tcp = {report.case(s.case_id).case.link: s.throughput_bytes_per_second.median for s in report.summaries
-           if s.throughput_bytes_per_second and report.case(s.case_id).case.kind is CaseKind.CONTROL}
+    tcp = raw_tcp(report)
     found = []
     for summary in report.summaries:
         case = report.case(summary.case_id).case
@@ -116,18 +110,13 @@ def bounds(report: Report) -> list[Bound]:
         if not case.link or stat is None or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
             continue
         facts = link_facts(report, case.link)
-        found.append(Bound(case.id, case.link, case.method, case.subject if case.kind is CaseKind.CIPHER
-                           else f"{case.cipher} + {case.mac}", case.direction.value, stat.median,
+        subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
+        link_tcp = tcp.get(case.link)
+        found.append(Bound(case.id, case.link, case.method, subject, case.direction.value, stat,
                            facts.rtt_seconds if facts else None, receive_window(report, case.direction.value,
                                                                                  case.method),
-                           tcp.get(case.link), _shares(summary, stat.median)))
+                           link_tcp.median if link_tcp else None, core_shares(summary, stat.median)))
     return found
-
-
-def _shares(summary: Summary, rate: float) -> dict[str, float]:
-    return {side: stat.median * rate / GiB for side, stat in
-            (("client", summary.client_cpu_seconds_per_gib), ("server", summary.server_cpu_seconds_per_gib))
-            if stat is not None}
 
 
 def link_view(report: Report, label: str) -> Report:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from sshbench.algorithms import Kind
 from sshbench.analysis.advice import limit_of
+from sshbench.analysis.references import pipe_ciphers
+from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import flagged_name, grade_of, pm
 from sshbench.render.table_model import Column, Row, Span, Table, cell
 from sshbench.results.environment import ServerFacts, ServerKind, TerrapinFacts
@@ -55,21 +57,12 @@ def overview(runs: list[Report]) -> Table:
             if limit is None:
                 cells += ["-", "-"]
                 continue
-            best = _pipe_cipher(report, direction).get(limit.cipher)
+            best = pipe_ciphers(report, direction).get(limit.cipher)
             rate = pm(best.throughput_bytes_per_second, 1e6) if best else f"{limit.rate / 1e6:,.0f}"
             cells += [rate, limit.bound_by]
         rows.append(Row(tuple(cell(c) for c in cells)))
     columns = (Column(titles[0]), *(Column(t, wrap=True) for t in titles[1:]))
     return Table("Hosts", columns, tuple(rows))
-
-
-def _pipe_cipher(report: Report, direction: str) -> dict[str, Summary]:
-    out = {}
-    for summary in report.summaries:
-        case = report.case(summary.case_id).case
-        if case.kind is CaseKind.CIPHER and case.is_pipe and case.direction.value == direction and case.cipher:
-            out[case.cipher] = summary
-    return out
 
 
 def _fastest(cipher: str, measured: list[dict[str, Summary]]) -> float:
@@ -101,7 +94,7 @@ def cipher_by_host(runs: list[Report]) -> list[Table]:
     """Per direction: ciphers (rows) by hosts (columns), steady-state MB/s of the pipe."""
     tables = []
     for direction in DIRECTIONS:
-        measured = [_pipe_cipher(report, direction) for report in runs]
+        measured = [pipe_ciphers(report, direction) for report in runs]
         ciphers = list(dict.fromkeys(c for per_host in measured for c in per_host))
         if not ciphers:
             continue
@@ -124,5 +117,4 @@ def host_tables(runs: list[Report]) -> list[Table]:
     """Everything that compares hosts; empty for a single host."""
     if len(runs) < 2:
         return []
-    from sshbench.render.fleet import fleet_tables  # fleet builds on these tables' helpers
     return [overview(runs), *cipher_by_host(runs), *fleet_tables(runs)]

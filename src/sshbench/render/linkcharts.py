@@ -14,11 +14,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from sshbench.analysis.links import bounds, receive_window
+from sshbench.analysis.advice import receive_window
+from sshbench.analysis.links import bounds
+from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
 from sshbench.render.charts import Chart, _caption, _legend_outside, caption
 from sshbench.render.matrix import method_label
-from sshbench.results.model import CaseKind, Direction, Report
+from sshbench.results.model import Direction, Report
 
 MARKERS = "osD^v<>ph*"
 
@@ -41,7 +43,6 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     found = [b for b in bounds(report) if b.direction == direction and b.link in rtts]
     if not found:
         return None
-    summaries = {s.case_id: s for s in report.summaries}
     fig, ax = plt.subplots(figsize=(8.5, 4.8))
     series = list(dict.fromkeys((b.method, b.cipher) for b in found))
     for index, (method, cipher) in enumerate(series):
@@ -49,19 +50,16 @@ def _throughput(report: Report, direction: str) -> Figure | None:
         xs = [x * 1000 for x, _ in points]
         ys, low, high = [], [], []
         for _, bound in points:
-            stat = summaries[bound.case_id].throughput_bytes_per_second
-            assert stat is not None
+            stat = bound.stat
             ys.append(stat.median / 1e6)
             low.append((stat.median - (stat.ci_low or stat.median)) / 1e6)
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{method_label(method)} {cipher}")
-    tcp = sorted((rtts[report.case(s.case_id).case.link] * 1000, s.throughput_bytes_per_second.median / 1e6)
-                 for s in report.summaries if s.throughput_bytes_per_second
-                 and report.case(s.case_id).case.kind is CaseKind.CONTROL and report.case(s.case_id).case.link in rtts)
+    tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
-    window = receive_window(report, direction, "pipe")
+    window = receive_window(report, direction)
     if window:
         span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
         ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle="--",

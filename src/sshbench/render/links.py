@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sshbench.algorithms import Kind
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
-from sshbench.analysis.links import Bound, bounds, link_view, receive_window
+from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
+from sshbench.analysis.links import Bound, bounds, link_view
+from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
-from sshbench.results.model import CaseKind, Direction, Report
+from sshbench.results.model import Direction, Report
 
 VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
 LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
@@ -31,14 +32,13 @@ def _ms(seconds: float | None) -> str:
 
 def links_overview(report: Report) -> Table:
     """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
-    tcp = {report.case(s.case_id).case.link: s.throughput_bytes_per_second for s in report.summaries
-           if s.throughput_bytes_per_second and report.case(s.case_id).case.kind is CaseKind.CONTROL}
+    tcp = raw_tcp(report)
     rows = []
     for link in report.environment.links:
         rtt = link.rtt_seconds
         limits = []
         for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
-            window = receive_window(report, direction, "pipe")
+            window = receive_window(report, direction)
             limit = window / rtt if window and rtt else None
             limits.append("-" if limit is None else f"{limit / 1e6:,.{1 if limit < 1e9 else 0}f}")
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
@@ -62,12 +62,11 @@ def links_overview(report: Report) -> Table:
         "the links exist only in sshbench's own network namespaces; docs/links.md says how they are made"), note=True)
 
 
-def _bound_cell(bound: Bound | None, report: Report) -> Cell:
+def _bound_cell(bound: Bound | None) -> Cell:
     if bound is None:
         return cell("-", "dim")
-    summary = next(s for s in report.summaries if s.case_id == bound.case_id)
     digits = 1 if bound.rate < 10e6 else 0  # a window-bound Dropbear at 20 ms moves ~1.2 MB/s
-    return (Span(pm(summary.throughput_bytes_per_second, 1e6, digits), "strong"),
+    return (Span(pm(bound.stat, 1e6, digits), "strong"),
             Span("\n" + bound.short, VERDICT_STYLE[bound.verdict]))
 
 
@@ -84,7 +83,7 @@ def across_links(report: Report) -> list[Table]:
         by = {(b.method, b.cipher, b.link): b for b in mine}
         rows = tuple(Row((cell(method_label(method)), cell(flagged_name(cipher, Kind.CIPHER) if "+" not in cipher
                                                          else cipher),
-                          *(_bound_cell(by.get((method, cipher, label)), report) for label in labels)))
+                          *(_bound_cell(by.get((method, cipher, label))) for label in labels)))
                      for method, cipher in keys)
         columns = (Column("method"), Column("cipher", code=True), *(Column(label, numeric=True) for label in labels))
         tables.append(Table(f"Across the links, {direction}: MB/s and what limited it", columns, rows,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sshbench.algorithms import Grade, Kind
 from sshbench.analysis.decide import rule_for
+from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.measure.controls import EVP_OF
 from sshbench.render.labels import (
     GRADE_STYLE,
@@ -22,6 +23,7 @@ from sshbench.render.labels import (
     ms,
     pm,
 )
+from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.kinds import CaseKind, Direction
@@ -98,18 +100,6 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
     return [*lines, *legend(rule_for(opts), opts.mode == "precision", _legacy(report))]
 
 
-def references(report: Report) -> tuple[Stat | None, dict[str, Stat]]:
-    """The raw TCP control's throughput and each cipher's crypto ceiling, from this run."""
-    tcp, ceilings = None, {}
-    for summary in report.summaries:
-        case = report.case(summary.case_id).case
-        if case.kind is CaseKind.CONTROL:
-            tcp = summary.throughput_bytes_per_second
-        elif case.kind is CaseKind.CEILING and case.cipher and summary.throughput_bytes_per_second:
-            ceilings[case.cipher] = summary.throughput_bytes_per_second
-    return tcp, ceilings
-
-
 def _share(value: Stat | None, ceiling: Stat | None) -> str:
     if value is None or ceiling is None or not ceiling.median:
         return "-"
@@ -127,14 +117,15 @@ def _sizes(report: Report, rows: list[Summary]) -> str:
 
 
 def throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
-    tcp, ceilings = references(report)
+    link = report.case(rows[0].case_id).case.link if rows else ""  # a table is one group: one path
+    tcp, tops = raw_tcp(report).get(link), ceilings(report)
     out = []
     for summary in rows:
         record = report.case(summary.case_id)
         name = record.case.subject
         name_cell, grade, flagged = _name_cells(name, kind)
         tput = summary.throughput_bytes_per_second
-        crypto = _share(tput, ceilings.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
+        crypto = _share(tput, tops.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
         cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
                  f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
         out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)), _interval(summary, tput),
@@ -198,17 +189,11 @@ def result_tables(report: Report) -> list[Table]:
     Over emulated links: the cross-link tables (render/links.py), then these tables once per link.
     """
     if report.environment.links:
-        from sshbench.render.links import link_tables, per_link_views  # links builds on this module
         return link_tables(report, [(label, _tables(view)) for label, view in per_link_views(report)])
     tables = _tables(report)
-    if (echo := _echo(report)) is not None:
+    if (echo := echo_table(report)) is not None:
         tables.append(echo)
     return tables
-
-
-def _echo(report: Report) -> Table | None:
-    from sshbench.render.links import echo_table
-    return echo_table(report)
 
 
 def _tables(report: Report) -> list[Table]:

@@ -10,6 +10,7 @@ fills only part of it. The JSON form is the dataclasses as they are
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -235,11 +236,7 @@ class LinkFacts:
     @property
     def rtt_seconds(self) -> float | None:
         """The measured round trip: the median connect time."""
-        if not self.connect_seconds:
-            return None
-        ordered = sorted(self.connect_seconds)
-        middle = len(ordered) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        return statistics.median(self.connect_seconds) if self.connect_seconds else None
 
 
 @dataclass

@@ -69,6 +69,10 @@ class LinkPath:
         return self.spec.label
 
     @property
+    def mtu(self) -> int:
+        return 1500 if self.spec.plain else MTU
+
+    @property
     def client_address(self) -> str:
         return f"198.18.{self.index}.1"
 
@@ -99,7 +103,7 @@ class LinkPath:
         cpu = self.wire_cpu_seconds
         if cpu is None and self.wire is not None and self.wire.returncode is None:
             cpu = tree_cpu_seconds(self.wire.pid)
-        return LinkFacts(label=self.label, emulator=self.emulator, mtu=MTU if self.wire else 1500,
+        return LinkFacts(label=self.label, emulator=self.emulator, mtu=self.mtu,
                          client_address=self.client_address, server_address=self.server_address,
                          connect_seconds=list(self.connect_seconds), emulator_cpu_seconds=cpu)
 
@@ -120,8 +124,7 @@ class EmulatedLinks:
         try:
             client, server = self._stack.enter_context(netns.namespace_pair())
             for index, spec in enumerate(self.specs):
-                path = self._build(index, spec, client, server)
-                self.paths[spec.label] = path
+                self._build(index, spec, client, server)
             for path in self.paths.values():
                 path.connect_seconds = measure_rtt(path)
         except BaseException:
@@ -148,22 +151,21 @@ class EmulatedLinks:
             _stop_wire(path)
         self._stack.close()
 
-    def _build(self, index: int, spec: LinkSpec, client: str, server: str) -> LinkPath:
+    def _build(self, index: int, spec: LinkSpec, client: str, server: str) -> None:
         device = f"l{index}"
+        made_by = "veth pair (no emulation: a cable)" if spec.plain else f"sshbench wire over TUN, MTU {MTU}"
+        path = self.paths[spec.label] = LinkPath(spec, index, client, server, made_by)  # close() finds it half-built
         if spec.plain:
             netns.ip("-n", client, "link", "add", device, "type", "veth", "peer", "name", device, "netns", server)
-            path = LinkPath(spec, index, client, server, "veth pair (no emulation: a cable)")
         else:
-            path = LinkPath(spec, index, client, server, f"sshbench wire over TUN, MTU {MTU}")
-            path.tun_fds = (netns.open_tun(client, device), netns.open_tun(server, device))
-        self.paths[spec.label] = path  # registered at once: close() must find a half-built link's wire and fds
+            for ns in (client, server):
+                path.tun_fds += (netns.open_tun(ns, device),)
         for ns, me, peer in ((client, path.client_address, path.server_address),
                              (server, path.server_address, path.client_address)):
             netns.ip("-n", ns, "addr", "add", f"{me}/32", "peer", f"{peer}/32", "dev", device)
-            netns.ip("-n", ns, "link", "set", device, "mtu", str(MTU if path.tun_fds else 1500), "up")
-        if path.tun_fds:
+            netns.ip("-n", ns, "link", "set", device, "mtu", str(path.mtu), "up")
+        if not spec.plain:
             _start_wire(path, self.seed + index)
-        return path
 
 
 def _start_wire(path: LinkPath, seed: int) -> None:
