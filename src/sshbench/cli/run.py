@@ -125,7 +125,8 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     """The tables, recommendation and next steps (or the JSON line, or just the path); the exit code."""
     reports = [report for report, _ in runs]
     failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
-        c.status is CaseStatus.FAILED for r in reports for c in r.cases)
+        c.status is CaseStatus.FAILED for r in reports for c in r.cases) or any(
+        not e.ok for r in reports for e in r.echoes)
     out = ctx.out
     if args.jsonl:
         print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,

@@ -153,8 +153,10 @@ def commands(report: Report) -> list[Fact]:
 
 
 def problems(report: Report) -> list[Fact]:
-    """Skipped and failed cases with their reasons, and warnings: never silently dropped."""
+    """Skipped and failed cases with their reasons, failed echo sessions, and warnings: never silently dropped."""
     out = [Fact(record.status.value, f"{record.case.id}: {record.reason}",
                 "warn" if record.status is CaseStatus.SKIPPED else "bad")
            for record in report.cases if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)]
+    out += [Fact("failed", f"keystroke echo {echo.cipher}{f' @{echo.link}' if echo.link else ''}: {echo.error}", "bad")
+            for echo in report.echoes if not echo.ok]
     return out + [Fact("warning", f"{w.message}; {w.advice}", "warn") for w in report.warnings]
