@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     STOPPED = 8  # a fault that would fail every later sample stopped the run; results so far are kept
     EXPOSED = 9  # sshbench recommend: even with the recommended config the connection stays open to Terrapin
     LINK = 10  # --link: an emulated link cannot be made here (not root, no TUN device, no ip command)
+    LOCKOUT = 11  # sshbench recommend: the server drop-in would shut out clients that log in today; not written
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
 

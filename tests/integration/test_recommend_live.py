@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from sshbench.algorithms import Kind
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
 from sshbench.analysis.validate import validate_client_block, validate_server_dropin
@@ -47,6 +48,8 @@ def test_a_broken_config_is_caught(small_run: Any, client: ClientInfo, server: E
     rec = build(report, "compatible", strict_both=True)
     rec.lines[0].names.append("aes512-imaginary")  # a name no OpenSSH knows
     assert validate_client_block(client.path, client_block(rec), rec)
+    assert rec.server is not None
+    rec.server.lists[Kind.CIPHER].append("aes512-imaginary")
     assert validate_server_dropin(server, server_dropin(rec) or "", rec)
 
 

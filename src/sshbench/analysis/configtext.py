@@ -7,8 +7,10 @@ from the algorithm table and are checked once more as they are written.
 
 from __future__ import annotations
 
+from sshbench.algorithms import ALGORITHM_KINDS, lookup
+from sshbench.analysis.lockout import ServerLists
 from sshbench.analysis.policy import built_in
-from sshbench.analysis.recommend import POLICIES, Line, Recommendation, build, prediction
+from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
 from sshbench.results.environment import StoredRecommendation
 from sshbench.results.model import Report
 from sshbench.results.untrusted import algorithm_name, destination, host_pattern
@@ -70,6 +72,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
         out.append(rec.exposure)
     if server:
         out.append(DROPIN_NOTE)
+        out += lockout_notes(rec)
     elif rec.written_lines():
         out.append(PREPEND_NOTE if rec.prepend else SPELLED_NOTE if rec.keep_defaults else EXACT_NOTE)
     out += rec.notes
@@ -87,9 +90,51 @@ def client_directives(rec: Recommendation) -> list[str]:
 
 
 def server_directives(rec: Recommendation) -> list[str]:
-    """The drop-in's lists: exactly ours (a server's order does not matter; what it offers does)."""
-    return [f"{line.keyword} {','.join(algorithm_name(n, line.keyword) for n in line.names)}"
-            for line in rec.written_lines()]
+    """The drop-in's lists: ours, plus what keeps known clients in (a server's order does not matter; what it
+    offers does)."""
+    lists = rec.dropin
+    written = {line.kind: line.names for line in rec.written_lines()} if lists is None else lists.lists
+    return [f"{KEYWORDS[kind]} {','.join(algorithm_name(n, KEYWORDS[kind]) for n in written[kind])}"
+            for kind in ALGORITHM_KINDS if written.get(kind)]
+
+
+def _names(outcomes: list[str]) -> str:
+    return ", ".join(outcomes) if len(outcomes) <= 6 else ", ".join(outcomes[:6]) + f" and {len(outcomes) - 6} more"
+
+
+def lockout_notes(rec: Recommendation) -> list[str]:
+    """What the drop-in's comments say about the clients it was checked against (analysis/lockout.py)."""
+    lists, strict = rec.dropin, rec.strict
+    if lists is None or strict is None:
+        return []
+    out = [f"{KEYWORDS[a.kind]}: also {a.name} ({lookup(a.name, a.kind).grade.value}), so that "
+           f"{_names(list(a.clients))} can still log in" for a in lists.additions]
+    out += [f"{KEYWORDS[kind]}: not set: {why}" for kind, why in lists.unset.items()]
+    pairs = lists.outcomes()
+    shut = [after for now, after in pairs if now.connects and not after.connects]
+    cannot = [now.client.name for now, _ in pairs if not now.connects]
+    verdict = ("every one that logs in today still can" if not shut else
+               "SHUTS OUT " + "; ".join(f"{o.client.name} ({o.reason})" for o in shut))
+    out.append(f"checked against {len(pairs)} known clients (sshbench clients list): {verdict}"
+               + (f"; cannot log in to this server today anyway: {_names(cannot)}" if cannot else ""))
+    if not rec.allow_lockout and (strict_shut := strict.shut_out()):
+        names = ", ".join(o.client.name for o in strict_shut)  # every one: this is what the user decides on
+        out.append(f"policy {rec.policy.name}'s lists alone would shut out {names}; `sshbench recommend "
+                   "--allow-lockout` writes them")
+    return out
+
+
+def outcome_rows(lists: ServerLists) -> list[tuple[str, str, str, str]]:
+    """Per client: (name, software, today, with the drop-in), for the tables."""
+    rows = []
+    for now, after in lists.outcomes():
+        today = "logs in" if now.connects else f"cannot today: {now.reason}"
+        if not now.connects:
+            with_dropin = "(cannot log in today)" if not after.connects else f"logs in: {after.summary()}"
+        else:
+            with_dropin = f"logs in: {after.summary()}" if after.connects else f"SHUT OUT: {after.reason}"
+        rows.append((now.client.name, now.client.software, today, with_dropin))
+    return rows
 
 
 def client_block(rec: Recommendation, host: str = "*") -> str:

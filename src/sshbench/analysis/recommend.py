@@ -12,6 +12,10 @@ Rules (docs/configs.md), in order:
    has it (OpenSSH 8.2+); HostKeyAlgorithms is left out unless asked for,
    because setting it at all turns off OpenSSH's choice of the host key type
    already in known_hosts.
+5. Lock nobody out: the server drop-in is checked against the offers of the
+   clients people connect with (clients/, analysis/lockout.py); what a client
+   that logs in today needs is kept (never weak or broken), unless the user
+   asks for the policy's strict lists (`allow_lockout`).
 
 Nothing here touches the system: it returns values; configtext.py makes the
 texts, validate.py checks them with the real tools, the CLI prints them.
@@ -21,13 +25,15 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, lookup
+from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
+from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import Candidate, Move, order
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.stats import counted
+from sshbench.clients import ClientOffer, known_clients
 from sshbench.results.environment import ServerKind
 from sshbench.results.model import Report
 
@@ -66,6 +72,21 @@ class Recommendation:
     fallback: AlgorithmLists  # the client's defaults
     software: str  # the server implementation: openssh, dropbear, tinysshd, unknown
     exposure: str | None = None  # one line when the configured connection stays open to Terrapin
+    # OpenSSH servers: the drop-in's lists checked against known clients (kept in), and the policy's own
+    # lists checked the same way (who they would shut out); `allow_lockout` writes the latter
+    server: ServerLists | None = None
+    strict: ServerLists | None = None
+    allow_lockout: bool = False
+
+    @property
+    def dropin(self) -> ServerLists | None:
+        """The lists the server drop-in writes."""
+        return self.strict if self.allow_lockout else self.server
+
+    @property
+    def dropin_withheld(self) -> bool:
+        """The drop-in would shut out a client that logs in today, and that was not asked for."""
+        return self.server is not None and not self.allow_lockout and bool(self.server.shut_out())
 
     def written_lines(self) -> list[Line]:
         return [line for line in self.lines if line.names and line.written]
@@ -141,8 +162,11 @@ def _terrapin_reason(name: str, kind: Kind, strict_both: bool | None) -> str | N
 
 
 def build(report: Report, policy: Policy | str = "modern", strict_both: bool | None = None, *,
-          host_keys: bool = False, exact: bool = False) -> Recommendation:
-    """The recommendation for a run; `strict_both` overrides the run's own Terrapin verdict (tests)."""
+          host_keys: bool = False, exact: bool = False, clients: list[ClientOffer] | None = None,
+          allow_lockout: bool = False) -> Recommendation:
+    """The recommendation for a run; `strict_both` overrides the run's own Terrapin verdict (tests).
+
+    `clients`: whom the server drop-in must keep able to log in (default: every known client)."""
     policy = built_in(policy) if isinstance(policy, str) else policy
     env = report.environment
     if strict_both is None and env.terrapin is not None:
@@ -173,7 +197,44 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
                          not exact and client_has_prepend(env.client.version), env.algorithms.client_defaults,
                          env.server.software)
     rec.exposure = exposure(report, rec, strict_both)
+    if rec.software == "openssh":
+        chosen = known_clients() if clients is None else clients
+        today = _today(report, chosen)
+        lists = {line.kind: line.names for line in rec.written_lines()}
+        rec.strict = check(chosen, today, lists)
+        rec.server = keep_in(chosen, today, lists, _refusal(policy, report))
+        rec.allow_lockout = allow_lockout
     return rec
+
+
+def _today(report: Report, clients: list[ClientOffer]) -> AlgorithmLists:
+    """The server's offer now; a kind it did not tell (a proxy hid its KEXINIT) counts as offering what every
+    client offers, so every client is assumed to log in today and none may be shut out."""
+    offer = server_offer(report)
+    return AlgorithmLists(**{k.value: offer.of(k) or tuple(dict.fromkeys(n for c in clients for n in c.of(k)))
+                             for k in ALGORITHM_KINDS})
+
+
+def _refusal(policy: Policy, report: Report) -> Callable[[str, Kind, ClientOffer], str | None]:
+    """What may be added back to keep a client in: acceptable grades too (that is the point), never weak,
+    broken or unknown, never what the user's policy file forbids, and a Terrapin-affected cipher only where
+    the server and that client both have strict key exchange."""
+    terrapin = report.environment.terrapin
+    server_strict = terrapin is not None and terrapin.server is not None and terrapin.server.strict_kex
+
+    def refuse(name: str, kind: Kind, client: ClientOffer) -> str | None:
+        grade = lookup(name, kind).grade
+        if grade.flagged or grade is Grade.UNKNOWN:
+            return grade.value
+        if name in policy.forbid.get(kind, frozenset()):
+            return f"forbidden by policy {policy.name}"
+        allowed = policy.allow.get(kind)
+        if allowed is not None and name not in allowed:
+            return f"not allowed by policy {policy.name}"
+        if kind is Kind.CIPHER and terrapin_exposed(name, None) and not (server_strict and client.strict_kex):
+            return "Terrapin: this client and the server are not both strict"
+        return None
+    return refuse
 
 
 def server_offer(report: Report) -> AlgorithmLists:

@@ -12,9 +12,11 @@ import os
 import tempfile
 from dataclasses import dataclass
 
+from sshbench.algorithms import Kind
 from sshbench.analysis.configtext import client_block, server_advice, server_dropin
 from sshbench.analysis.policy import Policy
-from sshbench.analysis.recommend import Recommendation, build, prediction
+from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
+from sshbench.clients import ClientOffer
 from sshbench.results.environment import TerrapinFacts
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer
@@ -24,15 +26,16 @@ from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, 
 def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> list[str]:
     """Lists read back that differ from what was written; with `^`, ours must lead the resolved list."""
     lists = lists_from_dump(parse_dump(dump_text))
-    problems = []
-    for line in rec.written_lines():
-        got = list(lists.of(line.kind))
-        want = rec.client_list(line) if client else line.names
-        if client and rec.prepend:  # the defaults after ours are the validating client's own
-            got, want = got[:len(line.names)], line.names
-        if got != want:
-            problems.append(f"{who} read back {line.keyword} as {','.join(lists.of(line.kind)) or 'nothing'}")
-    return problems
+    wanted: dict[Kind, tuple[list[str], int]] = {}  # kind -> (the list, how much of what is read back counts)
+    if client:
+        for line in rec.written_lines():  # with `^` the defaults after ours are the validating client's own
+            want = line.names if rec.prepend else rec.client_list(line)
+            wanted[line.kind] = (want, len(want) if rec.prepend else len(lists.of(line.kind)))
+    else:
+        server = rec.dropin.lists if rec.dropin is not None else {ln.kind: ln.names for ln in rec.written_lines()}
+        wanted = {kind: (names, len(lists.of(kind))) for kind, names in server.items()}
+    return [f"{who} read back {KEYWORDS[kind]} as {','.join(lists.of(kind)) or 'nothing'}"
+            for kind, (want, count) in wanted.items() if list(lists.of(kind))[:count] != want]
 
 
 def matching_host(pattern: str) -> str:
@@ -75,9 +78,11 @@ class CheckedRecommendation:
 
 
 def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedServer, policy: Policy | str,
-                           host: str, *, host_keys: bool = False, exact: bool = False) -> CheckedRecommendation:
+                           host: str, *, host_keys: bool = False, exact: bool = False,
+                           clients: list[ClientOffer] | None = None,
+                           allow_lockout: bool = False) -> CheckedRecommendation:
     """Build and validate with the real ssh and sshd; the texts are only shown when validation passes."""
-    rec = build(report, policy, host_keys=host_keys, exact=exact)
+    rec = build(report, policy, host_keys=host_keys, exact=exact, clients=clients, allow_lockout=allow_lockout)
     client_text, server_text = client_block(rec, host), server_dropin(rec)
     problems = validate_client_block(client.path, client_text, rec, host)
     if server_text is not None:

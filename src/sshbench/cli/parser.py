@@ -25,7 +25,7 @@ from sshbench.render.exporters import EXPORTERS
 from sshbench.results.kinds import PIPE
 from sshbench.units import parse_size
 
-SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare")
+SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare", "clients")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,11 +35,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse(args: list[str]) -> argparse.Namespace:
-    """Parse; an unknown option points to the help of the command it was given to."""
+    """Parse; an unknown option points to the help of the command it was given to.
+
+    `clients record NAME [options] -- COMMAND...`: everything after the first
+    `--` is the client's command line, kept whole (argparse would read its
+    options as ours)."""
+    command: list[str] = []
+    if args[:2] == ["clients", "record"] and "--" in args:
+        args, command = args[:args.index("--")], args[args.index("--") + 1:]
     namespace, extra = build_parser().parse_known_args(args)
+    if command:
+        namespace.client_command = command
     if extra:
-        command = getattr(namespace, "command", None)
-        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see sshbench {command + ' ' if command else ''}"
+        name = getattr(namespace, "command", None)
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see sshbench {name + ' ' if name else ''}"
                          "--help)")
     return namespace
 
@@ -173,12 +182,41 @@ def build_parser() -> argparse.ArgumentParser:
                      "default: setting it turns off ssh's use of the host key type already in known_hosts)")
     rec.add_argument("--exact", action="store_true", help="write the lists alone (no '^': servers that support "
                      "none of them are refused) instead of putting them before the client's defaults")
+    rec.add_argument("--clients", metavar="all|NAMES|FILE|DIR",
+                     help="whom the server drop-in must keep able to log in: known clients (sshbench clients list) "
+                     "by name or family (openssh, paramiko; -NAME leaves one out), recordings made with sshbench "
+                     "clients record, or none (default: all known clients)")
+    rec.add_argument("--allow-lockout", action="store_true",
+                     help="write the policy's strict server lists even though they shut out clients that log in "
+                     "today (the table names them); without it such a drop-in is not written (exit 11)")
     rec.add_argument("--host", help="Host pattern of the client block (default: the measured host, or * for the "
                      "embedded server)")
     rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
     rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
     rec.add_argument("--ssh", help="ssh binary used to validate the client block")
     rec.set_defaults(handler="recommend:cmd_recommend")
+
+    cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
+    cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record")
+    cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench")
+    show = cli_sub.add_parser("show", help="one known client's recorded offer, as JSON")
+    show.add_argument("name", help="a name from `sshbench clients list`")
+    record = cli_sub.add_parser("record", help="record a client's offer (its first KEXINIT): run a command with "
+                                "{port}, or wait for a client to connect")
+    record.add_argument("name", help="a short name for it (lower case, digits, . _ + -), e.g. myapp-2.1")
+    record.add_argument("--output", "-o", help="where the recording goes (default: NAME.json; '-' for stdout)")
+    record.add_argument("--listen", default="127.0.0.1:0", metavar="ADDRESS[:PORT]",
+                        help="where to wait for the client (default: 127.0.0.1, a free port)")
+    record.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the client (default 60)")
+    record.add_argument("--software", help="how tables name it (default: from its banner)")
+    record.add_argument("--source", help="where this client came from, kept in the recording (default: the command)")
+    record.add_argument("--used-by", help="who ships it, shown in the tables (e.g. 'our backup agent')")
+    record.add_argument("--aead-without-mac", action="store_true",
+                        help="this client connects without a common MAC when an AEAD cipher is chosen (as "
+                        "OpenSSH does; not paramiko); without this the check assumes it needs one")
+    record.add_argument("client_command", nargs="*", metavar="-- COMMAND",
+                        help="the client to start, after --, with {port} where its port goes")
+    cli.set_defaults(handler="clients:cmd_clients", clients_command="list")
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
     rep.add_argument("results", nargs="+", help="a results JSON written by sshbench run; several files or "

@@ -13,6 +13,7 @@ from datetime import datetime
 from sshbench.analysis.policy import policy_from
 from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
 from sshbench.cli import Context
+from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, UsageError
 from sshbench.outputs import file_in, output_dir, safe_name
 from sshbench.render.config import print_recommendation
@@ -50,6 +51,7 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
         except untrusted.UntrustedText as exc:
             raise UsageError(str(exc)) from None
     policy = policy_from(args.policy)
+    clients = select_clients(args.clients)
     _, runs = newest(args.results, ctx)
     if args.host is not None and len(runs) > 1:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
@@ -60,15 +62,18 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
         for report in runs:
             pattern = args.host or host_pattern(report.environment.server.destination)
             results.append((report, checked_recommendation(report, client, server, policy, pattern,
-                                                           host_keys=args.host_key_algorithms, exact=args.exact)))
+                                                           host_keys=args.host_key_algorithms, exact=args.exact,
+                                                           clients=clients, allow_lockout=args.allow_lockout)))
     for report, advice in results:
         if len(runs) > 1:
             ctx.out.print(host_rule(report))
-        print_recommendation(ctx.out, advice)
+        print_recommendation(ctx.out, advice, clients_table=True)
     if any(advice.problems for _, advice in results):
         return int(ExitCode.UNVERIFIED)
     if args.write:
         _write_configs(output_dir(args.write, "--write"), results, ctx)
+    if any(advice.rec.dropin_withheld for _, advice in results):
+        return int(ExitCode.LOCKOUT)
     if any(advice.rec.exposure for _, advice in results):
         return int(ExitCode.EXPOSED)
     return int(ExitCode.OK)
@@ -79,6 +84,10 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
     files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
     for report, advice in results:
         if advice.server_text is None:
+            continue
+        if advice.rec.dropin_withheld:
+            ctx.say(f"sshbench: {report.label}: server drop-in not written: it would shut out clients that log in "
+                    "today (the table above); --allow-lockout writes it anyway")
             continue
         name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(report.label)}.conf"
         files[name] = advice.server_text

@@ -230,27 +230,55 @@ def read_client_kexinit(ssh: str, timeout: float = 10.0, extra: tuple[str, ...] 
     `-F /dev/null` gives the compiled-in proposal (what an unconfigured client
     sends); known_hosts is /dev/null, so nothing in ~/.ssh is read or written.
     """
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
     argv = [ssh, "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "UserKnownHostsFile=/dev/null",
             "-o", "GlobalKnownHostsFile=/dev/null", "-o", f"ConnectTimeout={int(timeout)}", *extra,
-            "-p", str(port), "127.0.0.1", "true"]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+            "-p", "{port}", "127.0.0.1", "true"]
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        return capture_client(listener, argv, timeout, who=f"{ssh} (client)")
+
+
+def capture_client(listener: socket.socket, argv: list[str] | None, timeout: float, who: str = "the client",
+                   env: dict[str, str] | None = None) -> Kexinit:
+    """The first KEXINIT of whatever connects to `listener` first (the way `ssh-audit -c` audits a client).
+
+    With `argv`, that command is started (`{port}` in an argument becomes the
+    listener's port) and killed, with its whole process group, once its
+    KEXINIT is read or the time is up; without, an outside client is awaited.
+    Our banner is sent first, then the client's banner and first packet are
+    read, bounded in bytes and time; nothing is negotiated.
+    """
+    port = str(listener.getsockname()[1])
+    proc = None
+    if argv is not None:
+        proc = subprocess.Popen([a.replace("{port}", port) for a in argv], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                env=env)
     try:
-        listener.settimeout(timeout)
-        try:
-            conn, _ = listener.accept()
-        except TimeoutError:
-            raise KexinitError(f"{ssh} did not connect to our probe socket within {timeout:.0f}s") from None
+        conn = _accept(listener, proc, time.monotonic() + timeout, who, timeout)
         with conn:
             conn.sendall(OUR_BANNER)
-            banner, payload = read_greeting(_Reader(conn, time.monotonic() + timeout, f"{ssh} (client)"))
+            banner, payload = read_greeting(_Reader(conn, time.monotonic() + timeout, who))
         return parse_kexinit_payload(payload, banner)
     finally:
-        listener.close()
-        kill_group(proc.pid)
-        reap(proc.pid)
+        if proc is not None:
+            kill_group(proc.pid)
+            reap(proc.pid)
+
+
+def _accept(listener: socket.socket, proc: subprocess.Popen[bytes] | None, deadline: float, who: str,
+            timeout: float) -> socket.socket:
+    """The first connection; a started client that exits first is reported at once, not at the deadline."""
+    while True:
+        listener.settimeout(max(0.01, min(0.2, deadline - time.monotonic())))
+        try:
+            return listener.accept()[0]
+        except TimeoutError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            raise KexinitError(f"{who} exited (status {proc.returncode}) without connecting; check its command "
+                               "line and that {port} is where its port goes")
+        if time.monotonic() >= deadline:
+            raise KexinitError(f"{who} did not connect within {timeout:.0f}s")
 
 
 def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> TerrapinFacts:

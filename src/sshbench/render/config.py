@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from sshbench.analysis.configtext import DROPIN_PATH
+from sshbench.analysis.configtext import DROPIN_PATH, lockout_notes
 from sshbench.analysis.validate import CheckedRecommendation
+from sshbench.render.lockout import lockout_table
+from sshbench.render.terminal import rich_table
 from sshbench.results.environment import TerrapinFacts
 
 
@@ -33,7 +35,7 @@ def _verbatim(out: Console, text: str, style: str | None = None) -> None:
     out.print(text, style=style, soft_wrap=True, highlight=False, markup=False, emoji=False)
 
 
-def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
+def print_recommendation(out: Console, advice: CheckedRecommendation, clients_table: bool = False) -> None:
     print_terrapin(out, advice.terrapin)
     if advice.problems:
         for problem in advice.problems:
@@ -45,11 +47,20 @@ def print_recommendation(out: Console, advice: CheckedRecommendation) -> None:
     _verbatim(out, f"\nRecommended client config (policy {rec.policy.name}; add at the END of ~/.ssh/config):",
               "bold")
     _verbatim(out, advice.client_text)
-    if advice.server_text is not None:
+    if advice.server_text is not None and rec.dropin_withheld:
+        _verbatim(out, "Server drop-in withheld: it would shut out clients that log in to this server today "
+                  "(below); keep them with the default rule, leave them out with --clients, or write it anyway "
+                  "with --allow-lockout", "bold red")
+    elif advice.server_text is not None:
         _verbatim(out, f"Recommended server drop-in ({DROPIN_PATH}), validated with sshd -t:", "bold")
         directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
+        notes = "\n".join(f"# {note}" for note in lockout_notes(rec))
         _verbatim(out, "# (the same comment header as above; `sshbench recommend --write DIR` saves both files "
-                  f"in full)\n{directives}\n")
+                  f"in full)\n{notes}\n{directives}\n")
+    table = lockout_table(rec)
+    if table is not None and clients_table:
+        for part in rich_table(table, out.width):
+            out.print(part)
     elif advice.server_advice:
         _verbatim(out, f"Server ({rec.software}): {advice.server_advice}", "bold")
     for line in advice.prediction:

@@ -13,9 +13,12 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sshbench.analysis.configtext import stored_if_consistent
+from sshbench.analysis.policy import built_in
+from sshbench.analysis.recommend import build
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
+from sshbench.render.lockout import lockout_table
 from sshbench.render.tables import result_tables
 from sshbench.render.verdict import verdict
 from sshbench.results.model import Report, Sample
@@ -81,6 +84,7 @@ def _section(report: Report, multi: bool) -> dict[str, Any]:
             "verdict": verdict(report),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "recommendation_withheld": report.recommendation is not None and recommendation is None,
+            "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None,
             "samples": [_sample_row(s) for s in report.samples]}
 
 

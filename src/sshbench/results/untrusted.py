@@ -19,7 +19,9 @@ Each check raises UntrustedText naming the field and what is wrong.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import unicodedata
 from typing import Annotated
 
@@ -157,12 +159,24 @@ def clean(value: str, keep_newlines: bool = False) -> str:
 
 
 def read_bounded(path: str, limit: int, prefix: str, too_big: str) -> bytes:
-    """The bytes of a file someone else wrote, refused (UsageError, one line) when unreadable or over `limit`."""
+    """The bytes of a file someone else wrote, refused (UsageError, one line) when unreadable, not a regular
+    file, or over `limit`.
+
+    Opened without blocking and checked with fstat before any read: a FIFO or a
+    device named as a results or policy file would otherwise hang the command
+    (opening a FIFO waits for a writer) or read forever (/dev/zero).
+    """
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
         raise UsageError(f"{prefix}cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"{prefix}{path} is not a regular file (a directory, FIFO, device or socket); give a file")
+        try:
+            raw = fh.read(limit + 1)
+        except OSError as exc:
+            raise UsageError(f"{prefix}cannot read {path}: {exc.strerror or exc}") from None
     if len(raw) > limit:
         raise UsageError(f"{prefix}{path} is larger than {too_big}")
     return raw

@@ -83,17 +83,20 @@ class EmbeddedOpenSSH(InetdServer):
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
-                 admit_all: bool = False) -> None:
+                 admit_all: bool = False, dropin: str | None = None) -> None:
         """`enable` restricts what the server offers (tests use it to make the server refuse a name);
         `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni);
         `admit_all` serves any loopback connection, like an ordinary sshd: only for tests and benches in
-        which this server stands in for a real remote host."""
+        which this server stands in for a real remote host; `dropin` is Included at the top of the config,
+        as Debian's sshd_config includes sshd_config.d/*.conf, so its lines win (tests apply a recommended
+        drop-in this way)."""
         self.env = {**os.environ, **(env or {})}
         self.client = client
         self.sshd = find_tool("sshd", sshd_path)
         self.keygen = find_tool("ssh-keygen", keygen_path)
         self._enable = enable
         self._admit_all = admit_all
+        self._dropin = dropin
         self.user = pwd.getpwuid(os.geteuid()).pw_name  # who sshd will see, whatever $USER says
         self.dir: str | None = None
         self.port = 0
@@ -169,9 +172,14 @@ class EmbeddedOpenSSH(InetdServer):
         return [sig for sig in self.client.supported.hostkey
                 if not needs_certificate(sig) and _KEY_FOR_SIG.get(sig) in keys]
 
-    def _config_text(self, keys: dict[str, str], lists: AlgorithmLists) -> str:
+    def _config_text(self, keys: dict[str, str], lists: AlgorithmLists, with_dropin: bool = False) -> str:
         host_keys = "\n".join(f"HostKey {path}" for name, path in keys.items() if name != "client")
-        return f"""# sshbench embedded server: private, loopback-only, key auth only.
+        include = ""
+        if with_dropin and self._dropin is not None:
+            with open(self._path("50-dropin.conf"), "w", encoding="utf-8") as fh:
+                fh.write(self._dropin)
+            include = f"Include {self._path('50-dropin.conf')}\n"
+        return include + f"""# sshbench embedded server: private, loopback-only, key auth only.
 ListenAddress {LOOPBACK}
 Port {self.port}
 {host_keys}
@@ -212,14 +220,14 @@ Subsystem sftp internal-sftp
         )
         config = self._path("sshd_config")
         with open(config, "w", encoding="utf-8") as fh:
-            fh.write(self._config_text(keys, lists))
+            fh.write(self._config_text(keys, lists, with_dropin=True))
         dump = dump_server_config(self.sshd, config)
         if dump.returncode != 0:
             # A different sshd build than the client: keep only the names it accepts.
             lists = AlgorithmLists(**{kind.value: self._accepted(keys, kind, lists.of(kind))
                                       for kind in ALGORITHM_KINDS})
             with open(config, "w", encoding="utf-8") as fh:
-                fh.write(self._config_text(keys, lists))
+                fh.write(self._config_text(keys, lists, with_dropin=True))
             dump = dump_server_config(self.sshd, config)
             if dump.returncode != 0:
                 raise ServerError(f"{self.sshd} rejects the generated config: {dump.stderr.strip()[-300:]}")

@@ -1,0 +1,102 @@
+"""`sshbench clients`: the clients a server config is checked against, and recording a new one.
+
+`clients list` shows the known clients (recorded offers shipped with
+sshbench, src/sshbench/clients/offers/). `clients record NAME` listens on a
+socket, lets one client connect, keeps its banner and first KEXINIT and
+hangs up, like `ssh-audit -c`: nothing is negotiated and no login happens.
+Given a command after `--`, it starts that client itself (`{port}` in an
+argument becomes the listener's port) and stops it once its offer is read.
+The recording is what `recommend --clients FILE` checks a drop-in against.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from datetime import UTC, datetime
+
+from rich.table import Table
+
+from sshbench.cli import Context
+from sshbench.clients import ClientOffer, known_clients, offer_name
+from sshbench.errors import ExitCode, UsageError
+from sshbench.measure.kexinit import capture_client, software_version
+from sshbench.outputs import text_output
+from sshbench.results.schema import SchemaError
+from sshbench.results.untrusted import UntrustedText, host_name, text
+
+MAX_RECORD_SECONDS = 600.0
+
+
+def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
+    if args.clients_command == "record":
+        return _record(args, ctx)
+    if args.clients_command == "show":
+        known = {offer.name: offer for offer in known_clients()}
+        if args.name not in known:
+            raise UsageError(f"clients show: no known client {args.name!r}; known: {', '.join(known)}")
+        ctx.out.print(known[args.name].to_json(), end="", highlight=False, markup=False, soft_wrap=True)
+        return int(ExitCode.OK)
+    table = Table("name", "software", "origin", "strict kex", "used by", title="Known clients (sshbench clients)",
+                  title_justify="left")
+    for offer in known_clients():
+        table.add_row(offer.name, offer.software, offer.origin, "yes" if offer.strict_kex else "no", offer.used_by)
+    ctx.out.print(table)
+    ctx.out.print("Each is a recorded first KEXINIT (`sshbench clients show NAME` prints one); `sshbench clients "
+                  "record` adds your own, `recommend --clients` chooses which to check.", highlight=False,
+                  markup=False)
+    return int(ExitCode.OK)
+
+
+def _listen(spec: str) -> tuple[str, int]:
+    host, _, port_text = spec.rpartition(":") if ":" in spec else (spec, "", "0")
+    try:
+        host_name(host, "--listen's address")
+        port = int(port_text)
+        if not 0 <= port < 65536:
+            raise ValueError
+    except (UntrustedText, ValueError):
+        raise UsageError(f"--listen {spec!r}: use ADDRESS[:PORT], e.g. 127.0.0.1 or 0.0.0.0:2222") from None
+    return host, port
+
+
+def _record(args: argparse.Namespace, ctx: Context) -> int:
+    try:
+        name = offer_name(args.name, "NAME")
+        software = text(args.software, "--software") if args.software else ""
+        used_by = text(args.used_by, "--used-by") if args.used_by else ""
+        given_source = text(args.source, "--source") if args.source else ""
+    except (SchemaError, UntrustedText) as exc:
+        raise UsageError(f"clients record: {exc}") from None
+    if not 1 <= args.timeout <= MAX_RECORD_SECONDS:
+        raise UsageError(f"--timeout {args.timeout:g}: give 1 to {MAX_RECORD_SECONDS:.0f} seconds")
+    command = list(args.client_command) or None
+    if command is not None and not any("{port}" in a for a in command):
+        raise UsageError("clients record: the command must contain {port} where the client's port goes, e.g. "
+                         "sshbench clients record myclient -- ssh -p {port} 127.0.0.1")
+    output = text_output(args.output or f"{name}.json", "--output", f"{name}.json")
+    host, port = _listen(args.listen)
+    try:
+        listener = socket.create_server((host, port))
+    except OSError as exc:
+        raise UsageError(f"--listen {args.listen}: cannot listen there ({exc.strerror or exc})") from None
+    with listener:
+        if command is None:
+            bound = listener.getsockname()
+            ctx.say(f"sshbench: waiting up to {args.timeout:.0f}s for one client on {bound[0]} port {bound[1]} "
+                    "(it reads the client's offer and hangs up; no login)")
+        offer = capture_client(listener, command, args.timeout, who=command[0] if command else "the client",
+                               env=dict(os.environ))
+    how = given_source or (f"`{' '.join(command)}`" if command else f"a client connecting to {args.listen}")
+    recorded = ClientOffer(
+        name=name, software=software or software_version(offer.banner), banner=offer.banner,
+        source=f"recorded {datetime.now(UTC).date().isoformat()} by `sshbench clients record`: {how}",
+        origin="recorded", kex=offer.kex, hostkey=offer.hostkey, cipher_c2s=offer.cipher_c2s,
+        cipher_s2c=offer.cipher_s2c, mac_c2s=offer.mac_c2s, mac_s2c=offer.mac_s2c,
+        mac_with_aead=not args.aead_without_mac, used_by=used_by)
+    output.write(recorded.to_json())
+    if not output.is_stdout:
+        ctx.say(f"sshbench: recorded {offer.banner}: {len(offer.kex_algorithms)} key exchanges, "
+                f"{len(offer.ciphers)} ciphers, {len(offer.macs)} MACs -> {output.path}")
+    return int(ExitCode.OK)

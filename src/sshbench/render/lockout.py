@@ -1,0 +1,30 @@
+"""The lock-out check as a table: who can log in to an OpenSSH server with the recommended drop-in.
+
+One table model (render/table_model.py) for the terminal (`recommend`) and
+the HTML report, beside the drop-in it describes.
+"""
+
+from __future__ import annotations
+
+from sshbench.analysis.configtext import outcome_rows
+from sshbench.analysis.recommend import Recommendation
+from sshbench.render.table_model import Column, Row, Table, cell
+
+
+def lockout_table(rec: Recommendation) -> Table | None:
+    """Who can log in to an OpenSSH server with the drop-in applied, client by client (analysis/lockout.py)."""
+    lists = rec.dropin
+    if lists is None:
+        return None
+    rows = []
+    for name, software, today, after in outcome_rows(lists):
+        style = "bad strong" if after.startswith("SHUT OUT") else "dim" if today != "logs in" else "good"
+        rows.append(Row((cell(name), cell(software), cell(today, "" if today == "logs in" else "dim"),
+                         cell(after, style))))
+    which = "the policy's own lists (--allow-lockout)" if rec.allow_lockout else "the drop-in's lists"
+    caption = ("each client's recorded first KEXINIT (sshbench clients list) against the server's offer today "
+               f"and with {which}: SSH takes the client's first choice the server offers (RFC 4253, 7.1); "
+               "shown: key exchange, cipher, MAC (none with AES-GCM/chacha20, whose MAC is implicit)",)
+    return Table("Who can log in with this server drop-in",
+                 (Column("client", code=True), Column("software", priority=2), Column("today", wrap=True),
+                  Column("with the drop-in", wrap=True)), tuple(rows), caption)
