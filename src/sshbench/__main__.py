@@ -3,8 +3,9 @@
 Importing the CLI pulls in rich and the rest (about half a second). A Ctrl-C
 or SIGTERM in that time must end the command like any other interrupt (exit
 130, one line) rather than with a traceback, so the handlers are installed
-before anything else is imported. On the way out, any child process an
-interrupt left behind is killed: nothing of ours outlives the command.
+before anything else is imported. The command is the subreaper of all it
+starts (procs.become_subreaper), so on the way out any process an interrupt
+left behind, however deep, is killed: nothing of ours outlives the command.
 """
 
 from __future__ import annotations
@@ -13,13 +14,17 @@ import contextlib
 import os
 import sys
 
-from sshbench.measure.procs import end_children
+from sshbench.measure.procs import become_subreaper, end_children
+from sshbench.measure.runs import mark_this_run
 from sshbench.measure.signals import interrupts_end_the_command
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; errors.py is not imported yet)
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the command itself (not a test calling main() in-process): orphans come back to us
+        become_subreaper()
+    mark_this_run()  # before any child: everything this run starts carries its mark (measure/runs.py)
     with interrupts_end_the_command():
         try:
             from sshbench.cli import main as cli_main

@@ -24,6 +24,7 @@ MAX_RATE_BITS = 400_000_000_000
 MAX_LOSS = 0.5
 KEYS = ("rtt", "rate", "loss", "jitter")
 _TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
+MAX_LOSS_DECIMALS = 4  # loss in percent: 0.0001% is one packet in a million
 _RATE = re.compile(r"(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)")
 _RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
 _TIME_FACTOR = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -52,7 +53,7 @@ class LinkSpec:
         if self.rate_bits:
             parts.append(f"rate={_rate_text(self.rate_bits)}")
         if self.loss:
-            parts.append(f"loss={self.loss * 100:g}%")
+            parts.append(f"loss={f'{self.loss * 100:.{MAX_LOSS_DECIMALS}f}'.rstrip('0').rstrip('.')}%")
         if self.jitter_seconds:
             parts.append(f"jitter={_time_text(self.jitter_seconds)}")
         return ",".join(parts)
@@ -63,28 +64,43 @@ class LinkSpec:
 
 
 def _time_text(seconds: float) -> str:
-    if seconds == 0:
+    """Exact, in whole microseconds (the resolution parsing keeps): 20ms, 1234.567ms, 1.5s, 250us."""
+    us = round(seconds * 1e6)
+    if us == 0:
         return "0"
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:g}us"
-    return f"{seconds * 1e3:g}ms" if seconds < 1 else f"{seconds:g}s"
+    if us % 1_000_000 == 0:
+        return f"{us // 1_000_000}s"
+    if us < 1000:
+        return f"{us}us"
+    return f"{us // 1000}ms" if us % 1000 == 0 else f"{us // 1000}.{us % 1000:03d}".rstrip("0") + "ms"
 
 
 def _rate_text(bits: float) -> str:
+    """Exact, in whole bits per second: 100mbit, 1.5gbit, 64500bit."""
+    whole = round(bits)
     for unit in ("gbit", "mbit", "kbit"):
-        if bits >= _RATE_FACTOR[unit] and (bits / _RATE_FACTOR[unit]) == round(bits / _RATE_FACTOR[unit], 3):
-            return f"{bits / _RATE_FACTOR[unit]:g}{unit}"
-    return f"{bits:g}bit"
+        factor = int(_RATE_FACTOR[unit])
+        if whole >= factor and whole % (factor // 1000 or 1) == 0:
+            integer, fraction = divmod(whole, factor)
+            return (f"{integer}.{fraction * 1000 // factor:03d}".rstrip("0").rstrip(".") if fraction
+                    else str(integer)) + unit
+    return f"{whole}bit"
 
 
 def _seconds(text: str, key: str) -> float:
+    if text.startswith("-"):
+        raise UsageError(f"bad --link {key}={text}: a time cannot be negative; {_HELP}")
     match = _TIME.fullmatch(text)
     if match is None or (match.group(2) is None and float(match.group(1)) != 0):
-        raise UsageError(f"bad --link {key}={text!r}: give a unit (us, ms or s), e.g. {key}=20ms; {_HELP}")
+        raise UsageError(f"bad --link {key}={text!r}: give a number and a unit (us, ms or s), e.g. {key}=20ms; "
+                         f"{_HELP}")
     value = float(match.group(1)) * _TIME_FACTOR[match.group(2) or "s"]
     if value > MAX_RTT_SECONDS:
         raise UsageError(f"bad --link {key}={text}: at most {MAX_RTT_SECONDS:g}s")
-    return value
+    if abs(value * 1e6 - round(value * 1e6)) > 1e-6:
+        raise UsageError(f"bad --link {key}={text}: the emulator works in whole microseconds; give e.g. "
+                         f"{key}={_time_text(value)}")
+    return round(value * 1e6) / 1e6
 
 
 def _value(key: str, text: str) -> float:
@@ -97,11 +113,16 @@ def _value(key: str, text: str) -> float:
         bits = float(match.group(1)) * _RATE_FACTOR[match.group(2)]
         if not MIN_RATE_BITS <= bits <= MAX_RATE_BITS:
             raise UsageError(f"bad --link rate={text}: use 64kbit to 400gbit")
-        return bits
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
-    if match is None or float(match.group(1)) / 100 > MAX_LOSS:
+        if abs(bits - round(bits)) > 1e-6:
+            raise UsageError(f"bad --link rate={text}: give whole bits per second, e.g. rate={_rate_text(bits)}")
+        return float(round(bits))
+    match = re.fullmatch(r"(\d+)(?:\.(\d+))?%", text)
+    if match is None or float(text[:-1]) / 100 > MAX_LOSS:
         raise UsageError(f"bad --link loss={text!r}: a percentage up to 50%, e.g. loss=0.1%")
-    return float(match.group(1)) / 100
+    if len((match.group(2) or "").rstrip("0")) > MAX_LOSS_DECIMALS:
+        raise UsageError(f"bad --link loss={text}: at most {MAX_LOSS_DECIMALS} decimals (0.0001% is one packet in "
+                         "a million)")
+    return round(float(text[:-1]) * 10.0**MAX_LOSS_DECIMALS) / 10.0**(MAX_LOSS_DECIMALS + 2)
 
 
 def parse_links(text: str) -> list[LinkSpec]:
@@ -132,7 +153,12 @@ def parse_links(text: str) -> list[LinkSpec]:
         if link.jitter_seconds > link.rtt_seconds:
             raise UsageError(f"bad --link {link.label}: jitter larger than the round-trip time would mean "
                              "negative delays; keep jitter at most rtt")
-    return list(dict.fromkeys(links))
+    unique = list(dict.fromkeys(links))
+    labels = [link.label for link in unique]
+    if len(set(labels)) != len(labels):  # the label names the link in case ids: two must never share one
+        twice = next(label for label in labels if labels.count(label) > 1)
+        raise UsageError(f"--link {text!r}: two links would both be {twice}; give values that differ")
+    return unique
 
 
 def parse_label(text: str) -> LinkSpec:

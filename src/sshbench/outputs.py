@@ -183,3 +183,18 @@ def safe_name(label: str) -> str:
     """A host label as a file or directory name: letters, digits, dot, dash, underscore; never "." or ".."."""
     name = "".join(ch if ch.isalnum() or ch in ".-_" else "_" for ch in label).lstrip(".")
     return name or "host"
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """File or directory names made unique in order (`a`, `a-2`, `a-3`): two labels that safe_name maps to
+    one name (`fe80::1` and `fe80__1`) must not write over each other's files."""
+    taken: set[str] = set()
+    out = []
+    for name in names:
+        candidate, n = name, 1
+        while candidate.lower() in taken:  # case-insensitive: some filesystems are
+            n += 1
+            candidate = f"{name}-{n}"
+        taken.add(candidate.lower())
+        out.append(candidate)
+    return out

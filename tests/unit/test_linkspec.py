@@ -22,11 +22,14 @@ def test_a_list_sweeps_and_keys_combine() -> None:
 
 
 @pytest.mark.parametrize("text, said", [
-    ("rtt=20", "give a unit"), ("rate=1gbit", "say the round-trip time"), ("rtt=1ms,rtt=2ms", "given twice"),
+    ("rtt=20", "give a number and a unit"), ("rate=1gbit", "say the round-trip time"),
+    ("rtt=1ms,rtt=2ms", "given twice"),
     ("speed=1", "use rtt, rate, loss, jitter"), ("rtt=20ms,,", "an empty item"), ("20ms", "start with a key"),
     ("rtt=11s", "at most 10s"), ("rtt=1ms,loss=60%", "up to 50%"), ("rtt=1ms,jitter=2ms", "keep jitter"),
     ("rtt=1ms,rate=10", "use kbit, mbit or gbit"), ("rtt=" + ",".join(f"{n}ms" for n in range(13)), "at most 12"),
-    ("rtt=1ms;reboot", "give a unit"),
+    ("rtt=1ms;reboot", "give a number and a unit"), ("rtt=-5ms", "cannot be negative"),
+    ("rtt=0.00001ms", "whole microseconds"), ("rtt=20.00001ms,20.00002ms", "whole microseconds"),
+    ("rtt=1ms,rate=64.0000001kbit", "whole bits"), ("rtt=1ms,loss=0.00001%", "at most 4 decimals"),
 ])
 def test_bad_links_are_one_clear_error(text: str, said: str) -> None:
     with pytest.raises(UsageError, match=said):
@@ -45,6 +48,19 @@ def test_labels_parse_back_to_the_same_link(rtt: float, rate: float | None, loss
     assert again.label == link.label
     assert again.rtt_seconds == pytest.approx(link.rtt_seconds) and again.loss == pytest.approx(link.loss)
     assert (again.rate_bits is None) == (link.rate_bits is None)
+
+
+@given(rtt_us=st.integers(0, 10_000_000), rate=st.none() | st.integers(64_000, 400_000_000_000),
+       loss=st.integers(0, 500_000), jitter_us=st.integers(0, 10_000_000))
+def test_every_valid_link_has_an_exact_label_of_its_own(rtt_us: int, rate: int | None, loss: int,
+                                                        jitter_us: int) -> None:
+    """Whole microseconds, whole bits, 4 decimals of a percent: the label is exact, so two links never share
+    one (a results file with two cases of one id would not load) and it parses back to the very same link."""
+    link = LinkSpec(rtt_us / 1e6, float(rate) if rate else None, loss / 1e6, min(jitter_us, rtt_us) / 1e6)
+    again = parse_label(link.label)
+    assert again == link, link.label
+    neighbour = LinkSpec((rtt_us + 1) / 1e6, link.rate_bits, link.loss, link.jitter_seconds)
+    assert neighbour.label != link.label
 
 
 def test_a_stored_label_must_name_one_link() -> None:

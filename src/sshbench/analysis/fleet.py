@@ -66,13 +66,22 @@ def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
             host = report.environment.host
             if report.label in seen or (not host.label and report.label.startswith("embedded")):
                 # unlabelled loopback runs of different machines all read "embedded": name them by machine
-                host.label = next(name for name in (host.hostname, stem, f"{stem}-{len(runs) + 1}")
-                                  if _fits(name) and name not in seen and name != "unknown")
+                host.label = _unique((host.hostname, stem), stem, seen)
             seen.add(report.label)
             runs.append(report)
     if not runs:
         raise UsageError("no runs in the results given")
     return runs
+
+
+def _unique(choices: tuple[str, ...], stem: str, seen: set[str]) -> str:
+    """The first choice that is a valid label not yet taken, else `stem-2`, `stem-3`, ... (always ends: at most
+    len(seen) + 1 numbers can be tried before one is free)."""
+    for name in choices:
+        if _fits(name) and name not in seen and name != "unknown":
+            return name
+    base = stem if _fits(stem) else "results"
+    return next(f"{base}-{n}" for n in range(2, len(seen) + 3) if f"{base}-{n}" not in seen)
 
 
 def _fits(name: str) -> bool:

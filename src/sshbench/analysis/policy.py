@@ -79,6 +79,9 @@ def policy_from(value: str) -> Policy:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"--policy {value}: not valid TOML ({exc}); see docs/configs.md for the format") from None
+    except RecursionError:
+        raise UsageError(f"--policy {value}: nested too deeply to be a policy; see docs/configs.md for the "
+                         "format") from None
     return _parse(data, value)
 
 
@@ -91,7 +94,7 @@ def _parse(data: Mapping[str, Any], path: str) -> Policy:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise UsageError(f"{where}: name must be a short word (letters, digits, - _ .), got {name!r}")
     base = data.get("base", "modern")
-    if base not in BUILT_IN:
+    if not isinstance(base, str) or base not in BUILT_IN:
         raise UsageError(f"{where}: base must be {' or '.join(BUILT_IN)}, got {base!r}")
     grades = BUILT_IN[base]
     allow = _lists(data.get("allow", {}), "allow", where, grades)

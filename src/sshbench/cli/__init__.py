@@ -22,7 +22,10 @@ from rich.console import Console
 
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
 from sshbench.errors import ExitCode, SshbenchError, UsageError
+from sshbench.measure.runs import sweep_stale
 from sshbench.results.store import ResultsWriter
+from sshbench.results.untrusted import shown
+from sshbench.targets.link.netns import NETNS_DIR, remove_stale
 
 
 @dataclass
@@ -39,9 +42,18 @@ class Context:
         return None if wide else self.out.width
 
     def say(self, line: str) -> None:
-        """One line on stderr, as it is (no markup); a closed terminal (SIGHUP) is not an error."""
+        """One line on stderr (no markup); a closed terminal (SIGHUP) is not an error.
+
+        Lines quote paths, file names and what peers said, any of which may
+        hold an escape sequence or a newline: every control character is shown
+        as its escape (untrusted.shown), so no line can clear the screen,
+        retitle the terminal or forge a second line."""
         with contextlib.suppress(OSError):
-            self.err.print(line, highlight=False, markup=False, soft_wrap=True)
+            self.err.print(shown(line), highlight=False, markup=False, soft_wrap=True)
+
+    def path(self, text: str) -> None:
+        """A path on stdout (what a script reads), escaped like `say`."""
+        self.out.print(shown(text), highlight=False, markup=False, soft_wrap=True)
 
     def kept(self, code: ExitCode) -> str:
         """Where the results measured so far are, after giving the run its final status (saved once more)."""
@@ -52,6 +64,7 @@ class Context:
 
 
 Command = Callable[..., int]
+SWEEPING = ("run", "recommend", "algos")  # the commands that start servers
 
 
 def _command(handler: str) -> Command:
@@ -74,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         if typo:
             raise UsageError(typo)
         args = parse(args_list)
+        if args.command in SWEEPING:
+            sweep_stale()  # what a killed run left (processes, private dirs with keys) ends before we start
+            if os.geteuid() == 0 and os.path.isdir(NETNS_DIR):
+                remove_stale()  # and its link namespaces, once nothing of it runs inside them
         return _command(args.handler)(args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")

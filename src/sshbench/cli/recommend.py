@@ -15,7 +15,7 @@ from sshbench.analysis.validate import CheckedRecommendation, checked_recommenda
 from sshbench.cli import Context
 from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, UsageError
-from sshbench.outputs import file_in, output_dir, safe_name
+from sshbench.outputs import file_in, output_dir, safe_name, unique_names
 from sshbench.render.config import print_recommendation
 from sshbench.render.terminal import host_rule
 from sshbench.results import untrusted
@@ -82,16 +82,18 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
 def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context) -> None:
     """One client file with every host's block; one drop-in per OpenSSH host (each goes to its own server)."""
     files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
+    names = iter(unique_names([safe_name(report.label) for report, _ in results]))
     for report, advice in results:
+        host_file = next(names)
         if advice.server_text is None:
             continue
         if advice.rec.dropin_withheld:
             ctx.say(f"sshbench: {report.label}: server drop-in not written: it would shut out clients that log in "
                     "today (the table above); --allow-lockout writes it anyway")
             continue
-        name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{safe_name(report.label)}.conf"
+        name = "50-sshbench.conf" if len(results) == 1 else f"50-sshbench.{host_file}.conf"
         files[name] = advice.server_text
     outputs = [file_in(directory, name, "--write") for name in files]
     for output, text in zip(outputs, files.values(), strict=True):
         output.write(text)
-        ctx.out.print(f"wrote {output.path}", highlight=False, markup=False, soft_wrap=True)
+        ctx.path(f"wrote {output.path}")

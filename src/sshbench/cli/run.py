@@ -21,7 +21,7 @@ from sshbench.analysis.validate import CheckedRecommendation
 from sshbench.cli import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
-from sshbench.errors import ExitCode, MissingToolError, UsageError
+from sshbench.errors import ExitCode, MissingToolError, ServerError, UsageError
 from sshbench.linkspec import parse_label
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
@@ -133,7 +133,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
                           "csv": writer.csv_path, "hosts": [r.label for r in reports],
                           "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
     elif args.quiet:
-        out.print(writer.json_path, highlight=False, markup=False, soft_wrap=True)
+        ctx.path(writer.json_path or "")
     else:
         for report, advice in runs:
             if len(runs) > 1:
@@ -176,10 +176,12 @@ def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: 
     try:
         return stack.enter_context(embedded_server(name, client, options.sshd if name == "openssh" else None,
                                                    env=options.crypto_env()))
-    except MissingToolError as exc:
+    except (MissingToolError, ServerError) as exc:
         if name == "openssh":
             raise
         if not asked_all:
+            if isinstance(exc, ServerError):
+                raise
             raise MissingToolError(f"--server {name}: {exc}") from None
         ctx.say(f"sshbench: --server all: {name} skipped: {exc}")
         return None

@@ -14,15 +14,34 @@ it before the heavy imports.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 
 # How long a killed child gets to disappear before we stop waiting for it (SIGKILL is not refusable,
 # so this only bounds a child stuck in uninterruptible I/O).
 KILLED_WAIT_SECONDS = 2.0
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+END_ROUNDS_SECONDS = 1.0  # end_children: how long orphans that reach us are chased
+
+
+def become_subreaper() -> bool:
+    """Make sshbench the reaper of its orphans (prctl PR_SET_CHILD_SUBREAPER, Linux 3.4+).
+
+    A process whose parent dies (a server's session whose sshd was killed, a
+    forked helper) is then re-parented to sshbench, not to init, so
+    `end_children` still finds and ends it: nothing of a run outlives the
+    command, however deep it was started. False where the call is refused.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
@@ -106,8 +125,16 @@ def live_children() -> list[int]:
 
 
 def end_children() -> None:
-    """Last resort at exit: kill and reap any child (and its group) that an interrupt left behind."""
-    for pid in live_children():
-        kill_group(pid)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+    """Last resort at exit: kill and reap any child (and its group) that an interrupt left behind.
+
+    As a subreaper (become_subreaper), the orphans of each child killed here
+    become our children in turn: rounds go on until none is left (bounded in
+    time; SIGKILL cannot be refused, so it is a matter of milliseconds).
+    """
+    deadline = time.monotonic() + END_ROUNDS_SECONDS
+    while (children := live_children()) and time.monotonic() < deadline:
+        for pid in children:
+            kill_group(pid)
+        for pid in children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)

@@ -172,8 +172,10 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                 total = done + len(remaining) + later
                 reporter.sample_started(visit, Progress(done, total, eta))
                 timeout = options.timeout_seconds + estimates.transfer_allowance(visit.case, size)
+                target.check_alive()
                 sample = _measure(visit, size, timeout, target, settings, openssl, reporter.data_moved, files)
                 report.samples.append(sample)
+                target.check_alive()  # a sample that failed because the link died says so, not "timed out"
                 _update_case(record, sample, options)
                 failures = [] if sample.ok or _refused(sample) else [*failures, sample]
                 # the embedded server's files are on this machine: their free space can be looked at directly

@@ -32,7 +32,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from sshbench.algorithms import Grade, Kind
-from sshbench.outputs import safe_name
+from sshbench.outputs import safe_name, unique_names
 from sshbench.render.labels import HOSTS_NOTE, NO_INTERVAL, flagged_name, grade_of, hosts_note
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
@@ -368,8 +368,8 @@ def chart_sets(runs: list[Report]) -> Iterator[tuple[str, list[Chart]]]:
         yield "", charts(runs[0])
         return
     yield "", host_charts(runs)
-    for report in runs:
-        yield safe_name(report.label), charts(report)
+    for folder, report in zip(unique_names([safe_name(r.label) for r in runs]), runs, strict=True):
+        yield folder, charts(report)
 
 
 def files(runs: list[Report]) -> Iterator[tuple[str, bytes]]:

@@ -77,6 +77,23 @@ def printable(raw: str) -> str:
     return "".join(ch if " " <= ch <= "~" else "?" for ch in raw)
 
 
+def shown(value: str) -> str:
+    """Text for the terminal as one line that cannot act on it: every control or invisible character
+    (an escape sequence's ESC, a newline that would forge a second line, a bidi override) becomes its
+    visible escape, `\\x1b`, `\\n`, `\\u202e`. For paths, file names and messages that quote them."""
+    if value.isascii() and not _ASCII_CONTROL.search(value):
+        return value
+    out = []
+    for ch in value:
+        if ch == "\n":
+            out.append("\\n")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F or unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def algorithm_name(value: object, field: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_NAME or not _ALGORITHM.fullmatch(value):
         raise UntrustedText(f"{field} is not an algorithm name: {_show(value)} (letters, digits and @._+- only, "

@@ -86,6 +86,11 @@ class Target(Protocol):
         """Where the raw TCP control's sockets go for this link (None: loopback)."""
         ...
 
+    def check_alive(self) -> None:
+        """Raise RunStopped when the way to the server is gone for good (a dead link emulator), so the run stops
+        at once with that reason instead of failing every later sample at its timeout."""
+        ...
+
 
 def algorithm_options(case: Case) -> list[str]:
     """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from sshbench.errors import RunStopped
 from sshbench.measure.controls import TcpEnds
 from sshbench.measure.testfiles import LocalFiles
 from sshbench.results.model import Case
@@ -43,6 +44,12 @@ class EmbeddedTarget:
 
     def server_process(self, peer_port: int) -> ServerProcess | None:
         return self.server.server_process(peer_port)
+
+    def check_alive(self) -> None:
+        """RunStopped when an emulated link has died (its watchdog said so): every later sample would hang."""
+        for path in self.links.values():
+            if path.failure:
+                raise RunStopped(path.failure)
 
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         return self.server.server_cpu_so_far(peer_port)

@@ -226,6 +226,9 @@ class RemoteTarget:
         """`-o Port=`, which ssh, scp, sftp and rsync's ssh all read (scp's -p means something else)."""
         return ["-o", f"Port={self.dest.port_option}"] if self.dest.port_option else []
 
+    def check_alive(self) -> None:
+        """A real host's path is not ours to watch: its samples fail (and the run stops) on their own."""
+
     def tcp_ends(self, link: str) -> None:
         """No raw TCP control to a real host from here (iperf3 is its reference, measure/iperf.py)."""
         return None

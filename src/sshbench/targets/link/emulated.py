@@ -26,6 +26,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from typing import Self
 from sshbench.errors import LinkError
 from sshbench.linkspec import LinkSpec
 from sshbench.measure.procfs import tree_cpu_seconds
-from sshbench.measure.procs import kill_group, reap
+from sshbench.measure.procs import kill_group, live_children, reap
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns
@@ -47,6 +48,7 @@ QUEUE_PACKETS = 1000  # each direction's queue, as netem's default limit: beyond
 RTT_PROBES = 15  # connect times per link (after one warm-up connect)
 CONNECT_TIMEOUT = 15.0
 WIRE_STOP_SECONDS = 2.0
+WATCH_SECONDS = 0.2  # how often the watchdog looks at the wires
 
 
 @dataclass
@@ -63,6 +65,7 @@ class LinkPath:
     wire_control: int | None = None  # write end of the pipe whose EOF stops the wire
     wire_cpu_seconds: float | None = None
     tun_fds: tuple[int, ...] = ()
+    failure: str | None = None  # set by the watchdog when the wire ended on its own: the link is gone
 
     @property
     def label(self) -> str:
@@ -117,6 +120,7 @@ class EmulatedLinks:
         self.paths: dict[str, LinkPath] = {}
         self._stack = contextlib.ExitStack()
         self._listeners: list[socket.socket] = []
+        self._closing = threading.Event()
 
     def __enter__(self) -> Self:
         netns.check_can_emulate()
@@ -130,7 +134,31 @@ class EmulatedLinks:
         except BaseException:
             self.close()
             raise
+        threading.Thread(target=self._watch, name="sshbench-wire-watch", daemon=True).start()
         return self
+
+    def _watch(self) -> None:
+        """A wire that ends on its own (killed, crashed) takes its link with it: every later sample over it would
+        hang until its timeout. Say which link, and end what is in flight now, so the run stops at once with
+        that one line (EmbeddedTarget.check_alive) instead of minutes of timeouts."""
+        while not self._closing.wait(WATCH_SECONDS):
+            for path in self.paths.values():
+                if path.wire is None or path.wire.returncode is not None or self._closing.is_set():
+                    continue
+                try:  # WNOWAIT: look without reaping (close() reaps it, with its CPU time)
+                    ended = os.waitid(os.P_PID, path.wire.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                except ChildProcessError:
+                    continue
+                if ended is None or self._closing.is_set():
+                    continue
+                code = ended.si_status if ended.si_code == os.CLD_EXITED else -ended.si_status
+                how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+                path.failure = (f"the link emulator of {path.label} (sshbench's wire process, pid {path.wire.pid}) "
+                                f"{how}, so nothing crosses that link any more; the run stops here")
+                for pid in live_children():  # the samples in flight over the dead link end now, not at timeout
+                    if pid != path.wire.pid and all(pid != p.wire.pid for p in self.paths.values() if p.wire):
+                        kill_group(pid)
+                return
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
@@ -147,6 +175,7 @@ class EmulatedLinks:
 
     def close(self) -> None:
         """Idempotent: stop each wire (recording its CPU), close the devices, delete the namespaces."""
+        self._closing.set()
         for path in self.paths.values():
             _stop_wire(path)
         self._stack.close()

@@ -22,6 +22,7 @@ import functools
 import os
 import re
 import socket
+import stat
 import struct
 import subprocess
 import threading
@@ -33,6 +34,8 @@ from sshbench.errors import LinkError
 T = TypeVar("T")
 CLONE_NEWNET = 0x40000000
 TUNSETIFF = 0x400454CA
+TUNGETFEATURES = 0x800454CF
+TUN_DEVICE = "/dev/net/tun"
 IFF_TUN, IFF_NO_PI = 0x0001, 0x1000
 NETNS_DIR = "/run/netns"
 _OURS = re.compile(r"sshbench-(\d+)-(client|server)")
@@ -59,10 +62,31 @@ def check_can_emulate() -> None:
     if _effective_capabilities() & needed != needed:
         raise LinkError("--link needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN: it makes network namespaces and TUN "
                         "devices of its own): run it with sudo, or leave --link out")
-    if not os.path.exists("/dev/net/tun"):
+    if not os.path.exists(TUN_DEVICE):
         raise LinkError("--link needs the TUN device /dev/net/tun (kernel module tun): load it with modprobe tun")
+    _check_tun()
     if _ip_binary() is None:
         raise LinkError("--link needs the ip command: install the Debian package iproute2")
+
+
+def _check_tun() -> None:
+    """/dev/net/tun opens and answers as the TUN driver (a device cgroup may deny it; a file may stand in)."""
+    info = os.stat(TUN_DEVICE)
+    if not stat.S_ISCHR(info.st_mode) or (os.major(info.st_rdev), os.minor(info.st_rdev)) != (10, 200):
+        raise LinkError(f"--link: {TUN_DEVICE} is not the TUN device (character device 10:200); recreate it with "
+                        "mknod /dev/net/tun c 10 200, or load the tun module")
+    try:
+        fd = os.open(TUN_DEVICE, os.O_RDWR | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as exc:
+        raise LinkError(f"--link: {TUN_DEVICE} cannot be opened ({exc.strerror}): a container or device cgroup "
+                        "denies it; allow the TUN device (c 10:200 rw) or run outside the container") from None
+    try:
+        fcntl.ioctl(fd, TUNGETFEATURES, b"\0" * 4)
+    except OSError as exc:
+        raise LinkError(f"--link: {TUN_DEVICE} does not answer as the TUN driver ({exc.strerror}); load the tun "
+                        "module (modprobe tun)") from None
+    finally:
+        os.close(fd)
 
 
 def _ip_binary() -> str | None:
@@ -119,9 +143,15 @@ def _libc() -> ctypes.CDLL:
 def open_tun(netns: str, device: str) -> int:
     """A TUN device named `device` inside `netns` (gone when the fd is closed): its fd, non-inheritable."""
     def make() -> int:
-        fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fd = os.open(TUN_DEVICE, os.O_RDWR | os.O_CLOEXEC)
+        except OSError as exc:
+            raise LinkError(f"--link: {TUN_DEVICE} cannot be opened ({exc.strerror})") from None
         try:
             fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH22x", device.encode(), IFF_TUN | IFF_NO_PI))
+        except OSError as exc:
+            os.close(fd)
+            raise LinkError(f"--link: the TUN device {device} could not be made ({exc.strerror})") from None
         except BaseException:
             os.close(fd)
             raise

@@ -154,9 +154,11 @@ class Inetd:
         with self._lock:
             if self._stopping:
                 return
+            # Its own session: one killpg then ends the server with everything it forked (sshd's privsep
+            # "[net]" child survived an interrupt for minutes when only the direct child was killed).
             proc = subprocess.Popen(self._argv, stdin=conn.fileno(), stdout=conn.fileno(),
                                     stderr=subprocess.DEVNULL, close_fds=True, env=self.env,
-                                    )
+                                    start_new_session=True)
             self._live[proc.pid] = peer_port
             self._pid_of_port[peer_port] = proc.pid
         threading.Thread(target=self._reap, args=(proc.pid, peer_port, time.monotonic()),

@@ -17,12 +17,12 @@ import os
 import pwd
 import re
 import subprocess
-import tempfile
 from collections.abc import Mapping
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
 from sshbench.errors import ServerError
 from sshbench.measure.procs import kill_group, reap
+from sshbench.measure.runs import RUN_ENV, private_dir
 from sshbench.targets.discovery import (
     ClientInfo,
     ServerInfo,
@@ -40,6 +40,7 @@ from sshbench.targets.servers.privsep import PrivsepDir
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
+_MARK_VALUE = re.compile(r"[0-9.]+")  # it goes into sshd_config
 
 # Host key files to generate: (file suffix, ssh-keygen arguments, required?)
 _HOST_KEYS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
@@ -67,7 +68,9 @@ _KEY_FOR_SIG = {
 # nested shell and does not read ~/.bashrc. The user's rc files are not SSH's cost (pyenv's init took
 # ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
 # connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
-_SESSION_ENV = "SetEnv SHLVL=1\n"
+# Each session also carries the run's mark (measure/runs.py), so a later run can end a session that a
+# SIGKILLed run left behind.
+_SESSION_ENV = "SetEnv SHLVL=1"
 
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 
@@ -112,7 +115,7 @@ class EmbeddedOpenSSH(InetdServer):
 
     def start(self) -> None:
         self._version = sshd_version(self.sshd)  # not OpenSSH's sshd: refused before anything is made
-        self.dir = tempfile.mkdtemp(prefix="sshbench-")  # mkdtemp makes it 0700
+        self.dir = private_dir("sshbench-")  # mkdtemp makes it 0700; marked as this run's
         if not _PLAIN_PATH.fullmatch(self.dir):
             raise ServerError(f"the temp dir {self.dir!r} has characters that ssh and sshd config files would "
                               "split or expand (spaces, %, quotes); set TMPDIR to a plain path, e.g. /tmp")
@@ -121,7 +124,9 @@ class EmbeddedOpenSSH(InetdServer):
         self.inetd = Inetd(self._path("expect"), self.env, admit_all=self._admit_all)
         self.port = self.inetd.port
         self._keys = keys
-        self._session_env = _SESSION_ENV if self._accepts(keys, "-o", _SESSION_ENV.strip().replace(" ", "=")) else ""
+        mark = os.environ.get(RUN_ENV)
+        session_env = f"{_SESSION_ENV} {RUN_ENV}={mark}" if mark and _MARK_VALUE.fullmatch(mark) else _SESSION_ENV
+        self._session_env = f"{session_env}\n" if self._accepts(keys, "-o", session_env.replace(" ", "=", 1)) else ""
         self._info = self._write_server_config(keys)
         self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
