@@ -12,13 +12,15 @@ run: deps
 
 test: deps
 	@PYTHON=$(PYTHON) sh scripts/install-deps --test
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: deps
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 unit: deps
 	$(BIN)/pytest tests/unit

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' sy
 from tests.synthetic import relations, simulate
 
 from sshbench.analysis.decide import DecisionRule
+from sshbench.kinds import Relation
 from sshbench.options import RunOptions
-from sshbench.results.kinds import Relation
 
 
 def null_rate(runs: int, cases: int, cv: float, rule_looks: bool) -> float:

@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import time
 
-from sshbench.measure.negotiation import parse_verbose
+from sshbench.plumbing.negotiation import parse_verbose
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH

@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import time
 
-from sshbench.analysis.advice import RECEIVE_WINDOW
+from sshbench.implementations import OPENSSH
 from sshbench.linkspec import parse_label
 from sshbench.measure.pipe import run_sample
 from sshbench.results.model import Case, CaseKind, Direction
@@ -103,7 +103,8 @@ def main() -> None:
                     ours.append(sample.throughput_bytes_per_second)
                     setup.append(sample.setup_seconds or 0.0)
         rtt = statistics.median(path.connect_seconds)
-    window = RECEIVE_WINDOW["openssh"]
+    window = OPENSSH.receive_window
+    assert window is not None
     limit = window / rtt
     mine, theirs = statistics.median(ours), statistics.median(hand)
     print(f"link {spec.label} as measured: RTT {rtt * 1000:.2f} ms (median of {len(path.connect_seconds)} TCP "

@@ -36,7 +36,7 @@ from typing import Any
 from clirun import run_sshbench
 from sshbench.analysis.decide import DecisionRule, verdicts
 from sshbench.analysis.robust import holm, mann_whitney_p, smallest_p
-from sshbench.results.kinds import Relation
+from sshbench.kinds import Relation
 from sshbench.units import MiB
 
 Doc = dict[str, Any]

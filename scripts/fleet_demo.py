@@ -142,7 +142,8 @@ def main() -> int:
         config = os.path.join(work, "ansible.cfg")
         open(config, "w", encoding="utf-8").close()  # no ansible.cfg of the user's or the cwd's
         env = {**os.environ, "ANSIBLE_CONFIG": config, "ANSIBLE_HOME": f"{work}/ansible",
-               "ANSIBLE_LOCAL_TEMP": f"{work}/ansible/tmp", "ANSIBLE_SSH_CONTROL_PATH_DIR": control, "ANSIBLE_SSH_ARGS": "-o ControlMaster=no",
+               "ANSIBLE_LOCAL_TEMP": f"{work}/ansible/tmp", "ANSIBLE_SSH_CONTROL_PATH_DIR": control,
+               "ANSIBLE_SSH_ARGS": "-o ControlMaster=no",
                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_FORKS": str(args.hosts + 1),
                "ANSIBLE_HOST_KEY_CHECKING": "True", "TMPDIR": f"{work}/tmp"}
         run_args = " ".join(args.run_args or SHORT_RUN)

@@ -1,19 +1,29 @@
-"""Synthetic decision-mode runs with a known truth, for the tests and bench/decision_calibration.py.
+"""A simulated machine for the run loop: cases with a known truth, drift from other load, a fixed cost per connection.
 
-Each simulated case draws throughput from a log-normal around its true
-rate; the real summarize/verdict/schedule code decides who gets the next
-samples, exactly as in a run, but no SSH is involved.
+`FakeSampler` is a sampler (measure/loop.py) that takes no SSH at all: each
+case's data phase runs at its true rate, slowed by a load factor that
+drifts slowly with (simulated) time, the way other jobs on a shared VM
+slow everything for minutes at a time (samples seconds apart agree far
+better than samples minutes apart); a fixed per-connection cost sits inside
+the data phase (what regression over real runs found: ~0.1 s of server CPU
+and 0.11-0.18 s of wall time per connection), plus per-sample noise. Time
+is a `FakeClock` the sampler advances, so budgets and ETAs work as in a
+real run, in microseconds of real time. `simulate` drives the real loop
+with the real decision schedule: what a run would decide on such a machine.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass, field
 
-from sshbench.analysis.decide import DecisionRule, rule_for
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.decide import DecisionRule
+from sshbench.kinds import Relation
+from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import DecisionSchedule, round_state
-from sshbench.results.kinds import Relation
+from sshbench.plan.schedule import DecisionSchedule
+from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 
 BYTES = 100_000_000
@@ -29,23 +39,74 @@ def sample(case: Case, rng: random.Random, rate: float, cv: float, round_no: int
                   data_seconds=BYTES / measured, total_seconds=BYTES / measured + 0.1)
 
 
+@dataclass
+class FakeClock:
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class FakeSampler:
+    """Samples of a simulated machine (module docstring); deterministic for a seed."""
+
+    rates: dict[str, float]  # case id -> true data-phase rate, bytes/s, on an idle machine
+    clock: FakeClock = field(default_factory=FakeClock)
+    noise_cv: float = 0.0  # independent noise of each sample (log SD)
+    drift_sd: float = 0.0  # stationary log SD of the load factor
+    drift_seconds: float = 120.0  # how slowly it drifts: the load's correlation time
+    setup_seconds: float = 0.1  # handshake and login, before the data phase
+    fixed_seconds: float = 0.0  # a per-connection cost inside the data phase
+    server_cpu_per_byte: dict[str, float] = field(default_factory=dict)  # case id -> seconds per byte
+    fixed_server_cpu: float = 0.0
+    seed: int = 0
+    fail: set[str] = field(default_factory=set)  # case ids whose every sample fails
+    _rng: random.Random = field(init=False)
+    _load: float = 0.0
+    _at: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def load(self) -> float:
+        """The load factor now (1 = idle), its log an Ornstein-Uhlenbeck process in simulated time."""
+        elapsed, self._at = self.clock.now - self._at, self.clock.now
+        keep = math.exp(-elapsed / self.drift_seconds) if self.drift_seconds > 0 else 0.0
+        self._load = self._load * keep + self.drift_sd * math.sqrt(1 - keep * keep) * self._rng.gauss(0, 1)
+        return math.exp(self._load)
+
+    def __call__(self, visit: Visit, size: int, timeout: float, tick: object) -> Sample:
+        case_id = visit.case.id
+        result = Sample(case_id, visit.round, visit.round == 0, False, "", size)
+        if case_id in self.fail:
+            result.error = "simulated failure"
+            self.clock.now += self.setup_seconds
+            return result
+        rate = self.rates[case_id] / self.load() * self._rng.lognormvariate(0, self.noise_cv)
+        data = self.fixed_seconds + size / rate
+        result.ok, result.bytes_received, result.data_seconds = True, size, data
+        result.total_seconds = self.setup_seconds + data
+        if case_id in self.server_cpu_per_byte:
+            result.server_cpu_user_seconds = self.fixed_server_cpu + size * self.server_cpu_per_byte[case_id]
+            result.server_cpu_sys_seconds = 0.0
+        self.clock.now += result.total_seconds
+        return result
+
+
 def simulate(rates: list[float], cv: float, seed: int, options: RunOptions | None = None,
-             rule: DecisionRule | None = None) -> Report:
-    """A decision-mode run over synthetic cases with these true rates; the report as a real run leaves it."""
-    options = options or RunOptions()
-    rng = random.Random(seed)
+             rule: DecisionRule | None = None, **machine: float) -> Report:
+    """A decision-mode run, through the real loop and schedule, over cases with these true rates (bytes/s of
+    BYTES-sized samples, unbudgeted unless `options` say otherwise); `machine` sets FakeSampler's drift and
+    fixed costs."""
+    options = options or RunOptions(time_budget_seconds=None, size_bytes=BYTES)
     cases = [case(i) for i in range(len(rates))]
-    truth = {c.id: r for c, r in zip(cases, rates, strict=True)}
+    clock = FakeClock()
+    sampler = FakeSampler({c.id: r for c, r in zip(cases, rates, strict=True)}, clock, noise_cv=cv, seed=seed,
+                          **machine)  # type: ignore[arg-type]
     report = Report("test", "", seed, options=options, cases=[CaseRecord(c) for c in cases])
     plan = DecisionSchedule(cases, options.min_runs, options.max_runs, seed)
-    rule = rule or rule_for(options)
-    for _ in range(200):  # bounded: the schedule ends long before
-        rnd = plan.next_round(round_state(report))
-        if not rnd:
-            break
-        report.samples += [sample(v.case, rng, truth[v.case.id], cv, v.round) for v in rnd]
-        report.summaries = summarize(report.cases, report.samples, rule=rule)  # a run does this every sample
-    return report
+    return run_loop(report, plan, sampler, options, lambda _report: None, hooks=Hooks(clock=clock), rule=rule)
 
 
 def counts(report: Report) -> dict[str, int]:

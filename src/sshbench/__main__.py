@@ -14,9 +14,9 @@ import contextlib
 import os
 import sys
 
-from sshbench.measure.procs import become_subreaper, end_children
-from sshbench.measure.runs import mark_this_run
-from sshbench.measure.signals import interrupts_end_the_command
+from sshbench.plumbing.procs import become_subreaper, end_children
+from sshbench.plumbing.runs import mark_this_run
+from sshbench.plumbing.signals import interrupts_end_the_command
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; errors.py is not imported yet)
 
@@ -24,7 +24,7 @@ INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; err
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the command itself (not a test calling main() in-process): orphans come back to us
         become_subreaper()
-    mark_this_run()  # before any child: everything this run starts carries its mark (measure/runs.py)
+    mark_this_run()  # before any child: everything this run starts carries its mark (plumbing/runs.py)
     with interrupts_end_the_command():
         try:
             from sshbench.cli import main as cli_main

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sshbench.results.untrusted import AlgorithmName
+from sshbench.untrusted import AlgorithmName
 
 
 class Kind(StrEnum):
@@ -234,3 +234,19 @@ def is_aead(cipher: str) -> bool:
 def needs_certificate(hostkey: str) -> bool:
     """Certificate and security-key host key algorithms need material the embedded server cannot make."""
     return "-cert-v01@" in hostkey or hostkey.startswith(("sk-", "webauthn-"))
+
+# SSH cipher -> the OpenSSL EVP cipher its implementation uses. chacha20-poly1305@openssh.com is
+# OpenSSH's own construction over the same ChaCha20 and Poly1305; the IETF AEAD is its closest
+# single EVP equivalent. CBC figures are for encryption (decryption can be parallel and faster).
+EVP_OF: dict[str, str] = {
+    "aes128-ctr": "aes-128-ctr",
+    "aes192-ctr": "aes-192-ctr",
+    "aes256-ctr": "aes-256-ctr",
+    "aes128-cbc": "aes-128-cbc",
+    "aes192-cbc": "aes-192-cbc",
+    "aes256-cbc": "aes-256-cbc",
+    "aes128-gcm@openssh.com": "aes-128-gcm",
+    "aes256-gcm@openssh.com": "aes-256-gcm",
+    "chacha20-poly1305@openssh.com": "chacha20-poly1305",
+    "3des-cbc": "des-ede3-cbc",
+}

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sshbench.errors import UsageError
+from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
-from sshbench.measure.testfiles import FileShape
-from sshbench.results.kinds import PIPE, Direction
-from sshbench.units import MiB
+from sshbench.units import MiB, format_bytes
 
 DEFAULT_CIPHER_MAC = "hmac-sha2-256-etm@openssh.com"
 DEFAULT_MAC_CIPHER = "aes128-ctr"
@@ -34,6 +33,28 @@ MAX_ECHOES = 10_000
 
 MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
 _REMOTE_DIR = re.compile(r"/[A-Za-z0-9_./-]*")
+
+
+@dataclass(frozen=True)
+class FileShape:
+    """What one transfer moves: a single file, or `files` files in a directory."""
+
+    file_bytes: int
+    files: int = 1
+    directory: bool = False  # a directory of `files` files (the many-small-files set), moved recursively
+
+    @property
+    def total_bytes(self) -> int:
+        return self.file_bytes * self.files
+
+    @property
+    def is_set(self) -> bool:
+        return self.directory
+
+    def describe(self) -> str:
+        if self.is_set:
+            return f"{self.files} files of {format_bytes(self.file_bytes)} ({format_bytes(self.total_bytes)})"
+        return f"one {format_bytes(self.file_bytes)} file"
 
 
 @dataclass(frozen=True)
@@ -76,7 +97,7 @@ class RunOptions:
     compression: bool = False
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
-    methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (measure/methods/)
+    methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods/)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
     remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)
     sink: Literal["file", "null"] = "file"  # file methods: the receiver writes a real file, or /dev/null ("null")

@@ -319,6 +319,7 @@ def test_a_run_that_measured_nothing_is_not_complete(cwd: Path, size: list[str],
 def test_free_space_advice_can_be_followed(cwd: Path) -> None:
     """The check used to add a fixed 64 MiB, so 'use a smaller --size' could never succeed on a small disk."""
     from sshbench.measure.datapath import Payload
-    from sshbench.measure.testfiles import FileShape, space_needed
+    from sshbench.measure.testfiles import space_needed
+    from sshbench.options import FileShape
     assert space_needed(FileShape(2**20), Payload(), sink_file=True) < 3 * 2**20
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from sshbench.measure.kexinit import KexinitError, kexinit_over, read_client_kexinit, read_server_kexinit, terrapin
+from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit, read_server_kexinit, terrapin
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 

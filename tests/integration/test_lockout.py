@@ -27,7 +27,7 @@ from sshbench.analysis.policy import policy_from
 from sshbench.analysis.recommend import build
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.errors import ExitCode
-from sshbench.measure.kexinit import capture_client
+from sshbench.plumbing.kexinit import capture_client
 from sshbench.results.codec import report_from_dict
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH

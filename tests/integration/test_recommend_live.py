@@ -11,11 +11,11 @@ import pytest
 from sshbench.algorithms import Kind
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
-from sshbench.analysis.validate import validate_client_block, validate_server_dropin
 from sshbench.errors import ExitCode
 from sshbench.results.codec import report_from_dict
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.validate import validate_client_block, validate_server_dropin
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

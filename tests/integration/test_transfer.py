@@ -11,10 +11,11 @@ import pytest
 from sshbench.measure.datapath import Payload, make_payload
 from sshbench.measure.filetool import TransferFiles, prepared_files, run_transfer_sample
 from sshbench.measure.pipe import SampleSettings
-from sshbench.measure.testfiles import FileShape, LocalFiles
+from sshbench.options import FileShape
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.localfiles import LocalFiles
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.units import MiB
 

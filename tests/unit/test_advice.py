@@ -61,18 +61,21 @@ def test_compression_with_incompressible_data() -> None:
 
 def test_window_bound_when_ssh_carries_its_window_per_round_trip() -> None:
     """OpenSSH's 2 MiB channel window over 80 ms caps one channel at about 26 MB/s, whatever the cipher."""
-    from sshbench.analysis.advice import RECEIVE_WINDOW, Limit
+    from sshbench.analysis.advice import Limit
+    from sshbench.implementations import DROPBEAR, OPENSSH
+    assert OPENSSH.receive_window and DROPBEAR.receive_window
+    OPENSSH_WINDOW, DROPBEAR_WINDOW = OPENSSH.receive_window, DROPBEAR.receive_window
 
     shares = {"client": 0.2, "server": 0.3}
-    bound = Limit("upload", "aes128-ctr", 24e6, shares, [], window=(RECEIVE_WINDOW["openssh"], 0.08))
+    bound = Limit("upload", "aes128-ctr", 24e6, shares, [], window=(OPENSSH_WINDOW, 0.08))
     assert bound.window_limit is not None and 26.1e6 < bound.window_limit < 26.3e6
     assert bound.window_bound and bound.bound_by == "SSH window / RTT"
     assert "window-bound" in bound.text and "2048 KiB window per 80 ms round trip, 26.2 MB/s" in bound.text
     fast_cpu = Limit("upload", "aes128-ctr", 24e6, {"client": 0.2, "server": 0.95}, ["server"],
-                     window=(RECEIVE_WINDOW["openssh"], 0.08))
+                     window=(OPENSSH_WINDOW, 0.08))
     assert not fast_cpu.window_bound and "CPU-bound on the server" in fast_cpu.text
-    below = Limit("upload", "aes128-ctr", 5e6, shares, [], window=(RECEIVE_WINDOW["openssh"], 0.08))
+    below = Limit("upload", "aes128-ctr", 5e6, shares, [], window=(OPENSSH_WINDOW, 0.08))
     assert not below.window_bound and "window" not in below.text
     dropbear = Limit("upload", "aes128-ctr", 0.29e6, shares, [], server_process="dropbear",
-                     window=(RECEIVE_WINDOW["dropbear"], 0.08))
+                     window=(DROPBEAR_WINDOW, 0.08))
     assert dropbear.window_bound and "24 KiB window" in dropbear.text

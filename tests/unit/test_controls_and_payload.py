@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.measure.controls import EVP_OF, parse_speed
+from sshbench.algorithms import EVP_OF
+from sshbench.measure.controls import parse_speed
 from sshbench.measure.datapath import CHUNK, PATTERN_BYTES, Payload, drain, grow_pipe, make_payload
 from tests.conftest import recorded
 

@@ -59,16 +59,13 @@ def test_markdown_marks_broken_algorithms_and_shows_intervals() -> None:
 
 def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
     made = charts.charts(load_report())
-    try:
-        names = [c.name for c in made]
-        assert names == ["ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
-                         "ciphers-cpu-cost", "methods-heatmap"]
-        svg = made[0].render("svg").decode()
-        assert "3des-cbc (!! broken)" in svg and "aes128-gcm@openssh.com" in svg
-        assert "MB/s (10^6 bytes per second)" in svg and "OpenSSH_9.2p1" in svg  # units and versions
-        assert made[0].render("png").startswith(b"\x89PNG")
-    finally:
-        charts.close(made)
+    names = [c.name for c in made]
+    assert names == ["ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
+                     "ciphers-cpu-cost", "methods-heatmap"]
+    svg = made[0].render("svg").decode()
+    assert "3des-cbc (!! broken)" in svg and "aes128-gcm@openssh.com" in svg
+    assert "MB/s (10^6 bytes per second)" in svg and "OpenSSH_9.2p1" in svg  # units and versions
+    assert made[0].render("png").startswith(b"\x89PNG")
 
 
 def test_html_is_self_contained(tmp_path: Path) -> None:
@@ -95,10 +92,7 @@ def test_a_case_without_an_interval_says_so_in_every_output() -> None:
     row = r"\| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ \| n\\<6 \| 5 \|"  # '<' escaped in Markdown
     assert re.search(row, markdown.render(report))
     made = charts.charts(report)
-    try:
-        assert "n&lt;6: no interval" in made[0].render("svg").decode()  # the SVG escapes "<"
-    finally:
-        charts.close(made)
+    assert "n&lt;6: no interval" in made[0].render("svg").decode()  # the SVG escapes "<"
 
 
 def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,22 +114,19 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_charts_mark_recommended_keep_legends_off_the_bars_and_label_log_ticks_plainly() -> None:
     made = charts.charts(load_report())
-    try:
-        by_name = {chart.name: chart.figure for chart in made}
-        for figure in by_name.values():
-            for ax in figure.axes:
-                legend = ax.get_legend()
-                if legend is not None:  # anchored right of the plot: it cannot cover a bar
-                    assert legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0 > 1.0
-            captions = [t for t in figure.texts if "error bars" in t.get_text() or "medians" in t.get_text()]
-            assert captions and all(float(t.get_fontsize()) >= 9 for t in captions)
-        axis = by_name["ciphers-throughput"].axes[0]
-        ticks = {t.get_text(): t for t in axis.get_yticklabels()}
-        assert ticks["aes128-gcm@openssh.com"].get_fontweight() == "bold"
-        assert ticks["3des-cbc (!! broken)"].get_color() == "#c53a32"
-        cost = by_name["ciphers-cpu-cost"].axes[0]
-        cost.figure.canvas.draw()
-        labels = [t.get_text() for t in cost.get_xticklabels() if t.get_text()]
-        assert labels and all(re.fullmatch(r"[0-9.]+", x) for x in labels), labels  # "2", "5", "10": no 3x10^0
-    finally:
-        charts.close(made)
+    by_name = {chart.name: chart.figure for chart in made}
+    for figure in by_name.values():
+        for ax in figure.axes:
+            legend = ax.get_legend()
+            if legend is not None:  # anchored right of the plot: it cannot cover a bar
+                assert legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0 > 1.0
+        captions = [t for t in figure.texts if "error bars" in t.get_text() or "medians" in t.get_text()]
+        assert captions and all(float(t.get_fontsize()) >= 9 for t in captions)
+    axis = by_name["ciphers-throughput"].axes[0]
+    ticks = {t.get_text(): t for t in axis.get_yticklabels()}
+    assert ticks["aes128-gcm@openssh.com"].get_fontweight() == "bold"
+    assert ticks["3des-cbc (!! broken)"].get_color() == "#c53a32"
+    cost = by_name["ciphers-cpu-cost"].axes[0]
+    cost.figure.canvas.draw()
+    labels = [t.get_text() for t in cost.get_xticklabels() if t.get_text()]
+    assert labels and all(re.fullmatch(r"[0-9.]+", x) for x in labels), labels  # "2", "5", "10": no 3x10^0

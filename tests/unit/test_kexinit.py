@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from sshbench.measure.kexinit import Kexinit, KexinitError, parse_kexinit_payload, terrapin
+from sshbench.plumbing.kexinit import Kexinit, KexinitError, parse_kexinit_payload, terrapin
 from tests.conftest import recorded
 
 

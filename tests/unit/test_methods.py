@@ -14,11 +14,12 @@ from sshbench.analysis.stats import summarize
 from sshbench.errors import UsageError
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE
-from sshbench.measure.methods import METHODS, method, parse_methods, sftp_variants
-from sshbench.measure.methods.sftp import Sftp
-from sshbench.measure.negotiation import parse_text
-from sshbench.measure.testfiles import FileShape, check_free_space, make_source, space_needed, tree_sha256, tree_size
-from sshbench.options import DEFAULT_FILE_BYTES, RunOptions
+from sshbench.measure.testfiles import check_free_space, make_source, space_needed
+from sshbench.methods import METHODS, method, parse_methods, sftp_variants
+from sshbench.methods.sftp import Sftp
+from sshbench.options import DEFAULT_FILE_BYTES, FileShape, RunOptions
+from sshbench.plumbing.negotiation import parse_text
+from sshbench.plumbing.trees import tree_sha256, tree_size
 from sshbench.render.matrix import matrix_cell, matrix_tables, method_matrices
 from sshbench.render.table_model import plain
 from sshbench.results.environment import DiskFacts, Environment, FilesFacts

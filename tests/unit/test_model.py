@@ -1,8 +1,8 @@
 import json
 
 from sshbench.analysis.stats import summarize
-from sshbench.measure.negotiation import Negotiated
 from sshbench.options import RunOptions
+from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.codec import report_from_dict, report_to_dict
 from sshbench.results.environment import Environment, HostFacts
 from sshbench.results.model import SCHEMA_VERSION, Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample

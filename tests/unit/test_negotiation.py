@@ -1,5 +1,5 @@
-from sshbench.measure.negotiation import parse_text, parse_verbose
 from sshbench.measure.pipe import negotiation_mismatch
+from sshbench.plumbing.negotiation import parse_text, parse_verbose
 from sshbench.results.model import Case, CaseKind, Direction
 from tests.conftest import recorded
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sshbench.cli.parser import options_from_args, parse
 from sshbench.errors import UsageError
 from sshbench.linkspec import LinkSpec
-from sshbench.measure.methods import parse_methods
+from sshbench.methods import parse_methods
 from sshbench.plan.cases import plan_cases
 from sshbench.render.html import render as html
 from sshbench.render.markdown import render_all as markdown

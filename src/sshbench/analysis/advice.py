@@ -6,13 +6,14 @@ argue with them in one place.
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass
 from enum import StrEnum
 
 from sshbench.analysis.references import pipe_ciphers
 from sshbench.analysis.stats import counted, headline, headline_value
+from sshbench.implementations import implementation
+from sshbench.methods import method as transfer_method
 from sshbench.results.environment import RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
 from sshbench.units import GiB
@@ -119,8 +120,9 @@ def _controls(report: Report) -> list[Advice]:
     """Loopback only: raw TCP barely above SSH means the data path, not SSH, may set the figures. Over an
     emulated link raw TCP close to SSH is a finding (the link is full), shown in the link tables instead."""
     tcp, fastest = None, 0.0
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         stat = summary.throughput_bytes_per_second
         if stat is None or case.link:
             continue
@@ -148,8 +150,9 @@ def _options(report: Report) -> list[Advice]:
 def _disk(report: Report) -> list[Advice]:
     """File methods read a real file and write one: was the disk, not SSH, the limit?"""
     files = report.environment.files
+    views = report.joined()
     fastest = max((s.throughput_bytes_per_second.median for s in report.summaries if s.throughput_bytes_per_second
-                   and not report.case(s.case_id).case.is_pipe), default=0.0)
+                   and not views[s.case_id].case.is_pipe), default=0.0)
     if files is None or not files.disk.read_bytes_per_second or not fastest:
         return []
     disk = files.disk
@@ -169,17 +172,13 @@ CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the
 LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
 
 
-SERVER_PROCESS = {"openssh": "sshd", "dropbear": "dropbear", "tinysshd": "tinysshd"}
 # One SSH channel carries at most its receiver's window per round trip. The receiver is the server for uploads
-# and the client (OpenSSH's ssh) for downloads. OpenSSH: channels.h, CHAN_SES_WINDOW_DEFAULT = 64 x 32 KiB;
-# Dropbear: `dropbear -W`, default 24576 bytes (its -h). tinysshd: not known, so no verdict.
-RECEIVE_WINDOW = {"openssh": 64 * 32 * 1024, "dropbear": 24576}
+# and the client (OpenSSH's ssh) for downloads; each implementation declares its window
+# (implementations/), each transfer method what it keeps in flight within it (methods/).
 # ssh carried at least this share of window / RTT: the window set the pace. Not 100%: the window also covers
 # bytes waiting in both sides' socket buffers, which lengthen each round trip (measured over emulated links:
 # 80-82% of window / RTT at 20 ms, with the window limit well under raw TCP and no CPU busy)
 WINDOW_BOUND_SHARE = 0.7
-SFTP_DEFAULT_IN_FLIGHT = 64 * 32 * 1024  # sftp(1): -R 64 requests of -B 32768 bytes
-_SFTP_TUNED = re.compile(r"sftp-B(\d+)-R(\d+)")
 
 
 @dataclass(frozen=True)
@@ -271,7 +270,7 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     iperf = report.environment.server.iperf
     tcp = iperf.rate(direction) if iperf else None
     server = report.environment.server
-    process = SERVER_PROCESS.get(server.software, "server process")
+    process = implementation(server.software).process
     rtt = server.remote.round_trip_seconds if server.remote else None
     bytes_in_flight = receive_window(report, direction)
     window = (bytes_in_flight, rtt) if rtt and bytes_in_flight else None
@@ -289,12 +288,8 @@ def receive_window(report: Report, direction: str, method: str = "pipe") -> int 
     """Bytes one transfer may have in flight: the receiver's channel window (the server for uploads, our ssh for
     downloads), and for sftp also its requests x buffer; None where the window is not known."""
     receiver = report.environment.server.software if direction == "upload" else "openssh"
-    window = RECEIVE_WINDOW.get(receiver)
-    if method.startswith("sftp"):
-        tuned = _SFTP_TUNED.fullmatch(method)
-        in_flight = int(tuned.group(1)) * int(tuned.group(2)) if tuned else SFTP_DEFAULT_IN_FLIGHT
-        window = in_flight if window is None else min(window, in_flight)
-    return window
+    found: int | None = transfer_method(method).in_flight(implementation(receiver).receive_window)
+    return found
 
 
 def limits(report: Report) -> list[str]:

@@ -7,13 +7,16 @@ from the algorithm table and are checked once more as they are written.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sshbench.algorithms import ALGORITHM_KINDS, lookup
 from sshbench.analysis.lockout import ServerLists
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
-from sshbench.results.environment import StoredRecommendation
+from sshbench.implementations import implementation
+from sshbench.results.environment import StoredRecommendation, TerrapinFacts
 from sshbench.results.model import Report
-from sshbench.results.untrusted import algorithm_name, destination, host_pattern
+from sshbench.untrusted import algorithm_name, destination, host_pattern
 
 DROPIN_PATH = "/etc/ssh/sshd_config.d/50-sshbench.conf"
 HOSTKEY_NOTE = ("HostKeyAlgorithms: not set. Setting it at all (even with ^) turns off ssh's preference for the "
@@ -26,21 +29,6 @@ SPELLED_NOTE = ("this client's defaults follow ours (the client predates OpenSSH
 EXACT_NOTE = "--exact: only these lists; servers that support none of them will be refused"
 DROPIN_NOTE = ("restricts what this server offers: clients that support none of these are refused; keep a session "
                "open until a new login works")
-# How servers other than OpenSSH choose their algorithms (their own documentation), for the advice line.
-OTHER_SERVERS = {
-    "dropbear": ("Dropbear reads no sshd_config: its algorithms are fixed when it is built (default_options.h, "
-                 "overridden by localoptions.h), and SSH uses the client's first choice that the server offers "
-                 "(RFC 4253, 7.1), so the client block above decides; to remove an algorithm from this server, "
-                 "rebuild Dropbear without it"),
-    "tinysshd": ("tinysshd has no configuration file: it offers a fixed set (ssh-ed25519; curve25519-sha256 and "
-                 "sntrup761x25519-sha512@openssh.com; chacha20-poly1305@openssh.com only), switched only in groups "
-                 "by -s/-S and -p/-P on its command line (tinysshd(8)); SSH uses the client's first choice that "
-                 "the server offers (RFC 4253, 7.1), so the client block above decides"),
-    "unknown": ("this server is not OpenSSH, so sshbench writes no server config for it; SSH uses the client's "
-                "first choice that the server offers (RFC 4253, 7.1), so the client block above decides"),
-}
-
-
 def one_line(text: str) -> str:
     """Comment text that cannot end its comment: control characters (a newline above all) become '?'."""
     return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7F or ch in "\u2028\u2029\u0085" else ch for ch in text)
@@ -157,7 +145,7 @@ def server_dropin(rec: Recommendation) -> str | None:
 
 def server_advice(rec: Recommendation) -> str | None:
     """For a server that is not OpenSSH: how it chooses its algorithms, instead of a drop-in."""
-    return None if rec.software == "openssh" else OTHER_SERVERS.get(rec.software, OTHER_SERVERS["unknown"])
+    return implementation(rec.software).config_advice
 
 
 def stored_if_consistent(report: Report) -> StoredRecommendation | None:
@@ -179,3 +167,16 @@ def stored_if_consistent(report: Report) -> StoredRecommendation | None:
     if client != stored.client_block or server != stored.server_dropin:
         return None
     return StoredRecommendation(rec.policy.name, client, server, prediction(report, rec))
+
+
+@dataclass
+class CheckedRecommendation:
+    """A recommendation with its texts and what validation found; show the texts only without problems."""
+
+    rec: Recommendation
+    client_text: str
+    server_text: str | None  # the OpenSSH drop-in; None for servers that read no sshd_config
+    server_advice: str | None  # for those servers: how they choose their algorithms
+    problems: list[str]
+    prediction: list[str]
+    terrapin: TerrapinFacts | None

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from sshbench.analysis.robust import holm, mann_whitney_greater, mann_whitney_p, shift_interval
+from sshbench.kinds import Relation
 from sshbench.options import RunOptions
-from sshbench.results.kinds import Relation
 
 ALPHA = 0.05
 DEFAULT_MARGIN = 0.05

@@ -30,7 +30,7 @@ from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.errors import UsageError
 from sshbench.results.model import Report
-from sshbench.results.untrusted import UntrustedText, host_name
+from sshbench.untrusted import UntrustedText, host_name
 
 CHACHA = "chacha20-poly1305@openssh.com"
 MIN_HOSTS_FOR_OUTLIERS = 4  # a robust z-score (median absolute deviation) means little with fewer hosts

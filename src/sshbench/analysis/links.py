@@ -104,8 +104,9 @@ def bounds(report: Report) -> list[Bound]:
     """A Bound for every measured throughput case that crossed an emulated link."""
     tcp = raw_tcp(report)
     found = []
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         stat = summary.throughput_bytes_per_second
         if not case.link or stat is None or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
             continue

@@ -28,7 +28,7 @@ from typing import Any
 
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.errors import UsageError
-from sshbench.results.untrusted import read_bounded
+from sshbench.untrusted import read_bounded
 
 BUILT_IN = {"modern": (Grade.RECOMMENDED,), "compatible": (Grade.RECOMMENDED, Grade.ACCEPTABLE)}
 FILE_KINDS = {"ciphers": Kind.CIPHER, "macs": Kind.MAC, "kex": Kind.KEX, "hostkeys": Kind.HOSTKEY}

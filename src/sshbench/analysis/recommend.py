@@ -34,6 +34,7 @@ from sshbench.analysis.ordering import Candidate, Move, order
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.stats import counted
 from sshbench.clients import ClientOffer, known_clients
+from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.results.environment import ServerKind
 from sshbench.results.model import Report
 
@@ -42,7 +43,8 @@ POLICIES = tuple(BUILT_IN)
 PREPEND_SINCE = (8, 2)  # OpenSSH 8.2 release notes: a list starting with '^' is put in front of the defaults
 CHACHA = "chacha20-poly1305@openssh.com"
 # Releases that added strict key exchange (the Terrapin fix); distributions backport it, so the offer decides.
-STRICT_KEX_RELEASES = "OpenSSH 9.6, Dropbear 2024.84, tinysshd 20240101, or a distribution package with the fix"
+STRICT_KEX_RELEASES = ", ".join(impl.strict_kex_release for impl in IMPLEMENTATIONS.values()
+                                if impl.strict_kex_release) + ", or a distribution package with the fix"
 
 
 @dataclass

@@ -7,15 +7,16 @@ ceiling) and read the same per-cipher pipe summaries.
 
 from __future__ import annotations
 
-from sshbench.results.kinds import CaseKind
+from sshbench.kinds import CaseKind
 from sshbench.results.model import Report, Stat, Summary
 
 
 def raw_tcp(report: Report) -> dict[str, Stat]:
     """The raw TCP control's throughput per link ("" for loopback)."""
     out = {}
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         if case.kind is CaseKind.CONTROL and summary.throughput_bytes_per_second:
             out[case.link] = summary.throughput_bytes_per_second
     return out
@@ -24,8 +25,9 @@ def raw_tcp(report: Report) -> dict[str, Stat]:
 def ceilings(report: Report) -> dict[str, Stat]:
     """Each cipher's crypto ceiling (openssl speed) measured in the run."""
     out = {}
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         if case.kind is CaseKind.CEILING and case.cipher and summary.throughput_bytes_per_second:
             out[case.cipher] = summary.throughput_bytes_per_second
     return out
@@ -34,8 +36,9 @@ def ceilings(report: Report) -> dict[str, Stat]:
 def pipe_ciphers(report: Report, direction: str) -> dict[str, Summary]:
     """Cipher -> the summary of its pipe case in one direction, loopback or real host (no emulated link)."""
     out = {}
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         if (case.kind is CaseKind.CIPHER and case.is_pipe and not case.link and case.direction.value == direction
                 and case.cipher):
             out[case.cipher] = summary

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from sshbench.analysis.decide import DecisionRule, verdicts
 from sshbench.analysis.robust import median_interval, outliers
-from sshbench.results.kinds import Relation
+from sshbench.kinds import Relation
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
 from sshbench.units import GiB
 

@@ -22,10 +22,10 @@ from rich.console import Console
 
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
 from sshbench.errors import ExitCode, SshbenchError, UsageError
-from sshbench.measure.runs import sweep_stale
+from sshbench.plumbing.runs import sweep_stale
 from sshbench.results.store import ResultsWriter
-from sshbench.results.untrusted import shown
 from sshbench.targets.link.netns import NETNS_DIR, remove_stale
+from sshbench.untrusted import shown
 
 
 @dataclass

@@ -16,7 +16,7 @@ import json
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, ServerError, UsageError
-from sshbench.measure.session import embedded_terrapin
+from sshbench.orchestrate.session import embedded_terrapin
 from sshbench.render.config import print_terrapin
 from sshbench.render.terminal import algorithms_tables
 from sshbench.results.environment import TerrapinFacts
@@ -71,7 +71,7 @@ def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
     ctx.out.print(f"client: {client.path}  {client.version}, {client.openssl}", highlight=False, markup=False,
                   soft_wrap=True)
     ctx.out.print(f"server: {label}", highlight=False, markup=False, soft_wrap=True)
-    for table in algorithms_tables(client, offered):
+    for table in algorithms_tables(client.supported, client.defaults, offered):
         ctx.out.print(table)
     print_terrapin(ctx.out, terrapin)
     return int(ExitCode.OK)

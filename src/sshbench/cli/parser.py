@@ -9,8 +9,9 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.errors import UsageError
+from sshbench.kinds import PIPE
 from sshbench.linkspec import parse_links
-from sshbench.measure.methods import parse_methods
+from sshbench.methods import METHODS, parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_ECHOES,
@@ -22,9 +23,10 @@ from sshbench.options import (
     parse_fraction,
 )
 from sshbench.render.exporters import EXPORTERS
-from sshbench.results.kinds import PIPE
+from sshbench.targets.servers import SERVERS
 from sshbench.units import parse_size
 
+D = RunOptions()  # the one source of every default: the parser, its help and options_from_args read it
 SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare", "clients")
 
 
@@ -88,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "measure that real server with your own ssh setup; several are measured one after another "
                      "into one results file (default: a private loopback sshd)")
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
-    run.add_argument("--server", default="openssh", help="the embedded server: openssh (default), dropbear, "
-                     "tinysshd, a comma list or all: each measured in turn, then compared server by server")
+    run.add_argument("--server", default="openssh", help=f"the embedded server: {_servers()}, a comma list or "
+                     "all: each measured in turn, then compared server by server")
     run.add_argument("--label", help="this machine's name in a fleet report (e.g. the inventory name; letters, "
                      "digits and .-_), recorded in the results")
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
@@ -109,26 +111,26 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
                      "for no limit (default: 8m, 8m per link with --link, none with --runs)")
     how.add_argument("--tie-margin", help="neighbours whose ratio's interval lies within 1 +- this are "
-                     "'equivalent', e.g. 5%% or 0.05 (default: 5%%)")
-    how.add_argument("--min-runs", type=int, help="measured samples per case at least (default: 6, "
+                     f"'equivalent', e.g. 5%% or 0.05 (default: {D.tie_margin * 100:g}%%)")
+    how.add_argument("--min-runs", type=int, help=f"measured samples per case at least (default: {D.min_runs}, "
                      "the fewest that give a 95%% interval)")
-    how.add_argument("--max-runs", type=int, help="measured samples per case at most (default: 30)")
+    how.add_argument("--max-runs", type=int, help=f"measured samples per case at most (default: {D.max_runs})")
     how.add_argument("--precision", help="precision mode instead: sample until each median's 95%% interval "
                      "is within this, e.g. 3%% or 0.03")
     how.add_argument("--runs", type=int, help="fixed mode instead: exactly this many measured samples per "
                      "throughput case (time budget only if given)")
     how.add_argument("--setup-runs", type=int, help="fixed mode: samples per key exchange / host key "
-                     "case (default: 10)")
+                     f"case (default: {D.setup_runs})")
     how.add_argument("--partner-kex", help="key exchange of every throughput and host key case: auto (a "
                      "fast one both sides offer: curve25519-sha256 first), default (ssh's own), or a name "
-                     "(default: auto)")
+                     f"(default: {D.partner_kex})")
     how.add_argument("--size", help="bytes per transfer, e.g. 512MiB, 2GB, 1G (default: sized per case so a "
                      "sample lasts --sample-seconds)")
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
-                     "sizing automatically (default: 1.0)")
+                     f"sizing automatically (default: {D.sample_seconds:.1f})")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
-    how.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per connection on top of the "
-                     "expected transfer time (default: 60)")
+    how.add_argument("--timeout", type=float, default=D.timeout_seconds, help="seconds allowed per connection on "
+                     f"top of the expected transfer time (default: {D.timeout_seconds:g})")
     data = run.add_argument_group("data and crypto")
     data.add_argument("--data", choices=("zero", "random", "text"), default="zero",
                       help="payload: zeros (default), random bytes (incompressible) or text (compresses ~3:1); "
@@ -146,8 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("--echo", type=int, help="keystroke echo round trips per cipher (and per link), as sshping "
                       "measures interactive latency (default: 40 with --link, else 0)")
     tools = run.add_argument_group("transfer methods (the cipher sweep runs once per method)")
-    tools.add_argument("--method", default=PIPE, help="comma list of pipe (ssh carrying a stream: SSH itself), "
-                       "scp, scp-legacy (scp -O), sftp, rsync, or all (default: pipe)")
+    methods = ", ".join(f"{name} ({m.help})" if m.help else name for name, m in METHODS.items())
+    tools.add_argument("--method", default=PIPE, help=f"comma list of {methods}, or all (default: {PIPE})")
     tools.add_argument("--workdir", help="directory for the file methods' test files (default: the temp dir)")
     tools.add_argument("--remote-workdir", help="with a destination: directory on the server for its test files "
                        "(default: the server's $TMPDIR or /tmp); its free space is checked first")
@@ -242,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     algos.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     algos.add_argument("--json", "-j", action="store_true", help="one JSON document instead of tables")
     algos.add_argument("--server", default="openssh", help="without a destination: which embedded server "
-                       "(openssh, dropbear, tinysshd)")
+                       f"({', '.join(SERVERS)})")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
     algos.add_argument("--ssh", help="ssh client binary")
     algos.set_defaults(handler="algos:cmd_algos")
@@ -293,6 +295,10 @@ def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
         raise UsageError("--verify hashes the received files, and --sink null keeps none: drop one of them")
 
 
+def _servers() -> str:
+    return ", ".join(f"{name} (default)" if name == "openssh" else name for name in SERVERS)
+
+
 def options_from_args(args: argparse.Namespace) -> RunOptions:
     """The run's settings from its arguments, checked once (RunOptions checks the values themselves)."""
     methods = parse_methods(args.method)
@@ -300,23 +306,24 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     links = tuple(link.label for link in parse_links(args.link)) if args.link is not None else ()
     return RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
-        tie_margin=parse_fraction(args.tie_margin or "5%", "--tie-margin"),
-        partner_kex=args.partner_kex or "auto",
-        min_runs=6 if args.min_runs is None else args.min_runs, max_runs=30 if args.max_runs is None else args.max_runs,
+        tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
+        partner_kex=args.partner_kex or D.partner_kex,
+        min_runs=D.min_runs if args.min_runs is None else args.min_runs,
+        max_runs=D.max_runs if args.max_runs is None else args.max_runs,
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
         hostkeys=_sweep(args.hostkeys, links), links=links,
         echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
         size_bytes=parse_size(args.size) if args.size else None,
-        sample_seconds=1.0 if args.sample_seconds is None else args.sample_seconds,
+        sample_seconds=D.sample_seconds if args.sample_seconds is None else args.sample_seconds,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
-        setup_runs=10 if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
+        setup_runs=D.setup_runs if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
-        sink=args.sink or "file", verify=args.verify,
+        sink=args.sink or D.sink, verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
         sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),

@@ -10,20 +10,21 @@ from __future__ import annotations
 import argparse
 from datetime import datetime
 
+from sshbench import untrusted
+from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.policy import policy_from
-from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
 from sshbench.cli import Context
 from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, UsageError
 from sshbench.outputs import file_in, output_dir, safe_name, unique_names
 from sshbench.render.config import print_recommendation
 from sshbench.render.terminal import host_rule
-from sshbench.results import untrusted
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.remote import host_pattern
 from sshbench.targets.servers import embedded_server
+from sshbench.validate import checked_recommendation
 
 
 def _started(report: Report) -> datetime:

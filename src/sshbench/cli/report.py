@@ -12,7 +12,7 @@ from sshbench.errors import ExitCode, UsageError
 from sshbench.options import parse_fraction
 from sshbench.outputs import Output, file_in, output_dir, text_output
 from sshbench.render.compare import comparison_table
-from sshbench.render.exporters import EXPORTERS, Exporter
+from sshbench.render.exporters import EXPORTERS, ChartBook, Exporter
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.store import read_results
 
@@ -51,14 +51,15 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
             ctx.out.print(full_report(report, ctx.table_width(args.wide)))
         if len(runs) > 1:
             ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
+    book = ChartBook()  # this command's charts: drawn once for the page and the files alike
     for exporter, output in chosen:
         if isinstance(output, Output):
-            output.write(exporter.render()(runs))
+            output.write(exporter.render(book)(runs))
             if not output.is_stdout:
                 ctx.say(f"wrote {output.path}")
             continue
         written = 0
-        for relative, data in exporter.files()(runs):
+        for relative, data in exporter.files(book)(runs):
             subdir, name = os.path.split(relative)
             file_in(os.path.join(output, subdir), name, exporter.option).write(data)
             written += 1

@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import UsageError
 from sshbench.results.schema import SchemaError, build
-from sshbench.results.untrusted import AlgorithmName, read_bounded
+from sshbench.untrusted import AlgorithmName, read_bounded
 
 FORMAT = 1
 MAX_OFFER_BYTES = 256 * 1024

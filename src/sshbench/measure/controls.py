@@ -23,33 +23,17 @@ import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Protocol
 
+from sshbench.algorithms import EVP_OF
 from sshbench.errors import VerificationError
-from sshbench.measure import procs
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
+from sshbench.plumbing import procs
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
+from sshbench.targets.base import TcpEnds
 
-# SSH cipher -> the OpenSSL EVP cipher its implementation uses. chacha20-poly1305@openssh.com is
-# OpenSSH's own construction over the same ChaCha20 and Poly1305; the IETF AEAD is its closest
-# single EVP equivalent. CBC figures are for encryption (decryption can be parallel and faster).
-EVP_OF: dict[str, str] = {
-    "aes128-ctr": "aes-128-ctr",
-    "aes192-ctr": "aes-192-ctr",
-    "aes256-ctr": "aes-256-ctr",
-    "aes128-cbc": "aes-128-cbc",
-    "aes192-cbc": "aes-192-cbc",
-    "aes256-cbc": "aes-256-cbc",
-    "aes128-gcm@openssh.com": "aes-128-gcm",
-    "aes256-gcm@openssh.com": "aes-256-gcm",
-    "chacha20-poly1305@openssh.com": "chacha20-poly1305",
-    "3des-cbc": "des-ede3-cbc",
-}
 SPEED_BLOCK = 16384  # bytes per EVP call: close to SSH's 32 KiB packets, and openssl speed's largest default
-# openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
-CEILING_SECONDS = 1.1
 _RATE_RE = re.compile(r"^\+F:\d+:([^:]+):([\d.]+)", re.MULTILINE)
 _COUNT_RE = re.compile(r"^\+R:(\d+):([^:]+):([\d.]+)", re.MULTILINE)
 
@@ -100,18 +84,6 @@ def run_crypto_ceiling(case: Case, round_no: int, openssl: str | None, env: Mapp
 def _own_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-class TcpEnds(Protocol):
-    """Where the raw TCP control's two sockets are made: loopback, or the two ends of an emulated link."""
-
-    def listener(self) -> socket.socket:
-        """A listening socket on the receiving side."""
-        ...
-
-    def sender(self) -> socket.socket:
-        """A bound, unconnected socket on the sending side."""
-        ...
 
 
 class Loopback:

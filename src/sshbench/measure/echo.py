@@ -19,7 +19,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from sshbench.measure import procs
+from sshbench.plumbing import procs
 from sshbench.results.model import Case, EchoResult
 from sshbench.targets.base import Target
 

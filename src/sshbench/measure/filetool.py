@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import tempfile
@@ -28,25 +27,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import IO
 
 from sshbench.errors import OutputError, UsageError
 from sshbench.measure.datapath import Payload
-from sshbench.measure.methods import NULL, method
-from sshbench.measure.negotiation import Transcript, parse_verbose
 from sshbench.measure.pipe import SampleSettings, negotiation_mismatch, tail_lines
-from sshbench.measure.procs import kill_group, reap
-from sshbench.measure.testfiles import (
-    FileShape,
-    LocalFiles,
-    make_source,
-    remove_tree,
-    space_margin,
-    tiny_shape,
-    tree_sha256,
-)
+from sshbench.measure.testfiles import make_source, space_margin, tiny_shape
+from sshbench.methods import NULL, Endpoint, Ssh, Transfer, method
+from sshbench.options import FileShape
+from sshbench.plumbing.negotiation import Transcript, parse_verbose
+from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.trees import remove_tree, tree_sha256
 from sshbench.results.model import Case, CaseKind, Direction, Sample
-from sshbench.results.untrusted import clean
 from sshbench.targets.base import ServerProcess, Target
+from sshbench.targets.localfiles import LocalFiles
+from sshbench.untrusted import clean
 
 _PORT_RE = re.compile(r"sshbench fdpass: local port (\d+)")
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_./+:@%-]+")
@@ -133,51 +128,97 @@ def command_templates(target: Target, files: TransferFiles, methods: tuple[str, 
         if not tool.moves_files:
             continue
         case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="CIPHER", method=name)
-        argv = tool.argv(target, case, files.source(False, False), _remote(target, files.received(False, True)),
-                         files.shape.is_set, files.client_dir, False)
-        out[name] = shlex.join(argv)
+        transfer = tool.transfer(ssh_for(target, case, False), Endpoint(files.source(False, False)),
+                                 Endpoint(files.received(False, True), remote=True), files.shape.is_set,
+                                 files.client_dir)
+        out[name] = transfer.shown()
     return out
 
 
-def _remote(target: Target, path: str) -> str:
-    return f"{target.destination}:{path}"
+def ssh_for(target: Target, case: Case, compression: bool) -> Ssh:
+    """What every tool is given to reach the server: the target's ssh, its options for this case, the host."""
+    options = target.tool_ssh_options(case) + (["-o", "Compression=yes"] if compression else [])
+    return Ssh(target.ssh_program, tuple(options), target.destination)
 
 
-def run_tool(argv: list[str], timeout: float, env: dict[str, str]) -> ToolRun:
-    """Run a tool in its own process group; kill the whole group at the timeout (its ssh child too)."""
+def _spawn(transfer: Transfer, env: dict[str, str], stderr: int) -> list[subprocess.Popen[bytes]]:
+    """Every stage in one new process group (one killpg ends them all), each stage's stdout into the next.
+
+    One command gets a session of its own, as every tool sshbench runs; a pipeline's stages share a new
+    process group instead (a process may only join a group of its own session)."""
+    alone = len(transfer.stages) == 1
+    procs_: list[subprocess.Popen[bytes]] = []
+    previous: IO[bytes] | None = None
+    try:
+        for index, stage in enumerate(transfer.stages):
+            last = index == len(transfer.stages) - 1
+            argv = [_tool_path(stage[0]), *stage[1:]]
+            proc = subprocess.Popen(argv, stdin=previous or subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL if last else subprocess.PIPE, stderr=stderr,
+                                    env=env, start_new_session=alone,
+                                    process_group=None if alone else procs_[0].pid if procs_ else 0)
+            if previous is not None:
+                previous.close()  # the next stage holds it now
+            previous = proc.stdout
+            procs_.append(proc)
+    except BaseException:
+        for proc in procs_:
+            kill_group(proc.pid)
+            reap(proc.pid)
+        raise
+    return procs_
+
+
+def run_tool(transfer: Transfer, timeout: float, env: dict[str, str]) -> ToolRun:
+    """Run a transfer's stages in their own process group; kill the whole group at the timeout (ssh too).
+
+    The exit status is the first failing stage's (a pipeline's middle stage failing must not pass as the
+    last stage's 0); CPU time is every stage's, as wait4 gives it."""
     lines: list[tuple[float, str]] = []
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True, env={**os.environ, **env})
-    assert proc.stderr is not None
-    stderr = proc.stderr
+    read_end, write_end = os.pipe()
+    try:
+        stages = _spawn(transfer, {**os.environ, **env}, write_end)
+    finally:
+        os.close(write_end)
+    stderr = os.fdopen(read_end, "rb")
     timed_out = threading.Event()
 
     def read() -> None:
         for raw in iter(stderr.readline, b""):
             lines.append((time.perf_counter() - t0, clean(raw.decode(errors="replace").rstrip())))
 
+    group = stages[0].pid
+
     def expire() -> None:
         timed_out.set()
-        kill_group(proc.pid)
+        kill_group(group)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     watchdog = threading.Timer(timeout, expire)
     watchdog.daemon = True  # never keeps the process alive after an interrupt
     watchdog.start()
+    statuses, user, system = [], 0.0, 0.0
     try:
-        status, usage = reap(proc.pid)  # an interrupt kills the tool and its ssh, and reaps them, first
+        for proc in stages:  # an interrupt kills the tools and their ssh, and reaps them, first
+            status, usage = reap(proc.pid)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            statuses.append(proc.returncode)
+            user += usage.ru_utime if usage else 0.0
+            system += usage.ru_stime if usage else 0.0
     finally:
         watchdog.cancel()
+        kill_group(group)  # a child a tool left behind (it should not); the rest are reaped below on error
+        for proc in stages:
+            if proc.returncode is None:
+                reap(proc.pid)
     wall = time.perf_counter() - t0
-    kill_group(proc.pid)  # a child the tool left behind (it should not)
-    proc.returncode = os.waitstatus_to_exitcode(status)
     reader.join(timeout=5)
     stderr.close()
     port = next((int(m.group(1)) for _, text in lines if (m := _PORT_RE.search(text))), None)
-    return ToolRun(wall, proc.returncode, usage.ru_utime if usage else 0.0, usage.ru_stime if usage else 0.0,
-                   lines, timed_out.is_set(), peer_port=port)
+    failed = next((code for code in statuses if code != 0), 0)
+    return ToolRun(wall, failed, user, system, lines, timed_out.is_set(), peer_port=port)
 
 
 def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_no: int, timeout: float,
@@ -233,11 +274,9 @@ def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeo
     dest = files.received(tiny, server=upload)
     if dest != NULL:
         (target.files if upload else LocalFiles()).remove(dest)
-    argv = tool.argv(target, case, source if upload else _remote(target, source),
-                     _remote(target, dest) if upload else dest, files.shape.is_set, files.client_dir,
-                     settings.compression)
-    argv[0] = _tool_path(argv[0])
-    run = run_tool(argv, timeout, {**target.tool_env, **settings.env})
+    transfer = tool.transfer(ssh_for(target, case, settings.compression), Endpoint(source, remote=not upload),
+                             Endpoint(dest, remote=upload), files.shape.is_set, files.client_dir)
+    run = run_tool(transfer, timeout, {**target.tool_env, **settings.env})
     if run.peer_port is not None:
         run.server = target.server_process(run.peer_port)
     transcript = run.transcript

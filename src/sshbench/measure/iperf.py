@@ -16,8 +16,8 @@ import subprocess
 import time
 
 from sshbench.errors import ServerError
-from sshbench.measure import procs
-from sshbench.measure.procs import kill_group
+from sshbench.plumbing import procs
+from sshbench.plumbing.procs import kill_group
 from sshbench.results.environment import IperfFacts
 from sshbench.targets.remote import RemoteTarget
 

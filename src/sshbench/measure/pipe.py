@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 
 from sshbench.algorithms import is_aead
 from sshbench.measure.datapath import Payload, Tick, drain, grow_pipe
-from sshbench.measure.negotiation import Negotiated, parse_verbose
-from sshbench.measure.procfs import tree_cpu_seconds
-from sshbench.measure.procs import kill_group, reap
+from sshbench.plumbing.negotiation import Negotiated, parse_verbose
+from sshbench.plumbing.procfs import tree_cpu_seconds
+from sshbench.plumbing.procs import kill_group, reap
 from sshbench.results.model import Case, Direction, Sample
-from sshbench.results.untrusted import clean
 from sshbench.targets.base import Target
+from sshbench.untrusted import clean
 
 READY = b"SSHBENCH-READY"
 STDERR_TAIL = 8

@@ -12,15 +12,14 @@ page cache first, the device once the dirty limit is reached).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
-import tempfile
 import time
-from dataclasses import dataclass
 
 from sshbench.errors import UsageError
 from sshbench.measure.datapath import Payload
+from sshbench.options import FileShape
+from sshbench.plumbing.trees import remove_tree, tree_files
 from sshbench.results.environment import DiskFacts
 from sshbench.units import MiB, format_bytes
 
@@ -28,28 +27,6 @@ CHUNK = 1 * MiB
 TINY_BYTES = 1  # the overhead transfer: same tool and algorithms, one byte
 SPACE_MARGIN = 64 * MiB
 DISK_CHECK_LIMIT = 1024 * MiB  # bytes read and written by the disk check at most
-
-
-@dataclass(frozen=True)
-class FileShape:
-    """What one transfer moves: a single file, or `files` files in a directory."""
-
-    file_bytes: int
-    files: int = 1
-    directory: bool = False  # a directory of `files` files (the many-small-files set), moved recursively
-
-    @property
-    def total_bytes(self) -> int:
-        return self.file_bytes * self.files
-
-    @property
-    def is_set(self) -> bool:
-        return self.directory
-
-    def describe(self) -> str:
-        if self.is_set:
-            return f"{self.files} files of {format_bytes(self.file_bytes)} ({format_bytes(self.total_bytes)})"
-        return f"one {format_bytes(self.file_bytes)} file"
 
 
 def write_file(path: str, size: int, payload: Payload) -> None:
@@ -85,79 +62,6 @@ def make_source(path: str, shape: FileShape, payload: Payload) -> None:
     os.mkdir(path, 0o700)
     for index in range(1, shape.files + 1):
         write_file(os.path.join(path, f"f{index:06d}"), shape.file_bytes, payload)
-
-
-def tree_files(path: str) -> list[str]:
-    """Regular files under `path` (itself, if it is one), as sorted relative names."""
-    if os.path.isfile(path):
-        return [""]
-    found = []
-    for root, _, names in os.walk(path):
-        found += [os.path.relpath(os.path.join(root, name), path) for name in names]
-    return sorted(found)
-
-
-def tree_size(path: str) -> tuple[int, int] | None:
-    """(total bytes, file count) of a file or a directory tree; None when nothing is there."""
-    if not os.path.exists(path):
-        return None
-    names = tree_files(path)
-    return sum(os.path.getsize(os.path.join(path, n) if n else path) for n in names), len(names)
-
-
-def tree_sha256(path: str) -> str:
-    """SHA-256 of one file, or of a tree as "name NUL sha256" lines in name order (names matter too)."""
-    names = tree_files(path)
-    if names == [""]:
-        return _file_sha256(path)
-    outer = hashlib.sha256()
-    for name in names:
-        outer.update(f"{name}\0{_file_sha256(os.path.join(path, name))}\n".encode())
-    return outer.hexdigest()
-
-
-def _file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def remove_tree(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    elif os.path.lexists(path):
-        os.unlink(path)
-
-
-def link_tree(source: str, dest: str) -> None:
-    """`dest` as a hard-linked copy of `source` (a real copy across filesystems): no extra disk."""
-    try:
-        shutil.copytree(source, dest, copy_function=os.link) if os.path.isdir(source) else os.link(source, dest)
-    except OSError:
-        remove_tree(dest)
-        shutil.copytree(source, dest) if os.path.isdir(source) else shutil.copyfile(source, dest)
-
-
-class LocalFiles:
-    """File operations on this machine: the client side always, the server side of the embedded target."""
-
-    def make_dir(self, parent: str, room: int) -> str:
-        # same filesystem as the client's files, whose room check_free_space already made sure of
-        return tempfile.mkdtemp(prefix="sshbench-server-", dir=parent)
-
-    def size(self, path: str) -> tuple[int, int] | None:
-        return tree_size(path)
-
-    def sha256(self, path: str) -> str:
-        return tree_sha256(path)
-
-    def remove(self, path: str) -> None:
-        remove_tree(path)
-
-    def place(self, local_source: str, path: str) -> None:
-        link_tree(local_source, path)
 
 
 def space_margin(data_bytes: int) -> int:

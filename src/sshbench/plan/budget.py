@@ -12,8 +12,8 @@ import dataclasses
 import math
 from collections import defaultdict
 
+from sshbench.kinds import CaseKind, Direction
 from sshbench.options import RunOptions
-from sshbench.results.kinds import CaseKind, Direction
 from sshbench.results.model import Case
 
 # The minimum must fit with this much to spare: sample times vary 15-40% on a shared machine.

@@ -25,15 +25,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sshbench.analysis.decide import look_points
+from sshbench.kinds import Relation
 from sshbench.options import RunOptions
-from sshbench.results.kinds import Relation
+from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
-
-
-@dataclass(frozen=True)
-class Visit:
-    case: Case
-    round: int  # 0 = warm-up
 
 
 @dataclass(frozen=True)

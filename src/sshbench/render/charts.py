@@ -9,133 +9,42 @@ red label) and carries the machine and versions in its caption.
 
 from __future__ import annotations
 
-import io
-import math
 import os
-import textwrap
-from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")  # no display: charts are files
-
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from sshbench.algorithms import Grade, Kind
+from sshbench.algorithms import Kind
 from sshbench.outputs import safe_name, unique_names
-from sshbench.render.labels import HOSTS_NOTE, NO_INTERVAL, flagged_name, grade_of, hosts_note
+from sshbench.render.charttools import (
+    COLORS,
+    Chart,
+    add_caption,
+    caption,
+    figure,
+    interval_bars,
+    legend_outside,
+    mark_ticks,
+    name_label,
+    style,
+)
+from sshbench.render.exporters import ChartBook
+from sshbench.render.labels import HOSTS_NOTE, hosts_note
+from sshbench.render.linkcharts import link_charts
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
-
-# Text from a results file (a CPU model, versions) is shown as it is: a '$' in it must not start mathtext,
-# which would garble the label or fail the whole chart.
-matplotlib.rcParams["text.parse_math"] = False
-# SVG text as text, not glyph outlines: a third of the size, searchable, and selectable in the HTML report.
-matplotlib.rcParams["svg.fonttype"] = "none"
-
-RECOMMENDED_COLOR = "#1a7f37"
-CAPTION_POINTS = 9  # readable when the HTML page scales a chart down to its column
-CAPTION_CHARS_PER_INCH = 14  # DejaVu Sans at 9 pt averages about 5 pt per character
-COLORS = {"upload": "#3b75af", "download": "#ef8636", "client": "#519e3e", "server": "#8e6bb8",
-          "setup": "#3b75af", "kex": "#c53a32"}
-
-
-@dataclass
-class Chart:
-    name: str  # file stem, e.g. "ciphers-throughput"
-    figure: Figure
-    _rendered: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
-
-    def render(self, fmt: str) -> bytes:
-        """The chart as `fmt` bytes; drawn once per format (HTML and --charts share the SVG)."""
-        if fmt not in self._rendered:
-            buffer = io.BytesIO()
-            self.figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=110,
-                                metadata={"Date": None} if fmt == "svg" else None)
-            self._rendered[fmt] = buffer.getvalue()
-        return self._rendered[fmt]
-
-
-# `report --html --charts` draws each chart once: the charts of the last few reports stay made until closed.
-_MADE: OrderedDict[int, tuple[Report, list[Chart]]] = OrderedDict()
-_KEEP = 2
-
-
-def caption(report: Report) -> str:
-    env = report.environment
-    host, client = env.host, env.client
-    masked = ", AES-NI masked" if env.crypto and env.crypto.aesni_masked else ""
-    return (f"{host.cpu_model} x{host.cpu_count} ({', '.join(host.crypto_flags) or 'no AES/SHA'}{masked}), "
-            f"{client.version}, {client.openssl}; sshbench {report.tool_version}, "
-            f"{report.started_at}; error bars: 95% interval of the median ({NO_INTERVAL}: none); "
-            "recommended grade in bold green, weak and broken in red")
-
-
-def _label(name: str, kind: Kind) -> tuple[str, bool]:
-    """The name as the axis shows it (weak and broken marked as everywhere else), and whether it is flagged."""
-    return flagged_name(name, kind), grade_of(name, kind).flagged
-
-
-def _mark_ticks(labels: list[Text], names: list[str], kind: Kind) -> None:
-    """Weak and broken names in red (as everywhere), recommended ones in bold green: what the config would use."""
-    for tick, name in zip(labels, names, strict=True):
-        grade = grade_of(name, kind)
-        if grade.flagged:
-            tick.set_color("#c53a32")
-        elif grade is Grade.RECOMMENDED:
-            tick.set_color(RECOMMENDED_COLOR)
-            tick.set_fontweight("bold")
-
-
-def _legend_outside(ax: Axes, **kwargs: Any) -> None:
-    """The legend to the right of the plot, where it can never cover a bar."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False, **kwargs)
-
-
-def _caption(fig: Figure, text: str, y: float = -0.01) -> None:
-    """The caption under everything (va="top" at or below the figure's edge: it never overlaps the x label).
-
-    Wrapped here by characters to the figure's width: matplotlib's own wrap=True re-measures the text at every
-    draw and took a third of a report's time.
-    """
-    columns = int(fig.get_figwidth() * CAPTION_CHARS_PER_INCH)
-    fig.text(0.01, y, textwrap.fill(text, columns), fontsize=CAPTION_POINTS, color="#444444", va="top")
-
-
-def _err(stat: Stat, scale: float) -> tuple[float, float]:
-    """The error bar's two arms; NaN (no bar, no caps) when there is no interval: never a fake zero-width one."""
-    if stat.ci_low is None or stat.ci_high is None:
-        return math.nan, math.nan
-    return (stat.median - stat.ci_low) / scale, (stat.ci_high - stat.median) / scale
-
-
-def _interval_bars(ax: Axes, ys: list[float], stats: list[Stat], scale: float, **style: Any) -> BarContainer:
-    """Horizontal bars at the medians with their intervals; a bar without one says so in words beside it."""
-    errs = ([_err(st, scale)[0] for st in stats], [_err(st, scale)[1] for st in stats])
-    bars = ax.barh(ys, [st.median / scale for st in stats], xerr=errs, capsize=2,
-                   error_kw={"elinewidth": 0.8}, **style)
-    for y, stat in zip(ys, stats, strict=True):
-        if stat.ci_low is None:
-            ax.annotate(f" {NO_INTERVAL}: no interval", (stat.median / scale, y), va="center", fontsize=8,
-                        color="#8a5a00")
-    return bars
 
 
 def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, Stat]]:
     """subject -> {direction: stat} for one metric of one kind."""
     out: dict[str, dict[str, Stat]] = {}
+    views = report.joined()
     for summary in report.summaries:
-        case = report.case(summary.case_id).case
+        case = views[summary.case_id].case
         stat = getattr(summary, metric)
         if case.algorithm_kind is kind and case.is_pipe and stat is not None:
             out.setdefault(case.subject, {})[case.direction.value] = stat
@@ -149,7 +58,7 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
         return None
     order = sorted(data, key=lambda n: max(s.median for s in data[n].values()), reverse=descending)
     height = 0.8 / max(1, len([s for s in series if any(s in d for d in data.values())]))
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(order) + 1.6))
+    fig, ax = figure(figsize=(9, 0.45 * len(order) + 1.6))
     present = [s for s in series if any(s in d for d in data.values())]
     for index, serie in enumerate(present):
         ys: list[float] = []
@@ -160,46 +69,42 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
                 continue
             ys.append(row + index * height - 0.4 + height / 2)
             stats.append(stat)
-        bars = _interval_bars(ax, ys, stats, scale, height=height * 0.95, color=COLORS.get(serie), label=serie)
+        bars = interval_bars(ax, ys, stats, scale, height=height * 0.95, color=COLORS.get(serie), label=serie)
         for bar, row_name in zip(bars, [n for n in order if data[n].get(serie)], strict=True):
-            if _label(row_name, kind)[1]:
+            if name_label(row_name, kind)[1]:
                 bar.set_hatch("///")
                 bar.set_edgecolor("#c53a32")
     ax.set_yticks(range(len(order)))
-    labels = [_label(n, kind) for n in order]
+    labels = [name_label(n, kind) for n in order]
     ax.set_yticklabels([text for text, _ in labels])
-    _mark_ticks(ax.get_yticklabels(), order, kind)
+    mark_ticks(ax.get_yticklabels(), order, kind)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
     ax.set_title(title, loc="left")
     ax.grid(axis="x", alpha=0.3)
     if len(present) > 1 or present != ["setup"]:
-        _legend_outside(ax)
-    _caption(fig, caption(report))
+        legend_outside(ax)
+    add_caption(fig, caption(report))
     return fig
 
 
 def _summaries(report: Report, kind: Kind) -> list[Summary]:
+    views = report.joined()
     return [s for s in report.summaries
-            if report.case(s.case_id).case.algorithm_kind is kind and report.case(s.case_id).case.is_pipe]
+            if views[s.case_id].case.algorithm_kind is kind and views[s.case_id].case.is_pipe]
 
 
-def charts(report: Report) -> list[Chart]:
-    """Every chart this report has data for, in reading order (made once per report; `close` when done)."""
-    kept = _MADE.get(id(report))
-    if kept is not None and kept[0] is report:
-        return kept[1]
-    made = _make(report)
-    _MADE[id(report)] = (report, made)
-    while len(_MADE) > _KEEP:
-        _, (_, old) = _MADE.popitem(last=False)
-        _close_figures(old)
+def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
+    """Every chart this report has data for, in reading order (once per `book`: a command shares one)."""
+    def make() -> list[Chart]:
+        with style():
+            return _make(report)
+    made: list[Chart] = (book or ChartBook()).get(report, make)
     return made
 
 
 def _make(report: Report) -> list[Chart]:
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        from sshbench.render.linkcharts import link_charts  # builds on this module's helpers
         return link_charts(report)
     made: list[Chart] = []
     specs = [
@@ -232,7 +137,7 @@ def _method_heatmap(report: Report) -> Figure | None:
         return None
     width = max(len(m.ciphers) for m in matrices)
     height = max(len(m.methods) for m in matrices)
-    fig, axes = plt.subplots(1, len(matrices), figsize=(2.4 + max(3.6, 2.2 * width) * len(matrices),
+    fig, axes = figure(1, len(matrices), figsize=(2.4 + max(3.6, 2.2 * width) * len(matrices),
                                                               1.8 + 0.7 * height),
                              squeeze=False)
     peak = max((s.throughput_bytes_per_second.median for m in matrices for s in m.cells.values()
@@ -254,9 +159,9 @@ def _method_heatmap(report: Report) -> Figure | None:
             ax.text(col, row, text, ha="center", va="center", fontsize=8,
                     color="white" if steady.median / 1e6 < 0.6 * peak else "black")
         ax.set_xticks(range(len(matrix.ciphers)))
-        ax.set_xticklabels([_label(c, Kind.CIPHER)[0] for c in matrix.ciphers], rotation=20, ha="right",
+        ax.set_xticklabels([name_label(c, Kind.CIPHER)[0] for c in matrix.ciphers], rotation=20, ha="right",
                            fontsize=8)
-        _mark_ticks(ax.get_xticklabels(), matrix.ciphers, Kind.CIPHER)
+        mark_ticks(ax.get_xticklabels(), matrix.ciphers, Kind.CIPHER)
         ax.set_yticks(range(len(matrix.methods)))
         ax.set_yticklabels([method_label(m) for m in matrix.methods])
         ax.set_title(matrix.direction, loc="left", fontsize=10)
@@ -264,28 +169,29 @@ def _method_heatmap(report: Report) -> Figure | None:
         fig.colorbar(image, ax=axes[0].tolist(), label="steady-state MB/s (10^6 bytes per second), median")
     fig.suptitle("Transfer method x cipher: steady-state MB/s (e2e: end-to-end, start-up included)",
                  x=0.01, ha="left", fontsize=11)
-    _caption(fig, caption(report).replace("error bars: 95% interval of the median",
+    add_caption(fig, caption(report).replace("error bars: 95% interval of the median",
                                           "medians; intervals in the tables"), y=-0.12)
     return fig
 
 
 def _cpu_cost(report: Report) -> Figure | None:
     """Client and server CPU seconds per GiB per cipher (upload), lower is better."""
-    rows = [s for s in _summaries(report, Kind.CIPHER) if report.case(s.case_id).case.direction.value == "upload"
+    views = report.joined()
+    rows = [s for s in _summaries(report, Kind.CIPHER) if views[s.case_id].case.direction.value == "upload"
             and s.client_cpu_seconds_per_gib and s.server_cpu_seconds_per_gib]
     if not rows:
         return None
     rows.sort(key=lambda s: (s.client_cpu_seconds_per_gib.median  # type: ignore[union-attr]
                              + s.server_cpu_seconds_per_gib.median))  # type: ignore[union-attr]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.6))
-    names = [report.case(s.case_id).case.subject for s in rows]
+    fig, ax = figure(figsize=(9, 0.45 * len(rows) + 1.6))
+    names = [views[s.case_id].case.subject for s in rows]
     for offset, side in ((-0.2, "client"), (0.2, "server")):
         stats = [getattr(s, f"{side}_cpu_seconds_per_gib") for s in rows]
-        _interval_bars(ax, [i + offset for i in range(len(rows))], stats, 1, height=0.38, color=COLORS[side],
+        interval_bars(ax, [i + offset for i in range(len(rows))], stats, 1, height=0.38, color=COLORS[side],
                        label=f"{side} (ssh)" if side == "client" else f"{side} (sshd)")
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
-    _mark_ticks(ax.get_yticklabels(), names, Kind.CIPHER)
+    ax.set_yticklabels([name_label(n, Kind.CIPHER)[0] for n in names])
+    mark_ticks(ax.get_yticklabels(), names, Kind.CIPHER)
     ax.invert_yaxis()
     ax.set_xscale("log")
     # plain numbers at 1-2-5 steps: the default log labels ("3x10^0") collide between decades
@@ -295,15 +201,19 @@ def _cpu_cost(report: Report) -> Figure | None:
     ax.set_xlabel("CPU seconds per GiB moved, upload (log scale; lower is better)")
     ax.set_title("CPU cost per GiB, each side", loc="left")
     ax.grid(axis="x", alpha=0.3, which="both")
-    _legend_outside(ax)
-    _caption(fig, caption(report))
+    legend_outside(ax)
+    add_caption(fig, caption(report))
     return fig
 
 
-def host_charts(runs: list[Report]) -> list[Chart]:
+def host_charts(runs: list[Report], book: ChartBook | None = None) -> list[Chart]:
     """Charts across the hosts of a multi-host run: pipe cipher throughput, one bar per host."""
-    fig = _hosts_ciphers(runs)
-    return [] if fig is None else [Chart("hosts-ciphers", fig)]
+    def make() -> list[Chart]:
+        with style():
+            fig = _hosts_ciphers(runs)
+        return [] if fig is None else [Chart("hosts-ciphers", fig)]
+    made: list[Chart] = (book or ChartBook()).get(runs, make)
+    return made
 
 
 def _hosts_ciphers(runs: list[Report]) -> Figure | None:
@@ -318,19 +228,19 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
             for name, stats in per.items():
                 peak[name] = max(peak.get(name, 0.0), *(st.median for st in stats.values()))
     names = sorted(peak, key=lambda n: -peak[n])  # fastest on any host first
-    fig, axes = plt.subplots(1, len(per_direction), figsize=(7 * len(per_direction), 0.5 * len(names) * len(runs)
+    fig, axes = figure(1, len(per_direction), figsize=(7 * len(per_direction), 0.5 * len(names) * len(runs)
                                                                / 2 + 1.8), squeeze=False, sharey=True)
     height = 0.8 / len(runs)
-    palette = plt.get_cmap("tab10")
+    palette = matplotlib.colormaps["tab10"]
     for ax, (direction, data) in zip(axes[0], per_direction, strict=True):
         for index, per in enumerate(data):
             rows = [(row, per[n][direction]) for row, n in enumerate(names) if direction in per.get(n, {})]
             if not rows:
                 continue
-            bars = _interval_bars(ax, [row - 0.4 + height * (index + 0.5) for row, _ in rows], [st for _, st in rows],
+            bars = interval_bars(ax, [row - 0.4 + height * (index + 0.5) for row, _ in rows], [st for _, st in rows],
                                   1e6, height=height * 0.95, color=palette(index % 10))
             for bar, (row, _) in zip(bars, rows, strict=True):
-                if _label(names[row], Kind.CIPHER)[1]:
+                if name_label(names[row], Kind.CIPHER)[1]:
                     bar.set_hatch("///")
                     bar.set_edgecolor("#c53a32")
         ax.set_title(direction, loc="left", fontsize=10)
@@ -338,46 +248,32 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
         ax.grid(axis="x", alpha=0.3)
         ax.set_xlim(right=ax.get_xlim()[1] * 1.3)  # room for the "n<6" notes beside the longest bars
     axes[0][0].set_yticks(range(len(names)))
-    axes[0][0].set_yticklabels([_label(n, Kind.CIPHER)[0] for n in names])
-    _mark_ticks(axes[0][0].get_yticklabels(), names, Kind.CIPHER)
+    axes[0][0].set_yticklabels([name_label(n, Kind.CIPHER)[0] for n in names])
+    mark_ticks(axes[0][0].get_yticklabels(), names, Kind.CIPHER)
     axes[0][0].invert_yaxis()
     # plain swatches: a host's first bar may be hatched (a weak cipher), which must not stand for the host
-    _legend_outside(axes[0][-1], handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)])
+    legend_outside(axes[0][-1], handles=[Patch(color=palette(i % 10), label=r.label) for i, r in enumerate(runs)])
     fig.suptitle("Cipher throughput by host (pipe, steady state; weak/broken hatched, red)", x=0.01, ha="left",
                  fontsize=11)
-    _caption(fig, caption(runs[0]) + ("; hosts measured one after another" if hosts_note(runs) == HOSTS_NOTE
+    add_caption(fig, caption(runs[0]) + ("; hosts measured one after another" if hosts_note(runs) == HOSTS_NOTE
                                       else "; a fleet: each machine measured itself"))
     return fig
 
 
-def _close_figures(made: list[Chart]) -> None:
-    for chart in made:
-        plt.close(chart.figure)
-
-
-def close(made: list[Chart]) -> None:
-    """Done with these charts: their figures are closed and forgotten."""
-    for key in [key for key, (_, kept) in _MADE.items() if kept is made]:
-        del _MADE[key]
-    _close_figures(made)
-
-
-def chart_sets(runs: list[Report]) -> Iterator[tuple[str, list[Chart]]]:
+def chart_sets(runs: list[Report], book: ChartBook | None = None) -> Iterator[tuple[str, list[Chart]]]:
     """One host: its charts in DIR. Several: the cross-host chart in DIR, each host's charts in DIR/<host>/."""
+    book = book or ChartBook()
     if len(runs) == 1:
-        yield "", charts(runs[0])
+        yield "", charts(runs[0], book)
         return
-    yield "", host_charts(runs)
+    yield "", host_charts(runs, book)
     for folder, report in zip(unique_names([safe_name(r.label) for r in runs]), runs, strict=True):
-        yield folder, charts(report)
+        yield folder, charts(report, book)
 
 
-def files(runs: list[Report]) -> Iterator[tuple[str, bytes]]:
+def files(runs: list[Report], book: ChartBook | None = None) -> Iterator[tuple[str, bytes]]:
     """Every chart as PNG and SVG, by relative path (per-host charts in a directory named after the host)."""
-    for subdir, made in chart_sets(runs):
-        try:
-            for chart in made:
-                for fmt in ("png", "svg"):
-                    yield os.path.join(subdir, f"{chart.name}.{fmt}"), chart.render(fmt)
-        finally:
-            close(made)
+    for subdir, made in chart_sets(runs, book):
+        for chart in made:
+            for fmt in ("png", "svg"):
+                yield os.path.join(subdir, f"{chart.name}.{fmt}"), chart.render(fmt)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from sshbench.analysis.configtext import DROPIN_PATH, lockout_notes
-from sshbench.analysis.validate import CheckedRecommendation
+from sshbench.analysis.configtext import DROPIN_PATH, CheckedRecommendation, lockout_notes
 from sshbench.render.lockout import lockout_table
 from sshbench.render.terminal import rich_table
 from sshbench.results.environment import TerrapinFacts

@@ -8,6 +8,7 @@ used, so that `sshbench --version` does not pay for matplotlib.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,12 +18,30 @@ from sshbench.errors import MissingToolError
 from sshbench.results.model import Report
 
 
+class ChartBook:
+    """The charts one command draws, each once: `report --html --charts` makes a run's charts for the page and
+    writes the same ones as files. The command owns its book (cli/report.py); nothing is kept between commands."""
+
+    def __init__(self) -> None:
+        self._made: list[tuple[object, list[Any]]] = []
+
+    def get(self, key: object, make: Callable[[], list[Any]]) -> list[Any]:
+        """What `make` made for `key` (a Report, or the list of runs), made on first use."""
+        for kept, made in self._made:
+            if kept is key:
+                return made
+        made = make()
+        self._made.append((key, made))
+        return made
+
+
 @dataclass(frozen=True)
 class Exporter:
     option: str  # the `sshbench report` option, e.g. "--html"
     help: str
     renderer: str  # "module:function": runs -> text (a file exporter) or -> (relative path, bytes)... (a directory)
     default_name: str | None = None  # a file exporter's file name inside a directory given as its path
+    uses_charts: bool = False  # its renderer takes the command's ChartBook (book=)
 
     @property
     def writes_directory(self) -> bool:
@@ -33,15 +52,19 @@ class Exporter:
         """The argparse attribute of the option."""
         return self.option.removeprefix("--").replace("-", "_")
 
-    def render(self) -> Callable[[list[Report]], str]:
+    def render(self, book: ChartBook | None = None) -> Callable[[list[Report]], str]:
         assert not self.writes_directory
-        function: Callable[[list[Report]], str] = self._load()
+        function: Callable[[list[Report]], str] = self._bound(book)
         return function
 
-    def files(self) -> Callable[[list[Report]], Iterator[tuple[str, bytes]]]:
+    def files(self, book: ChartBook | None = None) -> Callable[[list[Report]], Iterator[tuple[str, bytes]]]:
         assert self.writes_directory
-        function: Callable[[list[Report]], Iterator[tuple[str, bytes]]] = self._load()
+        function: Callable[[list[Report]], Iterator[tuple[str, bytes]]] = self._bound(book)
         return function
+
+    def _bound(self, book: ChartBook | None) -> Any:
+        function = self._load()
+        return functools.partial(function, book=book or ChartBook()) if self.uses_charts else function
 
     def _load(self) -> Any:
         module, _, name = self.renderer.partition(":")
@@ -56,10 +79,11 @@ class Exporter:
 
 EXPORTERS = (
     Exporter("--html", "one self-contained HTML file (inline SVG charts, no network; '-' for stdout)",
-             "sshbench.render.html:render", "report.html"),
+             "sshbench.render.html:render", "report.html", uses_charts=True),
     Exporter("--markdown", "paste-ready Markdown tables ('-' for stdout)", "sshbench.render.markdown:render_all",
              "report.md"),
     Exporter("--summary-csv", "one row per case: medians, 95%% intervals, rank, CPU cost ('-' for stdout)",
              "sshbench.render.summary_csv:render", "summary.csv"),
-    Exporter("--charts", "PNG and SVG charts, written into this directory", "sshbench.render.charts:files"),
+    Exporter("--charts", "PNG and SVG charts, written into this directory", "sshbench.render.charts:files",
+             uses_charts=True),
 )

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from sshbench.analysis.advice import limits
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
+from sshbench.kinds import CaseKind, Relation
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
-from sshbench.results.kinds import CaseKind, Relation
 from sshbench.results.model import CaseStatus, Report
 
 MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)

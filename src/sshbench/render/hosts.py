@@ -9,11 +9,11 @@ from __future__ import annotations
 from sshbench.algorithms import Kind
 from sshbench.analysis.advice import limit_of
 from sshbench.analysis.references import pipe_ciphers
+from sshbench.kinds import CaseKind
 from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import flagged_name, grade_of, pm
 from sshbench.render.table_model import Column, Row, Span, Table, cell
 from sshbench.results.environment import ServerFacts, ServerKind, TerrapinFacts
-from sshbench.results.kinds import CaseKind
 from sshbench.results.model import CaseStatus, Report, Summary
 
 DIRECTIONS = ("upload", "download")

@@ -15,6 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from sshbench.analysis.configtext import stored_if_consistent
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
+from sshbench.render.exporters import ChartBook
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
@@ -48,7 +49,7 @@ def _sample_row(sample: Sample) -> dict[str, Any]:
             "flags": flags}
 
 
-def _svgs(runs: list[Report], which: str) -> list[dict[str, str]]:
+def _svgs(runs: list[Report], which: str, book: ChartBook) -> list[dict[str, str]]:
     """The charts of one run ("run") or across hosts ("hosts") as inline SVG; none without matplotlib.
 
     Charts are an optional extra (sshbench[charts]): without it the page says so
@@ -58,13 +59,8 @@ def _svgs(runs: list[Report], which: str) -> list[dict[str, str]]:
         return []
     from sshbench.render import charts  # matplotlib: loaded only when a page with charts is made
 
-    if which == "run":  # kept made: a --charts in the same command reuses them (charts.files closes them)
-        return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in charts.charts(runs[0])]
-    made = charts.host_charts(runs)
-    try:
-        return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
-    finally:
-        charts.close(made)
+    made = charts.charts(runs[0], book) if which == "run" else charts.host_charts(runs, book)
+    return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
 
 
 def _where(report: Report) -> str:
@@ -75,12 +71,12 @@ def _where(report: Report) -> str:
     return "a private server on 127.0.0.1 that sshbench started for the run"
 
 
-def _section(report: Report, multi: bool) -> dict[str, Any]:
+def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
     recommendation = stored_if_consistent(report)
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
-            "problems": problems(report), "charts": _svgs([report], "run"), "recommendation": recommendation,
+            "problems": problems(report), "charts": _svgs([report], "run", book), "recommendation": recommendation,
             "verdict": verdict(report),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "recommendation_withheld": report.recommendation is not None and recommendation is None,
@@ -88,12 +84,14 @@ def _section(report: Report, multi: bool) -> dict[str, Any]:
             "samples": [_sample_row(s) for s in report.samples]}
 
 
-def render(runs: list[Report]) -> str:
+def render(runs: list[Report], book: ChartBook | None = None) -> str:
     """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
     env = Environment(loader=PackageLoader("sshbench.render", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     multi = len(runs) > 1
+    book = book or ChartBook()
     return env.get_template("report.html.j2").render(
-        runs=[_section(r, multi) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
-        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts") if multi else [], hosts_note=hosts_note(runs),
+        runs=[_section(r, multi, book) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
+        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts", book) if multi else [],
+        hosts_note=hosts_note(runs),
         charts_missing=not CHARTS_AVAILABLE)

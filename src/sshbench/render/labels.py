@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.analysis.decide import DecisionRule
-from sshbench.results.kinds import Direction, Relation
+from sshbench.kinds import Direction, Relation
 from sshbench.results.model import Report, Stat
 
 # The grade as a table cell; weak and broken are marked so they stand out even without colour.

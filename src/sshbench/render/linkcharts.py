@@ -8,7 +8,6 @@ the points it explains, with raw TCP through the same links.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt  # charts.py chose the headless backend before this module can be imported
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -18,7 +17,7 @@ from sshbench.analysis.advice import receive_window
 from sshbench.analysis.links import bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
-from sshbench.render.charts import Chart, _caption, _legend_outside, caption
+from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
 from sshbench.render.matrix import method_label
 from sshbench.results.model import Direction, Report
 
@@ -43,7 +42,7 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     found = [b for b in bounds(report) if b.direction == direction and b.link in rtts]
     if not found:
         return None
-    fig, ax = plt.subplots(figsize=(8.5, 4.8))
+    fig, ax = figure(figsize=(8.5, 4.8))
     series = list(dict.fromkeys((b.method, b.cipher) for b in found))
     for index, (method, cipher) in enumerate(series):
         points = sorted((rtts[b.link], b) for b in found if (b.method, b.cipher) == (method, cipher))
@@ -69,8 +68,8 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     ax.set_ylabel("MB/s, median (log scale)")
     ax.set_title(f"Throughput against round-trip time, {direction}")
     ax.grid(True, which="both", alpha=0.3)
-    _legend_outside(ax)
-    _caption(fig, caption(report))
+    legend_outside(ax)
+    add_caption(fig, caption(report))
     return fig
 
 
@@ -79,7 +78,7 @@ def _echo(report: Report) -> Figure | None:
     echoes = [e for e in report.echoes if e.ok and e.link in rtts]
     if not echoes:
         return None
-    fig, ax = plt.subplots(figsize=(8.5, 4.2))
+    fig, ax = figure(figsize=(8.5, 4.2))
     for index, cipher in enumerate(dict.fromkeys(e.cipher for e in echoes)):
         points = []
         for echo in (e for e in echoes if e.cipher == cipher):
@@ -99,8 +98,8 @@ def _echo(report: Report) -> Figure | None:
     ax.set_ylabel("keystroke echo, ms, median")
     ax.set_title("Interactive latency: keystroke echo against round-trip time")
     ax.grid(True, which="both", alpha=0.3)
-    _legend_outside(ax)
-    _caption(fig, caption(report))
+    legend_outside(ax)
+    add_caption(fig, caption(report))
     return fig
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.algorithms import Kind
-from sshbench.measure.methods import method
+from sshbench.kinds import PIPE, CaseKind
+from sshbench.methods import method
 from sshbench.render.labels import MATRIX_LEGEND, flagged_name, pm
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
-from sshbench.results.kinds import PIPE, CaseKind
 from sshbench.results.model import Report, Summary
 
 
@@ -27,8 +27,9 @@ def method_matrices(report: Report) -> list[Matrix]:
     out = []
     for direction in ("upload", "download"):
         cells: dict[tuple[str, str], Summary] = {}
+        views = report.joined()
         for summary in report.summaries:
-            case = report.case(summary.case_id).case
+            case = views[summary.case_id].case
             if case.kind is CaseKind.CIPHER and case.direction.value == direction and case.cipher:
                 cells[(case.method, case.cipher)] = summary
         methods = list(dict.fromkeys(m for m, _ in cells))
@@ -69,8 +70,9 @@ def _cell(summary: Summary | None, per_transfer: int, file_bytes: int) -> Cell:
 def _verified(report: Report, direction: str) -> str:
     """How the received files of this direction's file-method samples were checked, counted."""
     counts: dict[str, int] = {}
+    views = report.joined()
     for sample in report.samples:
-        case = report.case(sample.case_id).case
+        case = views[sample.case_id].case
         if not case.is_pipe and case.direction.value == direction and sample.ok and not sample.warmup:
             counts[sample.verified or "none"] = counts.get(sample.verified or "none", 0) + 1
     return ", ".join(f"{what} x{n}" for what, n in sorted(counts.items())) or "nothing yet"

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Column
 
-from sshbench.measure.runner import Progress as RunProgress
-from sshbench.plan.schedule import Visit
+from sshbench.results.events import Progress as RunProgress
+from sshbench.results.events import Visit
 from sshbench.results.model import Report, Sample
 from sshbench.results.store import sample_row
 

@@ -27,8 +27,9 @@ def render(runs: list[Report]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for report in runs:
+        views = report.joined()
         for summary in report.summaries:
-            record = report.case(summary.case_id)
+            record = views[summary.case_id].record
             case = record.case
             tput, handshake = _ends(summary.throughput_bytes_per_second), _ends(summary.handshake_seconds)
             writer.writerow([

@@ -7,10 +7,10 @@ here runs a command or prints.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Grade, Kind
+from sshbench.algorithms import EVP_OF, Grade, Kind
 from sshbench.analysis.decide import rule_for
 from sshbench.analysis.references import ceilings, raw_tcp
-from sshbench.measure.controls import EVP_OF
+from sshbench.kinds import CaseKind, Direction
 from sshbench.render.labels import (
     GRADE_STYLE,
     NO_INTERVAL,
@@ -26,7 +26,6 @@ from sshbench.render.labels import (
 from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
-from sshbench.results.kinds import CaseKind, Direction
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
 
@@ -107,8 +106,9 @@ def _share(value: Stat | None, ceiling: Stat | None) -> str:
 
 
 def _sizes(report: Report, rows: list[Summary]) -> str:
-    sizes = [report.case(s.case_id).size_bytes for s in rows]
-    source = {report.case(s.case_id).size_source for s in rows}
+    views = report.joined()
+    sizes = [views[s.case_id].record.size_bytes for s in rows]
+    source = {views[s.case_id].record.size_source for s in rows}
     how = (f"sized from the warm-up to last ~{report.options.sample_seconds:g} s" if source == {"auto"} else
            "fixed" if source == {"fixed"} else "the file methods' test size" if source == {"file"} else "mixed")
     span = format_bytes(min(sizes)) if min(sizes) == max(sizes) else \
@@ -117,11 +117,12 @@ def _sizes(report: Report, rows: list[Summary]) -> str:
 
 
 def throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
-    link = report.case(rows[0].case_id).case.link if rows else ""  # a table is one group: one path
+    views = report.joined()
+    link = views[rows[0].case_id].case.link if rows else ""  # a table is one group: one path
     tcp, tops = raw_tcp(report).get(link), ceilings(report)
     out = []
     for summary in rows:
-        record = report.case(summary.case_id)
+        record = views[summary.case_id].record
         name = record.case.subject
         name_cell, grade, flagged = _name_cells(name, kind)
         tput = summary.throughput_bytes_per_second
@@ -142,9 +143,9 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
 
 
 def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
-    out = []
+    out, views = [], report.joined()
     for summary in rows:
-        name_cell, grade, flagged = _name_cells(report.case(summary.case_id).case.subject, kind)
+        name_cell, grade, flagged = _name_cells(views[summary.case_id].case.subject, kind)
         setup = summary.handshake_seconds
         out.append(Row((_rank(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
                         _interval(summary, setup), _count(summary),
@@ -160,7 +161,8 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
 
 def controls_table(report: Report) -> Table | None:
     """The references measured in this run: what SSH is compared against in the efficiency columns."""
-    pairs = [(report.case(s.case_id).case, s) for s in report.summaries]
+    views = report.joined()
+    pairs = [(views[s.case_id].case, s) for s in report.summaries]
     pairs = [(c, s) for c, s in pairs if c.kind in (CaseKind.CONTROL, CaseKind.CEILING)]
     if not pairs:
         return None

@@ -26,7 +26,6 @@ from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
 from sshbench.results.model import Report
-from sshbench.targets.discovery import ClientInfo
 
 # Semantic styles (table_model.py) as terminal colours.
 COLOURS = {"good": "green", "warn": "yellow", "bad": "red", "weak": "yellow", "broken": "bold red", "dim": "dim",
@@ -170,17 +169,18 @@ def _mark(flag: bool) -> Cell:
     return cell("yes", "good") if flag else cell("-", "dim")
 
 
-def algorithms_tables(client: ClientInfo, offered: AlgorithmLists) -> list[RenderableType]:
-    """What the client supports, what the server offers, and each name's grade, side by side."""
+def algorithms_tables(supported: AlgorithmLists, defaults: AlgorithmLists,
+                      offered: AlgorithmLists) -> list[RenderableType]:
+    """What the client supports (and uses by default), what the server offers, and each name's grade, side by side."""
     out: list[RenderableType] = []
     for kind, heading in ((Kind.CIPHER, "Ciphers"), (Kind.MAC, "MACs"), (Kind.KEX, "Key exchange"),
                           (Kind.HOSTKEY, "Host key algorithms")):
         rows = []
-        for name in dict.fromkeys((*client.supported.of(kind), *offered.of(kind))):
+        for name in dict.fromkeys((*supported.of(kind), *offered.of(kind))):
             alg = lookup(name, kind)
             style = GRADE_STYLE[alg.grade]
-            rows.append(Row((cell(name, style if alg.grade.flagged else ""), _mark(name in client.supported.of(kind)),
-                             _mark(name in client.defaults.of(kind)), _mark(name in offered.of(kind)),
+            rows.append(Row((cell(name, style if alg.grade.flagged else ""), _mark(name in supported.of(kind)),
+                             _mark(name in defaults.of(kind)), _mark(name in offered.of(kind)),
                              cell(grade_cell(alg.grade), style), cell(alg.reason + (" (AEAD)" if alg.aead else ""))),
                             alg.grade if alg.grade.flagged else None))
         columns = (Column("name", code=True), Column("client"), Column("client default"), Column("server"),

@@ -9,9 +9,9 @@ do not rank; a weak or Terrapin-exposed cipher is never the answer.
 from __future__ import annotations
 
 from sshbench.analysis.recommend import safe_cipher
+from sshbench.kinds import Direction, Relation
 from sshbench.render.facts import Fact
 from sshbench.render.labels import pm
-from sshbench.results.kinds import Direction, Relation
 from sshbench.results.model import Report, Summary
 
 
@@ -42,10 +42,11 @@ def verdict(report: Report) -> list[Fact]:
     links = [link.label for link in report.environment.links] or [""]
     for link, direction in ((link, d) for link in links for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
         rows = ranked_ciphers(report, direction, link)
-        best = next((s for s in rows if safe_cipher(report, report.case(s.case_id).case.subject)), None)
+        views = report.joined()
+        best = next((s for s in rows if safe_cipher(report, views[s.case_id].case.subject)), None)
         if best is None or best.throughput_bytes_per_second is None:
             continue
-        name = report.case(best.case_id).case.subject
+        name = views[best.case_id].case.subject
         figure = pm(best.throughput_bytes_per_second, 1e6)
         out.append(Fact(f"{direction.value} {link}".strip(), f"{name}, {figure} MB/s (n={best.samples_ok}): "
                         f"{_sureness(report, rows, best)}", "strong"))

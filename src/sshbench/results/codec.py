@@ -21,11 +21,11 @@ from typing import Any
 from sshbench.algorithms import lookup
 from sshbench.errors import UsageError
 from sshbench.linkspec import parse_label
-from sshbench.measure.methods import method
+from sshbench.methods import method
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
-from sshbench.results.untrusted import UntrustedText, clean, host_name
+from sshbench.untrusted import UntrustedText, clean, host_name
 
 SINGLE = "sshbench/run"
 HOSTS = "sshbench/hosts"
@@ -151,6 +151,7 @@ def _check_consistency(report: Report, where: str) -> None:
             if case_id not in ids:
                 raise SchemaError(f"{prefix}{kind_name}[{i}] names the case {_shown(case_id)}, which the file "
                                   "does not hold")
+    groups = {record.case.id: record.case.group for record in report.cases}
     for i, summary in enumerate(report.summaries):
-        if summary.group != report.case(summary.case_id).case.group:
+        if summary.group != groups[summary.case_id]:
             raise SchemaError(f"{prefix}summaries[{i}].group does not match its case")

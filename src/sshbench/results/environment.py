@@ -16,7 +16,9 @@ from enum import StrEnum
 from typing import Literal
 
 from sshbench.algorithms import AlgorithmLists
-from sshbench.results.untrusted import AlgorithmName, Destination, HostName, MultilineText
+from sshbench.implementations import by_banner
+from sshbench.plumbing.kexinit import Kexinit, terrapin
+from sshbench.untrusted import AlgorithmName, Destination, HostName, MultilineText
 
 # The CPU flags that change SSH speeds by an order of magnitude: x86 AES-NI, VAES, SHA-NI; Arm's crypto
 # extensions (/proc/cpuinfo "Features": aes, pmull, sha2)
@@ -135,11 +137,7 @@ class ServerFacts:
         """
         if self.kind is ServerKind.EMBEDDED:
             return self.embedded.server if self.embedded else "openssh"
-        software = self.version.lower()
-        for prefix, name in (("openssh_", "openssh"), ("dropbear", "dropbear"), ("tinyssh", "tinysshd")):
-            if software.startswith(prefix):
-                return name
-        return "unknown"
+        return by_banner(self.version).name
 
     @property
     def label(self) -> str:
@@ -269,3 +267,17 @@ class StoredRecommendation:
     server_dropin: MultilineText
     prediction: list[str] = field(default_factory=list)
 
+
+def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> TerrapinFacts:
+    """Both verdicts for the results file; a connection is protected only when both ends are strict.
+
+    A side whose KEXINIT could not be read (a server behind a proxy) is None: unknown, never "protected".
+    """
+    def side(offer: Kexinit | None, who: str) -> TerrapinSide | None:
+        if offer is None:
+            return None
+        verdict = terrapin(offer, who)
+        return TerrapinSide(offer.banner, verdict.strict_kex, verdict.exploitable, verdict.reason)
+
+    sides = side(client, "client"), side(server, "server")
+    return TerrapinFacts(*sides, protected=all(s is not None and s.strict_kex for s in sides))

@@ -13,15 +13,15 @@ from enum import StrEnum
 from typing import Literal
 
 from sshbench.algorithms import Kind
-from sshbench.measure.negotiation import Negotiated
+from sshbench.kinds import PIPE as PIPE
+from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
+from sshbench.kinds import Direction as Direction
+from sshbench.kinds import Relation
 from sshbench.options import RunOptions
+from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
-from sshbench.results.kinds import PIPE as PIPE
-from sshbench.results.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
-from sshbench.results.kinds import Direction as Direction
-from sshbench.results.kinds import Relation
 from sshbench.results.schema import Signed
-from sshbench.results.untrusted import AlgorithmName
+from sshbench.untrusted import AlgorithmName
 
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
 # 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo
@@ -39,7 +39,7 @@ class Case:
     kex: AlgorithmName | None = None
     hostkey: AlgorithmName | None = None
     # How the bytes move: "pipe" (ssh carrying our stream), or a file tool: "scp", "scp-legacy",
-    # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see measure/methods).
+    # "sftp", "rsync", or a tuned sftp such as "sftp-B65536-R128" (see methods/).
     method: str = PIPE
     # The emulated link crossed (--link), as its canonical text such as "rtt=20ms"; "" for loopback or a real host
     link: str = ""
@@ -294,6 +294,19 @@ class TimeUse:
             else None
 
 
+@dataclass(frozen=True)
+class CaseView:
+    """One case joined with everything measured of it: its record, its summary (None before any) and samples."""
+
+    record: CaseRecord
+    summary: Summary | None
+    samples: tuple[Sample, ...]
+
+    @property
+    def case(self) -> Case:
+        return self.record.case
+
+
 @dataclass
 class Report:
     """Everything one run measured, as saved in the results file."""
@@ -320,10 +333,21 @@ class Report:
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:
+        """One case's record (a linear search: for many, use `joined`)."""
         for record in self.cases:
             if record.case.id == case_id:
                 return record
         raise KeyError(case_id)
+
+    def joined(self) -> dict[str, CaseView]:
+        """Every case by id with its summary and samples, in one pass: what a table or an analysis that walks the
+        summaries looks each row up in, instead of a search per row."""
+        summaries = {s.case_id: s for s in self.summaries}
+        samples: dict[str, list[Sample]] = {}
+        for sample in self.samples:
+            samples.setdefault(sample.case_id, []).append(sample)
+        return {r.case.id: CaseView(r, summaries.get(r.case.id), tuple(samples.get(r.case.id, ())))
+                for r in self.cases}
 
     def samples_of(self, case_id: str) -> list[Sample]:
         return [s for s in self.samples if s.case_id == case_id]

@@ -25,7 +25,7 @@ from sshbench.outputs import STDOUT, atomic_write, in_dev
 from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
-from sshbench.results.untrusted import read_bounded
+from sshbench.untrusted import read_bounded
 
 CSV_COLUMNS = (
     "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",

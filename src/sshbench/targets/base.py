@@ -19,7 +19,6 @@ from types import TracebackType
 from typing import Protocol
 
 from sshbench.algorithms import AlgorithmLists
-from sshbench.measure.controls import TcpEnds
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
 
@@ -35,6 +34,18 @@ class ServerProcess:
     cpu_user_s: float
     cpu_sys_s: float
     wall_s: float
+
+
+class TcpEnds(Protocol):
+    """Where the raw TCP control's two sockets are made: loopback, or the two ends of an emulated link."""
+
+    def listener(self) -> socket.socket:
+        """A listening socket on the receiving side."""
+        ...
+
+    def sender(self) -> socket.socket:
+        """A bound, unconnected socket on the sending side."""
+        ...
 
 
 class FileOps(Protocol):

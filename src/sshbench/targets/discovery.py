@@ -18,16 +18,9 @@ from dataclasses import dataclass, field
 
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import MissingToolError, ServerError
-from sshbench.measure import procs
+from sshbench.implementations import package_of
+from sshbench.plumbing import procs
 
-# Debian package that ships each tool, for the "how to fix" half of errors.
-PACKAGE_OF = {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server",
-              "dropbear": "dropbear-bin", "dropbearkey": "dropbear-bin",
-              "tinysshd": "tinysshd", "tinysshd-makekey": "tinysshd", "tinysshd-printkey": "tinysshd"}
-# How to get a package, where plain apt-get is wrong: Debian's tinysshd package enables a socket on port 22,
-# so scripts/install-deps unpacks its binaries into the venv instead (found there, below).
-INSTALL_HINT = {"tinysshd": "sh scripts/install-deps unpacks its binaries into the venv; installing the package "
-                            "would enable a tinysshd service on port 22"}
 _SBIN_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin", os.path.join(sys.prefix, "opt", "usr", "sbin"))
 
 
@@ -102,7 +95,7 @@ def lists_from_dump(dump: Mapping[str, list[str]]) -> AlgorithmLists:
 
 def find_tool(name: str, override: str | None = None) -> str:
     """Absolute path of an OpenSSH tool, or an error naming the package to install."""
-    package = PACKAGE_OF.get(name, name)
+    package, hint = package_of(name)
     if override:
         if os.path.isfile(override) and os.access(override, os.X_OK):
             return os.path.abspath(override)
@@ -117,7 +110,7 @@ def find_tool(name: str, override: str | None = None) -> str:
     if found is None:
         raise MissingToolError(
             f"{name} not found in PATH or {', '.join(_SBIN_DIRS)}: install the Debian package {package} "
-            f"({INSTALL_HINT.get(package, f'apt-get install {package}')})"
+            f"({hint or f'apt-get install {package}'})"
         )
     return os.path.abspath(found)
 

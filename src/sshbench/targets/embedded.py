@@ -6,11 +6,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from sshbench.errors import RunStopped
-from sshbench.measure.controls import TcpEnds
-from sshbench.measure.testfiles import LocalFiles
 from sshbench.results.model import Case
-from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, algorithm_options
+from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, TcpEnds, algorithm_options
 from sshbench.targets.link.emulated import LinkPath
+from sshbench.targets.localfiles import LocalFiles
 
 
 class EmbeddedTarget:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from sshbench.measure import procs
+from sshbench.plumbing import procs
 
 # Host key (signature) algorithm -> the key type a known_hosts line names
 _KEY_TYPE = {"rsa-sha2-256": "ssh-rsa", "rsa-sha2-512": "ssh-rsa"}

@@ -23,15 +23,15 @@ from types import MappingProxyType
 
 from sshbench.algorithms import AlgorithmLists
 from sshbench.errors import ServerError, UsageError
-from sshbench.measure import procs
-from sshbench.measure.kexinit import Kexinit, KexinitError, read_client_kexinit, read_server_kexinit, terrapin_report
-from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts
+from sshbench.plumbing import procs
+from sshbench.plumbing.kexinit import Kexinit, KexinitError, read_client_kexinit, read_server_kexinit
+from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, terrapin_report
 from sshbench.results.model import Case
-from sshbench.results.untrusted import UntrustedText, clean, destination
 from sshbench.targets.base import FileOps, ServerProcess, algorithm_options
 from sshbench.targets.discovery import ClientInfo, find_tool
 from sshbench.targets.known_hosts import key_type, known_types, lookup_name, skip_reason
 from sshbench.units import format_bytes
+from sshbench.untrusted import UntrustedText, clean, destination
 
 RTT_PROBES = 5
 

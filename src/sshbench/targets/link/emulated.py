@@ -35,8 +35,8 @@ from typing import Self
 
 from sshbench.errors import LinkError
 from sshbench.linkspec import LinkSpec
-from sshbench.measure.procfs import tree_cpu_seconds
-from sshbench.measure.procs import kill_group, live_children, reap
+from sshbench.plumbing.procfs import tree_cpu_seconds
+from sshbench.plumbing.procs import kill_group, live_children, reap
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns

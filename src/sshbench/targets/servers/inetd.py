@@ -26,8 +26,8 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
-from sshbench.measure.procfs import tree_cpu_seconds
-from sshbench.measure.procs import kill_group, reap
+from sshbench.plumbing.procfs import tree_cpu_seconds
+from sshbench.plumbing.procs import kill_group, reap
 from sshbench.targets.base import ServerProcess
 
 LOOPBACK = "127.0.0.1"

@@ -43,8 +43,8 @@ from collections.abc import Mapping
 
 from sshbench.algorithms import AlgorithmLists
 from sshbench.errors import MissingToolError, ServerError
-from sshbench.measure.kexinit import KexinitError, kexinit_over
-from sshbench.measure.runs import private_dir
+from sshbench.plumbing.kexinit import KexinitError, kexinit_over
+from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_tool
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
 from sshbench.targets.servers.inetd import Inetd

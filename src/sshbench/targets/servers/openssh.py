@@ -21,8 +21,8 @@ from collections.abc import Mapping
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
 from sshbench.errors import ServerError
-from sshbench.measure.procs import kill_group, reap
-from sshbench.measure.runs import RUN_ENV, private_dir
+from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.runs import RUN_ENV, private_dir
 from sshbench.targets.discovery import (
     ClientInfo,
     ServerInfo,
@@ -68,7 +68,7 @@ _KEY_FOR_SIG = {
 # nested shell and does not read ~/.bashrc. The user's rc files are not SSH's cost (pyenv's init took
 # ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
 # connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
-# Each session also carries the run's mark (measure/runs.py), so a later run can end a session that a
+# Each session also carries the run's mark (plumbing/runs.py), so a later run can end a session that a
 # SIGKILLed run left behind.
 _SESSION_ENV = "SetEnv SHLVL=1"
 

@@ -8,12 +8,12 @@ made from its name, so an -B x -R sweep needs no registry entry per knob.
 from __future__ import annotations
 
 from sshbench.errors import UsageError
-from sshbench.measure.methods.base import NULL, TransferMethod
-from sshbench.measure.methods.pipe import Pipe
-from sshbench.measure.methods.rsync import Rsync
-from sshbench.measure.methods.scp import Scp
-from sshbench.measure.methods.sftp import Sftp, variants
-from sshbench.results.model import PIPE
+from sshbench.kinds import PIPE
+from sshbench.methods.base import NULL, Endpoint, Ssh, Transfer, TransferMethod
+from sshbench.methods.pipe import Pipe
+from sshbench.methods.rsync import Rsync
+from sshbench.methods.scp import Scp
+from sshbench.methods.sftp import Sftp, variants
 
 METHODS: dict[str, TransferMethod] = {
     PIPE: Pipe(),
@@ -22,7 +22,8 @@ METHODS: dict[str, TransferMethod] = {
     "sftp": Sftp(),
     "rsync": Rsync(),
 }
-__all__ = ["METHODS", "NULL", "PIPE", "TransferMethod", "method", "missing_tools", "parse_methods", "sftp_variants"]
+__all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Ssh", "Transfer", "TransferMethod", "method", "missing_tools",
+           "parse_methods", "sftp_variants"]
 
 
 def method(name: str) -> TransferMethod:

@@ -16,19 +16,19 @@ from dataclasses import dataclass, field
 
 from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.advice import advise
-from sshbench.analysis.validate import CheckedRecommendation, checked_recommendation
+from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.errors import OutputError, ServerError, UsageError
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
 from sshbench.measure.filetool import TransferFiles, command_templates, prepared_files
 from sshbench.measure.iperf import tcp_ceiling
-from sshbench.measure.kexinit import KexinitError, kexinit_over, read_client_kexinit, terrapin_report
 from sshbench.measure.pipe import SampleSettings
-from sshbench.measure.runner import Reporter, execute
+from sshbench.measure.runner import execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
 from sshbench.plan.schedule import schedule_for
+from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
 from sshbench.results.environment import (
     AlgorithmFacts,
     ClientFacts,
@@ -41,13 +41,16 @@ from sshbench.results.environment import (
     ServerKind,
     StoredRecommendation,
     TerrapinFacts,
+    terrapin_report,
 )
+from sshbench.results.events import Reporter
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
+from sshbench.validate import checked_recommendation
 
 
 @dataclass(frozen=True)

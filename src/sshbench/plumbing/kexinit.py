@@ -21,9 +21,8 @@ from dataclasses import dataclass
 
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import ServerError
-from sshbench.measure.procs import kill_group, reap
-from sshbench.results.environment import TerrapinFacts, TerrapinSide
-from sshbench.results.untrusted import UntrustedText, algorithm_name, printable
+from sshbench.plumbing.procs import kill_group, reap
+from sshbench.untrusted import UntrustedText, algorithm_name, printable
 
 SSH_MSG_KEXINIT = 20
 MAX_BANNER_LINES = 50  # RFC 4253 4.2 allows text lines before the identification string
@@ -279,18 +278,3 @@ def _accept(listener: socket.socket, proc: subprocess.Popen[bytes] | None, deadl
                                "line and that {port} is where its port goes")
         if time.monotonic() >= deadline:
             raise KexinitError(f"{who} did not connect within {timeout:.0f}s")
-
-
-def terrapin_report(server: Kexinit | None, client: Kexinit | None) -> TerrapinFacts:
-    """Both verdicts for the results file; a connection is protected only when both ends are strict.
-
-    A side whose KEXINIT could not be read (a server behind a proxy) is None: unknown, never "protected".
-    """
-    def side(offer: Kexinit | None, who: str) -> TerrapinSide | None:
-        if offer is None:
-            return None
-        verdict = terrapin(offer, who)
-        return TerrapinSide(offer.banner, verdict.strict_kex, verdict.exploitable, verdict.reason)
-
-    sides = side(client, "client"), side(server, "server")
-    return TerrapinFacts(*sides, protected=all(s is not None and s.strict_kex for s in sides))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sshbench.measure.kexinit import software_version
+from sshbench.plumbing.kexinit import software_version
 
 _KEX_RE = re.compile(r"kex: algorithm: (\S+)")
 _HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from sshbench.algorithms import Kind
 
-PIPE = "pipe"  # the transfer method that is SSH itself: ssh carrying sshbench's own stream (measure/methods)
+PIPE = "pipe"  # the transfer method that is SSH itself: ssh carrying sshbench's own stream (methods/)
 
 
 class Direction(StrEnum):

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
 
 from sshbench.algorithms import Kind
-from sshbench.analysis.configtext import client_block, server_advice, server_dropin
+from sshbench.analysis.configtext import CheckedRecommendation, client_block, server_advice, server_dropin
 from sshbench.analysis.policy import Policy
 from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
 from sshbench.clients import ClientOffer
-from sshbench.results.environment import TerrapinFacts
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
@@ -62,19 +60,6 @@ def validate_server_dropin(server: EmbeddedServer, text: str, rec: Recommendatio
     if done.returncode != 0:
         return [f"sshd -t rejects the drop-in: {done.stderr.strip().splitlines()[-1:]}"]
     return _mismatches(rec, done.stdout, "sshd -T", client=False)
-
-
-@dataclass
-class CheckedRecommendation:
-    """A recommendation with its texts and what validation found; show the texts only without problems."""
-
-    rec: Recommendation
-    client_text: str
-    server_text: str | None  # the OpenSSH drop-in; None for servers that read no sshd_config
-    server_advice: str | None  # for those servers: how they choose their algorithms
-    problems: list[str]
-    prediction: list[str]
-    terrapin: TerrapinFacts | None
 
 
 def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedServer, policy: Policy | str,

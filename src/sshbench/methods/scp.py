@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
+from types import MappingProxyType
 
-from sshbench.measure import procs
-from sshbench.measure.methods.base import ssh_options
-from sshbench.results.model import Case
-from sshbench.targets.base import Target
+from sshbench.methods.base import Endpoint, Ssh, Transfer
+from sshbench.plumbing import procs
 
 
 def scp_has_legacy_flag(scp: str) -> bool:
@@ -24,11 +24,13 @@ def scp_has_legacy_flag(scp: str) -> bool:
 
 class Scp:
     moves_files = True
+    packages: Mapping[str, str] = MappingProxyType({"scp": "openssh-client"})
 
     def __init__(self, legacy: bool = False) -> None:
         self.legacy = legacy
         self.name = "scp-legacy" if legacy else "scp"
         self.label = "scp -O" if legacy else "scp"
+        self.help = self.label if legacy else ""
 
     def unavailable(self) -> str | None:
         path = shutil.which("scp")
@@ -38,7 +40,9 @@ class Scp:
             return "this scp has no -O flag (OpenSSH before 9.0 speaks only the legacy protocol: use scp)"
         return None
 
-    def argv(self, target: Target, case: Case, source: str, dest: str, directory: bool, workdir: str,
-             compression: bool) -> list[str]:
-        return ["scp", *(["-O"] if self.legacy else []), *(["-r"] if directory else []),
-                "-S", target.ssh_program, *ssh_options(target, case, compression), source, dest]
+    def transfer(self, ssh: Ssh, source: Endpoint, dest: Endpoint, directory: bool, workdir: str) -> Transfer:
+        return Transfer.command("scp", *(["-O"] if self.legacy else []), *(["-r"] if directory else []),
+                                "-S", ssh.program, *ssh.options, ssh.spelled(source), ssh.spelled(dest))
+
+    def in_flight(self, channel_window: int | None) -> int | None:
+        return channel_window  # one channel (scp over SFTP keeps several requests, all inside that window)

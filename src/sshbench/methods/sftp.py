@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Mapping
+from types import MappingProxyType
 
-from sshbench.measure.methods.base import is_remote, ssh_options
-from sshbench.results.model import Case
-from sshbench.targets.base import Target
+from sshbench.methods.base import Endpoint, Ssh, Transfer
 
 # OpenSSH's sftp defaults (sftp(1): -B 32768, -R 64): a tuned variant equal to these is plain sftp.
 DEFAULT_BUFFER = 32768
@@ -20,12 +20,14 @@ class Sftp:
     """Plain sftp, or sftp with -B/-R, written "sftp-B<buffer>-R<requests>" so it gets its own case id."""
 
     moves_files = True
+    packages: Mapping[str, str] = MappingProxyType({"sftp": "openssh-client"})
 
     def __init__(self, buffer: int | None = None, requests: int | None = None) -> None:
         self.buffer, self.requests = buffer, requests
         tuned = buffer is not None and requests is not None
         self.name = f"sftp-B{buffer}-R{requests}" if tuned else "sftp"
         self.label = f"sftp -B {buffer} -R {requests}" if tuned else "sftp"
+        self.help = ""
 
     @classmethod
     def parse(cls, name: str) -> Sftp | None:
@@ -36,20 +38,22 @@ class Sftp:
     def unavailable(self) -> str | None:
         return None if shutil.which("sftp") else "sftp is not installed (Debian package openssh-client)"
 
-    def argv(self, target: Target, case: Case, source: str, dest: str, directory: bool, workdir: str,
-             compression: bool) -> list[str]:
+    def transfer(self, ssh: Ssh, source: Endpoint, dest: Endpoint, directory: bool, workdir: str) -> Transfer:
         """sftp reads its commands from a batch file: one put (upload) or get (download), paths quoted."""
-        upload = is_remote(dest)
+        upload = dest.remote
         batch = os.path.join(workdir, "sftp-batch")
         local, remote = (source, dest) if upload else (dest, source)
-        remote_path = remote.split(":", 1)[1]
         verb = "put" if upload else "get"
         with open(batch, "w", encoding="utf-8") as fh:
-            first, second = (local, remote_path) if upload else (remote_path, local)
+            first, second = (local.path, remote.path) if upload else (remote.path, local.path)
             fh.write(f'{verb}{" -r" if directory else ""} "{first}" "{second}"\n')
         knobs = ["-B", str(self.buffer), "-R", str(self.requests)] if self.buffer is not None else []
-        return ["sftp", "-b", batch, *knobs, "-S", target.ssh_program, *ssh_options(target, case, compression),
-                target.destination]
+        return Transfer.command("sftp", "-b", batch, *knobs, "-S", ssh.program, *ssh.options, ssh.host)
+
+    def in_flight(self, channel_window: int | None) -> int | None:
+        """sftp keeps -R requests of -B bytes in flight (sftp(1): 64 x 32768), inside the channel's window."""
+        own = (self.buffer or DEFAULT_BUFFER) * (self.requests or DEFAULT_REQUESTS)
+        return own if channel_window is None else min(channel_window, own)
 
 
 def variants(buffers: tuple[int, ...], requests: tuple[int, ...]) -> tuple[str, ...]:

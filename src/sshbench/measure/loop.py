@@ -1,0 +1,321 @@
+"""The run loop: a schedule's visits through a sampler, within a budget, saved after every sample.
+
+Everything a run decides between samples lives here, and nothing that
+touches a server: the sampler (one sample of one visit) and the clock are
+injected. The real run gives it measure/runner.py's TargetSampler and
+time.monotonic; the unit tests and tests/synthetic.py give it a seeded fake
+sampler with drift and a fixed per-connection cost and a fake clock, and
+drive this same loop.
+
+What it owns: the size of each case (the warm-up sizes it to last about
+--sample-seconds), the time budget and the byte cap, the "the minimum cannot
+fit" refusal after the warm-up, the ETA and progress counts, the check that
+every later sample would fail the same way, summaries after every sample,
+saving, and the report's final status (complete, interrupted, failed) with
+its time use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from sshbench.analysis.decide import DecisionRule, rule_for
+from sshbench.analysis.stats import summarize
+from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.linkspec import parse_label
+from sshbench.options import RunOptions
+from sshbench.plan.budget import FIT_MARGIN, too_long
+from sshbench.plan.schedule import Schedule, round_state
+from sshbench.results.events import NullReporter, Progress, Reporter, Visit
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary, TimeUse
+from sshbench.units import MiB
+
+MIN_AUTO_SIZE = 4 * MiB
+MAX_AUTO_SIZE = 64 * 1024 * MiB
+CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
+# Before any measurement: a guess only used for the first ETA.
+_GUESS_RATE = 500e6
+_GUESS_SETUP = 0.25
+_SLOWEST_RATE = 5e6
+DOOMED_AFTER = 5  # failed samples in a row, all with the same error ...
+DOOMED_CASES = 3  # ... over at least this many cases
+# Raw TCP across a delayed link ramps up for seconds (slow start, then the send buffer's limit): measured at
+# 80 ms here, 23 MB/s in 1 s samples, 32 MB/s in 6.5 s, 33 MB/s in 19 s. Its samples there last this many
+# times --sample-seconds, so the reference is the path's steady state rather than its ramp.
+LINK_CONTROL_STRETCH = 5.0
+
+
+class Sampler(Protocol):
+    def __call__(self, visit: Visit, size: int, timeout: float, tick: Callable[[int], None]) -> Sample:
+        """One sample of `visit` moving `size` bytes (0 for cases that move none), within `timeout` seconds;
+        `tick` is told the bytes moved as they move. Never raises for a failed sample: it returns one."""
+        ...
+
+
+@dataclass
+class Hooks:
+    """What the loop asks of the world between samples; the defaults are a quiet machine's answers."""
+
+    clock: Callable[[], float] = time.monotonic
+    check_alive: Callable[[], None] = lambda: None  # RunStopped when the way to the server is gone
+    doomed: Callable[[list[Sample]], None] = lambda failures: stop_if_same_failure(failures)
+
+
+def auto_size(warmup: Sample, target_seconds: float) -> int | None:
+    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB)."""
+    rate = warmup.throughput_bytes_per_second
+    if rate is None:
+        return None
+    size = int(rate * target_seconds) // MiB * MiB
+    return max(MIN_AUTO_SIZE, min(MAX_AUTO_SIZE, size))
+
+
+@dataclass
+class Estimates:
+    """Expected seconds per visit of each case, refined as samples arrive (for the ETA and the budget)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    rates: dict[str, float] = field(default_factory=dict)
+
+    def of(self, case: Case, size: int) -> float:
+        if case.id in self.seconds:
+            return self.seconds[case.id]
+        if case.kind is CaseKind.CEILING:
+            return CEILING_SECONDS
+        return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
+
+    def typical(self) -> float:
+        """Mean expected seconds per visit so far, for visits not yet scheduled."""
+        return sum(self.seconds.values()) / len(self.seconds) if self.seconds else _GUESS_SETUP + 0.5
+
+    def transfer_allowance(self, case: Case, size: int) -> float:
+        """Hang guard, not a precision tool: ten times the expected transfer, or 5 MB/s when unknown."""
+        rate = self.rates.get(case.id)
+        return 10 * size / rate if rate else size / _SLOWEST_RATE
+
+    def learn(self, sample: Sample, next_size: int) -> None:
+        if not sample.ok or sample.total_seconds is None:
+            return
+        if sample.throughput_bytes_per_second:
+            setup = sample.total_seconds - (sample.data_seconds or 0.0)
+            self.seconds[sample.case_id] = setup + next_size / sample.throughput_bytes_per_second
+            self.rates[sample.case_id] = sample.throughput_bytes_per_second
+        else:
+            self.seconds[sample.case_id] = sample.total_seconds
+
+
+class _BudgetSpent(Exception):
+    """The next visit would not fit in the time budget (or the byte cap)."""
+
+
+@dataclass
+class _Run:
+    """One loop's state: what it needs between visits."""
+
+    report: Report
+    plan: Schedule
+    options: RunOptions
+    hooks: Hooks
+    records: dict[str, CaseRecord]
+    estimates: Estimates = field(default_factory=Estimates)
+    started: float = 0.0
+    done: int = 0
+    failures: list[Sample] = field(default_factory=list)  # the failed samples since the last good one
+    rule: DecisionRule = field(default_factory=DecisionRule)
+
+    def left(self) -> float | None:
+        budget = self.options.time_budget_seconds
+        return None if budget is None else budget - (self.hooks.clock() - self.started)
+
+    def progress(self, remaining: list[Visit]) -> Progress:
+        """Counts and ETA that stay true in decision mode: what is left of this round, plus the visits the
+        schedule is certain to need later, at the rate seen so far; never past the budget."""
+        later = _later(self.plan, self.report, remaining)
+        eta = sum(self.estimates.of(v.case, self.records[v.case.id].size_bytes) for v in remaining)
+        eta += later * self.estimates.typical()
+        left = self.left()
+        return Progress(self.done, self.done + len(remaining) + later, eta if left is None else min(eta, left))
+
+
+def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptions,
+             save: Callable[[Report], None], reporter: Reporter | None = None, hooks: Hooks | None = None,
+             rule: DecisionRule | None = None) -> Report:
+    """Visit rounds until the schedule is done, the budget or byte cap would be overrun, or a stop rule fires.
+
+    On Ctrl-C the report is marked interrupted, saved and the interrupt re-raised; a stop rule or any other
+    failure marks it failed with the reason. Cases that move data and have no size yet get --size, or the
+    warm-up size (and then the size the warm-up's rate calls for). `rule` decides between neighbours (default:
+    the options' own, rule_for; bench/decision_calibration.py compares others).
+    """
+    reporter = reporter or NullReporter()
+    hooks = hooks or Hooks()
+    for record in report.cases:
+        if record.case.moves_data and record.case.kind is not CaseKind.CEILING and not record.size_bytes:
+            record.size_bytes = options.size_bytes or options.warmup_bytes
+            record.size_source = "fixed" if options.size_bytes else "warmup"
+    run = _Run(report, plan, options, hooks, {r.case.id: r for r in report.cases}, started=hooks.clock(),
+               rule=rule or rule_for(options))
+    reporter.started(report, sum(plan.required(round_state(report)).values()))
+    try:
+        while rnd := _live(plan.next_round(round_state(report)), run.records):
+            if rnd[0].round == 1 and options.time_budget_seconds is not None and options.mode != "fixed":
+                _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
+            for position, visit in enumerate(rnd):
+                if run.records[visit.case.id].status is not CaseStatus.SKIPPED:
+                    _visit(run, visit, rnd[position:], sampler, reporter, save)
+        report.status = "complete"
+    except _BudgetSpent:
+        report.status = "complete"
+    except KeyboardInterrupt:
+        report.status = "interrupted"
+        raise
+    except BaseException as exc:
+        report.status = "failed"
+        report.error = str(exc) or type(exc).__name__
+        raise
+    finally:
+        _finish(run)
+        save(report)
+    if report.error and report.status == "failed":
+        raise NothingMeasured(report.error)
+    return report
+
+
+def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter,
+           save: Callable[[Report], None]) -> None:
+    """One visit: the budget and byte cap first, then the sample, its consequences, a summary and a save."""
+    record, options, report = run.records[visit.case.id], run.options, run.report
+    size = record.size_bytes if visit.case.moves_data else 0
+    left = run.left()
+    if left is not None and run.estimates.of(visit.case, size) > left:
+        report.stop_reason = f"time budget of {options.time_budget_seconds:.0f} s reached"
+        raise _BudgetSpent
+    if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
+        report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
+        raise _BudgetSpent
+    progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
+    reporter.sample_started(visit, progress)
+    run.hooks.check_alive()
+    sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size),
+                     reporter.data_moved)
+    report.samples.append(sample)
+    run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
+    _update_case(record, sample, options)
+    run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
+    run.hooks.doomed(run.failures)
+    run.estimates.learn(sample, record.size_bytes)
+    report.summaries = _summaries(report, options, run.rule)
+    save(report)
+    run.done += 1
+    reporter.sample_finished(sample, Progress(run.done, progress.total, progress.eta_seconds))
+
+
+def _summaries(report: Report, options: RunOptions, rule: DecisionRule) -> list[Summary]:
+    mhz = report.environment.host.cpu_mhz
+    precision = options.precision if options.mode == "precision" else None
+    return summarize(report.cases, report.samples, precision, mhz * 1e6 if mhz else None, rule)
+
+
+def _finish(run: _Run) -> None:
+    report = run.report
+    if report.status == "complete" and not any(s.ok and not s.warmup for s in report.samples):
+        report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
+        report.error = _nothing_measured(report, run.options.time_budget_seconds)
+    report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+    report.summaries = _summaries(report, run.options, run.rule)
+    report.time_use = time_use(report, run.hooks.clock() - run.started)
+
+
+def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> int:
+    """Visits certain to come after the current round's remaining ones."""
+    in_round: dict[str, int] = {}
+    for visit in remaining:
+        in_round[visit.case.id] = in_round.get(visit.case.id, 0) + 1
+    return sum(max(0, n - in_round.get(case_id, 0)) for case_id, n in plan.required(round_state(report)).items())
+
+
+def _check_minimum_fits(run: _Run) -> None:
+    """Refuse, before measuring, a budget that cannot give every case its minimum (an interval for each)."""
+    report, estimates = run.report, run.estimates
+    required = run.plan.required(round_state(report))
+    needed = {run.records[case_id].case: count * estimates.of(run.records[case_id].case,
+                                                               run.records[case_id].size_bytes)
+              for case_id, count in required.items() if count}
+    left = run.left()
+    assert left is not None
+    if sum(needed.values()) * FIT_MARGIN > left:
+        spent = run.hooks.clock() - run.started
+        raise BudgetTooSmall(too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent,
+                                      left, run.options))
+
+
+def time_use(report: Report, wall: float) -> TimeUse:
+    """Where the wall time went, from the samples' own phase times."""
+    throughput = (CaseKind.CIPHER, CaseKind.MAC)
+    kinds = {r.case.id: r.case.kind for r in report.cases}
+    samples = [(s, kinds.get(s.case_id)) for s in report.samples if s.total_seconds is not None]
+    return TimeUse(
+        wall_seconds=wall,
+        sample_seconds=sum(s.total_seconds or 0.0 for s, _ in samples),
+        data_seconds=sum(s.data_seconds or 0.0 for s, _ in samples),
+        throughput_sample_seconds=sum(s.total_seconds or 0.0 for s, kind in samples if kind in throughput),
+        throughput_data_seconds=sum(s.data_seconds or 0.0 for s, kind in samples if kind in throughput and s.ok),
+    )
+
+
+def stop_if_same_failure(failures: list[Sample]) -> None:
+    """RunStopped when DOOMED_AFTER failures in a row, with one error, over DOOMED_CASES cases or more, show that
+    every later sample would fail the same way (a server that went away)."""
+    recent = failures[-DOOMED_AFTER:]
+    if len(recent) == DOOMED_AFTER and len({s.error for s in recent}) == 1 \
+            and len({s.case_id for s in recent}) >= DOOMED_CASES:
+        raise RunStopped(f"the last {DOOMED_AFTER} samples, of {len({s.case_id for s in recent})} different cases, "
+                         f"all failed with: {recent[-1].error}; fix that (the results file has each sample's "
+                         "stderr) and run again")
+
+
+def _nothing_measured(report: Report, budget: float | None) -> str:
+    why = report.stop_reason or "every sample failed"
+    hint = (f"raise --time-budget above {budget:.0f} s (the warm-up round alone needs more)"
+            if budget is not None and "time budget" in why else
+            "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
+    return f"nothing was measured ({why}): {hint}"
+
+
+def bytes_moved(report: Report) -> int:
+    """Bytes sent over the network so far (local ceilings move none)."""
+    local = {r.case.id for r in report.cases if r.case.kind is CaseKind.CEILING}
+    return sum(s.bytes_received or s.size_bytes for s in report.samples if s.case_id not in local)
+
+
+def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
+    return [v for v in rnd if records[v.case.id].status is not CaseStatus.SKIPPED]
+
+
+def _refused(sample: Sample) -> bool:
+    """The server does not offer what the case asks: the case is skipped, nothing is wrong with the run."""
+    return bool(sample.error and sample.error.startswith("server refused"))
+
+
+def _control_stretch(case: Case) -> float:
+    return LINK_CONTROL_STRETCH if case.kind is CaseKind.CONTROL and case.link and \
+        parse_label(case.link).rtt_seconds else 1.0
+
+
+def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
+    if _refused(sample):
+        record.status = CaseStatus.SKIPPED
+        record.reason = sample.error
+        return
+    if sample.warmup and record.case.moves_data and record.case.kind is not CaseKind.CEILING \
+            and options.size_bytes is None and record.size_source != "file":
+        sized = auto_size(sample, options.sample_seconds * _control_stretch(record.case))
+        if sized is not None:
+            record.size_bytes = sized
+            record.size_source = "auto"
+        else:
+            record.reason = f"warm-up failed ({sample.error}); kept the probe size"

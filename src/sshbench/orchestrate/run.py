@@ -1,0 +1,147 @@
+"""A whole run: every host prepared, measured in turn within one budget, and concluded.
+
+`prepare` starts what the request needs (the client checked, real hosts
+logged into and their offer read, embedded servers, emulated links, the
+payload, each host's cases) inside the caller's ExitStack, so everything is
+gone when the stack closes, whatever happens. `measure_all` then gives each
+host its share of what is left of the budget and byte cap and measures it
+(session.py), saving as it goes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sshbench import __version__
+from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.errors import MissingToolError, ServerError
+from sshbench.linkspec import parse_label
+from sshbench.measure.controls import verify_aesni_mask
+from sshbench.measure.datapath import make_payload
+from sshbench.measure.loop import bytes_moved
+from sshbench.options import RunOptions
+from sshbench.orchestrate.session import Host, embedded_environment, measure_host
+from sshbench.plan.budget import host_share
+from sshbench.plan.cases import HostPlan, expand_methods, plan_host
+from sshbench.results.events import Reporter
+from sshbench.results.model import Report
+from sshbench.results.store import ResultsWriter
+from sshbench.targets.base import EmbeddedServer
+from sshbench.targets.discovery import ClientInfo, discover_client
+from sshbench.targets.link.emulated import EmulatedLinks
+from sshbench.targets.remote import RemoteHost, open_remote
+from sshbench.targets.servers import embedded_server
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the user asked for, checked (cli/parser.py builds it)."""
+
+    options: RunOptions
+    destinations: tuple[str, ...] = ()
+    servers: tuple[str, ...] = ("openssh",)
+    all_servers: bool = False  # --server all: a server this machine lacks is skipped, not an error
+    all_methods: bool = False  # --method all: a tool this machine lacks is skipped, not an error
+    label: str = ""
+    ssh_config: str | None = None
+
+
+@dataclass
+class Prepared:
+    """What a run measures: each host with its cases, ready."""
+
+    client: ClientInfo
+    hosts: list[Host]
+    plans: list[HostPlan]
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Say) -> Prepared:
+    """Everything before the first sample; what it starts is entered into `stack`."""
+    options = request.options
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
+    say("checking the local ssh client")
+    client = discover_client(options.ssh)
+    crypto = verify_aesni_mask() if options.no_aesni else None
+    methods, missing = expand_methods(options, request.all_methods)
+    # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
+    remotes: list[RemoteHost | None] = []
+    for destination in request.destinations:
+        say(f"checking {destination}: login, its SSH offer, round-trip time")
+        remotes.append(open_remote(destination, request.ssh_config, client, options.timeout_seconds,
+                                   options.remote_workdir))
+    # The embedded server also runs for remote hosts: its private dir holds the payload, and it validates the
+    # recommended server drop-in without touching any real server.
+    servers = []
+    for name in request.servers:
+        say(f"starting the private {name} on 127.0.0.1 (keys, config, what it supports)")
+        server = _start(stack, name, client, options, request.all_servers, note)
+        if server is not None:
+            servers.append(server)
+    links: EmulatedLinks | None = None
+    if options.links:
+        say("making the emulated links (network namespaces, devices) and measuring their round trips")
+        links = stack.enter_context(EmulatedLinks([parse_label(text) for text in options.links], seed))
+    ports = {server.name: links.serve(server) if links else 0 for server in servers}
+    say("making the test data and planning the cases")
+    payload = make_payload(options.data, servers[0].workdir, seed)
+    hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
+             if remotes else
+             [Host(options, client, server, payload, None, methods, seed, crypto, links.paths if links else {},
+                   ports[server.name]) for server in servers])
+    plans = [plan_host(options, client, h.offered, methods, missing,
+                       "the server" if h.remote is None else h.remote.facts.destination or "",
+                       embedded=h.remote is None, hostkey_skip=None if h.remote is None else h.remote.hostkey_skip,
+                       compression=None if h.remote is None else h.remote.compression) for h in hosts]
+    return Prepared(client, hosts, plans, seed)
+
+
+def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, reporter: Reporter,
+                note: Say) -> list[tuple[Report, CheckedRecommendation]]:
+    """Each host in turn, with its share of what is left of the budget and byte cap; saved as it goes."""
+    runs: list[tuple[Report, CheckedRecommendation]] = []
+    started = time.monotonic()
+    for index, (host, plan) in enumerate(zip(prepared.hosts, prepared.plans, strict=True)):
+        spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))
+        share = host_share(host.options, spent, len(prepared.hosts) - index)
+        share = dataclasses.replace(share, cipher_mac=plan.cipher_mac, mac_cipher=plan.mac_cipher)
+        for line in plan.notes:
+            note(f"sshbench: {_label(host)}{line}")
+        report = Report(tool_version=__version__, seed=prepared.seed, options=share, cases=plan.records,
+                        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                        environment=embedded_environment(prepared.client, host.server), partner_kex=plan.partner_kex)
+        report.environment.host.label = request.label
+        runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save, reporter)))
+        writer.host_done(report)
+    return runs
+
+
+def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: RunOptions, asked_all: bool,
+           note: Say) -> EmbeddedServer | None:
+    """One embedded server, started; with `all`, a server this machine cannot run is skipped, saying why."""
+    try:
+        return stack.enter_context(embedded_server(name, client, options.sshd if name == "openssh" else None,
+                                                   env=options.crypto_env()))
+    except (MissingToolError, ServerError) as exc:
+        if name == "openssh":
+            raise
+        if not asked_all:
+            if isinstance(exc, ServerError):
+                raise
+            raise MissingToolError(f"--server {name}: {exc}") from None
+        note(f"sshbench: --server all: {name} skipped: {exc}")
+        return None
+
+
+def _label(host: Host) -> str:
+    """"HOST: " before a note about one host of several (nothing for the embedded server)."""
+    return "" if host.remote is None else f"{host.remote.facts.destination}: "

@@ -1,0 +1,50 @@
+"""What a run tells whoever watches it, as it happens: the protocol the measuring loop calls and a renderer
+implements (render/progress.py), so neither needs the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from sshbench.results.model import Case, Report, Sample
+
+
+@dataclass(frozen=True)
+class Visit:
+    case: Case
+    round: int  # 0 = warm-up
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    eta_seconds: float
+
+
+class Reporter(Protocol):
+    def started(self, report: Report, total: int) -> None: ...
+
+    def sample_started(self, visit: Visit, progress: Progress) -> None: ...
+
+    def data_moved(self, moved: int) -> None:
+        """Bytes moved by the running sample's data phase, chunk by chunk (for a live rate)."""
+        ...
+
+    def sample_finished(self, sample: Sample, progress: Progress) -> None: ...
+
+
+class NullReporter:
+    def started(self, report: Report, total: int) -> None:
+        pass
+
+    def sample_started(self, visit: Visit, progress: Progress) -> None:
+        pass
+
+    def data_moved(self, moved: int) -> None:
+        pass
+
+    def sample_finished(self, sample: Sample, progress: Progress) -> None:
+        pass
+
+
