@@ -22,7 +22,7 @@ from sshbench.analysis.decide import DecisionRule
 from sshbench.kinds import Relation
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import DecisionSchedule
+from sshbench.plan.schedule import DecisionSchedule, schedule_for
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 
@@ -62,6 +62,7 @@ class FakeSampler:
     fixed_server_cpu: float = 0.0
     seed: int = 0
     fail: set[str] = field(default_factory=set)  # case ids whose every sample fails
+    steady: bool = True  # time the steady second half as the pipe does (False: the whole data phase only)
     _rng: random.Random = field(init=False)
     _load: float = 0.0
     _at: float = 0.0
@@ -86,6 +87,8 @@ class FakeSampler:
         rate = self.rates[case_id] / self.load() * self._rng.lognormvariate(0, self.noise_cv)
         data = self.fixed_seconds + size / rate
         result.ok, result.bytes_received, result.data_seconds = True, size, data
+        if self.steady:  # the second half, timed past the start-up: the fixed cost is not in it
+            result.steady_bytes, result.steady_seconds = size - size // 2, (size - size // 2) / rate
         result.total_seconds = self.setup_seconds + data
         if case_id in self.server_cpu_per_byte:
             result.server_cpu_user_seconds = self.fixed_server_cpu + size * self.server_cpu_per_byte[case_id]
@@ -95,17 +98,22 @@ class FakeSampler:
 
 
 def simulate(rates: list[float], cv: float, seed: int, options: RunOptions | None = None,
-             rule: DecisionRule | None = None, **machine: float) -> Report:
+             rule: DecisionRule | None = None, paired: bool = True, sizes: dict[str, int] | None = None,
+             **machine: object) -> Report:
     """A decision-mode run, through the real loop and schedule, over cases with these true rates (bytes/s of
     BYTES-sized samples, unbudgeted unless `options` say otherwise); `machine` sets FakeSampler's drift and
-    fixed costs."""
+    fixed costs; `paired=False` is the design without back-to-back runs."""
     options = options or RunOptions(time_budget_seconds=None, size_bytes=BYTES)
     cases = [case(i) for i in range(len(rates))]
     clock = FakeClock()
     sampler = FakeSampler({c.id: r for c, r in zip(cases, rates, strict=True)}, clock, noise_cv=cv, seed=seed,
                           **machine)  # type: ignore[arg-type]
     report = Report("test", "", seed, options=options, cases=[CaseRecord(c) for c in cases])
-    plan = DecisionSchedule(cases, options.min_runs, options.max_runs, seed)
+    for record in report.cases:  # sizes set by hand, as the file methods' are: not resized after the warm-up
+        if sizes and record.case.id in sizes:
+            record.size_bytes, record.size_source = sizes[record.case.id], "file"
+    plan = schedule_for(options, cases, seed) if options.mode != "decision" else \
+        DecisionSchedule(cases, options.min_runs, options.max_runs, seed, paired=paired)
     return run_loop(report, plan, sampler, options, lambda _report: None, hooks=Hooks(clock=clock), rule=rule)
 
 

@@ -9,6 +9,12 @@ pair of neighbours (by median) gets one of three verdicts:
   times", i.e. the interval of their ratio lies within 1 +- margin;
 - unsettled: neither, yet: more samples may settle it.
 
+Where the two were visited back to back at least MIN_PAIRED times (the
+decision schedule's pairs), the verdict is decided on those visits' log
+ratios instead (analysis/paired.py: Wilcoxon signed-rank, its interval and
+its two one-sided tests): the slow drift of a shared machine cancels within
+a pair, so the same difference needs several times fewer samples.
+
 Tests run on the logarithm of each sample's cost (time per byte for
 throughput, seconds for a handshake), so a shift is a ratio. A table holds
 many pairs, and a run looks at its verdicts several times (the decision
@@ -28,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from sshbench.analysis.paired import paired_interval, paired_tests
 from sshbench.analysis.robust import holm, mann_whitney_greater, mann_whitney_p, shift_interval
 from sshbench.kinds import Relation
 from sshbench.options import RunOptions
@@ -36,6 +43,9 @@ ALPHA = 0.05
 DEFAULT_MARGIN = 0.05
 LOOK_GROWTH = 1.5  # each look after the first comes at ~1.5x the samples of the one before
 FUTILITY = 0.10  # an unsettled pair whose chance to settle by max_runs is below this gets no more samples
+MIN_PAIRED = 12  # back-to-back visits of a pair from which its verdict is taken from them (schedule.py's first
+# paired look: fewer can never pass the corrections)
+Paired = Mapping[tuple[str, str], Sequence[float]]  # (case, case) -> log(value_first / value_second) per visit
 
 
 @dataclass(frozen=True)
@@ -52,9 +62,9 @@ class DecisionRule:
     def describe(self) -> str:
         """The rule in the words a caption uses."""
         looks = "" if self.looks == 1 else f", and Bonferroni over the run's {self.looks} looks"
-        return (f"different: Mann-Whitney U, p < {self.alpha:g} after Holm's correction over the table's pairs"
-                f"{looks}; equivalent: the same correction on two one-sided tests of a ±{self.margin * 100:g}% "
-                "ratio")
+        return (f"different: Mann-Whitney U, or Wilcoxon signed-rank on back-to-back pairs where there are "
+                f"{MIN_PAIRED}, p < {self.alpha:g} after Holm's correction over the table's pairs{looks}; "
+                f"equivalent: the same correction on two one-sided tests of a ±{self.margin * 100:g}% ratio")
 
 
 def look_points(min_runs: int, max_runs: int) -> tuple[int, ...]:
@@ -76,6 +86,7 @@ class PairVerdict:
     p_different: float  # uncorrected, two-sided
     p_equivalent: float  # uncorrected, the larger of the two one-sided tests
     futile: bool = False  # unsettled, and would stay so at max_runs samples even on an optimistic projection
+    pairs: int = 0  # back-to-back visits it was decided on (0: all samples, unpaired)
 
 
 def costs(values: Sequence[float], bigger_better: bool) -> list[float]:
@@ -91,22 +102,40 @@ def pair_tests(slower: Sequence[float], faster: Sequence[float], margin: float) 
     return mann_whitney_p(slower, faster), max(p_above_low, p_below_high)
 
 
+def paired_costs(paired: Paired | None, faster: str, slower: str, bigger_better: bool) -> list[float]:
+    """Per back-to-back visit of the two: log(cost of the slower / cost of the faster)."""
+    if not paired:
+        return []
+    sign = 1.0 if bigger_better else -1.0  # a rate's cost is its inverse
+    if (faster, slower) in paired:
+        return [sign * r for r in paired[(faster, slower)]]
+    return [-sign * r for r in paired.get((slower, faster), ())]
+
+
 def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigger_better: bool,
-             rule: DecisionRule) -> list[PairVerdict]:
+             rule: DecisionRule, paired: Paired | None = None) -> list[PairVerdict]:
     """Verdicts for each neighbour pair of `ordered` (fastest first), corrected over the table's pairs."""
     pairs = list(itertools.pairwise(ordered))
     logs = {case_id: costs(values.get(case_id, ()), bigger_better) for case_id in ordered}
-    tests = [pair_tests(logs[slower], logs[faster], rule.margin) for faster, slower in pairs]
+    ratios = {pair: paired_costs(paired, *pair, bigger_better) for pair in pairs}
+    use = {pair: len(ratios[pair]) >= MIN_PAIRED for pair in pairs}
+    tests = [paired_tests(ratios[(f, s)], rule.margin) if use[(f, s)] else
+             pair_tests(logs[s], logs[f], rule.margin) for f, s in pairs]
     different = holm([p for p, _ in tests], rule.per_look)
     equivalent = holm([p for _, p in tests], rule.per_look)
     level = 1 - 2 * rule.per_look / max(1, len(pairs))  # the interval that agrees with a Bonferroni TOST
     out = []
     for (faster, slower), (p_diff, p_eq), is_diff, is_eq in zip(pairs, tests, different, equivalent, strict=True):
-        estimate, low, high = shift_interval(logs[slower], logs[faster], level) or (math.nan, None, None)
+        d = ratios[(faster, slower)]
+        found = paired_interval(d, level) if use[(faster, slower)] else \
+            shift_interval(logs[slower], logs[faster], level)
+        estimate, low, high = found or (math.nan, None, None)
         relation = Relation.DIFFERENT if is_diff else Relation.EQUIVALENT if is_eq else Relation.UNSETTLED
-        futile = relation is Relation.UNSETTLED and _futile(estimate, logs[slower], logs[faster], rule)
+        futile = relation is Relation.UNSETTLED and (
+            _futile_paired(estimate, d, rule) if use[(faster, slower)] else
+            _futile(estimate, logs[slower], logs[faster], rule))
         out.append(PairVerdict(faster, slower, relation, math.exp(estimate), _exp(low), _exp(high), p_diff, p_eq,
-                               futile))
+                               futile, len(d) if use[(faster, slower)] else 0))
     return out
 
 
@@ -144,6 +173,19 @@ def _futile(estimate: float, slower: Sequence[float], faster: Sequence[float], r
     return max(differ, match) < FUTILITY
 
 
+def _futile_paired(estimate: float, d: Sequence[float], rule: DecisionRule) -> bool:
+    """As _futile, for a pair decided on its back-to-back visits: the spread of their log ratios."""
+    if rule.max_runs is None or len(d) < 3 or len(d) >= rule.max_runs or math.isnan(estimate):
+        return False
+    se_max = _spread(d) / math.sqrt(rule.max_runs)
+    if se_max == 0:
+        return False
+    normal = NormalDist()
+    differ = normal.cdf(abs(estimate) / se_max - normal.inv_cdf(1 - rule.per_look / 2))
+    match = normal.cdf((math.log(1 + rule.margin) - abs(estimate)) / se_max - normal.inv_cdf(1 - rule.per_look))
+    return max(differ, match) < FUTILITY
+
+
 def unsettled_cases(found: Sequence[PairVerdict]) -> set[str]:
     """Cases with a neighbour they are not yet settled against, where more samples may still settle it."""
     return {case_id for v in found if v.relation is Relation.UNSETTLED and not v.futile
@@ -154,5 +196,7 @@ def rule_for(options: RunOptions) -> DecisionRule:
     """The rule a run's verdicts use: looks are only planned in decision mode (one final look otherwise)."""
     if options.mode != "decision":
         return DecisionRule(margin=options.tie_margin)
-    return DecisionRule(margin=options.tie_margin, looks=len(look_points(options.min_runs, options.max_runs)),
+    # one look when every case has its minimum, then the paired looks (12, 18, 27 ... back-to-back pairs)
+    looks = 1 + len(look_points(MIN_PAIRED, max(MIN_PAIRED, options.max_runs)))
+    return DecisionRule(margin=options.tie_margin, looks=looks,
                         max_runs=options.max_runs)

@@ -11,11 +11,13 @@ one above it (decide.py).
 
 from __future__ import annotations
 
+import itertools
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.decide import DecisionRule, verdicts
+from sshbench.analysis.decide import DecisionRule, Paired, PairVerdict, verdicts
 from sshbench.analysis.robust import median_interval, outliers
 from sshbench.kinds import Relation
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
@@ -43,6 +45,10 @@ def describe(values: Sequence[float]) -> Stat | None:
 
 def counted(samples: Sequence[Sample]) -> list[Sample]:
     return [s for s in samples if s.ok and not s.warmup]
+
+
+def _gib(per_byte: float | None) -> float | None:
+    return None if per_byte is None else per_byte * GiB
 
 
 def per_gib(cpu: float | None, sample: Sample) -> float | None:
@@ -96,8 +102,10 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
         summary.throughput_bytes_per_second = describe(_values(good, lambda s: s.throughput_bytes_per_second))
         summary.end_to_end_bytes_per_second = describe(_values(good, lambda s: s.end_to_end_bytes_per_second))
         summary.overhead_seconds = describe(_values(good, lambda s: s.overhead_seconds))
-        summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.client_cpu_data_seconds, s)))
-        summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: per_gib(s.server_cpu_data_seconds, s)))
+        summary.fixed_seconds = describe(_values(good, lambda s: s.fixed_seconds))
+        summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: _gib(s.client_cpu_per_byte)))
+        summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: _gib(s.server_cpu_per_byte)))
+        summary.cost_seconds_per_gib = describe(_values(good, lambda s: _gib(s.bottleneck_cpu_per_byte)))
         if clock_hz:
             summary.client_cycles_per_byte = scaled(summary.client_cpu_seconds_per_gib, clock_hz / GiB)
             summary.server_cycles_per_byte = scaled(summary.server_cpu_seconds_per_gib, clock_hz / GiB)
@@ -117,7 +125,7 @@ def headline(summary: Summary) -> Stat | None:
 
 
 def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
-         rule: DecisionRule | None = None) -> None:
+         rule: DecisionRule | None = None, paired: Paired | None = None) -> None:
     """Set factor (1.0 = fastest; 4.6 = takes 4.6x as long), rank and verdicts within each group, in place."""
     groups: dict[str, list[Summary]] = defaultdict(list)
     for summary in summaries:
@@ -132,16 +140,17 @@ def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
             value = medians[summary.case_id]
             summary.factor = best / value if bigger_better else value / best
         ordered = sorted(members, key=lambda s: s.factor or 0.0)
+        found: list[PairVerdict] = []
+        if values is not None:
+            ordered, found = _settled_order(ordered, values, bigger_better, rule or DecisionRule(), paired)
         for position, summary in enumerate(ordered, start=1):
             summary.rank = position
             summary.relation, summary.tied_with_previous, summary.p_vs_previous = None, False, None
             summary.p_equivalent_vs_previous = summary.ratio_to_previous = None
             summary.ratio_low = summary.ratio_high = None
             summary.futile = False
-        if values is None:
-            continue
         by_id = {s.case_id: s for s in ordered}
-        for verdict in verdicts([s.case_id for s in ordered], values, bigger_better, rule or DecisionRule()):
+        for verdict in found:
             below = by_id[verdict.slower]
             below.relation = verdict.relation
             below.tied_with_previous = verdict.relation is not Relation.DIFFERENT
@@ -149,6 +158,28 @@ def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
             below.ratio_to_previous, below.ratio_low, below.ratio_high = (verdict.ratio, verdict.ratio_low,
                                                                           verdict.ratio_high)
             below.futile = verdict.futile
+
+
+def _settled_order(ordered: list[Summary], values: dict[str, list[float]], bigger_better: bool, rule: DecisionRule,
+                   paired: Paired | None) -> tuple[list[Summary], list[PairVerdict]]:
+    """The ranking and its verdicts: by median, except where a pair's verdict says "different" the other way
+    round (back-to-back ratios see through the drift that medians of samples taken at different times do not),
+    then those two swap. Adjacent swaps on significant evidence only, at most one pass per case."""
+    order = list(ordered)
+    found = verdicts([s.case_id for s in order], values, bigger_better, rule, paired)
+    for _ in range(len(order)):
+        swapped = False
+        i = 0
+        while i < len(found):  # after a swap, the next pair's verdict was about the old order: next pass
+            if found[i].relation is Relation.DIFFERENT and found[i].ratio < 1:
+                order[i], order[i + 1] = order[i + 1], order[i]
+                swapped = True
+                i += 1
+            i += 1
+        if not swapped:
+            break
+        found = verdicts([s.case_id for s in order], values, bigger_better, rule, paired)
+    return order, found
 
 
 # Groups that are references, not contenders: shown, never ranked.
@@ -175,5 +206,25 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precisio
             record.status = CaseStatus.FAILED
             record.reason = record.reason or next((s.error for s in mine if s.error), "no successful sample")
         summaries.append(summary)
-    rank(summaries, values, rule)
+    rank(summaries, values, rule, paired_ratios(samples))
     return summaries
+
+
+def paired_ratios(samples: Sequence[Sample]) -> dict[tuple[str, str], list[float]]:
+    """(case, case) -> log(value of the first / value of the second) for each two consecutive samples of a
+    back-to-back run (Sample.chain), the first case being the one whose id sorts first (decide.paired_costs
+    orients them). Failed samples break a run: only samples taken one right after the other pair up."""
+    runs: dict[int, list[Sample]] = defaultdict(list)
+    for sample in samples:
+        if sample.chain is not None and not sample.warmup:
+            runs[sample.chain].append(sample)
+    out: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for members in runs.values():
+        for one, two in itertools.pairwise(members):
+            if not (one.ok and two.ok) or one.case_id == two.case_id:
+                continue
+            first, second = sorted((one, two), key=lambda s: s.case_id)
+            a, b = headline_value(first), headline_value(second)
+            if a and b and a > 0 and b > 0:
+                out[(first.case_id, second.case_id)].append(math.log(a / b))
+    return dict(out)

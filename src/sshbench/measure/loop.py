@@ -101,7 +101,7 @@ class Estimates:
         if not sample.ok or sample.total_seconds is None:
             return
         if sample.throughput_bytes_per_second:
-            setup = sample.total_seconds - (sample.data_seconds or 0.0)
+            setup = sample.total_seconds - (sample.data_seconds or 0.0) + (sample.fixed_seconds or 0.0)
             self.seconds[sample.case_id] = setup + next_size / sample.throughput_bytes_per_second
             self.rates[sample.case_id] = sample.throughput_bytes_per_second
         else:
@@ -202,6 +202,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.hooks.check_alive()
     sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size),
                      reporter.data_moved)
+    sample.chain = visit.chain
     report.samples.append(sample)
     run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
     _update_case(record, sample, options)

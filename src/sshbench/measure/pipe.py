@@ -20,7 +20,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -212,7 +212,10 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
                 sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
                 if peer_port is not None:
                     sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
-            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload, tick or _no_tick)
+            def cpu() -> tuple[float | None, float | None]:
+                server = target.server_cpu_so_far(peer_port) if peer_port is not None else None
+                return tree_cpu_seconds(proc.pid), server
+            error = _data_phase(case, size_bytes, proc, out, sample, settings.payload, tick or _no_tick, cpu)
         proc.stdin.close()
         with contextlib.suppress(OSError):
             drain(proc.stdout.fileno(), 1 << 62)
@@ -286,13 +289,46 @@ def _no_tick(moved: int) -> None:
     pass
 
 
+class _SteadyMarks:
+    """Client-side marks of the steady state: when half the bytes had moved, and when the last had, with each
+    side's CPU at both (module docstring). Wraps the live-rate tick; one /proc read per side per mark."""
+
+    def __init__(self, size: int, tick: Tick, cpu: Callable[[], tuple[float | None, float | None]]) -> None:
+        self.size, self.tick, self.cpu = size, tick, cpu
+        self.moved = 0
+        self.half: tuple[float, int, tuple[float | None, float | None]] | None = None
+        self.last = 0.0
+
+    def __call__(self, moved: int) -> None:
+        self.moved += moved
+        self.last = time.perf_counter()
+        if self.half is None and self.moved >= self.size // 2:
+            self.half = (self.last, self.moved, self.cpu())
+        self.tick(moved)
+
+    def fill(self, sample: Sample) -> None:
+        if self.half is None or self.moved <= self.half[1] or self.last <= self.half[0]:
+            return
+        sample.steady_bytes = self.moved - self.half[1]
+        sample.steady_seconds = self.last - self.half[0]
+        client, server = self.cpu()
+        before_client, before_server = self.half[2]
+        if client is not None and before_client is not None:
+            sample.client_cpu_steady_seconds = max(0.0, client - before_client)
+        if server is not None and before_server is not None:
+            sample.server_cpu_steady_seconds = max(0.0, server - before_server)
+
+
 def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
-                sample: Sample, payload: Payload, tick: Tick) -> str | None:
+                sample: Sample, payload: Payload, tick: Tick,
+                cpu: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)) -> str | None:
     """Move the bytes and time them; fills the sample, returns an error text or None."""
     assert proc.stdin is not None and proc.stdout is not None
+    marks = _SteadyMarks(size_bytes, tick, cpu)
     if case.direction is Direction.UPLOAD:
         t0 = time.perf_counter()
-        payload.send(proc.stdin.fileno(), size_bytes, tick)
+        payload.send(proc.stdin.fileno(), size_bytes, marks)
+        marks.fill(sample)  # at the last write: the client's end of the steady state
         proc.stdin.close()
         line = out.readline()
         t1 = time.perf_counter()
@@ -304,8 +340,9 @@ def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out:
             return "unexpected output before the data phase"
         proc.stdin.write(b"go\n")
         t0 = time.perf_counter()
-        count, _ = drain(proc.stdout.fileno(), size_bytes, tick)
+        count, _ = drain(proc.stdout.fileno(), size_bytes, marks)
         t1 = time.perf_counter()
+        marks.fill(sample)
         extra, _ = drain(proc.stdout.fileno(), 1 << 62)
         sample.bytes_received = count + extra
     else:

@@ -40,6 +40,9 @@ class RoundState:
     unsettled: frozenset[str] = frozenset()  # cases not yet settled against a neighbour, and not futile to sample
     out: frozenset[str] = frozenset()  # cases that cannot be measured (the server refused them)
     steady: frozenset[str] = frozenset()  # references whose samples all lie within REFERENCE_SPREAD of their median
+    # neighbours not yet settled against each other (and not futile), as (faster, slower) case ids
+    unsettled_pairs: frozenset[tuple[str, str]] = frozenset()
+    paired: Mapping[frozenset[str], int] = field(default_factory=dict)  # back-to-back visits made per pair
 
 
 class Schedule(Protocol):
@@ -123,44 +126,75 @@ class PrecisionSchedule:
 
 
 class DecisionSchedule:
-    """Every case to min_runs, then only unsettled ones, from look point to look point, up to max_runs.
+    """Every case to min_runs, interleaved; then back-to-back runs of unsettled neighbours, look to look.
 
-    At each look point (6, 9, 14, 21, 30 samples by default) the runner's
-    verdicts say which cases still have a neighbour they are not settled
-    against; those, and only those, get rounds until the next look point.
-    Verdicts are corrected for the number of looks, so stopping early does
-    not make a difference easier to "find" (analysis/decide.py). References
-    get REFERENCE_RUNS samples, and min_runs when those spread widely.
+    First every case gets min_runs visits in shuffled rounds, so each has an
+    interval (a look). From then on the samples go only to neighbour pairs
+    not yet settled (different or equivalent). Unsettled neighbours of one
+    table form chains (A-B-C when A-B and B-C are both unsettled), and each
+    round visits each chain back to back, one case right after the other,
+    in alternating directions (A-B-C, then C-B-A): the slow drift of a
+    shared machine, which dominates its noise, cancels between consecutive
+    visits, and each pair's verdict is taken from those ratios
+    (analysis/paired.py); a chain of k cases gives k - 1 such ratios for k
+    visits. Pairs are visited up to the pair look points (PAIR_LOOKS_FROM,
+    then x1.5, up to max_runs); at each look only the pairs still unsettled
+    go on. Verdicts are corrected for every planned look, so stopping early
+    does not make a difference easier to "find" (analysis/decide.py).
+    References get REFERENCE_RUNS samples, and min_runs when those spread.
     """
 
-    def __init__(self, cases: Sequence[Case], min_runs: int, max_runs: int, seed: int) -> None:
+    def __init__(self, cases: Sequence[Case], min_runs: int, max_runs: int, seed: int, paired: bool = True) -> None:
+        """`paired=False` visits the cases of unsettled pairs one by one in shuffled rounds instead of back to
+        back (the design before 0.3, kept for bench/time_to_decision.py and the tests that compare them)."""
         self.cases = [c for c in cases if not is_reference(c)]
         self.references = [c for c in cases if is_reference(c)]
         self.min_runs = min_runs
-        self.points = look_points(min_runs, max_runs)
+        self.paired = paired
+        self.points = pair_look_points(max_runs)
         self._rng = random.Random(seed)
         self._round = -1
-        self._look = 0  # index of the look point the active cases are heading for
-        self._active = {c.id for c in self.cases}
+        self._look = -1  # -1: the interleaved minimum; then the index of the pairs' look point
+        self._active: set[tuple[str, str]] = set()
+        self._ids = {c.id: c for c in self.cases}
+        self._next_chain = 0
 
     def next_round(self, state: RoundState) -> list[Visit]:
         self._round += 1
         if self._round == 0:
             return _shuffled(self._rng, [c for c in [*self.cases, *self.references] if c.id not in state.out], 0)
-        return _shuffled(self._rng, [*self._cases_due(state), *self._references_due(state)], self._round)
+        minimum = [c for c in self.cases if c.id not in state.out and state.visits.get(c.id, 0) < self.min_runs]
+        if minimum or (self._look == -1 and not self._start_pairs(state)):
+            return _shuffled(self._rng, [*minimum, *self._references_due(state)], self._round)
+        return [*self._chains_due(state), *_shuffled(self._rng, self._references_due(state), self._round)]
 
-    def _cases_due(self, state: RoundState) -> list[Case]:
-        if self._look == len(self.points):
+    def _start_pairs(self, state: RoundState) -> bool:
+        """The first look: every case has its minimum; the unsettled neighbours become the active pairs."""
+        self._look = 0
+        self._active = set(state.unsettled_pairs)
+        return bool(self._active)
+
+    def _chains_due(self, state: RoundState) -> list[Visit]:
+        if self._look >= len(self.points):
             return []
-        target = self.points[self._look]
-        if all(state.visits.get(i, 0) >= target for i in self._active if i not in state.out):
-            self._look += 1  # a look: every active case has reached the look point
-            if self._look == len(self.points):
+        live = {p for p in self._active if not set(p) & state.out}
+        if all(self._progress(p, state) >= self.points[self._look] for p in live):
+            self._look += 1  # a look: every active pair has reached the look point
+            if self._look >= len(self.points):
                 return []
-            target = self.points[self._look]
-            self._active = set(state.unsettled)
-        return [c for c in self.cases if c.id in self._active and c.id not in state.out
-                and state.visits.get(c.id, 0) < target]
+            self._active = live = {p for p in state.unsettled_pairs if not set(p) & state.out}
+        target = self.points[self._look]
+        due = {p for p in live if self._progress(p, state) < target}
+        if not self.paired:
+            return _shuffled(self._rng, [self._ids[i] for i in sorted({i for p in due for i in p})], self._round)
+        chains = chains_of(due)
+        self._rng.shuffle(chains)
+        visits = []
+        for chain in chains:
+            self._next_chain += 1
+            ordered = chain if self._round % 2 else chain[::-1]  # alternate the direction: A-B-C, then C-B-A
+            visits += [Visit(self._ids[case_id], self._round, self._next_chain) for case_id in ordered]
+        return visits
 
     def _references_due(self, state: RoundState) -> list[Case]:
         due = []
@@ -170,8 +204,45 @@ class DecisionSchedule:
                 due.append(case)
         return due
 
+    def _progress(self, pair: tuple[str, str], state: RoundState) -> int:
+        """How far a pair is towards the next look: its back-to-back visits (unpaired: its cases' visits beyond
+        the minimum)."""
+        if self.paired:
+            return state.paired.get(frozenset(pair), 0)
+        return min(state.visits.get(i, 0) for i in pair) - self.min_runs
+
     def required(self, state: RoundState) -> dict[str, int]:
-        return {**_short_of(self.cases, self.min_runs, state), **_short_of(self.references, REFERENCE_RUNS, state)}
+        needed = _short_of(self.cases, self.min_runs, state)
+        if 0 <= self._look < len(self.points):  # the active pairs' visits up to their next look
+            for chain in chains_of(self._active):
+                left = max(self.points[self._look] - state.paired.get(frozenset(pair), 0)
+                           for pair in itertools.pairwise(chain))
+                for case_id in chain:
+                    needed[case_id] = needed.get(case_id, 0) + max(0, left)
+        return {**needed, **_short_of(self.references, REFERENCE_RUNS, state)}
+
+
+PAIR_LOOKS_FROM = 12  # back-to-back pairs at the first paired look: 12 all one way give p = 2/4096, which can
+# pass Holm's correction over a large table's pairs and every look; fewer never could
+
+
+def pair_look_points(max_runs: int) -> tuple[int, ...]:
+    """Pair counts at which the decision schedule looks at the paired verdicts: 12, 18, 27 ... up to max_runs."""
+    return look_points(PAIR_LOOKS_FROM, max(PAIR_LOOKS_FROM, max_runs))
+
+
+def chains_of(pairs: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> list[list[str]]:
+    """Neighbour pairs (faster, slower) joined into runs: (a, b) and (b, c) make a-b-c. Sorted, for a seeded
+    schedule that does not depend on set order."""
+    after = dict(sorted(pairs))
+    heads = sorted(set(after) - set(after.values()))
+    chains = []
+    for head in heads:
+        chain = [head]
+        while chain[-1] in after and len(chain) <= len(pairs):
+            chain.append(after[chain[-1]])
+        chains.append(chain)
+    return chains
 
 
 def round_state(report: Report) -> RoundState:
@@ -185,13 +256,29 @@ def round_state(report: Report) -> RoundState:
         if not sample.warmup:
             visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
     ranked = sorted((s for s in report.summaries if s.rank is not None), key=lambda s: (s.group, s.rank or 0))
-    unsettled = set()
+    unsettled, pairs = set(), set()
     for above, below in itertools.pairwise(ranked):
         if below.group == above.group and below.relation is Relation.UNSETTLED and not below.futile:
             unsettled |= {above.case_id, below.case_id}
+            pairs.add((above.case_id, below.case_id))
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
     return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
-                      frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady)
+                      frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady,
+                      frozenset(pairs), _paired_visits(report))
+
+
+def _paired_visits(report: Report) -> dict[frozenset[str], int]:
+    """Back-to-back visits made so far, per pair of cases (failed samples count: no endless loop)."""
+    runs: dict[int, list[str]] = {}
+    for sample in report.samples:
+        if sample.chain is not None:
+            runs.setdefault(sample.chain, []).append(sample.case_id)
+    counts: dict[frozenset[str], int] = {}
+    for ids in runs.values():
+        for one, two in itertools.pairwise(ids):
+            key = frozenset((one, two))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _within(stat: Stat | None, spread: float) -> bool:

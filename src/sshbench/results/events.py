@@ -13,6 +13,8 @@ from sshbench.results.model import Case, Report, Sample
 class Visit:
     case: Case
     round: int  # 0 = warm-up
+    # the back-to-back run of neighbours it belongs to: visits with one number follow each other directly
+    chain: int | None = None
 
 
 @dataclass(frozen=True)

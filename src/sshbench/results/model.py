@@ -101,6 +101,14 @@ class Sample:
     data_seconds: float | None = None
     total_seconds: float | None = None  # ssh (or the file tool) started -> exited: what the user waits for
     overhead_seconds: float | None = None  # file methods: the same tool and algorithms moving a 1-byte file
+    # The pipe's steady state: the second half of the bytes and the time they took, timed by the client (its
+    # writes for an upload, its reads for a download: both ends of that interval have the buffers and windows
+    # full, so bytes in = bytes out). The first half absorbs the start-up (a fixed ~0.1 s of an upload's first
+    # bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
+    steady_bytes: int | None = None
+    steady_seconds: float | None = None
+    client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
+    server_cpu_steady_seconds: float | None = None
     # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
     verified: str | None = None
     # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included
@@ -121,12 +129,45 @@ class Sample:
     error: str | None = None
     stderr_tail: list[str] = field(default_factory=list)
     outlier: bool = False  # modified z-score of the case's headline figure above 3.5
+    # A back-to-back run's number: samples with one number were taken one right after the other, neighbours in
+    # their ranking (the decision schedule's chains), so the ratio of consecutive ones shares the machine's load
+    chain: int | None = None
 
     @property
     def throughput_bytes_per_second(self) -> float | None:
+        """The per-byte rate: the steady state where it was timed (the pipe), else the whole data phase."""
         if not self.ok or not self.data_seconds or self.bytes_received is None:
             return None
+        if self.steady_bytes and self.steady_seconds:
+            return self.steady_bytes / self.steady_seconds
         return self.bytes_received / self.data_seconds
+
+    @property
+    def fixed_seconds(self) -> float | None:
+        """What the data phase took beyond its bytes at the steady rate: a per-connection cost (start-up,
+        ramp), real for small transfers, kept out of the per-byte rate."""
+        rate = self.throughput_bytes_per_second
+        if rate is None or not self.steady_seconds or self.data_seconds is None or self.bytes_received is None:
+            return None
+        return max(0.0, self.data_seconds - self.bytes_received / rate)
+
+    @property
+    def client_cpu_per_byte(self) -> float | None:
+        """Client CPU seconds per byte moved: over the steady state where it was read there, else the data phase."""
+        return _per_byte(self.client_cpu_steady_seconds, self.steady_bytes, self.client_cpu_data_seconds,
+                         self.bytes_received)
+
+    @property
+    def server_cpu_per_byte(self) -> float | None:
+        return _per_byte(self.server_cpu_steady_seconds, self.steady_bytes, self.server_cpu_data_seconds,
+                         self.bytes_received)
+
+    @property
+    def bottleneck_cpu_per_byte(self) -> float | None:
+        """The busier side's CPU seconds per byte: what one stream of this cipher costs where it is dearest (the
+        side that limits a CPU-bound transfer), none when a side's CPU is not known."""
+        sides = (self.client_cpu_per_byte, self.server_cpu_per_byte)
+        return None if None in sides else max(s for s in sides if s is not None)
 
     @property
     def end_to_end_bytes_per_second(self) -> float | None:
@@ -171,6 +212,13 @@ class Sample:
         """KEXINIT sent -> NEWKEYS received: the part the key exchange and host key algorithms change."""
         start, end = self.phases.get("kexinit_sent"), self.phases.get("newkeys_received")
         return None if start is None or end is None else end - start
+
+
+def _per_byte(steady: float | None, steady_bytes: int | None, whole: float | None,
+              whole_bytes: int | None) -> float | None:
+    if steady is not None and steady_bytes:
+        return steady / steady_bytes
+    return None if whole is None or not whole_bytes else whole / whole_bytes
 
 
 def _minus(total: float | None, before: float | None) -> float | None:
@@ -228,7 +276,8 @@ class Summary:
     group: str
     samples_ok: int
     samples_failed: int
-    throughput_bytes_per_second: Stat | None = None  # steady state: the data phase alone
+    throughput_bytes_per_second: Stat | None = None  # the per-byte rate: steady state (Sample.steady_*)
+    fixed_seconds: Stat | None = None  # the data phase beyond its bytes at the steady rate: a per-connection cost
     end_to_end_bytes_per_second: Stat | None = None  # what the user waits for: start-up and handshake included
     overhead_seconds: Stat | None = None  # file methods: the same tool moving a 1-byte file
     setup_seconds: Stat | None = None  # ssh started -> remote command running
@@ -236,6 +285,8 @@ class Summary:
     kex_seconds: Stat | None = None
     client_cpu_seconds_per_gib: Stat | None = None
     server_cpu_seconds_per_gib: Stat | None = None
+    # The busier side's CPU seconds per GiB, sample by sample: what this cipher costs where it is dearest
+    cost_seconds_per_gib: Stat | None = None
     client_cycles_per_byte: Stat | None = None  # CPU s/GiB at the recorded clock (where it is known)
     server_cycles_per_byte: Stat | None = None
     client_cpu_seconds: Stat | None = None  # per connection (set-up cases)
