@@ -55,10 +55,10 @@ def netem_here() -> str:
         subprocess.run(["ip", "netns", "delete", name], capture_output=True)
 
 
-def hand_pipeline(server: EmbeddedOpenSSH, path: LinkPath, port: int, size: int) -> float:
+def hand_pipeline(server: EmbeddedOpenSSH, path: LinkPath, port: int, size: int, cipher: str = CIPHER) -> float:
     """Seconds for the whole pipeline across the link, the way a shell loop with `time` measures it."""
     proxy = path.proxy_command(port, server.expect_dir)
-    ssh = (f"{server.client.path} -F {server.client_config} -o 'ProxyCommand={proxy}' -c {CIPHER} {HOST_ALIAS} "
+    ssh = (f"{server.client.path} -F {server.client_config} -o 'ProxyCommand={proxy}' -c {cipher} {HOST_ALIAS} "
            "'cat >/dev/null'")
     start = time.perf_counter()
     subprocess.run(["sh", "-c", f"head -c {size} /dev/zero | {ssh}"], check=True, stdin=subprocess.DEVNULL,

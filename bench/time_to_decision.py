@@ -1,150 +1,169 @@
-"""Time to a decision: seed study 000's method against sshbench's default, in the same wall time.
+"""Time to a decision: the design before 0.3 against today's, same cases, same wall time, against a long reference.
 
-Seed study 000 ran every cipher 5 times, interleaved, at one fixed size, and
-ranked by the median. sshbench's default (decision mode) gives every case an
-interval, then spends samples only where neighbours are not yet settled.
-Both run here on the same cipher cases, one after the other, with the same
-wall time: the fixed size is chosen from a pilot so that 5 rounds take about
---budget seconds, and sshbench is then given exactly the time the fixed
-method's five rounds took (its warm-up, which the seed method did not have,
-is not counted: sshbench gets slightly less time, never more). A long reference run (--reference-runs samples per case)
-says what the true order is.
+Runs in one invocation, one after the other:
 
-Printed for each method:
-- neighbour pairs settled: judged by the same rule for both (analysis/decide.py:
-  Mann-Whitney, Holm over the table's pairs; equivalence within +-5%);
-  sshbench's own verdicts also correct for its looks, so its count is the
-  stricter one;
-- agreement: of the case pairs the reference run separates (Holm over all
-  pairs), the share each method puts in the same order.
-Also the data-phase share of throughput samples before this change (ssh's
-default key exchange) and after (the fixed fast one).
+1. before: sshbench as it was at --before (the source of that revision, from
+   git, run with this checkout's virtualenv): shuffled rounds, ~1 s samples
+   sized per case and timed over the whole data phase, verdicts on
+   unpaired samples only, one correction for every table;
+2. now: this checkout's default (back-to-back passes and pairs, short
+   samples timed over their steady state, each table its own looks, the
+   handshake tables with more samples, cost rankings beside);
+3. reference: a long fixed-mode run of the same cases with every throughput
+   case the same size (--reference-size), --reference-runs samples per
+   throughput case and three times as many per handshake case.
 
-Usage: python bench/time_to_decision.py [--ciphers all] [--direction upload] [--budget 180]
-       [--reference-runs 20]
+Designs 1 and 2 get the same options and the same --time-budget (the
+default run's unless told). Printed per design: samples, wall time,
+neighbour pairs settled (speed ranking; and the cost rankings for now),
+wrong-way verdicts (pairs called "different" that the reference orders the
+other way: significantly, or at all) and agreement (of the case pairs the
+reference separates, Mann-Whitney with Holm over each table's pairs, the
+share the design's ranking orders the same way). And the machine's load
+average around each.
+
+Usage: python bench/time_to_decision.py [--before REV] [--budget 8m] [--reference-runs 30]
+       [--reference-size 128MiB] [-- SSHBENCH OPTIONS...]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from clirun import run_sshbench
-from sshbench.analysis.decide import DecisionRule, verdicts
-from sshbench.analysis.robust import holm, mann_whitney_p, smallest_p
-from sshbench.kinds import Relation
-from sshbench.units import MiB
+from sshbench.analysis.robust import holm, mann_whitney_p
 
 Doc = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "96399a4"  # the last revision with the design this one replaces (sshbench 0.2's decision mode)
+SETTLED = ("different", "equivalent")
 
 
-def values(doc: Doc, metric: str) -> dict[str, list[float]]:
-    """Counted samples per cipher case: 'data' (steady-state rate) or 'e2e' (bytes over the whole connection)."""
-    out: dict[str, list[float]] = {}
-    for s in doc["samples"]:
-        if s["ok"] and not s["warmup"] and s["case_id"].startswith("cipher:") and s["bytes_received"]:
-            seconds = s["data_seconds"] if metric == "data" else s["total_seconds"]
-            out.setdefault(s["case_id"], []).append(s["bytes_received"] / seconds)
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def old_source(rev: str, into: Path) -> Path:
+    """That revision's src/ unpacked into `into` (git archive: the checkout itself is not touched)."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into / "src"
+
+
+def headline(sample: Doc) -> float | None:
+    """A sample's figure as the reference ranks it: throughput (its steady state where timed), else 1/handshake."""
+    if not sample["ok"] or sample["warmup"]:
+        return None
+    if sample.get("steady_seconds") and sample.get("steady_bytes"):
+        return float(sample["steady_bytes"] / sample["steady_seconds"])
+    if sample.get("bytes_received") and sample.get("data_seconds"):
+        return float(sample["bytes_received"] / sample["data_seconds"])
+    hs = sample.get("handshake_seconds")
+    return 1 / hs if hs else None
+
+
+def tables(doc: Doc) -> dict[str, dict[str, list[float]]]:
+    """group -> case -> values (bigger is better) of the ranked tables."""
+    groups = {s["case_id"]: s["group"] for s in doc["summaries"] if s.get("rank") is not None}
+    out: dict[str, dict[str, list[float]]] = {}
+    for sample in doc["samples"]:
+        group = groups.get(sample["case_id"])
+        value = headline(sample)
+        if group and value:
+            out.setdefault(group, {}).setdefault(sample["case_id"], []).append(value)
     return out
 
 
-def order(per_case: dict[str, list[float]]) -> list[str]:
-    return sorted(per_case, key=lambda c: -statistics.median(per_case[c]))
-
-
-def settled(per_case: dict[str, list[float]]) -> int:
-    """Neighbour pairs the shared rule settles (different or equivalent), one look."""
-    found = verdicts(order(per_case), per_case, True, DecisionRule())
-    return sum(v.relation is not Relation.UNSETTLED for v in found)
-
-
-def own_settled(doc: Doc) -> int:
-    """sshbench's own verdicts, as its tables show them (corrected for its looks too)."""
-    return sum(1 for s in doc["summaries"] if s["case_id"].startswith("cipher:") and s.get("relation")
-               in ("different", "equivalent"))
-
-
-def reference_pairs(per_case: dict[str, list[float]]) -> list[tuple[str, str]]:
-    """(faster, slower) for every pair the reference separates, Holm over all its pairs."""
-    pairs = list(itertools.combinations(per_case, 2))
-    rejected = holm([mann_whitney_p(per_case[a], per_case[b]) for a, b in pairs], 0.05)
-    out = []
-    for (a, b), separate in zip(pairs, rejected, strict=True):
-        if separate:
-            out.append((a, b) if statistics.median(per_case[a]) > statistics.median(per_case[b]) else (b, a))
+def separated(reference: Doc) -> dict[tuple[str, str], bool]:
+    """(faster, slower) by the reference's medians -> whether it separates them (Holm over the table's pairs)."""
+    out: dict[tuple[str, str], bool] = {}
+    for cases in tables(reference).values():
+        pairs = list(itertools.combinations(sorted(cases), 2))
+        rejected = holm([mann_whitney_p(cases[a], cases[b]) for a, b in pairs], 0.05)
+        for (a, b), significant in zip(pairs, rejected, strict=True):
+            fast, slow = (a, b) if statistics.median(cases[a]) >= statistics.median(cases[b]) else (b, a)
+            out[(fast, slow)] = significant
     return out
 
 
-def agreement(per_case: dict[str, list[float]], truth: list[tuple[str, str]]) -> tuple[int, int]:
-    ranks = {case: i for i, case in enumerate(order(per_case))}
-    known = [(a, b) for a, b in truth if a in ranks and b in ranks]
+def judged(doc: Doc, truth: dict[tuple[str, str], bool], relation: str = "relation",
+           rank: str = "rank") -> dict[str, int]:
+    """A design's verdicts against the reference."""
+    rows = sorted((s for s in doc["summaries"] if s.get(rank) is not None), key=lambda s: (s["group"], s[rank]))
+    out = {"pairs": 0, "settled": 0, "different": 0, "wrong": 0, "wrong_significant": 0}
+    for above, below in itertools.pairwise(rows):
+        if above["group"] != below["group"]:
+            continue
+        out["pairs"] += 1
+        verdict = below.get(relation)
+        out["settled"] += verdict in SETTLED
+        if verdict == "different" and relation == "relation":
+            out["different"] += 1
+            pair = (below["case_id"], above["case_id"])  # the reference has the lower one faster
+            out["wrong"] += pair in truth
+            out["wrong_significant"] += truth.get(pair, False)
+    return out
+
+
+def agreement(doc: Doc, truth: dict[tuple[str, str], bool]) -> tuple[int, int]:
+    ranks = {s["case_id"]: s["rank"] for s in doc["summaries"] if s.get("rank") is not None}
+    known = [(a, b) for (a, b), significant in truth.items() if significant and a in ranks and b in ranks]
     return sum(ranks[a] < ranks[b] for a, b in known), len(known)
 
 
-def data_share(doc: Doc) -> float:
-    samples = [s for s in doc["samples"] if s["case_id"].startswith("cipher:") and s["total_seconds"]]
-    data: float = sum(s["data_seconds"] or 0 for s in samples if s["ok"])
-    total: float = sum(s["total_seconds"] for s in samples)
-    return data / total
-
-
-def counts(per_case: dict[str, list[float]]) -> str:
-    n = sorted(len(v) for v in per_case.values())
-    return str(n[0]) if n[0] == n[-1] else f"{n[0]}-{n[-1]}"
+def samples_per_case(doc: Doc) -> str:
+    n = sorted(s["samples_ok"] for s in doc["summaries"] if s.get("rank") is not None)
+    return f"{n[0]}-{n[-1]}, median {statistics.median(n):g}" if n else "-"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--ciphers", default="all")
-    parser.add_argument("--direction", default="upload", choices=("upload", "download"))
-    parser.add_argument("--budget", type=float, default=180.0, help="wall seconds for each method")
-    parser.add_argument("--reference-runs", type=int, default=20)
+    parser.add_argument("--before", default=BEFORE, help=f"the revision of the earlier design (default {BEFORE})")
+    parser.add_argument("--budget", default="8m", help="--time-budget of each design (default: the default run's)")
+    parser.add_argument("--reference-runs", type=int, default=30)
+    parser.add_argument("--reference-size", default="128MiB", help="every throughput case's size in the reference")
+    parser.add_argument("--skip-before", action="store_true", help="only today's design and the reference")
+    parser.add_argument("options", nargs="*", help="sshbench options for all three (after --), e.g. --macs none")
     args = parser.parse_args()
-    common = ["--ciphers", args.ciphers, "--directions", args.direction, "--macs", "none", "--kex", "none",
-              "--hostkeys", "none", "--no-controls"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        # before this change: ssh's default key exchange under every throughput sample (the data-phase share)
-        before, _ = run_sshbench([*common, "--runs", "2", "--partner-kex", "default"], out / "before.json")
-        pilot = {s["case_id"]: s for s in before["samples"] if not s["warmup"] and s["ok"]}
-        setup = sum(s["total_seconds"] - s["data_seconds"] for s in pilot.values())
-        per_byte = sum(s["data_seconds"] / s["bytes_received"] for s in pilot.values())
-        size = max(16 * MiB, int((args.budget / 5 - setup) / per_byte) // MiB * MiB)
-        fixed, _ = run_sshbench([*common, "--runs", "5", "--size", str(size), "--partner-kex", "default",
-                                 "--seed", "1"], out / "fixed.json")
-        # the seed method has no warm-up round: its time is its five rounds' samples
-        t_fixed = sum(s["total_seconds"] or 0 for s in fixed["samples"] if not s["warmup"])
-        decided, t_decided = run_sshbench([*common, "--time-budget", f"{t_fixed:.0f}s", "--seed", "1"],
-                                          out / "decided.json")
-        reference, t_reference = run_sshbench([*common, "--runs", str(args.reference_runs), "--seed", "2"],
-                                              out / "reference.json")
-    truth = reference_pairs(values(reference, "data"))
-    fixed_values, decided_values = values(fixed, "e2e"), values(decided, "data")
-    pairs = len(fixed_values) - 1
-    print(f"{len(fixed_values)} ciphers, {args.direction}; reference: {args.reference_runs} samples per case "
-          f"({t_reference:.0f} s), separating {len(truth)} of {len(fixed_values) * pairs // 2} case pairs")
-    print(f"{'method':44} {'wall':>6} {'n/case':>7} {'settled (same rule)':>20} {'own':>5} {'agreement':>14}")
-    rows = [(f"seed 000: 5 x {size // MiB} MiB, interleaved, median", t_fixed, fixed_values, None),
-            ("sshbench default (decision mode)", t_decided, decided_values, own_settled(decided))]
-    settled_counts = []
-    for label, wall, per_case, own in rows:
-        hits, known = agreement(per_case, truth)
-        settled_counts.append(settled(per_case))
-        print(f"{label:44} {wall:5.0f}s {counts(per_case):>7} {settled_counts[-1]:>12} of {pairs:<5} "
-              f"{'-' if own is None else own:>5} {hits:>6}/{known} {100 * hits / max(known, 1):4.0f}%")
-    own = own_settled(decided)
-    ratio = "no finite ratio" if settled_counts[0] == 0 else f"{own / settled_counts[0]:.1f}x"
-    print(f"pairs settled, sshbench's own (stricter) verdicts / seed 000 under the shared rule: {own} / "
-          f"{settled_counts[0]} ({ratio})")
-    print(f"why: 5 against 5 samples can reach p = {smallest_p(5, 5):.4f} at best; Holm's first step over "
-          f"{pairs} pairs needs p < {0.05 / pairs:.4f}")
-    print(f"data-phase share of throughput samples: before (ssh's default key exchange) "
-          f"{100 * data_share(before):.0f}%, after (fixed {decided.get('partner_kex') or 'default'}) "
-          f"{100 * data_share(decided):.0f}%")
+        runs: list[tuple[str, Doc, float, str]] = []
+        if not args.skip_before:
+            env = {**os.environ, "PYTHONPATH": str(old_source(args.before, out))}
+            before_load = load()
+            doc, wall = run_sshbench([*args.options, "--time-budget", args.budget], out / "before.json", env)
+            runs.append((f"before ({args.before})", doc, wall, f"{before_load} -> {load()}"))
+        now_load = load()
+        doc, wall = run_sshbench([*args.options, "--time-budget", args.budget], out / "now.json")
+        runs.append(("now (this checkout)", doc, wall, f"{now_load} -> {load()}"))
+        ref_load = load()
+        reference, ref_wall = run_sshbench([*args.options, "--runs", str(args.reference_runs), "--setup-runs",
+                                            str(3 * args.reference_runs), "--size", args.reference_size,
+                                            "--no-controls"], out / "reference.json")
+    truth = separated(reference)
+    print(f"reference: {args.reference_runs} samples per throughput case of {args.reference_size} each, "
+          f"{3 * args.reference_runs} per handshake case, {ref_wall:.0f} s (load {ref_load} -> {load()}); it "
+          f"separates {sum(truth.values())} of {len(truth)} case pairs (Holm over each table's pairs)")
+    print(f"{'design':24} {'wall':>6} {'samples':>8} {'n per case':>18} {'settled':>12} {'different':>10} "
+          f"{'wrong way':>10} {'(signif.)':>9} {'agreement':>12}  load 1/5/15 min")
+    for label, doc, wall, loads in runs:
+        found = judged(doc, truth)
+        hits, known = agreement(doc, truth)
+        print(f"{label:24} {wall:5.0f}s {len(doc['samples']):8} {samples_per_case(doc):>18} "
+              f"{found['settled']:>5} of {found['pairs']:<4} {found['different']:>10} {found['wrong']:>10} "
+              f"{found['wrong_significant']:>9} {hits:>5}/{known:<4} {100 * hits / max(known, 1):3.0f}%  {loads}")
+        cost = judged(doc, truth, "cost_relation", "cost_rank")
+        if cost["pairs"]:
+            print(f"{'':24} cost rankings: {cost['settled']} of {cost['pairs']} neighbour pairs settled")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

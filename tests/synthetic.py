@@ -22,7 +22,9 @@ from sshbench.analysis.decide import DecisionRule
 from sshbench.kinds import Relation
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import DecisionSchedule, schedule_for
+from sshbench.plan.budget import STEADY_FROM
+from sshbench.plan.decision import DecisionSchedule
+from sshbench.plan.schedule import schedule_for
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 
@@ -51,18 +53,21 @@ class FakeClock:
 class FakeSampler:
     """Samples of a simulated machine (module docstring); deterministic for a seed."""
 
-    rates: dict[str, float]  # case id -> true data-phase rate, bytes/s, on an idle machine
+    rates: dict[str, float]  # case id -> true data-phase rate, bytes/s, on an idle machine (set-up cases: seconds)
     clock: FakeClock = field(default_factory=FakeClock)
     noise_cv: float = 0.0  # independent noise of each sample (log SD)
+    setup_noise_cv: float | None = None  # the same for handshake times (default: noise_cv)
     drift_sd: float = 0.0  # stationary log SD of the load factor
     drift_seconds: float = 120.0  # how slowly it drifts: the load's correlation time
     setup_seconds: float = 0.1  # handshake and login, before the data phase
     fixed_seconds: float = 0.0  # a per-connection cost inside the data phase
     server_cpu_per_byte: dict[str, float] = field(default_factory=dict)  # case id -> seconds per byte
+    client_cpu_per_byte: dict[str, float] = field(default_factory=dict)
+    cpu_noise_cv: float = 0.0  # the CPU a side spends per byte varies this much, and not with the load
     fixed_server_cpu: float = 0.0
     seed: int = 0
     fail: set[str] = field(default_factory=set)  # case ids whose every sample fails
-    steady: bool = True  # time the steady second half as the pipe does (False: the whole data phase only)
+    steady: bool = True  # time the steady state as the pipe does (False: the whole data phase only)
     _rng: random.Random = field(init=False)
     _load: float = 0.0
     _at: float = 0.0
@@ -84,15 +89,36 @@ class FakeSampler:
             result.error = "simulated failure"
             self.clock.now += self.setup_seconds
             return result
+        if not visit.case.moves_data:  # a set-up case: its truth is a handshake time (seconds), slowed by the load
+            noise = self.noise_cv if self.setup_noise_cv is None else self.setup_noise_cv
+            handshake = self.rates[case_id] * self.load() * self._rng.lognormvariate(0, noise)
+            result.ok, result.phases = True, {"banner_sent": 0.0, "session_open": handshake}
+            result.total_seconds = self.setup_seconds + handshake
+            self.clock.now += result.total_seconds
+            return result
         rate = self.rates[case_id] / self.load() * self._rng.lognormvariate(0, self.noise_cv)
+        if visit.case.kind is CaseKind.CEILING:  # openssl speed: whole seconds, no connection
+            result.ok, result.bytes_received, result.data_seconds = True, int(rate), 1.0
+            result.total_seconds = 1.1
+            self.clock.now += result.total_seconds
+            return result
         data = self.fixed_seconds + size / rate
         result.ok, result.bytes_received, result.data_seconds = True, size, data
-        if self.steady:  # the second half, timed past the start-up: the fixed cost is not in it
-            result.steady_bytes, result.steady_seconds = size - size // 2, (size - size // 2) / rate
+        if self.steady:  # the last three quarters, timed past the start-up: the fixed cost is not in it
+            steady = size - size // STEADY_FROM
+            result.steady_bytes, result.steady_seconds = steady, steady / rate
         result.total_seconds = self.setup_seconds + data
         if case_id in self.server_cpu_per_byte:
-            result.server_cpu_user_seconds = self.fixed_server_cpu + size * self.server_cpu_per_byte[case_id]
+            per_byte = self.server_cpu_per_byte[case_id] * self._rng.lognormvariate(0, self.cpu_noise_cv)
+            result.server_cpu_user_seconds = self.fixed_server_cpu + size * per_byte
             result.server_cpu_sys_seconds = 0.0
+            if self.steady:
+                result.server_cpu_steady_seconds = (result.steady_bytes or 0) * per_byte
+        if case_id in self.client_cpu_per_byte:
+            per_byte = self.client_cpu_per_byte[case_id] * self._rng.lognormvariate(0, self.cpu_noise_cv)
+            result.client_cpu_user_seconds, result.client_cpu_sys_seconds = size * per_byte, 0.0
+            if self.steady:
+                result.client_cpu_steady_seconds = (result.steady_bytes or 0) * per_byte
         self.clock.now += result.total_seconds
         return result
 

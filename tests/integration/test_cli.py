@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from sshbench.errors import ExitCode
+from sshbench.measure.loop import MIN_AUTO_SIZE
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 
@@ -110,11 +111,13 @@ def test_automatic_sizing_records_the_size_used(tmp_path: Path) -> None:
     assert all(c["size_source"] == "auto" for c in sizes.values())
     warm = {s["case_id"]: s for s in data["samples"] if s["warmup"]}
     assert all(s["size_bytes"] == data["options"]["warmup_bytes"] for s in warm.values())
-    # each case is sized from its own warm-up's rate (whatever the machine's load made it), to last ~0.2 s
+    # each case is sized from its own warm-up's rate (whatever the machine's load made it), to last ~0.2 s, and
+    # never below what has a steady state (3des-cbc, ~30 MB/s, gets that least size)
     for record in data["cases"]:
         rate = warm[record["case"]["id"]]["throughput_bytes_per_second"]
-        expected = max(4 * 2**20, int(rate * 0.2) // 2**20 * 2**20)
+        expected = max(MIN_AUTO_SIZE, int(rate * 0.2) // 2**20 * 2**20)
         assert record["size_bytes"] == expected, record
+    assert sizes["3des-cbc"]["size_bytes"] == MIN_AUTO_SIZE == 32 * 2**20
 
 
 def test_default_output_location_is_printed(tmp_path: Path) -> None:

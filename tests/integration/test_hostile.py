@@ -302,14 +302,26 @@ def test_a_hung_sshd_is_killed_with_what_it_started(cwd: Path, tmp_path: Path) -
     assert_nothing_left(cwd)
 
 
-@pytest.mark.parametrize(("size", "code", "said"), [
-    (["--size", "4GiB"], ExitCode.SAMPLES_FAILED, "nothing was measured"),  # not even the warm-up fits in 1 s
-    ([], ExitCode.USAGE, "the minimum (6 samples of each case, for an interval)"),  # the warm-up fits, no more
-])
-def test_a_run_that_measured_nothing_is_not_complete(cwd: Path, size: list[str], code: ExitCode, said: str) -> None:
+def test_a_budget_that_surely_cannot_hold_the_minimum_is_refused_before_anything_runs(cwd: Path) -> None:
     done = sshbench("--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
-                    "--directions", "upload", "--no-controls", "--time-budget", "1s", *size,
+                    "--directions", "upload", "--no-controls", "--time-budget", "1s", "--size", "4GiB",
                     "--output", "r.json", cwd=cwd)
+    assert_one_clean_line(done, ExitCode.USAGE, "guessed before measuring")
+    assert "--time-budget" in done.stderr and not (cwd / "r.json").exists(), "nothing measured, nothing written"
+
+
+# 3des-cbc moves ~30 MB/s, far below the guess before measuring (plan/budget.QUICK): these budgets pass that check
+# and fail only on what the warm-up measures, as a slow machine would
+SLOW = ["--ciphers", "3des-cbc", "--macs", "none", "--kex", "none", "--hostkeys", "none", "--directions", "upload",
+        "--no-controls", "--size", "64MiB"]
+
+
+@pytest.mark.parametrize(("mode", "code", "said"), [
+    (["--time-budget", "8s"], ExitCode.USAGE, "as the warm-up measured them"),  # decision mode: checked after it
+    (["--runs", "2", "--time-budget", "2s"], ExitCode.SAMPLES_FAILED, "nothing was measured"),  # fixed mode
+])
+def test_a_run_that_measured_nothing_is_not_complete(cwd: Path, mode: list[str], code: ExitCode, said: str) -> None:
+    done = sshbench(*SLOW, *mode, "--output", "r.json", cwd=cwd)
     assert_one_clean_line(done, code, said)
     assert "--time-budget" in done.stderr
     data = json.loads((cwd / "r.json").read_text())

@@ -19,7 +19,8 @@ from sshbench.analysis.decide import DecisionRule, look_points, verdicts
 from sshbench.analysis.robust import holm, mann_whitney_greater, mann_whitney_p, shift_interval, smallest_p
 from sshbench.analysis.stats import summarize
 from sshbench.kinds import Relation
-from sshbench.plan.schedule import DecisionSchedule, round_state
+from sshbench.plan.decision import DecisionSchedule
+from sshbench.plan.rounds import round_state
 from sshbench.results.model import CaseRecord, CaseStatus, Report
 from tests.synthetic import case as _case
 from tests.synthetic import counts, relations, simulate

@@ -12,9 +12,10 @@ import itertools
 import pytest
 
 from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
-from sshbench.measure.loop import DOOMED_AFTER, Hooks, run_loop
+from sshbench.measure.loop import DOOMED_AFTER, SAVE_EVERY, Hooks, run_loop
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import DecisionSchedule, schedule_for
+from sshbench.plan.decision import DecisionSchedule
+from sshbench.plan.schedule import schedule_for
 from sshbench.results.events import NullReporter, Progress, Visit
 from sshbench.results.model import CaseRecord, Report, Sample
 from sshbench.units import MiB
@@ -40,16 +41,19 @@ class Recorder(NullReporter):
         self.progress.append(("end", progress))
 
 
-def _run(n: int, options: RunOptions, **machine: object) -> tuple[Report, FakeSampler, Recorder, list[int]]:
+Saves = list[tuple[float, int]]  # (simulated time, samples in the file) at each save
+
+
+def _run(n: int, options: RunOptions, **machine: object) -> tuple[Report, FakeSampler, Recorder, Saves]:
     cases = [case(i) for i in range(n)]
     clock = FakeClock()
     sampler = FakeSampler({c.id: RATE * (1 - 0.2 * i) for i, c in enumerate(cases)}, clock, seed=1,
                           **machine)  # type: ignore[arg-type]
     report = Report("test", "", 1, options=options, cases=[CaseRecord(c) for c in cases])
-    saves: list[int] = []
+    saves: Saves = []
     recorder = Recorder()
-    run_loop(report, schedule_for(options, cases, 1), sampler, options, lambda r: saves.append(len(r.samples)),
-             recorder, Hooks(clock=clock))
+    run_loop(report, schedule_for(options, cases, 1), sampler, options,
+             lambda r: saves.append((clock.now, len(r.samples))), recorder, Hooks(clock=clock))
     return report, sampler, recorder, saves
 
 
@@ -63,7 +67,10 @@ def test_every_case_gets_its_interval_and_the_warm_up_sizes_it() -> None:
         assert abs(record.size_bytes - rate) <= 0.08 * rate  # ~1 s of data at the warm-up's (noisy) rate
         measured = [s for s in report.samples if s.case_id == record.case.id and not s.warmup]
         assert len(measured) >= options.min_runs
-    assert saves == [*list(range(1, len(report.samples) + 1)), len(report.samples)], "saved after every sample"
+    assert saves[0][1] == 1 and saves[-1][1] == len(report.samples), "saved at the first sample and at the end"
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(saves[:-1])]
+    assert gaps and min(gaps) >= SAVE_EVERY, "at most once per SAVE_EVERY while running"
+    assert max(gaps) <= SAVE_EVERY + max(s.total_seconds or 0 for s in report.samples), "and at least that often"
     assert report.time_use is not None and report.time_use.wall_seconds > 0
 
 

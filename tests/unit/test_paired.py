@@ -77,7 +77,7 @@ def test_back_to_back_pairs_settle_more_than_unpaired_rounds_under_drift_and_nev
 def test_a_fixed_cost_and_unequal_sizes_cannot_reverse_a_verdict_once_it_is_kept_out() -> None:
     """The faster case gets a small size, the slower a large one (as a noisy warm-up can size them). Timed over
     the whole data phase, the fixed cost makes the faster one look slower and a run can call that
-    "different"; timed over the steady second half, it cannot."""
+    "different"; timed over the steady state (past the start-up), it cannot."""
     def run(steady: bool, seed: int) -> list[str]:
         options = RunOptions(time_budget_seconds=None, runs=20, size_bytes=None)
         report = simulate([500e6, 450e6], 0.03, seed, options, steady=steady, fixed_seconds=0.15,

@@ -1,4 +1,5 @@
-from sshbench.plan.schedule import PrecisionSchedule, RoundState
+from sshbench.plan.rounds import RoundState
+from sshbench.plan.schedule import PrecisionSchedule
 from sshbench.results.model import Case, CaseKind, Direction
 
 A = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="a")

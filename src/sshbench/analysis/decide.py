@@ -27,6 +27,7 @@ most alpha over the whole run, however many rounds it took.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import statistics
@@ -45,6 +46,8 @@ LOOK_GROWTH = 1.5  # each look after the first comes at ~1.5x the samples of the
 FUTILITY = 0.10  # an unsettled pair whose chance to settle by max_runs is below this gets no more samples
 MIN_PAIRED = 12  # back-to-back visits of a pair from which its verdict is taken from them (schedule.py's first
 # paired look: fewer can never pass the corrections)
+FUTILITY_PAIRED = 6  # back-to-back pairs from which futility is judged on their spread (what more pairs would
+# give), not on the unpaired spread that drift inflates
 Paired = Mapping[tuple[str, str], Sequence[float]]  # (case, case) -> log(value_first / value_second) per visit
 
 
@@ -54,6 +57,12 @@ class DecisionRule:
     alpha: float = ALPHA  # family-wise error per table and kind of verdict, over all looks
     looks: int = 1  # planned looks at the verdicts (Bonferroni over looks)
     max_runs: int | None = None  # samples a case can still reach: pairs that cannot settle by then are futile
+    setup: DecisionRule | None = None  # the handshake tables' own rule, where it differs (more looks, a higher cap)
+    paired: bool = True  # pairs visited back to back are decided on their ratios (files before 0.3: never)
+
+    def for_table(self, bigger_better: bool) -> DecisionRule:
+        """The rule of a throughput table (bigger is better), or of a handshake table."""
+        return self if bigger_better or self.setup is None else self.setup
 
     @property
     def per_look(self) -> float:
@@ -61,10 +70,11 @@ class DecisionRule:
 
     def describe(self) -> str:
         """The rule in the words a caption uses."""
-        looks = "" if self.looks == 1 else f", and Bonferroni over the run's {self.looks} looks"
-        return (f"different: Mann-Whitney U, or Wilcoxon signed-rank on back-to-back pairs where there are "
-                f"{MIN_PAIRED}, p < {self.alpha:g} after Holm's correction over the table's pairs{looks}; "
-                f"equivalent: the same correction on two one-sided tests of a ±{self.margin * 100:g}% ratio")
+        looks = "" if self.looks == 1 else f", and Bonferroni over the table's {self.looks} looks"
+        paired = f", or Wilcoxon signed-rank on back-to-back pairs where there are {MIN_PAIRED}" if self.paired else ""
+        return (f"different: Mann-Whitney U{paired}, p < {self.alpha:g} after Holm's correction over the table's "
+                f"pairs{looks}; equivalent: the same correction on two one-sided tests of a "
+                f"±{self.margin * 100:g}% ratio")
 
 
 def look_points(min_runs: int, max_runs: int) -> tuple[int, ...]:
@@ -132,7 +142,7 @@ def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigg
         estimate, low, high = found or (math.nan, None, None)
         relation = Relation.DIFFERENT if is_diff else Relation.EQUIVALENT if is_eq else Relation.UNSETTLED
         futile = relation is Relation.UNSETTLED and (
-            _futile_paired(estimate, d, rule) if use[(faster, slower)] else
+            _futile_paired(d, rule) if len(d) >= FUTILITY_PAIRED else
             _futile(estimate, logs[slower], logs[faster], rule))
         out.append(PairVerdict(faster, slower, relation, math.exp(estimate), _exp(low), _exp(high), p_diff, p_eq,
                                futile, len(d) if use[(faster, slower)] else 0))
@@ -173,10 +183,11 @@ def _futile(estimate: float, slower: Sequence[float], faster: Sequence[float], r
     return max(differ, match) < FUTILITY
 
 
-def _futile_paired(estimate: float, d: Sequence[float], rule: DecisionRule) -> bool:
-    """As _futile, for a pair decided on its back-to-back visits: the spread of their log ratios."""
-    if rule.max_runs is None or len(d) < 3 or len(d) >= rule.max_runs or math.isnan(estimate):
+def _futile_paired(d: Sequence[float], rule: DecisionRule) -> bool:
+    """As _futile, for a pair with back-to-back visits: their log ratios' own estimate and spread."""
+    if rule.max_runs is None or len(d) < 3 or len(d) >= rule.max_runs:
         return False
+    estimate = statistics.median(d)
     se_max = _spread(d) / math.sqrt(rule.max_runs)
     if se_max == 0:
         return False
@@ -192,11 +203,35 @@ def unsettled_cases(found: Sequence[PairVerdict]) -> set[str]:
             for case_id in (v.faster, v.slower)}
 
 
+SETUP_RUNS_FACTOR = 4  # handshake cases may reach this many times --max-runs: each costs about a tenth of a
+# throughput visit (0.07-0.4 s against 0.6-1.5 s measured), and their close pairs need many samples to settle
+
+
 def rule_for(options: RunOptions) -> DecisionRule:
-    """The rule a run's verdicts use: looks are only planned in decision mode (one final look otherwise)."""
+    """The rule a run's verdicts use: looks are only planned in decision mode (one final look otherwise).
+
+    In decision mode each table looks once when every case has its minimum, then at each of its paired look
+    points (MIN_PAIRED back-to-back pairs, then x1.5 up to its cap: --max-runs, and SETUP_RUNS_FACTOR times that
+    for the handshake tables), and corrects for all of them.
+    """
     if options.mode != "decision":
         return DecisionRule(margin=options.tie_margin)
-    # one look when every case has its minimum, then the paired looks (12, 18, 27 ... back-to-back pairs)
-    looks = 1 + len(look_points(MIN_PAIRED, max(MIN_PAIRED, options.max_runs)))
-    return DecisionRule(margin=options.tie_margin, looks=looks,
-                        max_runs=options.max_runs)
+
+    def capped(cap: int) -> DecisionRule:
+        looks = 1 + len(look_points(MIN_PAIRED, max(MIN_PAIRED, cap)))
+        return DecisionRule(margin=options.tie_margin, looks=looks, max_runs=cap)
+
+    return dataclasses.replace(capped(options.max_runs), setup=capped(options.max_runs * SETUP_RUNS_FACTOR))
+
+
+LEGACY_LOOKS = 5  # what decision mode planned before each table had its own looks (files without `looks`)
+
+
+def recorded_rule(options: RunOptions, looks: Mapping[str, int]) -> DecisionRule:
+    """The rule a saved run's verdicts were made with, from the looks it recorded (Report.looks); files from
+    before it did (sshbench < 0.3) had one rule for every table, unpaired."""
+    if looks:
+        return DecisionRule(margin=options.tie_margin, looks=looks.get("throughput", 1),
+                            setup=DecisionRule(margin=options.tie_margin, looks=looks.get("handshake", 1)))
+    return DecisionRule(margin=options.tie_margin, looks=LEGACY_LOOKS if options.mode == "decision" else 1,
+                        paired=False)

@@ -70,6 +70,7 @@ class Candidate:
     name: str
     kind: Kind
     speeds: dict[str, list[float]] = field(default_factory=dict)  # bigger is better (bytes/s, 1/seconds)
+    costs: dict[str, list[float]] = field(default_factory=dict)  # the busier side's CPU seconds per GiB, per sample
 
     @property
     def grade(self) -> Grade:

@@ -37,6 +37,7 @@ from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.results.environment import ServerKind
 from sshbench.results.model import Report
+from sshbench.units import GiB
 
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 POLICIES = tuple(BUILT_IN)
@@ -137,7 +138,11 @@ def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
             key = "handshake"
             speeds = [1 / v for v in (s.handshake_seconds for s in samples) if v and v > 0]
         if speeds:
-            out.setdefault(case.subject, Candidate(case.subject, kind)).speeds[key] = speeds
+            candidate = out.setdefault(case.subject, Candidate(case.subject, kind))
+            candidate.speeds[key] = speeds
+            cost = [c * GiB for c in (s.bottleneck_cpu_per_byte for s in samples) if c]
+            if cost and key != "handshake":
+                candidate.costs[key] = cost
     return out
 
 
@@ -151,7 +156,9 @@ def figure(candidate: Candidate) -> str:
         else:
             direction, _, link = key.partition("@")
             where = f" at {link}" if link else ""
-            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if direction == 'upload' else 'down'}{where} "
+            cost = candidate.costs.get(key)
+            spent = f", {statistics.median(cost):.2f} CPU s/GiB" if cost else ""
+            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if direction == 'upload' else 'down'}{where}{spent} "
                          f"(n={len(speeds)})")
     return ", ".join(parts)
 

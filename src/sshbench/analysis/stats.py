@@ -17,8 +17,8 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.decide import DecisionRule, Paired, PairVerdict, verdicts
-from sshbench.analysis.robust import median_interval, outliers
+from sshbench.analysis.decide import DecisionRule, Paired, PairVerdict, costs, verdicts
+from sshbench.analysis.robust import median_interval, outliers, shift_interval
 from sshbench.kinds import Relation
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
 from sshbench.units import GiB
@@ -112,6 +112,7 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
     else:
         summary.client_cpu_seconds = describe(_values(good, lambda s: s.client_cpu_seconds))
         summary.server_cpu_seconds = describe(_values(good, lambda s: s.server_cpu_seconds))
+        summary.cost_seconds = describe(_values(good, lambda s: s.cost))
     if precision is not None:
         stat = headline(summary)
         width = stat.relative_half_width if stat else None
@@ -142,13 +143,16 @@ def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
         ordered = sorted(members, key=lambda s: s.factor or 0.0)
         found: list[PairVerdict] = []
         if values is not None:
-            ordered, found = _settled_order(ordered, values, bigger_better, rule or DecisionRule(), paired)
+            table_rule = (rule or DecisionRule()).for_table(bigger_better)
+            ordered, found = _settled_order(ordered, values, bigger_better, table_rule, paired)
         for position, summary in enumerate(ordered, start=1):
             summary.rank = position
             summary.relation, summary.tied_with_previous, summary.p_vs_previous = None, False, None
             summary.p_equivalent_vs_previous = summary.ratio_to_previous = None
             summary.ratio_low = summary.ratio_high = None
             summary.futile = False
+        if values is not None:
+            _factor_intervals(ordered, values, bigger_better)
         by_id = {s.case_id: s for s in ordered}
         for verdict in found:
             below = by_id[verdict.slower]
@@ -158,6 +162,20 @@ def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,
             below.ratio_to_previous, below.ratio_low, below.ratio_high = (verdict.ratio, verdict.ratio_low,
                                                                           verdict.ratio_high)
             below.futile = verdict.futile
+
+
+def _factor_intervals(ordered: list[Summary], values: dict[str, list[float]], bigger_better: bool) -> None:
+    """Each case's factor against the first of its ranking as one stated comparison per row: the Hodges-Lehmann
+    ratio of all their samples (log costs) with its 95% Moses interval."""
+    top = costs(values.get(ordered[0].case_id, ()), bigger_better)
+    for summary in ordered:
+        summary.factor_estimate = summary.factor_low = summary.factor_high = None
+        if summary is ordered[0]:
+            continue
+        found = shift_interval(costs(values.get(summary.case_id, ()), bigger_better), top, 0.95)
+        if found is not None and found[1] is not None and found[2] is not None:
+            summary.factor_estimate = math.exp(found[0])
+            summary.factor_low, summary.factor_high = math.exp(found[1]), math.exp(found[2])
 
 
 def _settled_order(ordered: list[Summary], values: dict[str, list[float]], bigger_better: bool, rule: DecisionRule,
@@ -207,24 +225,57 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precisio
             record.reason = record.reason or next((s.error for s in mine if s.error), "no successful sample")
         summaries.append(summary)
     rank(summaries, values, rule, paired_ratios(samples))
+    rank_costs(summaries, {case_id: _values(counted(mine), lambda s: s.cost) for case_id, mine in by_case.items()},
+               rule, paired_ratios(samples, lambda s: s.cost))
     return summaries
 
 
-def paired_ratios(samples: Sequence[Sample]) -> dict[tuple[str, str], list[float]]:
-    """(case, case) -> log(value of the first / value of the second) for each two consecutive samples of a
-    back-to-back run (Sample.chain), the first case being the one whose id sorts first (decide.paired_costs
-    orients them). Failed samples break a run: only samples taken one right after the other pair up."""
+def cost_of(summary: Summary) -> Stat | None:
+    """The figure of a case's cost ranking: CPU per GiB (transfers) or per connection (set-up), busier side."""
+    return summary.cost_seconds_per_gib or summary.cost_seconds
+
+
+def rank_costs(summaries: list[Summary], values: dict[str, list[float]], rule: DecisionRule | None,
+               paired: Paired | None) -> None:
+    """The cost ranking of every group, in place: the least CPU on the busier side first (per byte, or per
+    connection), with the same verdicts, tests and corrections as the speed ranking (a lower cost is better)."""
+    groups: dict[str, list[Summary]] = defaultdict(list)
+    for summary in summaries:
+        summary.cost_rank = summary.cost_relation = summary.cost_ratio = None
+        summary.cost_ratio_low = summary.cost_ratio_high = None
+        cost = cost_of(summary)
+        if cost is not None and cost.median > 0 and not summary.group.startswith(UNRANKED):
+            groups[summary.group].append(summary)
+    for members in groups.values():
+        ordered = sorted(members, key=lambda s: cost_of(s).median)  # type: ignore[union-attr]
+        table_rule = (rule or DecisionRule()).for_table(members[0].cost_seconds_per_gib is not None)
+        ordered, found = _settled_order(ordered, values, False, table_rule, paired)
+        for position, summary in enumerate(ordered, start=1):
+            summary.cost_rank = position
+        by_id = {s.case_id: s for s in ordered}
+        for verdict in found:
+            dearer = by_id[verdict.slower]
+            dearer.cost_relation, dearer.cost_ratio = verdict.relation, verdict.ratio
+            dearer.cost_ratio_low, dearer.cost_ratio_high = verdict.ratio_low, verdict.ratio_high
+
+
+def paired_ratios(samples: Sequence[Sample],
+                  value: Callable[[Sample], float | None] | None = None) -> dict[tuple[str, str], list[float]]:
+    """(case, case) -> log(value of the first / value of the second) for every two samples of one back-to-back
+    pass (Sample.chain: a pass over a table or over a run of unsettled neighbours, seconds long, each case once),
+    the first case being the one whose id sorts first (decide.paired_costs orients them). Samples of one pass
+    share the machine's slow drift; a failed sample only leaves its own pairs out."""
     runs: dict[int, list[Sample]] = defaultdict(list)
     for sample in samples:
-        if sample.chain is not None and not sample.warmup:
+        if sample.chain is not None and not sample.warmup and sample.ok:
             runs[sample.chain].append(sample)
     out: dict[tuple[str, str], list[float]] = defaultdict(list)
     for members in runs.values():
-        for one, two in itertools.pairwise(members):
-            if not (one.ok and two.ok) or one.case_id == two.case_id:
+        for one, two in itertools.combinations(members, 2):
+            if one.case_id == two.case_id:
                 continue
             first, second = sorted((one, two), key=lambda s: s.case_id)
-            a, b = headline_value(first), headline_value(second)
+            a, b = (value or headline_value)(first), (value or headline_value)(second)
             if a and b and a > 0 and b > 0:
                 out[(first.case_id, second.case_id)].append(math.log(a / b))
     return dict(out)

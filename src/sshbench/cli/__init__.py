@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     typo = mistyped_command(args_list)  # before 'run' is put in front: `sshbench reprot X` is not a host
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["run", *args_list]
-    out = Console()
+    out = Console(emoji=False)  # no ":x:" in a host name, path or case id ever becomes a picture
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
-        out = Console(width=180)
-    ctx = Context(out, Console(stderr=True), argv=list(args_list))
+        out = Console(width=180, emoji=False)
+    ctx = Context(out, Console(stderr=True, emoji=False), argv=list(args_list))
     try:
         if typo:
             raise UsageError(typo)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import shlex
 
 from sshbench.algorithms import ALGORITHM_KINDS, Kind
+from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.recommend import safe_cipher
 from sshbench.kinds import PIPE, CaseKind, Direction
-from sshbench.render.verdict import ranked_ciphers
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
 

@@ -110,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                                  "where the ranking is unsettled)")
     how.add_argument("--time-budget", help="stop starting samples after this long, e.g. 90s, 8m, 1h; 'none' "
                      "for no limit (default: 8m, 8m per link with --link, none with --runs)")
+    how.add_argument("--fit", action="store_true", help="when the budget cannot hold every case's minimum, leave "
+                     "out the largest part (host keys, key exchanges, MACs, references, a direction) until it can, "
+                     "saying what, instead of refusing")
+    how.add_argument("--plan", action="store_true", help="check and plan only: start what the run needs (servers, "
+                     "links, logins), say what it would measure and the least time its minimum needs, then stop "
+                     "without measuring (exit 2 when the budget cannot hold it, as the run would)")
     how.add_argument("--tie-margin", help="neighbours whose ratio's interval lies within 1 +- this are "
                      f"'equivalent', e.g. 5%% or 0.05 (default: {D.tie_margin * 100:g}%%)")
     how.add_argument("--min-runs", type=int, help=f"measured samples per case at least (default: {D.min_runs}, "

@@ -11,18 +11,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
+
+from rich.text import Text
 
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.cli import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
 from sshbench.errors import ExitCode, UsageError
-from sshbench.orchestrate.run import RunRequest, measure_all, prepare
+from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
+from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
 from sshbench.render.progress import reporter_for
-from sshbench.render.terminal import full_report, host_rule, hosts_report
-from sshbench.results.model import CaseStatus, Report
+from sshbench.render.terminal import answer_block, full_report, host_rule, hosts_report
+from sshbench.results.model import CaseKind, CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import parse_destination
@@ -37,6 +41,10 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     with contextlib.ExitStack() as stack:
         with _preparing(ctx, args) as say:  # a few seconds before the first sample: say what is happening
             prepared = prepare(request, stack, say, ctx.say)
+        if args.plan:
+            for line in plan_lines(prepared):
+                ctx.out.print(line, highlight=False, markup=False, soft_wrap=True)
+            return ExitCode.OK
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
             runs = measure_all(prepared, request, writer, reporter, ctx.say)
     return _finish(args, ctx, writer, runs)
@@ -62,7 +70,28 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         check_can_emulate()  # before anything is made or started
     return RunRequest(options, tuple(destinations), tuple(_server_names(args.server, destinations)),
                       all_servers=args.server.strip().lower() == "all", all_methods="all" in args.method.lower(),
-                      label=args.label or "", ssh_config=args.ssh_config)
+                      label=args.label or "", ssh_config=args.ssh_config, fit=args.fit, plan_only=args.plan)
+
+
+def plan_lines(prepared: Prepared) -> list[str]:
+    """--plan: per host, what would be measured (cases per table, references, left out) and the least time the
+    minimum needs, against the budget."""
+    out = []
+    for host, plan, minimum in zip(prepared.hosts, prepared.plans, prepared.minimum, strict=True):
+        name = host.remote.facts.destination if host.remote is not None else f"embedded {host.server.name}"
+        measured = [r.case for r in plan.records if r.status is not CaseStatus.SKIPPED]
+        tables = Counter(c.group for c in measured if c.kind not in (CaseKind.CONTROL, CaseKind.CEILING))
+        references = len(measured) - sum(tables.values())
+        budget = host.options.time_budget_seconds
+        out.append(f"plan: {name}: {sum(tables.values())} cases in {len(tables)} tables ("
+                   + ", ".join(f"{group} {count}" for group, count in tables.items())
+                   + f"), {references} references, {len(plan.records) - len(measured)} left out")
+        out.append(f"plan: {name}: the minimum ({host.options.min_runs} samples of each case) needs at least "
+                   f"{duration(minimum[0])}, about {duration(minimum[1])} on a busy 2-vCPU machine (guessed before "
+                   "measuring); the time budget is "
+                   + ("none" if budget is None else f"{duration(budget / len(prepared.hosts))}"
+                      + (" (this host's share)" if len(prepared.hosts) > 1 else "")))
+    return out
 
 
 def _server_names(given: str, destinations: list[str]) -> list[str]:
@@ -112,6 +141,11 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
             out.print(hosts_report(reports, ctx.table_width(args.wide)))
         for line in next_steps(reports, writer, ctx.argv, args.ssh_config):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
+        for report in reports:  # the answer last too: on screen when the run finishes
+            answer = answer_block(report)
+            if answer is not None:
+                out.print(Text(f"\n{report.label}:", style="bold") if len(reports) > 1 else "")
+                out.print(answer)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 
 

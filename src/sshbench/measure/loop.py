@@ -26,15 +26,14 @@ from typing import Protocol
 from sshbench.analysis.decide import DecisionRule, rule_for
 from sshbench.analysis.stats import summarize
 from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
-from sshbench.linkspec import parse_label
 from sshbench.options import RunOptions
-from sshbench.plan.budget import FIT_MARGIN, too_long
-from sshbench.plan.schedule import Schedule, round_state
+from sshbench.plan.budget import FIT_MARGIN, STEADY_AFTER, target_seconds, too_long
+from sshbench.plan.rounds import Schedule, round_state
 from sshbench.results.events import NullReporter, Progress, Reporter, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary, TimeUse
 from sshbench.units import MiB
 
-MIN_AUTO_SIZE = 4 * MiB
+MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
 MAX_AUTO_SIZE = 64 * 1024 * MiB
 CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
 # Before any measurement: a guess only used for the first ETA.
@@ -43,10 +42,8 @@ _GUESS_SETUP = 0.25
 _SLOWEST_RATE = 5e6
 DOOMED_AFTER = 5  # failed samples in a row, all with the same error ...
 DOOMED_CASES = 3  # ... over at least this many cases
-# Raw TCP across a delayed link ramps up for seconds (slow start, then the send buffer's limit): measured at
-# 80 ms here, 23 MB/s in 1 s samples, 32 MB/s in 6.5 s, 33 MB/s in 19 s. Its samples there last this many
-# times --sample-seconds, so the reference is the path's steady state rather than its ramp.
-LINK_CONTROL_STRETCH = 5.0
+SAVE_EVERY = 1.0  # seconds between saves of the results file during a run (a SIGKILL loses at most this much)
+SAVE_COST_SHARE = 0.05  # ... and saving takes at most this share of the run's time
 
 
 class Sampler(Protocol):
@@ -126,6 +123,26 @@ class _Run:
     done: int = 0
     failures: list[Sample] = field(default_factory=list)  # the failed samples since the last good one
     rule: DecisionRule = field(default_factory=DecisionRule)
+    save: Callable[[Report], None] = lambda _report: None
+    _saved_at: float | None = None
+    _save_cost: float = 0.0
+
+    def summarize(self) -> None:
+        self.report.summaries = _summaries(self.report, self.options, self.rule)
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Summaries and the results file brought up to date: always at the end, else at most once per
+        SAVE_EVERY (and never oftener than SAVE_COST_SHARE of the time allows): both grow with the samples
+        (70 ms for 600 samples measured), and short samples would otherwise spend a third of the run saving."""
+        now = self.hooks.clock()
+        if not force and self._saved_at is not None and \
+                now - self._saved_at < max(SAVE_EVERY, self._save_cost / SAVE_COST_SHARE):
+            return
+        started = time.perf_counter()
+        self.summarize()
+        self.save(self.report)
+        self._save_cost = time.perf_counter() - started
+        self._saved_at = now
 
     def left(self) -> float | None:
         budget = self.options.time_budget_seconds
@@ -158,7 +175,8 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
             record.size_bytes = options.size_bytes or options.warmup_bytes
             record.size_source = "fixed" if options.size_bytes else "warmup"
     run = _Run(report, plan, options, hooks, {r.case.id: r for r in report.cases}, started=hooks.clock(),
-               rule=rule or rule_for(options))
+               rule=rule or rule_for(options), save=save)
+    report.looks = {"throughput": run.rule.looks, "handshake": run.rule.for_table(False).looks}
     reporter.started(report, sum(plan.required(round_state(report)).values()))
     try:
         while rnd := _live(plan.next_round(round_state(report)), run.records):
@@ -166,7 +184,8 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
                 _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
             for position, visit in enumerate(rnd):
                 if run.records[visit.case.id].status is not CaseStatus.SKIPPED:
-                    _visit(run, visit, rnd[position:], sampler, reporter, save)
+                    _visit(run, visit, rnd[position:], sampler, reporter)
+            run.summarize()  # the next round is planned from the verdicts so far
         report.status = "complete"
     except _BudgetSpent:
         report.status = "complete"
@@ -179,15 +198,14 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
         raise
     finally:
         _finish(run)
-        save(report)
+        run.checkpoint(force=True)
     if report.error and report.status == "failed":
         raise NothingMeasured(report.error)
     return report
 
 
-def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter,
-           save: Callable[[Report], None]) -> None:
-    """One visit: the budget and byte cap first, then the sample, its consequences, a summary and a save."""
+def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter) -> None:
+    """One visit: the budget and byte cap first, then the sample, its consequences, and a save when due."""
     record, options, report = run.records[visit.case.id], run.options, run.report
     size = record.size_bytes if visit.case.moves_data else 0
     left = run.left()
@@ -209,8 +227,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
     run.hooks.doomed(run.failures)
     run.estimates.learn(sample, record.size_bytes)
-    report.summaries = _summaries(report, options, run.rule)
-    save(report)
+    run.checkpoint()
     run.done += 1
     reporter.sample_finished(sample, Progress(run.done, progress.total, progress.eta_seconds))
 
@@ -227,7 +244,6 @@ def _finish(run: _Run) -> None:
         report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
         report.error = _nothing_measured(report, run.options.time_budget_seconds)
     report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
-    report.summaries = _summaries(report, run.options, run.rule)
     report.time_use = time_use(report, run.hooks.clock() - run.started)
 
 
@@ -302,11 +318,6 @@ def _refused(sample: Sample) -> bool:
     return bool(sample.error and sample.error.startswith("server refused"))
 
 
-def _control_stretch(case: Case) -> float:
-    return LINK_CONTROL_STRETCH if case.kind is CaseKind.CONTROL and case.link and \
-        parse_label(case.link).rtt_seconds else 1.0
-
-
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
     if _refused(sample):
         record.status = CaseStatus.SKIPPED
@@ -314,7 +325,7 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
         return
     if sample.warmup and record.case.moves_data and record.case.kind is not CaseKind.CEILING \
             and options.size_bytes is None and record.size_source != "file":
-        sized = auto_size(sample, options.sample_seconds * _control_stretch(record.case))
+        sized = auto_size(sample, target_seconds(record.case, options))
         if sized is not None:
             record.size_bytes = sized
             record.size_source = "auto"

@@ -11,6 +11,17 @@ source port so the server process can be matched exactly), then
 - set-up: nothing more; the connection is timed from process start.
 The handshake is never inside the data phase. Both data phases include one
 network round trip (go/ack), about 50 microseconds on loopback.
+
+The per-byte rate is the steady state: the last three quarters of the
+bytes and the time they took, timed on the client (its writes for an
+upload, its reads for a download). At both marks the pipes, SSH's channel
+window and TCP's buffers are full, so what goes in between is what comes
+out (the first mark is never before STEADY_AFTER bytes, and a sample too
+small for that is timed whole). The first quarter absorbs what every connection pays once before its
+stream runs at full rate (about 0.1 s on loopback here; TCP's ramp over a
+link), which would otherwise make a short sample look slower than a long
+one of the same cipher; data_seconds keeps it, and Sample.fixed_seconds
+says how much it was. Each side's CPU is read at both marks too.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from datetime import UTC, datetime
 
 from sshbench.algorithms import is_aead
 from sshbench.measure.datapath import Payload, Tick, drain, grow_pipe
+from sshbench.plan.budget import STEADY_AFTER, STEADY_FROM
 from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap
@@ -289,20 +301,24 @@ def _no_tick(moved: int) -> None:
     pass
 
 
+
+
 class _SteadyMarks:
-    """Client-side marks of the steady state: when half the bytes had moved, and when the last had, with each
-    side's CPU at both (module docstring). Wraps the live-rate tick; one /proc read per side per mark."""
+    """Client-side marks of the steady state: when a quarter of the bytes had moved, and when the last had,
+    with each side's CPU at both (module docstring). Wraps the live-rate tick; one /proc read per side per mark."""
 
     def __init__(self, size: int, tick: Tick, cpu: Callable[[], tuple[float | None, float | None]]) -> None:
         self.size, self.tick, self.cpu = size, tick, cpu
+        start = max(size // STEADY_FROM, STEADY_AFTER)
+        self.start = start if start <= size // 2 else size + 1  # too small: no steady state
         self.moved = 0
-        self.half: tuple[float, int, tuple[float | None, float | None]] | None = None
+        self.half: tuple[float, int, tuple[float | None, float | None]] | None = None  # the first mark
         self.last = 0.0
 
     def __call__(self, moved: int) -> None:
         self.moved += moved
         self.last = time.perf_counter()
-        if self.half is None and self.moved >= self.size // 2:
+        if self.half is None and self.moved >= self.start:
             self.half = (self.last, self.moved, self.cpu())
         self.tick(moved)
 

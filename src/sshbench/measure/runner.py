@@ -20,7 +20,7 @@ from sshbench.measure.filetool import TransferFiles, run_transfer_sample
 from sshbench.measure.loop import Hooks, run_loop, stop_if_same_failure
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import Schedule
+from sshbench.plan.rounds import Schedule
 from sshbench.results.events import Reporter, Visit
 from sshbench.results.model import CaseKind, Report, Sample
 from sshbench.targets.base import Target

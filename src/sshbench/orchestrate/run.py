@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,17 +22,18 @@ from datetime import UTC, datetime
 
 from sshbench import __version__
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.errors import MissingToolError, ServerError
+from sshbench.errors import BudgetTooSmall, MissingToolError, ServerError
+from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.loop import bytes_moved
 from sshbench.options import RunOptions
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
-from sshbench.plan.budget import host_share
+from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, too_long
 from sshbench.plan.cases import HostPlan, expand_methods, plan_host
 from sshbench.results.events import Reporter
-from sshbench.results.model import Report
+from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
@@ -52,6 +55,8 @@ class RunRequest:
     all_methods: bool = False  # --method all: a tool this machine lacks is skipped, not an error
     label: str = ""
     ssh_config: str | None = None
+    fit: bool = False  # --fit: leave out what the budget cannot hold (largest first) instead of refusing
+    plan_only: bool = False  # --plan: prepare and say what would be measured, then stop
 
 
 @dataclass
@@ -63,6 +68,8 @@ class Prepared:
     plans: list[HostPlan]
     seed: int
     notes: list[str] = field(default_factory=list)
+    # per host: the seconds its minimum needs, guessed before measuring: at least (a quiet machine), and on a busy one
+    minimum: list[tuple[float, float]] = field(default_factory=list)
 
 
 def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Say) -> Prepared:
@@ -98,11 +105,54 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
              if remotes else
              [Host(options, client, server, payload, None, methods, seed, crypto, links.paths if links else {},
                    ports[server.name]) for server in servers])
-    plans = [plan_host(options, client, h.offered, methods, missing,
-                       "the server" if h.remote is None else h.remote.facts.destination or "",
-                       embedded=h.remote is None, hostkey_skip=None if h.remote is None else h.remote.hostkey_skip,
-                       compression=None if h.remote is None else h.remote.compression) for h in hosts]
-    return Prepared(client, hosts, plans, seed)
+    def plan(host: Host, opts: RunOptions) -> HostPlan:
+        return plan_host(opts, client, host.offered, methods, missing,
+                         "the server" if host.remote is None else host.remote.facts.destination or "",
+                         embedded=host.remote is None,
+                         hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
+                         compression=None if host.remote is None else host.remote.compression)
+
+    fitted = [_fitted(h, plan, len(hosts), request.fit, note) for h in hosts]
+    hosts = [host for host, _ in fitted]
+    return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
+
+
+# What --fit may leave out, and how: the options too_long names (plan/budget.py), as RunOptions changes.
+_LEAVE_OUT: dict[str, dict[str, object]] = {
+    "--hostkeys none": {"hostkeys": "none"}, "--kex none": {"kex": "none"}, "--macs none": {"macs": "none"},
+    "--no-controls": {"controls": False}, "--method pipe": {"methods": (PIPE,)},
+    "--directions upload": {"directions": (Direction.UPLOAD,)},
+    "--directions download": {"directions": (Direction.DOWNLOAD,)},
+}
+
+
+def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: bool,
+            note: Say) -> tuple[Host, tuple[float, float]]:
+    """The host, checked before anything is measured, and the least seconds its minimum needs (guessed,
+    plan/budget.py): the minimum must fit its share of the budget. Too big: refused at once (BudgetTooSmall), or
+    with --fit, the largest part left out until it fits, each saying so."""
+    options = host.options
+    budget = options.time_budget_seconds
+    # fixed mode promises no minimum: its budget only cuts it short (measure/loop.py checks the same way)
+    share = math.inf if budget is None or options.mode == "fixed" else budget / hosts
+    rtt = {label: statistics.median(path.connect_seconds) for label, path in host.links.items()
+           if path.connect_seconds}
+    remote = host.remote.facts.remote if host.remote is not None else None
+    if remote is not None and remote.round_trip_seconds:
+        rtt[""] = remote.round_trip_seconds
+    for _ in range(len(_LEAVE_OUT) + 1):
+        cases = [r.case for r in plan(host, options).records if r.status is not CaseStatus.SKIPPED]
+        needed = minimum_before(cases, options, rtt, options.file_shape.total_bytes)
+        if sum(needed.values()) <= share:
+            busy = minimum_before(cases, options, rtt, options.file_shape.total_bytes, BUSY)
+            return dataclasses.replace(host, options=options), (sum(needed.values()), sum(busy.values()))
+        message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
+        drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)
+        if not fit or drop is None:
+            raise BudgetTooSmall(message)
+        note(f"sshbench: --fit: {drop} to fit the time budget")
+        options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
+    raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
 
 
 def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, reporter: Reporter,

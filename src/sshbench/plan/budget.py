@@ -1,9 +1,12 @@
 """The time budget: shared by the hosts of a run, and checked against what the run must measure.
 
-Several hosts in one run share one time budget and one byte cap. After the
-warm-up, the minimum a run promises (an interval for every case) is timed
-against what is left; a budget too small for it is said before measuring,
-with what it would take and what to leave out.
+Several hosts in one run share one time budget and one byte cap. The
+minimum a run promises (an interval for every case) is timed against it
+twice: before anything is measured, from the plan and prior guesses of what
+a visit takes (`minimum_before`, deliberately on the short side: it refuses
+only what cannot fit), and after the warm-up, from what the warm-up
+measured. A budget too small for it is said at once, with what it would
+take and what to leave out; `--fit` leaves those out instead.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 
 from sshbench.kinds import CaseKind, Direction
+from sshbench.linkspec import parse_label
 from sshbench.options import RunOptions
 from sshbench.results.model import Case
 
@@ -32,7 +37,8 @@ def host_share(options: RunOptions, spent: tuple[float, int], hosts_left: int) -
     return dataclasses.replace(options, time_budget_seconds=budget, max_bytes=cap, budget_shared_by=hosts_left)
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """'2 min 48 s', for messages."""
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
@@ -55,23 +61,112 @@ def _option_for(case: Case, options: RunOptions) -> str | None:
     return None
 
 
-def too_long(needed: dict[Case, float], spent: float, left: float, options: RunOptions) -> str:
+@dataclass(frozen=True)
+class Guesses:
+    """What a visit takes, guessed before anything is measured (the warm-up replaces these)."""
+
+    setup: float  # ssh start, handshake, remote shell, on loopback
+    fixed: float  # the start of an upload's data phase, before the stream runs at full rate
+    rate: float  # bytes/s of a fast cipher on loopback (the warm-up's 64 MiB at it)
+    file_rate: float
+
+
+# The short side of what 2-vCPU VMs show (set-up 0.07-0.08 s measured on an idle and on a loaded Xeon VM; fixed
+# 0.08-0.12 s): the check before measuring refuses only budgets that surely cannot fit.
+QUICK = Guesses(setup=0.08, fixed=0.1, rate=800e6, file_rate=400e6)
+# A busy 2-vCPU VM (set-up 0.3-0.6 s measured on an EPYC VM at load 4-6, where a login shell's rc files run): what
+# --plan says a run may need there, and what every example in the docs must fit (tests/unit/test_examples.py).
+BUSY = Guesses(setup=0.5, fixed=0.15, rate=300e6, file_rate=150e6)
+LOGIN_ROUND_TRIPS = 6  # a login's round trips across a link
+CEILING_SECONDS = 1.1
+REFERENCE_VISITS = 3
+CHANNEL_WINDOW = 2 * 1024 * 1024
+
+
+# The steady state of a pipe sample (measure/pipe.py) starts when 1/STEADY_FROM of its bytes have moved, and
+# never before STEADY_AFTER: what an upload can have written but not yet delivered (our 1 MiB pipe, ssh's input
+# buffer and SSH's 2 MiB channel window, which also bounds what TCP and an emulated link hold), with room to spare.
+# A writer's marks measure delivery only once those are full; a sample too small for that is timed whole.
+STEADY_FROM = 4
+STEADY_AFTER = 8 * 1024 * 1024
+# Over a delayed link a sample must last long enough that its steady state (the last three quarters of its bytes,
+# measure/pipe.py) comes after TCP's ramp (slow start to a 2 MiB window: about 8 round trips) and spans many round
+# trips: at least this many RTTs of data.
+LINK_STEADY_RTTS = 40
+# The raw TCP control over a delayed link ramps for seconds (measured at 80 ms: 23 MB/s in 1 s samples, 32 MB/s in
+# 6.5 s, 33 MB/s in 19 s; it is timed whole, like netcat): its samples last at least this long.
+LINK_CONTROL_SECONDS = 5.0
+
+
+def target_seconds(case: Case, options: RunOptions) -> float:
+    """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, longer over a
+    delayed emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
+    rtt = parse_label(case.link).rtt_seconds if case.link else 0.0
+    if not rtt:
+        return options.sample_seconds
+    if case.kind is CaseKind.CONTROL:
+        return max(options.sample_seconds, LINK_CONTROL_SECONDS)
+    return max(options.sample_seconds, LINK_STEADY_RTTS * rtt)
+
+
+def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_bytes: int = 0,
+                guesses: Guesses = QUICK) -> float:
+    """Seconds one visit of `case` takes, as guessed before anything is measured."""
+    if case.kind is CaseKind.CEILING:
+        return CEILING_SECONDS
+    setup = guesses.setup + LOGIN_ROUND_TRIPS * rtt
+    if not case.moves_data:
+        return setup
+    rate = guesses.rate if rtt <= 0 else min(guesses.rate, CHANNEL_WINDOW / rtt)
+    if not case.is_pipe:  # a file tool: the 1-byte run, then the file
+        return 2 * setup + file_bytes / guesses.file_rate
+    if options.size_bytes:  # --size: every visit, the warm-up's too, moves that much
+        return setup + guesses.fixed + options.size_bytes / rate
+    if warmup:
+        return setup + options.warmup_bytes / rate
+    return setup + guesses.fixed + target_seconds(case, options)
+
+
+def minimum_before(cases: list[Case], options: RunOptions, rtt: dict[str, float],
+                   file_bytes: int = 0, guesses: Guesses = QUICK) -> dict[Case, float]:
+    """Per case, the guessed seconds of its warm-up and its minimum visits (the run's promise), before measuring."""
+    out = {}
+    for case in cases:
+        if options.mode == "fixed":
+            visits = options.runs if case.moves_data else options.setup_runs
+        else:
+            visits = REFERENCE_VISITS if case.kind in (CaseKind.CONTROL, CaseKind.CEILING) else options.min_runs
+        link = rtt.get(case.link, 0.0)
+        warm = 0.0 if case.kind is CaseKind.CEILING else visit_guess(case, options, link, True, file_bytes, guesses)
+        out[case] = warm + (visits or 0) * visit_guess(case, options, link, False, file_bytes, guesses)
+    return out
+
+
+def largest_savings(needed: dict[Case, float], options: RunOptions) -> dict[str, float]:
+    """Option -> the seconds it would save, largest first."""
+    savings: dict[str, float] = defaultdict(float)
+    for case, seconds in needed.items():
+        if (option := _option_for(case, options)) is not None:
+            savings[option] += seconds
+    return dict(sorted(savings.items(), key=lambda item: -item[1]))
+
+
+def too_long(needed: dict[Case, float], spent: float, left: float, options: RunOptions, before: bool = False) -> str:
     """Why the minimum cannot fit, what it would take, and what to leave out (largest saving first).
 
     `needed`: seconds each case still needs for its minimum, FIT_MARGIN included.
     """
     total = sum(needed.values())
-    savings: dict[str, float] = defaultdict(float)
-    for case, seconds in needed.items():
-        if (option := _option_for(case, options)) is not None:
-            savings[option] += seconds
-    drops = sorted(savings.items(), key=lambda item: -item[1])
+    savings = largest_savings(needed, options)
+    drops = list(savings.items())
     references = sum(1 for case in needed if case.kind in (CaseKind.CONTROL, CaseKind.CEILING))
-    less = "; ".join(f"{option} saves {_duration(seconds)}" for option, seconds in drops[:4])
+    less = "; ".join(f"{option} saves {duration(seconds)}" for option, seconds in drops[:4])
     shared = options.budget_shared_by
     budget = "the time budget" if shared == 1 else f"this host's share of the time budget (1 of {shared})"
+    how = ("at least, guessed before measuring" if before else
+           f"as the warm-up measured them, {FIT_MARGIN - 1:.0%} to spare")
     return (f"the minimum ({options.min_runs} samples of each case, for an interval) for {len(needed) - references} "
-            f"cases and {references} references needs about {_duration(total)} more (as the warm-up measured them, "
-            f"{FIT_MARGIN - 1:.0%} to spare), and {budget} leaves {_duration(max(0.0, left))}: raise "
+            f"cases and {references} references needs about {duration(total)} more ({how}), and {budget} "
+            f"leaves {duration(max(0.0, left))}: raise "
             f"--time-budget to {math.ceil((spent + total) * shared / 60)}m or more, or measure less "
-            f"({less or 'fewer algorithms, or a smaller --size'})")
+            f"({less or 'fewer algorithms, or a smaller --size'}; --fit leaves out the largest)")

@@ -130,13 +130,15 @@ def _outcome(report: Report) -> list[tuple[str, str]]:
     lines = [(f"samples per case: {_span(counts)}" +
               (f"; {short} of {len(counts)} cases have fewer than {MIN_FOR_INTERVAL}: no interval" if short else "") +
               (f"; references {_span(refs)}" if refs else ""), "warn" if short else "")]
-    relations = Counter(s.relation for s in report.summaries if s.relation is not None)
-    if relations:
-        pairs = sum(relations.values())
-        unsettled = relations[Relation.UNSETTLED]
-        lines.append((f"neighbour pairs: {pairs - unsettled} of {pairs} settled ({relations[Relation.DIFFERENT]} "
-                      f"different, {relations[Relation.EQUIVALENT]} equivalent), {unsettled} not yet separable",
-                      "warn" if unsettled else ""))
+    for what, relations in (("neighbour pairs", Counter(s.relation for s in report.summaries if s.relation)),
+                            ("cost rankings' pairs", Counter(s.cost_relation for s in report.summaries
+                                                               if s.cost_relation))):
+        if relations:
+            pairs = sum(relations.values())
+            unsettled = relations[Relation.UNSETTLED]
+            lines.append((f"{what}: {pairs - unsettled} of {pairs} settled ({relations[Relation.DIFFERENT]} "
+                          f"different, {relations[Relation.EQUIVALENT]} equivalent), {unsettled} not yet separable",
+                          "warn" if unsettled else ""))
     use = report.time_use
     if use is not None and use.data_share is not None:
         tput = use.throughput_data_share

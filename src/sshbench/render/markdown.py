@@ -13,6 +13,7 @@ from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
 from sshbench.render.table_model import Cell, Table
 from sshbench.render.tables import result_tables
+from sshbench.render.verdict import HEADING, answer_lines
 from sshbench.results.model import Report
 
 _SPECIAL = str.maketrans({ch: f"\\{ch}" for ch in "\\`[]<|"})
@@ -48,8 +49,12 @@ def _facts(lines: list[Fact]) -> list[str]:
 
 
 def render(report: Report, title: str = "sshbench results") -> str:
-    lines = [f"## {_escape(title)} ({_escape(report.started_at)})", "",
-             *_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
+    answer = answer_lines(report)
+    lines = [f"## {_escape(title)} ({_escape(report.started_at)})", ""]
+    if answer:  # the answer first: which cipher, and by how much
+        lines += [f"**{_escape(HEADING)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
+                                                  f"  - {_escape(line.strip())}" for line in answer), ""]
+    lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(report):
         lines += _table(table)
     if found := problems(report):

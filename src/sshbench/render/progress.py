@@ -7,14 +7,14 @@ import json
 import sys
 import time
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Column
 
+from sshbench.results.events import NullReporter, Visit
 from sshbench.results.events import Progress as RunProgress
-from sshbench.results.events import Visit
 from sshbench.results.model import Report, Sample
 from sshbench.results.store import sample_row
 
@@ -96,19 +96,23 @@ class RichReporter:
         self._progress.update(self._task, completed=progress.done)
 
 
-class JsonLinesReporter:
-    """Machine-readable progress for scripts: one JSON object per line on stdout, flushed as it happens."""
+class _Plain(NullReporter):
+    """A reporter with nothing live to end: the context manager does nothing; what it says, its subclass."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self._host = "embedded"
-
-    def __enter__(self) -> JsonLinesReporter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         pass
+
+
+class JsonLinesReporter(_Plain):
+    """Machine-readable progress for scripts: one JSON object per line on stdout, flushed as it happens."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._host = "embedded"
 
     def _emit(self, event: dict[str, Any]) -> None:
         self.stream.write(json.dumps(event) + "\n")
@@ -119,15 +123,34 @@ class JsonLinesReporter:
         self._emit({"event": "started", "host": self._host, "started_at": report.started_at, "seed": report.seed,
                     "cases": len(report.cases), "minimum_samples": total})
 
-    def sample_started(self, visit: Visit, progress: RunProgress) -> None:
-        pass
-
-    def data_moved(self, moved: int) -> None:
-        pass
-
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
         row = sample_row(sample, self._host)
         self._emit({"event": "sample", **row, "done": progress.done, "eta_seconds": round(progress.eta_seconds, 1)})
+
+
+class LineReporter(_Plain):
+    """Off a terminal (a log, CI, a pipe): one plain progress line every `every` seconds on stderr, instead of a
+    live bar nobody sees (a run shorter than that prints none: its errors stay one line)."""
+
+    def __init__(self, console: Console, every: float = 60.0, clock: Any = time.monotonic) -> None:
+        self.console, self.every, self.clock = console, every, clock
+        self._next = 0.0
+        self._host = ""
+
+    def _say(self, text: str) -> None:
+        self.console.print(f"sshbench: {self._host}{text}", highlight=False, markup=False, emoji=False,
+                           soft_wrap=True)
+
+    def started(self, report: Report, total: int) -> None:
+        self._host = f"{report.label}: " if report.environment.server.destination else ""
+        self._next = self.clock() + self.every
+
+    def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
+        if self.clock() < self._next:
+            return
+        self._next = self.clock() + self.every
+        self._say(f"{progress.done}/{progress.total} samples, about {_duration(progress.eta_seconds)} left; last "
+                  f"{sample.case_id} ({'ok' if sample.ok else sample.error or 'failed'})")
 
 
 class QuietReporter(JsonLinesReporter):
@@ -140,8 +163,12 @@ class QuietReporter(JsonLinesReporter):
         pass
 
 
-def reporter_for(console: Console, quiet: bool, jsonl: bool) -> RichReporter | JsonLinesReporter:
-    """The progress display a run asked for: a live bar (default), JSON lines on stdout, or nothing."""
+def reporter_for(console: Console, quiet: bool,
+                 jsonl: bool) -> RichReporter | JsonLinesReporter | LineReporter:
+    """The progress a run asked for: a live bar on a terminal, a line a minute off one, JSON lines on stdout, or
+    nothing (--quiet)."""
     if quiet:
         return QuietReporter()
-    return JsonLinesReporter(sys.stdout) if jsonl else RichReporter(console)
+    if jsonl:
+        return JsonLinesReporter(sys.stdout)
+    return RichReporter(console) if console.is_terminal else LineReporter(console)

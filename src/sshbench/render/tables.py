@@ -8,7 +8,7 @@ here runs a command or prints.
 from __future__ import annotations
 
 from sshbench.algorithms import EVP_OF, Grade, Kind
-from sshbench.analysis.decide import rule_for
+from sshbench.analysis.decide import recorded_rule
 from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.kinds import CaseKind, Direction
 from sshbench.render.labels import (
@@ -25,7 +25,7 @@ from sshbench.render.labels import (
 )
 from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell, plain
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
 
@@ -39,6 +39,27 @@ def _rank(summary: Summary) -> Cell:
     if summary.relation is None and summary.tied_with_previous:  # an older file's uncorrected tie
         return cell("=")
     return cell(str(summary.rank))
+
+
+def _cost_rank(summary: Summary) -> Cell:
+    """The case's place in the cost ranking, marked ≈ / ? when it is equivalent to / not yet separable from the
+    next cheaper case there (no mark: significantly costlier, or the cheapest)."""
+    if summary.cost_rank is None:
+        return cell("-")
+    relation = summary.cost_relation
+    if relation in RELATION_MARK:
+        return cell(f"{summary.cost_rank}{RELATION_MARK[relation]}", RELATION_STYLE[relation])
+    return cell(str(summary.cost_rank))
+
+
+def _factor(summary: Summary) -> Cell:
+    """How many times as long as the fastest: with its 95% interval where there is one (then the Hodges-Lehmann
+    ratio the interval belongs to), else the ratio of the medians."""
+    if summary.factor is None:
+        return cell("-")
+    if summary.factor_estimate is None or summary.factor_low is None or summary.factor_high is None:
+        return cell(f"{summary.factor:.2f}")
+    return cell(f"{summary.factor_estimate:.2f} [{summary.factor_low:.2f}-{summary.factor_high:.2f}]")
 
 
 def _legacy(report: Report) -> bool:
@@ -96,7 +117,35 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
                  "kex = KEXINIT sent -> NEWKEYS received"]
     if report.partner_kex and kind is not Kind.KEX:
         lines.append(f"every connection used key exchange {report.partner_kex} (fixed for the run)")
-    return [*lines, *legend(rule_for(opts), opts.mode == "precision", _legacy(report))]
+    lines.append(FACTOR_CAPTION)
+    rule = recorded_rule(opts, report.looks).for_table(kind in (Kind.CIPHER, Kind.MAC))
+    return [*lines, *legend(rule, opts.mode == "precision", _legacy(report))]
+
+
+COST_CAPTION = ("cost: the busier side's CPU s/GiB, what a busy server or a battery pays per byte (MB/s says which "
+                "single stream is fastest); cost #: its place in a cost ranking of its own, ≈ / ? after it: "
+                "equivalent to / not yet separable from the next cheaper there")
+SETUP_COST_CAPTION = ("cost: the busier side's CPU ms per login, start-up included, what a busy server pays (handshake "
+                      "ms says which logs in fastest); cost #: its place in a cost ranking of its own, ≈ / ? after it: "
+                      "equivalent to / not yet separable from the next cheaper there")
+FIXED_CAPTION = ("fixed: what a connection's data phase takes beyond its bytes at the steady rate (the stream's start, "
+                 "TCP's ramp): paid once per transfer, kept out of MB/s")
+FACTOR_CAPTION = "factor: how many times as long as the fastest [its 95% interval, Hodges-Lehmann]"
+OPTIONAL = {"cost\nCPU s/GiB": COST_CAPTION, "cost\nCPU ms": SETUP_COST_CAPTION, "fixed\nms": FIXED_CAPTION}
+
+
+def _without_empty(columns: tuple[Column, ...], rows: list[Row],
+                   caption: list[str]) -> tuple[tuple[Column, ...], tuple[Row, ...], tuple[str, ...]]:
+    """The table without the optional columns no row has a figure in (files written before sshbench measured
+    them), and the caption lines that explain them only where they are shown."""
+    empty = {i for i, column in enumerate(columns) if column.title in OPTIONAL or column.title == "cost\n#"}
+    empty = {i for i in empty if all(plain(row.cells[i]) == "-" for row in rows)}
+    shown = [c.title for i, c in enumerate(columns) if i not in empty]
+    lines = [line for line in caption if line not in OPTIONAL.values()] + \
+        [text for title, text in OPTIONAL.items() if title in shown]
+    return (tuple(c for i, c in enumerate(columns) if i not in empty),
+            tuple(Row(tuple(cell for i, cell in enumerate(row.cells) if i not in empty), row.grade) for row in rows),
+            tuple(lines))
 
 
 def _share(value: Stat | None, ceiling: Stat | None) -> str:
@@ -130,16 +179,18 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
         cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
                  f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
         out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)), _interval(summary, tput),
-                        _count(summary), cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
-                        cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
+                        _count(summary), cell(pm(summary.cost_seconds_per_gib, digits=2)), _cost_rank(summary),
+                        _factor(summary), cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
                         cell(pm(summary.server_cpu_seconds_per_gib, digits=2)),
+                        cell(ms(summary.fixed_seconds.median if summary.fixed_seconds else None)),
                         cell(f"{crypto:>4} {_share(tput, tcp):>4}"), cell(pm(tput, MiB, interval=False)),
                         cell(cycles)), flagged))
-    columns = _ranked_columns(kind, (("MB/s", 1), ("±", 1), ("n", 1), ("factor", 2), ("CPU s/GiB\nclient", 2),
-                                     ("CPU s/GiB\nserver", 2), ("efficiency\ncrypto TCP", 3), ("MiB/s", 3),
+    columns = _ranked_columns(kind, (("MB/s", 1), ("±", 1), ("n", 1), ("cost\nCPU s/GiB", 1), ("cost\n#", 1),
+                                     ("factor", 2), ("CPU s/GiB\nclient", 2), ("CPU s/GiB\nserver", 2),
+                                     ("fixed\nms", 3), ("efficiency\ncrypto TCP", 3), ("MiB/s", 3),
                                      ("cycles/B\nclnt srv", 3)))
-    return Table(TITLES[(kind, direction)], columns, tuple(out),
-                 (*group_caption(report, kind), _sizes(report, rows)))
+    return Table(TITLES[(kind, direction)],
+                 *_without_empty(columns, out, [*group_caption(report, kind), _sizes(report, rows)]))
 
 
 def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
@@ -149,14 +200,16 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
         setup = summary.handshake_seconds
         out.append(Row((_rank(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
                         _interval(summary, setup), _count(summary),
-                        cell("-" if summary.factor is None else f"{summary.factor:.2f}"),
+                        cell(ms(summary.cost_seconds.median if summary.cost_seconds else None)),
+                        _cost_rank(summary), _factor(summary),
                         cell(ms(summary.kex_seconds.median if summary.kex_seconds else None)),
                         cell(ms(summary.client_cpu_seconds.median if summary.client_cpu_seconds else None)),
                         cell(ms(summary.server_cpu_seconds.median if summary.server_cpu_seconds else None)),
                         cell("-" if setup is None else f"{setup.min * 1000:.0f}-{setup.max * 1000:.0f}")), flagged))
-    columns = _ranked_columns(kind, (("handshake\nms", 1), ("±", 1), ("n", 1), ("factor", 2), ("kex\nms", 2),
-                                     ("CPU ms\nclient", 2), ("CPU ms\nserver", 2), ("min-max\nms", 3)))
-    return Table(TITLES[(kind, Direction.SETUP)], columns, tuple(out), tuple(group_caption(report, kind)))
+    columns = _ranked_columns(kind, (("handshake\nms", 1), ("±", 1), ("n", 1), ("cost\nCPU ms", 1),
+                                     ("cost\n#", 1), ("factor", 2), ("kex\nms", 2), ("CPU ms\nclient", 2),
+                                     ("CPU ms\nserver", 2), ("min-max\nms", 3)))
+    return Table(TITLES[(kind, Direction.SETUP)], *_without_empty(columns, out, group_caption(report, kind)))
 
 
 def controls_table(report: Report) -> Table | None:

@@ -25,6 +25,7 @@ from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
+from sshbench.render.verdict import HEADING, answer_lines
 from sshbench.results.model import Report
 
 # Semantic styles (table_model.py) as terminal colours.
@@ -141,9 +142,21 @@ def run_mode(report: Report) -> Text:
     return text
 
 
+def answer_block(report: Report) -> RenderableType | None:
+    """The answer (render/verdict.py), as a run opens and ends its output: None when no cipher was ranked."""
+    lines = answer_lines(report)
+    if not lines:
+        return None
+    text = Text(HEADING + "\n", style="bold")
+    for line in lines:
+        text.append(line + "\n", style="" if line.startswith(" ") else "bold green")
+    return text
+
+
 def full_report(report: Report, width: int | None = None) -> RenderableType:
-    """Header, mode, every table fitted to `width` (None: every column), then the problems."""
-    parts: list[RenderableType] = [header(report), run_mode(report)]
+    """The answer, header, mode, every table fitted to `width` (None: every column), then the problems."""
+    answer = answer_block(report)
+    parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
     for table in result_tables(report):
         parts += rich_table(table, width)
     parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(report)]

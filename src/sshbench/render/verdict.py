@@ -1,53 +1,72 @@
-"""The answer first: per direction, the fastest cipher with no known weakness, and how sure the run is of it.
+"""The answer first (analysis/answer.py) in words: per direction the fastest safe cipher and by how much.
 
-"How sure" is the run's own verdict between that cipher and the case ranked
-just below it (analysis/decide.py): significantly faster, equivalent within
-the tie margin, or not yet separable. Nothing is ranked here that the tables
-do not rank; a weak or Terrapin-exposed cipher is never the answer.
+Every output leads with these lines (terminal, Markdown, HTML), and a run
+prints them last too, so the answer is on screen when it finishes.
 """
 
 from __future__ import annotations
 
-from sshbench.analysis.recommend import safe_cipher
-from sshbench.kinds import Direction, Relation
+from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
+from sshbench.kinds import Relation
 from sshbench.render.facts import Fact
 from sshbench.render.labels import pm
-from sshbench.results.model import Report, Summary
+from sshbench.results.model import Report
+
+HEADING = "The answer: per direction, the fastest cipher with no known weakness, and by how much"
 
 
-def ranked_ciphers(report: Report, direction: Direction, link: str = "") -> list[Summary]:
-    """The pipe cipher cases of one direction (and emulated link) that have a rank, in rank order."""
-    group = f"cipher:{direction.value}" + (f"@{link}" if link else "")
-    rows = [s for s in report.summaries if s.group == group and s.rank is not None]
-    return sorted(rows, key=lambda s: s.rank or 0)
+def _verdict_words(comparison: Comparison, margin: float) -> str:
+    if comparison.relation is Relation.DIFFERENT:
+        return "significantly faster"
+    if comparison.relation is Relation.EQUIVALENT:
+        return f"equivalent within ±{margin * 100:g}%"
+    return "not yet separable"
 
 
-def _sureness(report: Report, rows: list[Summary], best: Summary) -> str:
-    index = rows.index(best)
-    if index + 1 >= len(rows):
-        return "the only safe cipher measured"
-    below = rows[index + 1]
-    name = report.case(below.case_id).case.subject
-    ratio = f" ({below.ratio_to_previous:.2f}x as long)" if below.ratio_to_previous else ""
-    if below.relation is Relation.DIFFERENT:
-        return f"significantly faster than the next, {name}{ratio}"
-    if below.relation is Relation.EQUIVALENT:
-        return f"equivalent within ±{report.options.tie_margin * 100:g}% to the next, {name}"
-    return f"not yet separable from the next, {name}: the order between them is not settled"
+def comparison_text(comparison: Comparison, margin: float) -> str:
+    arm = comparison.plus_minus
+    figure = f"{comparison.ratio:.2f} ± {arm:.2f}" if arm is not None else f"{comparison.ratio:.2f} (no interval yet)"
+    interval = (f" [{comparison.low:.2f}, {comparison.high:.2f}]" if comparison.low is not None
+                and comparison.high is not None else "")
+    return (f"{figure} times as fast as {comparison.other}, {comparison.role}{interval}: "
+            f"{_verdict_words(comparison, margin)}")
+
+
+def _headline(answer: Answer) -> str:
+    where = f"{answer.direction.value} {answer.link}".strip()
+    note = f"; {answer.note}" if answer.note else ""
+    return f"{where}: {answer.best}, {pm(answer.rate, 1e6)} MB/s (n={answer.samples}){note}"
+
+
+def cheapest_text(cheapest: Cheapest, margin: float) -> str:
+    """The cost ranking's answer in words: which is cheapest per byte, and how sure."""
+    text = (f"cheapest per byte: {cheapest.name}, {pm(cheapest.cost, digits=2)} CPU s/GiB on the busier side")
+    if cheapest.other is None or cheapest.ratio is None:
+        return text
+    interval = (f" [{cheapest.low:.2f}, {cheapest.high:.2f}]" if cheapest.low is not None
+                and cheapest.high is not None else "")
+    verdict = {Relation.DIFFERENT: "significantly more", Relation.EQUIVALENT: f"equivalent within ±{margin * 100:g}%",
+               Relation.UNSETTLED: "not yet separable"}.get(cheapest.relation, "not compared") \
+        if cheapest.relation is not None else "not neighbours in that ranking"
+    return f"{text}; {cheapest.other} costs {cheapest.ratio:.2f} times as much{interval}: {verdict}"
+
+
+def answer_lines(report: Report) -> list[str]:
+    """The answer as plain lines: a headline per direction, then its comparisons and the cheapest, indented."""
+    margin = report.options.tie_margin
+    out = []
+    for answer in answers(report):
+        out.append(_headline(answer))
+        out += [f"    {comparison_text(c, margin)}" for c in answer.comparisons]
+        if answer.cheapest is not None:
+            out.append(f"    {cheapest_text(answer.cheapest, margin)}")
+    return out
 
 
 def verdict(report: Report) -> list[Fact]:
-    """One fact per direction measured (and per emulated link): the answer to "which cipher, and how sure"."""
-    out = []
-    links = [link.label for link in report.environment.links] or [""]
-    for link, direction in ((link, d) for link in links for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
-        rows = ranked_ciphers(report, direction, link)
-        views = report.joined()
-        best = next((s for s in rows if safe_cipher(report, views[s.case_id].case.subject)), None)
-        if best is None or best.throughput_bytes_per_second is None:
-            continue
-        name = views[best.case_id].case.subject
-        figure = pm(best.throughput_bytes_per_second, 1e6)
-        out.append(Fact(f"{direction.value} {link}".strip(), f"{name}, {figure} MB/s (n={best.samples_ok}): "
-                        f"{_sureness(report, rows, best)}", "strong"))
-    return out
+    """One fact per direction measured (and per emulated link): the answer with its comparisons."""
+    margin = report.options.tie_margin
+    return [Fact(f"{a.direction.value} {a.link}".strip(),
+                 "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
+                            *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
+                 "strong") for a in answers(report)]

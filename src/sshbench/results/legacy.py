@@ -1,7 +1,9 @@
 """Results files from earlier sshbench versions, brought to today's form before they are checked.
 
-Schemas 4 and 5 differ from the next only by what the next added (5: verdicts,
-partner key exchange, time use; 6: emulated links, echo latency). Schema 3 (sshbench 0.1
+Schemas 4, 5 and 6 differ from the next only by what the next added (5:
+verdicts, partner key exchange, time use; 6: emulated links, echo latency;
+7: steady-state timing, back-to-back passes, cost rankings, factor
+intervals, the looks each kind of table planned). Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -20,12 +22,12 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3, -4 or -5 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -6 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
         data = _from_3(data)
-    for old in (4, 5):
+    for old in (4, 5, 6):
         if data.get("schema_version") == old:
             data = _added_fields(data, old)
     return data

@@ -16,16 +16,18 @@ from sshbench.algorithms import Kind
 from sshbench.kinds import PIPE as PIPE
 from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
 from sshbench.kinds import Direction as Direction
-from sshbench.kinds import Relation
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
 from sshbench.results.schema import Signed
+from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
+from sshbench.results.summary import Summary as Summary
 from sshbench.untrusted import AlgorithmName
 
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
-# 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo
-SCHEMA_VERSION = 6
+# 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
+# 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks
+SCHEMA_VERSION = 7
 
 
 @dataclass(frozen=True)
@@ -101,10 +103,10 @@ class Sample:
     data_seconds: float | None = None
     total_seconds: float | None = None  # ssh (or the file tool) started -> exited: what the user waits for
     overhead_seconds: float | None = None  # file methods: the same tool and algorithms moving a 1-byte file
-    # The pipe's steady state: the second half of the bytes and the time they took, timed by the client (its
-    # writes for an upload, its reads for a download: both ends of that interval have the buffers and windows
-    # full, so bytes in = bytes out). The first half absorbs the start-up (a fixed ~0.1 s of an upload's first
-    # bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
+    # The pipe's steady state: the last three quarters of the bytes and the time they took, timed by the client
+    # (its writes for an upload, its reads for a download: at both ends of that interval the buffers and windows
+    # are full, so bytes in = bytes out). The first quarter absorbs the start-up (a fixed ~0.1 s of an upload's
+    # first bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
     steady_bytes: int | None = None
     steady_seconds: float | None = None
     client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
@@ -168,6 +170,16 @@ class Sample:
         side that limits a CPU-bound transfer), none when a side's CPU is not known."""
         sides = (self.client_cpu_per_byte, self.server_cpu_per_byte)
         return None if None in sides else max(s for s in sides if s is not None)
+
+    @property
+    def cost(self) -> float | None:
+        """What the sample cost where it was dearest, the figure of the cost ranking: the busier side's CPU
+        seconds per byte for a transfer, per connection for a set-up case; None when a side's CPU is unknown."""
+        if self.size_bytes:
+            return self.bottleneck_cpu_per_byte
+        if not self.ok or self.client_cpu_seconds is None or self.server_cpu_seconds is None:
+            return None
+        return max(self.client_cpu_seconds, self.server_cpu_seconds)
 
     @property
     def end_to_end_bytes_per_second(self) -> float | None:
@@ -243,73 +255,6 @@ class CaseRecord:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class Stat:
-    """Summary statistics of one metric over the counted samples of a case."""
-
-    median: float
-    mean: float
-    min: float
-    max: float
-    stdev: float  # sample standard deviation (n-1); 0 for a single value
-    count: int
-    # 95% order-statistic confidence interval of the median (None below 6 samples)
-    ci_low: float | None = None
-    ci_high: float | None = None
-
-    @property
-    def half_width(self) -> float | None:
-        """The larger distance from the median to an end of its interval."""
-        if self.ci_low is None or self.ci_high is None:
-            return None
-        return max(self.median - self.ci_low, self.ci_high - self.median)
-
-    @property
-    def relative_half_width(self) -> float | None:
-        hw = self.half_width
-        return None if hw is None or not self.median else hw / abs(self.median)
-
-
-@dataclass
-class Summary:
-    case_id: str
-    group: str
-    samples_ok: int
-    samples_failed: int
-    throughput_bytes_per_second: Stat | None = None  # the per-byte rate: steady state (Sample.steady_*)
-    fixed_seconds: Stat | None = None  # the data phase beyond its bytes at the steady rate: a per-connection cost
-    end_to_end_bytes_per_second: Stat | None = None  # what the user waits for: start-up and handshake included
-    overhead_seconds: Stat | None = None  # file methods: the same tool moving a 1-byte file
-    setup_seconds: Stat | None = None  # ssh started -> remote command running
-    handshake_seconds: Stat | None = None  # banner sent -> session open (ranks set-up cases)
-    kex_seconds: Stat | None = None
-    client_cpu_seconds_per_gib: Stat | None = None
-    server_cpu_seconds_per_gib: Stat | None = None
-    # The busier side's CPU seconds per GiB, sample by sample: what this cipher costs where it is dearest
-    cost_seconds_per_gib: Stat | None = None
-    client_cycles_per_byte: Stat | None = None  # CPU s/GiB at the recorded clock (where it is known)
-    server_cycles_per_byte: Stat | None = None
-    client_cpu_seconds: Stat | None = None  # per connection (set-up cases)
-    server_cpu_seconds: Stat | None = None
-    factor: float | None = None  # 1.0 = fastest of its group; 4.6 = takes 4.6x as long
-    rank: int | None = None
-    outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
-    precise: bool | None = None  # headline interval within the precision target (None: no target)
-    # Against the case ranked just above (analysis/decide.py): different, equivalent within the tie margin,
-    # or not yet separable; None for the first of a group and for unranked cases
-    relation: Relation | None = None
-    tied_with_previous: bool = False  # relation is not "different" (kept for readers of schema 3 and 4)
-    p_vs_previous: float | None = None  # two-sided Mann-Whitney p, uncorrected
-    p_equivalent_vs_previous: float | None = None  # two one-sided tests against the margin, uncorrected
-    # How many times as long this case takes as the one above (Hodges-Lehmann), with the interval that
-    # matches the equivalence test (None when too few samples give one)
-    ratio_to_previous: float | None = None
-    ratio_low: float | None = None
-    ratio_high: float | None = None
-    # Unsettled, and would stay so at max_runs even on an optimistic projection: no more samples spent on it
-    futile: bool = False
-
-
 @dataclass
 class EchoResult:
     """Keystroke echo round trips through one SSH session (measure/echo.py): interactive latency."""
@@ -381,6 +326,9 @@ class Report:
     partner_kex: AlgorithmName | None = None
     time_use: TimeUse | None = None  # where the run's wall time went (None: older files)
     echoes: list[EchoResult] = field(default_factory=list)  # keystroke echo latency per cipher and link (--echo)
+    # Looks planned at the verdicts, per kind of table ("throughput", "handshake"): what their correction divides
+    # by (analysis/decide.py; empty in files from before each table had its own)
+    looks: dict[str, int] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:

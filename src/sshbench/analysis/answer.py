@@ -1,0 +1,174 @@
+"""The answer, first: per direction, the fastest safe cipher and how many times as fast it is, with an interval.
+
+What a user asks of a run is "which one, and by how much". Per direction
+(and emulated link) the answer names the fastest cipher with no known
+weakness (analysis/recommend.safe_cipher) and compares it, as hyperfine
+does, with the runner-up (the next safe cipher in the ranking) and with the
+cipher this client uses by default against this server (the first of its
+defaults the server offers): "1.52 ± 0.12 times as fast", the interval of
+that ratio, and a verdict: different, equivalent within the tie margin, or
+not yet separable.
+
+Where the two are ranking neighbours, the ratio, interval and verdict are
+the ranking's own (analysis/decide.py: back-to-back pairs where there are
+enough, corrected for the table's pairs and the run's looks). Otherwise
+the comparison is one stated comparison between two cases: the
+Hodges-Lehmann ratio with its 95% Moses interval over all their samples
+(different when it excludes 1, equivalent when it lies within the margin).
+Nothing here is ranked that the tables do not rank.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sshbench.analysis.decide import costs
+from sshbench.analysis.recommend import safe_cipher
+from sshbench.analysis.robust import shift_interval
+from sshbench.analysis.stats import counted, headline_value
+from sshbench.kinds import Direction, Relation
+from sshbench.results.model import Report, Stat, Summary
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How many times as fast the answer is as `other`, with the interval of that ratio and the verdict."""
+
+    other: str
+    role: str  # "the runner-up", "your client's default"
+    ratio: float
+    low: float | None
+    high: float | None
+    relation: Relation
+    pairs: int = 0  # back-to-back pairs behind the verdict (0: all samples, unpaired)
+
+    @property
+    def plus_minus(self) -> float | None:
+        """The interval's larger arm: "1.52 ± 0.12"."""
+        if self.low is None or self.high is None:
+            return None
+        return max(self.ratio - self.low, self.high - self.ratio)
+
+
+@dataclass(frozen=True)
+class Answer:
+    direction: Direction
+    link: str
+    best: str
+    rate: Stat
+    samples: int
+    comparisons: tuple[Comparison, ...]
+    note: str = ""  # "the only safe cipher measured", "your client's default already"
+    cheapest: Cheapest | None = None  # the cost ranking's answer, where it has one
+
+
+@dataclass(frozen=True)
+class Cheapest:
+    """The safe cipher with the least CPU per byte on the busier side, and the next safe one in that ranking."""
+
+    name: str
+    cost: Stat  # CPU seconds per GiB
+    other: str | None = None
+    ratio: float | None = None  # how many times the CPU per byte `other` costs
+    low: float | None = None
+    high: float | None = None
+    relation: Relation | None = None
+
+
+def ranked_ciphers(report: Report, direction: Direction, link: str = "") -> list[Summary]:
+    """The pipe cipher cases of one direction (and emulated link) that have a rank, in rank order."""
+    group = f"cipher:{direction.value}" + (f"@{link}" if link else "")
+    rows = [s for s in report.summaries if s.group == group and s.rank is not None]
+    return sorted(rows, key=lambda s: s.rank or 0)
+
+
+def client_default(report: Report, offered: list[str]) -> str | None:
+    """The cipher this client negotiates with this server when left alone: its first default the server offers
+    (RFC 4253, 7.1), if this run measured it."""
+    algos = report.environment.algorithms
+    server = set(algos.server_defaults.cipher or algos.server_enabled.cipher) or set(offered)
+    return next((name for name in algos.client_defaults.cipher if name in server and name in offered), None)
+
+
+def answers(report: Report) -> list[Answer]:
+    out = []
+    links = [link.label for link in report.environment.links] or [""]
+    views = report.joined()
+    for link, direction in ((link, d) for link in links for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
+        rows = ranked_ciphers(report, direction, link)
+        names = {s.case_id: views[s.case_id].case.subject for s in rows}
+        safe = [s for s in rows if safe_cipher(report, names[s.case_id])]
+        rate = safe[0].throughput_bytes_per_second if safe else None
+        if rate is None:
+            continue
+        best = safe[0]
+        comparisons, note = [], ""
+        default = client_default(report, list(names.values()))
+        if len(safe) > 1:
+            role = "the runner-up" + (" and this client's default" if names[safe[1].case_id] == default else "")
+            comparisons.append(compare(report, rows, best, safe[1], names, role))
+            if comparisons[0].relation is not Relation.DIFFERENT:  # first by its median only: say so up front
+                note = ("as fast as the runner-up" if comparisons[0].relation is Relation.EQUIVALENT else
+                        "first by its median; not yet separable from the runner-up")
+        else:
+            note = "the only safe cipher measured"
+        if default == names[best.case_id]:
+            note = (note + "; " if note else "") + "it is this client's default already"
+        elif default is not None and (len(safe) < 2 or default != names[safe[1].case_id]):
+            other = next(s for s in rows if names[s.case_id] == default)
+            comparisons.append(compare(report, rows, best, other, names, "this client's default"))
+        out.append(Answer(direction, link, names[best.case_id], rate, best.samples_ok, tuple(comparisons), note,
+                          cheapest(report, rows, names)))
+    return out
+
+
+def cheapest(report: Report, rows: list[Summary], names: dict[str, str]) -> Cheapest | None:
+    """The cost ranking's answer: its first safe cipher, and the next safe one with the ranking's own verdict
+    where they are neighbours there (an unsafe cipher between them: the ratio only)."""
+    ranked = sorted((s for s in rows if s.cost_rank is not None and s.cost_seconds_per_gib is not None),
+                    key=lambda s: s.cost_rank or 0)
+    safe = [(s, s.cost_seconds_per_gib) for s in ranked if safe_cipher(report, names[s.case_id])
+            and s.cost_seconds_per_gib is not None]
+    if not safe:
+        return None
+    (best, cost), rest = safe[0], safe[1:]
+    if not rest:
+        return Cheapest(names[best.case_id], cost)
+    other, other_cost = rest[0]
+    if ranked.index(other) == ranked.index(best) + 1 and other.cost_ratio is not None:
+        return Cheapest(names[best.case_id], cost, names[other.case_id], other.cost_ratio,
+                        other.cost_ratio_low, other.cost_ratio_high, other.cost_relation)
+    return Cheapest(names[best.case_id], cost, names[other.case_id], other_cost.median / cost.median)
+
+
+def compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
+            role: str) -> Comparison:
+    """`best` against `other`: the ranking's own verdict where they are neighbours, else one 95% comparison."""
+    if rows.index(other) == rows.index(best) + 1 and other.ratio_to_previous is not None and \
+            other.relation is not None:
+        return Comparison(names[other.case_id], role, other.ratio_to_previous, other.ratio_low, other.ratio_high,
+                          other.relation)
+    fast = costs([v for s in counted(report.samples_of(best.case_id)) if (v := headline_value(s))], True)
+    slow = costs([v for s in counted(report.samples_of(other.case_id)) if (v := headline_value(s))], True)
+    found = shift_interval(slow, fast, LEVEL)
+    if found is None:
+        ratio = (best.throughput_bytes_per_second.median / other.throughput_bytes_per_second.median  # type: ignore[union-attr]
+                 if other.throughput_bytes_per_second else math.nan)
+        return Comparison(names[other.case_id], role, ratio, None, None, Relation.UNSETTLED)
+    estimate, low, high = found
+    ratio, lo, hi = math.exp(estimate), _exp(low), _exp(high)
+    margin = report.options.tie_margin
+    if lo is not None and (lo > 1 or (hi is not None and hi < 1)):
+        relation = Relation.DIFFERENT
+    elif lo is not None and hi is not None and lo >= 1 / (1 + margin) and hi <= 1 + margin:
+        relation = Relation.EQUIVALENT
+    else:
+        relation = Relation.UNSETTLED
+    return Comparison(names[other.case_id], role, ratio, lo, hi, relation)
+
+
+def _exp(value: float | None) -> float | None:
+    return None if value is None else math.exp(value)
