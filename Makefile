@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint unit deps sysdeps bench clean fleet-demo
+.PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds
 
 run: deps
 	$(BIN)/sshbench $(ARGS)
@@ -27,6 +27,12 @@ unit: deps
 
 bench: deps
 	$(BIN)/python bench/loopback_vs_hand.py $(ARGS)
+
+# OpenSSH portable and HPN-SSH from release tarballs into .venv/opt/builds, for --build (docs/builds.md):
+# SOURCES="path-or-URL ..." (default: every tarball in ../shared/sources, or $SSHBENCH_SOURCES)
+ssh-builds: deps
+	@PYTHON=$(PYTHON) sh scripts/install-deps --builds
+	$(BIN)/python scripts/ssh_builds.py $(SOURCES)
 
 # A test fleet of namespaced sshd "hosts" on this machine, measured through fleet/sshbench.yml (root).
 fleet-demo: deps

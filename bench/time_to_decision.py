@@ -131,10 +131,12 @@ def main() -> None:
     parser.add_argument("--reference-runs", type=int, default=30)
     parser.add_argument("--reference-size", default="128MiB", help="every throughput case's size in the reference")
     parser.add_argument("--skip-before", action="store_true", help="only today's design and the reference")
+    parser.add_argument("--keep", help="a directory to keep the three results files in (default: none kept)")
     parser.add_argument("options", nargs="*", help="sshbench options for all three (after --), e.g. --macs none")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
+        out = Path(args.keep) if args.keep else Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
         runs: list[tuple[str, Doc, float, str]] = []
         if not args.skip_before:
             env = {**os.environ, "PYTHONPATH": str(old_source(args.before, out))}

@@ -111,6 +111,13 @@ _CIPHERS = [
         "AEAD; safe only with strict KEX on both ends (Terrapin)",
         aead=True,
     ),
+    Algorithm(  # HPN-SSH's multithreaded implementation of the same construction (HPN-README)
+        "chacha20-poly1305-mt@hpnssh.org",
+        Kind.CIPHER,
+        _R,
+        "AEAD, HPN-SSH only (multithreaded chacha20-poly1305); safe only with strict KEX on both ends (Terrapin)",
+        aead=True,
+    ),
     *_rows(
         Kind.CIPHER,
         ("aes128-ctr", _A, CTR),
@@ -127,7 +134,7 @@ _CIPHERS = [
         ("arcfour128", _B, RC4),
         ("arcfour256", _B, RC4),
         ("rijndael-cbc@lysator.liu.se", _B, "non-standard CBC alias, removed in OpenSSH 8.5"),
-        ("none", _B, "no encryption at all"),
+        ("none", _B, "no encryption at all (HPN-SSH's NoneEnabled/NoneSwitch: data in the clear after login)"),
     ),
 ]
 
@@ -153,6 +160,7 @@ _MACS = [
         ("hmac-md5-96", _B, MD5),
         ("hmac-ripemd160", _W, RIPEMD),
         ("hmac-ripemd160@openssh.com", _W, RIPEMD),
+        ("none", _B, "no integrity at all (HPN-SSH's NoneMacEnabled, with the none cipher: data can be altered)"),
     ),
 ]
 
@@ -214,15 +222,17 @@ def _with_certs(rows: list[Algorithm]) -> list[Algorithm]:
     return out
 
 
-TABLE: dict[str, Algorithm] = {
-    alg.name: alg for alg in (*_CIPHERS, *_MACS, *_KEX, *_with_certs(_HOSTKEY_BASE))
+# By name and kind: "none" is both a cipher and a MAC (HPN-SSH offers both)
+ROWS: dict[tuple[str, Kind], Algorithm] = {
+    (alg.name, alg.kind): alg for alg in (*_CIPHERS, *_MACS, *_KEX, *_with_certs(_HOSTKEY_BASE))
 }
+TABLE: dict[str, Algorithm] = {name: alg for (name, _), alg in ROWS.items()}  # by name (for "none", its MAC row)
 
 
 def lookup(name: str, kind: Kind) -> Algorithm:
     """The table row for `name`, or an explicit 'unknown' row: never a guess."""
-    alg = TABLE.get(name)
-    if alg is not None and alg.kind == kind:
+    alg = ROWS.get((name, kind))
+    if alg is not None:
         return alg
     return Algorithm(name, kind, Grade.UNKNOWN, "not in sshbench's algorithm table")
 
@@ -248,5 +258,6 @@ EVP_OF: dict[str, str] = {
     "aes128-gcm@openssh.com": "aes-128-gcm",
     "aes256-gcm@openssh.com": "aes-256-gcm",
     "chacha20-poly1305@openssh.com": "chacha20-poly1305",
+    "chacha20-poly1305-mt@hpnssh.org": "chacha20-poly1305",
     "3des-cbc": "des-ede3-cbc",
 }

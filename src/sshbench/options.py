@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sshbench.buildspec import parse_builds
 from sshbench.errors import UsageError
 from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
@@ -110,6 +111,14 @@ class RunOptions:
     sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
     sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
     links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (linkspec.py)
+    builds: tuple[str, ...] = ()  # SSH builds compared (--build), each as its canonical text (buildspec.py)
+    # The emulated hosts' TCP buffers: a tuned host's (autotuning up to 128 MiB, targets/link/netns.py), or what the
+    # kernel gives a new namespace (an untuned host)
+    link_tcp: Literal["tuned", "kernel"] = "tuned"
+    # HPN-SSH's none cipher (data in the clear after login) and none MAC (unauthenticated too): measured only when
+    # asked, on the builds that have them; graded broken, never recommended
+    none_cipher: bool = False
+    none_mac: bool = False
     echo_count: int = 0  # keystroke echo round trips per cipher (and link); 0: none
     max_bytes: int | None = None  # no sample starts that would take the run past this many bytes moved
 
@@ -136,6 +145,7 @@ class RunOptions:
             raise UsageError(f"bad --data {self.data!r}: use zero, random or text")
         for link in self.links:
             parse_label(link)  # a results file is untrusted: only links sshbench itself could have made
+        parse_builds(self.builds)  # the same for builds
         if not 0 <= self.echo_count <= MAX_ECHOES:
             raise UsageError(f"bad --echo {self.echo_count}: use 0 (none) to {MAX_ECHOES}")
         self._check_files()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,3 +25,21 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> SmallRun:
     done = sshbench(*SMALL, "--size", "4MiB", "--output", str(out), tmpdir=tmpdir)
     data = json.loads(out.read_text()) if out.exists() else {}
     return done, data, out, leftovers(str(tmpdir)), temp_entries(tmpdir)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = Path(os.environ.get("SSHBENCH_SOURCES") or ROOT.parent / "shared" / "sources")
+BUILDS = ("hpn-ssh-18.8.0", "openssh-10.2p1")
+
+
+@pytest.fixture(scope="session")
+def builds() -> Path:
+    """OpenSSH 10.2p1 and HPN-SSH 18.8.0, made (or found cached) by the project's own build script from the
+    tarballs in ../shared/sources (or $SSHBENCH_SOURCES); a clone without them skips, saying so."""
+    tarballs = [SOURCES / f"{name}.tar.gz" for name in BUILDS]
+    if not all(t.is_file() for t in tarballs):
+        pytest.skip(f"no source tarballs in {SOURCES} (set SSHBENCH_SOURCES): the build tests need them")
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ssh_builds.py"), *map(str, tarballs)],
+                          capture_output=True, text=True, timeout=1800, check=False)
+    assert done.returncode == 0, done.stderr
+    return Path(sys.prefix) / "opt" / "builds"

@@ -103,10 +103,12 @@ def _seconds(text: str) -> float:
 
 @pytest.mark.parametrize("where, argv", EXAMPLES, ids=[where[:90] for where, _ in EXAMPLES])
 def test_each_example_runs_as_printed_and_fits_its_budget_on_a_busy_machine(
-        where: str, argv: list[str], standin: tuple[EmbeddedOpenSSH, Path]) -> None:
+        where: str, argv: list[str], standin: tuple[EmbeddedOpenSSH, Path], request: pytest.FixtureRequest) -> None:
     args = build_parser().parse_args(["run", *argv])  # as printed: the real parser takes it
     if args.link and os.geteuid() != 0:
         pytest.skip("--link needs root (the docs say sudo)")
+    if args.build:  # the builds it names, made as the docs say (make ssh-builds), once per session
+        request.getfixturevalue("builds")
     srv, directory = standin
     argv = list(argv)
     if args.destination:

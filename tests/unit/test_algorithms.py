@@ -28,7 +28,7 @@ def test_grades_follow_the_published_facts() -> None:
 
 def test_aead_and_etm_flags() -> None:
     aead = {n for n, a in TABLE.items() if a.aead}
-    assert aead == set(parse_query_list(recorded("ssh-Q-9.2-cipher-auth.txt")))
+    assert aead == {*parse_query_list(recorded("ssh-Q-9.2-cipher-auth.txt")), "chacha20-poly1305-mt@hpnssh.org"}
     assert is_aead("chacha20-poly1305@openssh.com") and not is_aead("aes128-ctr")
     assert all(a.etm == ("-etm@" in n) for n, a in TABLE.items() if a.kind is Kind.MAC)
 
@@ -37,3 +37,10 @@ def test_certificate_detection() -> None:
     assert needs_certificate("rsa-sha2-512-cert-v01@openssh.com")
     assert needs_certificate("sk-ssh-ed25519@openssh.com")
     assert not needs_certificate("ssh-ed25519")
+
+
+def test_hpn_ssh_names_are_known_and_none_is_broken_as_cipher_and_as_mac() -> None:
+    mt = lookup("chacha20-poly1305-mt@hpnssh.org", Kind.CIPHER)
+    assert mt.aead and mt.grade is lookup("chacha20-poly1305@openssh.com", Kind.CIPHER).grade
+    assert lookup("none", Kind.CIPHER).grade is Grade.BROKEN and "clear" in lookup("none", Kind.CIPHER).reason
+    assert lookup("none", Kind.MAC).grade is Grade.BROKEN and "integrity" in lookup("none", Kind.MAC).reason

@@ -69,7 +69,7 @@ def test_a_stored_label_must_name_one_link() -> None:
 
 
 def _bound(rate: float, tcp: float | None = 130e6, shares: dict[str, float] | None = None) -> Bound:
-    return Bound("c", "rtt=20ms", "pipe", "aes128-ctr", "upload", Stat(rate, rate, rate, rate, 0.0, 6), 0.020,
+    return Bound("c", "rtt=20ms", "pipe", "aes128-ctr", "upload", "", Stat(rate, rate, rate, rate, 0.0, 6), 0.020,
                  2 * 1024 * 1024, tcp,
                  shares or {"client": 0.3, "server": 0.4})
 

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from sshbench.analysis.references import pipe_ciphers
 from sshbench.analysis.stats import counted, headline, headline_value
-from sshbench.implementations import implementation
+from sshbench.implementations import Implementation, by_banner, implementation
 from sshbench.methods import method as transfer_method
 from sshbench.results.environment import RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
@@ -39,6 +39,7 @@ class Code(StrEnum):
     COMPRESSION_USELESS = "compression-useless"
     DISK_LIMITS = "disk-limits"
     STRANGERS = "strangers"
+    EMULATOR_CPU = "emulator-cpu"
 
 
 @dataclass(frozen=True)
@@ -284,12 +285,29 @@ def core_shares(summary: Summary, rate: float) -> dict[str, float]:
             if stat is not None}
 
 
-def receive_window(report: Report, direction: str, method: str = "pipe") -> int | None:
+def receive_window(report: Report, direction: str, method: str = "pipe", build: str = "",
+                   link: str = "") -> int | None:
     """Bytes one transfer may have in flight: the receiver's channel window (the server for uploads, our ssh for
-    downloads), and for sftp also its requests x buffer; None where the window is not known."""
-    receiver = report.environment.server.software if direction == "upload" else "openssh"
-    found: int | None = transfer_method(method).in_flight(implementation(receiver).receive_window)
+    downloads), as its implementation grows it (HPN-SSH: to the receiving end's TCP buffer over an emulated link,
+    whose limits the run recorded; towards some senders less), and for sftp also its requests x buffer; None
+    where the window is not known."""
+    receiver, sender = _ends(report, direction, build)
+    facts = next((f for f in report.environment.links if f.label == link), None) if link else None
+    window = receiver.window.bytes_for(facts.tcp_receive_buffer(direction) if facts else None, sender)
+    found: int | None = transfer_method(method).in_flight(window)
     return found
+
+
+def _ends(report: Report, direction: str, build: str) -> tuple[Implementation, str]:
+    """The receiving side's implementation and the sending side's version (its banner's softwareversion)."""
+    env = report.environment
+    facts = next((b for b in env.builds if b.name == build), None) if build else None
+    client = facts.client.version if facts else env.client.version
+    server = facts.server.version if facts else env.server.version
+    if direction == "upload":
+        receiver = by_banner(server) if facts else implementation(env.server.software)
+        return receiver, client
+    return by_banner(client), server
 
 
 def limits(report: Report) -> list[str]:
@@ -298,6 +316,31 @@ def limits(report: Report) -> list[str]:
     return [limit.text for limit in found if limit is not None]
 
 
+EMULATOR_SHARE = 0.3  # the link emulator's share of a core above which it may have slowed a CPU-bound case
+
+
+def _emulator(report: Report) -> list[Advice]:
+    """Over an emulated link the wire process (sshbench's emulator) needs CPU too, on the same machine as
+    client and server (about 43% of the three together at 20 ms on 2 vCPUs): where a case was CPU-bound and the
+    emulator used a good part of a core meanwhile, the CPU limit may be partly the emulator's."""
+    hit: list[str] = []
+    for summary in report.summaries:
+        link, rate = summary.link_cpu_seconds_per_gib, summary.throughput_bytes_per_second
+        if link is None or rate is None:
+            continue
+        shares = core_shares(summary, rate.median)
+        emulator = link.median * rate.median / GiB
+        if emulator >= EMULATOR_SHARE and any(share >= CPU_BOUND_SHARE for share in shares.values()):
+            hit.append(f"{summary.case_id} ({emulator:.0%} of a core)")
+    if not hit:
+        return []
+    return [Advice(Code.EMULATOR_CPU, f"the link emulator used a good part of a core while CPU-bound cases ran: "
+                   f"{_names(hit)}", f"on {report.environment.host.cpu_count} CPUs it competed with client and "
+                   "server, so part of that CPU limit may be the emulator's: compare with the same cases on the "
+                   "cable (rtt=0) or on a machine with more cores")]
+
+
 def advise(report: Report) -> list[Advice]:
     """Every warning that applies to a finished (or interrupted) run."""
-    return [*_machine(report), *_cases(report), *_controls(report), *_options(report), *_disk(report)]
+    return [*_machine(report), *_cases(report), *_controls(report), *_options(report), *_disk(report),
+            *_emulator(report)]

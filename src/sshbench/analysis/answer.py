@@ -27,6 +27,7 @@ from sshbench.analysis.decide import costs
 from sshbench.analysis.recommend import safe_cipher
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.views import builds_of
 from sshbench.kinds import Direction, Relation
 from sshbench.results.model import Report, Stat, Summary
 
@@ -57,6 +58,7 @@ class Comparison:
 class Answer:
     direction: Direction
     link: str
+    build: str  # "" when the run compared no builds
     best: str
     rate: Stat
     samples: int
@@ -78,9 +80,9 @@ class Cheapest:
     relation: Relation | None = None
 
 
-def ranked_ciphers(report: Report, direction: Direction, link: str = "") -> list[Summary]:
-    """The pipe cipher cases of one direction (and emulated link) that have a rank, in rank order."""
-    group = f"cipher:{direction.value}" + (f"@{link}" if link else "")
+def ranked_ciphers(report: Report, direction: Direction, link: str = "", build: str = "") -> list[Summary]:
+    """The pipe cipher cases of one direction (build and emulated link) that have a rank, in rank order."""
+    group = f"cipher:{direction.value}" + (f"#{build}" if build else "") + (f"@{link}" if link else "")
     rows = [s for s in report.summaries if s.group == group and s.rank is not None]
     return sorted(rows, key=lambda s: s.rank or 0)
 
@@ -96,9 +98,11 @@ def client_default(report: Report, offered: list[str]) -> str | None:
 def answers(report: Report) -> list[Answer]:
     out = []
     links = [link.label for link in report.environment.links] or [""]
+    builds = builds_of(report) or [""]
     views = report.joined()
-    for link, direction in ((link, d) for link in links for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
-        rows = ranked_ciphers(report, direction, link)
+    for link, build, direction in ((link, build, d) for link in links for build in builds
+                                   for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
+        rows = ranked_ciphers(report, direction, link, build)
         names = {s.case_id: views[s.case_id].case.subject for s in rows}
         safe = [s for s in rows if safe_cipher(report, names[s.case_id])]
         rate = safe[0].throughput_bytes_per_second if safe else None
@@ -120,8 +124,8 @@ def answers(report: Report) -> list[Answer]:
         elif default is not None and (len(safe) < 2 or default != names[safe[1].case_id]):
             other = next(s for s in rows if names[s.case_id] == default)
             comparisons.append(compare(report, rows, best, other, names, "this client's default"))
-        out.append(Answer(direction, link, names[best.case_id], rate, best.samples_ok, tuple(comparisons), note,
-                          cheapest(report, rows, names)))
+        out.append(Answer(direction, link, build, names[best.case_id], rate, best.samples_ok, tuple(comparisons),
+                          note, cheapest(report, rows, names)))
     return out
 
 

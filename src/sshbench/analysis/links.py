@@ -10,13 +10,13 @@ window / measured RTT. The verdict names the one the case reached (80% of
 it or more); a case that reached none is "below every limit" (its tool's
 own round trips, or CPUs shared with other work) - never guessed.
 
-`link_view` is the same report restricted to one link's cases, so every
-table sshbench already draws can be drawn per link.
+analysis/views.py restricts a report to one link's cases, so every table
+sshbench already draws can be drawn per link.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sshbench.analysis.advice import (
     CPU_BOUND_SHARE,
@@ -39,6 +39,7 @@ class Bound:
     method: str
     cipher: str
     direction: str
+    build: str  # "" without --build
     stat: Stat  # bytes/s of the data phase: median and its interval
     rtt: float | None  # measured on the link (median TCP connect time)
     window: int | None  # bytes one channel (or sftp's requests) may have in flight; None: not known
@@ -113,17 +114,8 @@ def bounds(report: Report) -> list[Bound]:
         facts = link_facts(report, case.link)
         subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
         link_tcp = tcp.get(case.link)
-        found.append(Bound(case.id, case.link, case.method, subject, case.direction.value, stat,
-                           facts.rtt_seconds if facts else None, receive_window(report, case.direction.value,
-                                                                                 case.method),
-                           link_tcp.median if link_tcp else None, core_shares(summary, stat.median)))
+        window = receive_window(report, case.direction.value, case.method, case.build, case.link)
+        found.append(Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat,
+                           facts.rtt_seconds if facts else None, window, link_tcp.median if link_tcp else None,
+                           core_shares(summary, stat.median)))
     return found
-
-
-def link_view(report: Report, label: str) -> Report:
-    """The report restricted to one link's cases (and the local crypto ceilings, which cross no link)."""
-    keep = {r.case.id for r in report.cases if r.case.link == label or r.case.kind is CaseKind.CEILING}
-    return replace(report, cases=[r for r in report.cases if r.case.id in keep],
-                   samples=[s for s in report.samples if s.case_id in keep],
-                   summaries=[s for s in report.summaries if s.case_id in keep],
-                   echoes=[e for e in report.echoes if e.link == label])

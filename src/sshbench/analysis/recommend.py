@@ -33,6 +33,8 @@ from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import Candidate, Move, order
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.stats import counted
+from sshbench.analysis.views import builds_of
+from sshbench.buildspec import STOCK
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.results.environment import ServerKind
@@ -43,6 +45,7 @@ KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms",
 POLICIES = tuple(BUILT_IN)
 PREPEND_SINCE = (8, 2)  # OpenSSH 8.2 release notes: a list starting with '^' is put in front of the defaults
 CHACHA = "chacha20-poly1305@openssh.com"
+CHACHA_MT = "chacha20-poly1305-mt@hpnssh.org"  # HPN-SSH: the same construction, multithreaded
 # Releases that added strict key exchange (the Terrapin fix); distributions backport it, so the offer decides.
 STRICT_KEX_RELEASES = ", ".join(impl.strict_kex_release for impl in IMPLEMENTATIONS.values()
                                 if impl.strict_kex_release) + ", or a distribution package with the fix"
@@ -111,7 +114,7 @@ def terrapin_exposed(cipher: str | None, mac: str | None) -> bool:
     """The negotiated modes Terrapin can exploit without strict key exchange: chacha20-poly1305, CBC with EtM."""
     if cipher is None:
         return False
-    if cipher == CHACHA:
+    if cipher in (CHACHA, CHACHA_MT):
         return True
     return cipher.endswith("-cbc") and mac is not None and lookup(mac, Kind.MAC).etm
 
@@ -123,12 +126,20 @@ def safe_cipher(report: Report, name: str) -> bool:
     return lookup(name, Kind.CIPHER).grade in BUILT_IN["compatible"] and (strict or not terrapin_exposed(name, None))
 
 
+def config_build(report: Report) -> str:
+    """The build a recommendation is for: the system's programs (`stock`) where the run measured them, else the
+    first build given ("" for a run without builds). Another build's names may mean nothing to this ssh."""
+    names = builds_of(report)
+    return "" if not names else STOCK if STOCK in names else names[0]
+
+
 def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
     """Measured algorithms of one kind with their per-sample speeds (pipe cases: SSH itself, not a file tool)."""
     out: dict[str, Candidate] = {}
+    build = config_build(report)
     for record in report.cases:
         case = record.case
-        if case.algorithm_kind is not kind or not case.is_pipe:
+        if case.algorithm_kind is not kind or not case.is_pipe or case.build != build:
             continue
         samples = counted(report.samples_of(case.id))
         if kind in (Kind.CIPHER, Kind.MAC):  # over emulated links, each link is its own evidence (ordering: all)

@@ -106,6 +106,7 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
         summary.client_cpu_seconds_per_gib = describe(_values(good, lambda s: _gib(s.client_cpu_per_byte)))
         summary.server_cpu_seconds_per_gib = describe(_values(good, lambda s: _gib(s.server_cpu_per_byte)))
         summary.cost_seconds_per_gib = describe(_values(good, lambda s: _gib(s.bottleneck_cpu_per_byte)))
+        summary.link_cpu_seconds_per_gib = describe(_values(good, lambda s: _gib(s.link_cpu_per_byte)))
         if clock_hz:
             summary.client_cycles_per_byte = scaled(summary.client_cpu_seconds_per_gib, clock_hz / GiB)
             summary.server_cycles_per_byte = scaled(summary.server_cpu_seconds_per_gib, clock_hz / GiB)

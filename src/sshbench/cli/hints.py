@@ -13,6 +13,7 @@ import shlex
 from sshbench.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.recommend import safe_cipher
+from sshbench.analysis.views import builds_of
 from sshbench.kinds import PIPE, CaseKind, Direction
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
@@ -28,8 +29,10 @@ OUTPUT_ONLY = frozenset({"--seed", "--output", "-o", "--quiet", "-q", "--jsonl"}
 
 
 def _safe_ranked(report: Report) -> list[Summary]:
-    """Pipe upload cipher cases without a known weakness (Terrapin included), fastest first."""
-    return [s for s in ranked_ciphers(report, Direction.UPLOAD) if safe_cipher(report, _name(report, s))]
+    """Pipe upload cipher cases without a known weakness (Terrapin included), fastest first (of the first build,
+    with --build: the one a config is for)."""
+    build = next(iter(builds_of(report)), "")
+    return [s for s in ranked_ciphers(report, Direction.UPLOAD, build=build) if safe_cipher(report, _name(report, s))]
 
 
 def _name(report: Report, summary: Summary) -> str:

@@ -8,6 +8,7 @@ import os
 from typing import Any, NoReturn
 
 from sshbench import __version__
+from sshbench.buildspec import parse_builds
 from sshbench.errors import UsageError
 from sshbench.kinds import PIPE
 from sshbench.linkspec import parse_links
@@ -153,6 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
                       "key sweeps are off unless named: the link does not change their CPU cost)")
     link.add_argument("--echo", type=int, help="keystroke echo round trips per cipher (and per link), as sshping "
                       "measures interactive latency (default: 40 with --link, else 0)")
+    link.add_argument("--link-tcp", choices=("tuned", "kernel"), help="the emulated hosts' TCP buffers: a tuned "
+                      "host's (autotuning up to 128 MiB, so TCP's own window never limits; default) or the "
+                      "kernel's defaults (an untuned host)")
+    link.add_argument("--none-cipher", action="store_true", help="also measure HPN-SSH's none cipher on the builds "
+                      "that have it (NoneSwitch: data in the clear after login; graded broken, never recommended)")
+    link.add_argument("--none-mac", action="store_true", help="with --none-cipher: the none MAC too "
+                      "(NoneMacEnabled: the data is not even authenticated)")
+    link.add_argument("--build", action="append", help="an SSH build to compare (again for each): stock (this "
+                      "system's ssh and sshd), a build `make ssh-builds` made (e.g. hpn-ssh-18.8.0), an install "
+                      "prefix's path, or client=X,server=Y for a mixed pair; every case crosses each build, "
+                      "interleaved (docs/builds.md)")
     tools = run.add_argument_group("transfer methods (the cipher sweep runs once per method)")
     methods = ", ".join(f"{name} ({m.help})" if m.help else name for name, m in METHODS.items())
     tools.add_argument("--method", default=PIPE, help=f"comma list of {methods}, or all (default: {PIPE})")
@@ -319,6 +331,9 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
         hostkeys=_sweep(args.hostkeys, links), links=links,
+        builds=tuple(spec.text for spec in parse_builds(args.build)) if args.build else (),
+        link_tcp=args.link_tcp or D.link_tcp,
+        none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,
         echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
         size_bytes=parse_size(args.size) if args.size else None,
         sample_seconds=D.sample_seconds if args.sample_seconds is None else args.sample_seconds,

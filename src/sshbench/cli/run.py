@@ -66,6 +66,12 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
     if options.remote_workdir and not destinations:
         raise UsageError("--remote-workdir is for real hosts: give a destination, or use --workdir for the "
                          "embedded server")
+    if options.none_cipher and not options.builds:
+        raise UsageError("--none-cipher measures HPN-SSH's none cipher on the builds that have it: give them with "
+                         "--build (e.g. --build stock --build hpn-ssh-18.8.0)")
+    if options.builds and (destinations or _server_names(args.server, destinations) != ["openssh"]):
+        raise UsageError("--build compares SSH builds on the embedded OpenSSH server: leave out destinations and "
+                         "--server (a real host's server is what it is; measure its clients with --ssh)")
     if options.links:
         check_can_emulate()  # before anything is made or started
     return RunRequest(options, tuple(destinations), tuple(_server_names(args.server, destinations)),

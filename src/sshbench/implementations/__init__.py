@@ -13,18 +13,19 @@ these implementations; this package runs nothing.
 
 from __future__ import annotations
 
-from sshbench.implementations.base import Implementation
+from sshbench.implementations.base import Implementation, Window
 from sshbench.implementations.dropbear import DROPBEAR
+from sshbench.implementations.hpnssh import HPNSSH
 from sshbench.implementations.openssh import OPENSSH
 from sshbench.implementations.tinysshd import TINYSSHD
 
-IMPLEMENTATIONS: dict[str, Implementation] = {impl.name: impl for impl in (OPENSSH, DROPBEAR, TINYSSHD)}
-UNKNOWN = Implementation("unknown", "an unknown server", (), "server process", None,
+IMPLEMENTATIONS: dict[str, Implementation] = {impl.name: impl for impl in (OPENSSH, HPNSSH, DROPBEAR, TINYSSHD)}
+UNKNOWN = Implementation("unknown", "an unknown server", (), "server process", Window(None),
                          "this server is not OpenSSH, so sshbench writes no server config for it; SSH uses the "
                          "client's first choice that the server offers (RFC 4253, 7.1), so the client block above "
                          "decides", None, {})
-__all__ = ["DROPBEAR", "IMPLEMENTATIONS", "OPENSSH", "TINYSSHD", "UNKNOWN", "Implementation", "by_banner",
-           "implementation", "package_of"]
+__all__ = ["DROPBEAR", "HPNSSH", "IMPLEMENTATIONS", "OPENSSH", "TINYSSHD", "UNKNOWN", "Implementation", "Window",
+           "by_banner", "implementation", "package_of"]
 
 
 def implementation(name: str) -> Implementation:
@@ -35,7 +36,9 @@ def implementation(name: str) -> Implementation:
 def by_banner(software_version: str) -> Implementation:
     """Which implementation a banner's softwareversion names ("OpenSSH_9.2p1", "dropbear_2022.83")."""
     lowered = software_version.lower()
-    return next((impl for impl in IMPLEMENTATIONS.values() if lowered.startswith(impl.banner_prefixes)), UNKNOWN)
+    matching = [impl for impl in IMPLEMENTATIONS.values() if lowered.startswith(impl.banner_prefixes)]
+    marked = [impl for impl in matching if impl.banner_marker and impl.banner_marker in lowered]
+    return next(iter(marked or [impl for impl in matching if not impl.banner_marker]), UNKNOWN)
 
 
 def package_of(tool: str) -> tuple[str, str | None]:

@@ -8,16 +8,51 @@ from types import MappingProxyType
 
 
 @dataclass(frozen=True)
+class Window:
+    """How many bytes a receiver lets one SSH channel have in flight: a fixed window, or one that grows to its TCP
+    receive buffer as the transfer runs (HPN-SSH), capped (for some peers lower)."""
+
+    fixed: int | None  # bytes; None: not known
+    follows_tcp: bool = False  # grows to the receive socket's buffer (SO_RCVBUF) while data flows
+    cap: int | None = None  # never more than this
+    peer_caps: tuple[tuple[str, int], ...] = ()  # (banner substring of the sender, a lower cap for such peers)
+
+    def bytes_for(self, tcp_receive_buffer: int | None, peer_banner: str = "") -> int | None:
+        """The window for a receiver whose TCP receive buffer can grow to `tcp_receive_buffer` (None: not known),
+        talking to a peer whose banner's softwareversion is `peer_banner`."""
+        if not self.follows_tcp:
+            return self.fixed
+        if tcp_receive_buffer is None:  # it grows with a buffer nobody recorded: not known
+            return None
+        caps = [cap for marker, cap in self.peer_caps if marker in peer_banner]
+        grown = min([tcp_receive_buffer, *([self.cap] if self.cap else []), *caps])
+        return max(self.fixed or 0, grown)
+
+
+@dataclass(frozen=True)
 class Implementation:
     name: str  # as results store it: openssh, dropbear, tinysshd
     title: str  # as sentences name it
     banner_prefixes: tuple[str, ...]  # the softwareversion of its banner starts with one of these (lower case)
     process: str  # the process that serves a connection, as limits name it
-    receive_window: int | None  # its SSH channel window, bytes (None: not known)
+    window: Window  # its SSH channel receive window, from its source
     config_advice: str | None  # how it chooses algorithms, for one that reads no sshd_config (None: OpenSSH)
     strict_kex_release: str | None  # the release that added strict key exchange (the Terrapin fix)
     packages: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # tool -> Debian package
     install_hint: str | None = None  # how to get its server where `apt-get install PACKAGE` is wrong
+    banner_marker: str = ""  # a build of another implementation, told apart by this in its banner ("_hpn")
+    client: str = "ssh"  # its client and server programs' names (a build's prefix holds bin/CLIENT, sbin/SERVER)
+    server: str = "sshd"
+    # ssh -G / sshd -T keys worth recording for this build (HPN-SSH's switches), lower case as they print
+    settings: tuple[str, ...] = ()
+    # Whether its server's TCP socket has TCP_NODELAY as it is deployed: the embedded launcher serves it the same
+    # way, so a measurement is of the server as people run it
+    nodelay: bool = True
+
+    @property
+    def receive_window(self) -> int | None:
+        """The fixed window (None: it grows with TCP, or is not known): Window.bytes_for says more."""
+        return None if self.window.follows_tcp else self.window.fixed
 
     @property
     def reads_sshd_config(self) -> bool:

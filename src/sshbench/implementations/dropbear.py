@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from sshbench.implementations.base import Implementation
+from sshbench.implementations.base import Implementation, Window
 
 DROPBEAR = Implementation(
     name="dropbear",
     title="Dropbear",
     banner_prefixes=("dropbear",),
     process="dropbear",
-    receive_window=24576,  # default_options.h: DEFAULT_RECV_WINDOW 24576
+    window=Window(24576),  # default_options.h: DEFAULT_RECV_WINDOW 24576
     config_advice=("Dropbear reads no sshd_config: its algorithms are fixed when it is built (default_options.h, "
                    "overridden by localoptions.h), and SSH uses the client's first choice that the server offers "
                    "(RFC 4253, 7.1), so the client block above decides; to remove an algorithm from this server, "

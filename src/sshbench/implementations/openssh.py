@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from sshbench.implementations.base import Implementation
+from sshbench.implementations.base import Implementation, Window
 
 OPENSSH = Implementation(
     name="openssh",
@@ -13,7 +13,7 @@ OPENSSH = Implementation(
     process="sshd",
     # channels.h: CHAN_SES_WINDOW_DEFAULT = 64 x CHAN_SES_PACKET_DEFAULT (32 KiB), topped up by
     # channel_check_window in channels.c when half is consumed
-    receive_window=64 * 32 * 1024,
+    window=Window(64 * 32 * 1024),
     config_advice=None,
     strict_kex_release="OpenSSH 9.6",
     packages=MappingProxyType({"ssh": "openssh-client", "ssh-keygen": "openssh-client", "scp": "openssh-client",

@@ -47,7 +47,7 @@ def measure_echo(target: Target, case: Case, settings: EchoSettings) -> EchoResu
     """`settings.count` keystroke round trips through one SSH session with the case's algorithms and link."""
     result = EchoResult(cipher=case.cipher or "", mac=case.mac, link=case.link,
                         obscured=obscures_keystrokes(settings.client_version))
-    argv = [target.ssh_program, "-tt", "-e", "none", *target.tool_ssh_options(case), target.destination,
+    argv = [target.program_for(case), "-tt", "-e", "none", *target.tool_ssh_options(case), target.destination,
             REMOTE_COMMAND]
     env = {**os.environ, **target.tool_env}
     try:

@@ -138,7 +138,7 @@ def command_templates(target: Target, files: TransferFiles, methods: tuple[str, 
 def ssh_for(target: Target, case: Case, compression: bool) -> Ssh:
     """What every tool is given to reach the server: the target's ssh, its options for this case, the host."""
     options = target.tool_ssh_options(case) + (["-o", "Compression=yes"] if compression else [])
-    return Ssh(target.ssh_program, tuple(options), target.destination)
+    return Ssh(target.program_for(case), tuple(options), target.destination)
 
 
 def _spawn(transfer: Transfer, env: dict[str, str], stderr: int) -> list[subprocess.Popen[bytes]]:

@@ -224,9 +224,9 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
                 sample.client_cpu_setup_seconds = tree_cpu_seconds(proc.pid)
                 if peer_port is not None:
                     sample.server_cpu_setup_seconds = target.server_cpu_so_far(peer_port)
-            def cpu() -> tuple[float | None, float | None]:
+            def cpu() -> tuple[float | None, float | None, float | None]:
                 server = target.server_cpu_so_far(peer_port) if peer_port is not None else None
-                return tree_cpu_seconds(proc.pid), server
+                return tree_cpu_seconds(proc.pid), server, target.link_cpu_so_far(case)
             error = _data_phase(case, size_bytes, proc, out, sample, settings.payload, tick or _no_tick, cpu)
         proc.stdin.close()
         with contextlib.suppress(OSError):
@@ -303,16 +303,20 @@ def _no_tick(moved: int) -> None:
 
 
 
+Cpu = Callable[[], tuple[float | None, float | None, float | None]]  # CPU so far: client, server, link emulator
+
+
 class _SteadyMarks:
     """Client-side marks of the steady state: when a quarter of the bytes had moved, and when the last had,
-    with each side's CPU at both (module docstring). Wraps the live-rate tick; one /proc read per side per mark."""
+    with each side's CPU (and the link emulator's) at both (module docstring). Wraps the live-rate tick; one
+    /proc read per side per mark."""
 
-    def __init__(self, size: int, tick: Tick, cpu: Callable[[], tuple[float | None, float | None]]) -> None:
+    def __init__(self, size: int, tick: Tick, cpu: Cpu) -> None:
         self.size, self.tick, self.cpu = size, tick, cpu
         start = max(size // STEADY_FROM, STEADY_AFTER)
         self.start = start if start <= size // 2 else size + 1  # too small: no steady state
         self.moved = 0
-        self.half: tuple[float, int, tuple[float | None, float | None]] | None = None  # the first mark
+        self.half: tuple[float, int, tuple[float | None, float | None, float | None]] | None = None  # 1st mark
         self.last = 0.0
 
     def __call__(self, moved: int) -> None:
@@ -327,17 +331,14 @@ class _SteadyMarks:
             return
         sample.steady_bytes = self.moved - self.half[1]
         sample.steady_seconds = self.last - self.half[0]
-        client, server = self.cpu()
-        before_client, before_server = self.half[2]
-        if client is not None and before_client is not None:
-            sample.client_cpu_steady_seconds = max(0.0, client - before_client)
-        if server is not None and before_server is not None:
-            sample.server_cpu_steady_seconds = max(0.0, server - before_server)
+        after, before = self.cpu(), self.half[2]
+        spent = [None if a is None or b is None else max(0.0, a - b) for a, b in zip(after, before, strict=True)]
+        sample.client_cpu_steady_seconds, sample.server_cpu_steady_seconds, sample.link_cpu_steady_seconds = spent
 
 
 def _data_phase(case: Case, size_bytes: int, proc: subprocess.Popen[bytes], out: _Lines,
                 sample: Sample, payload: Payload, tick: Tick,
-                cpu: Callable[[], tuple[float | None, float | None]] = lambda: (None, None)) -> str | None:
+                cpu: Cpu = lambda: (None, None, None)) -> str | None:
     """Move the bytes and time them; fills the sample, returns an error text or None."""
     assert proc.stdin is not None and proc.stdout is not None
     marks = _SteadyMarks(size_bytes, tick, cpu)

@@ -29,6 +29,7 @@ from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.loop import bytes_moved
 from sshbench.options import RunOptions
+from sshbench.orchestrate.builds import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
 from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, too_long
 from sshbench.plan.cases import HostPlan, expand_methods, plan_host
@@ -97,15 +98,25 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     links: EmulatedLinks | None = None
     if options.links:
         say("making the emulated links (network namespaces, devices) and measuring their round trips")
-        links = stack.enter_context(EmulatedLinks([parse_label(text) for text in options.links], seed))
+        links = stack.enter_context(EmulatedLinks([parse_label(text) for text in options.links], seed,
+                                                  tuned=options.link_tcp == "tuned"))
     ports = {server.name: links.serve(server) if links else 0 for server in servers}
+    builds = start_builds(stack, options, say, links) if options.builds else []
     say("making the test data and planning the cases")
     payload = make_payload(options.data, servers[0].workdir, seed)
     hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
              if remotes else
+             [Host(options, builds[0].client, builds[0].server, payload, None, methods, seed, crypto,
+                   links.paths if links else {}, builds[0].link_port, tuple(builds))] if builds else
              [Host(options, client, server, payload, None, methods, seed, crypto, links.paths if links else {},
                    ports[server.name]) for server in servers])
+
     def plan(host: Host, opts: RunOptions) -> HostPlan:
+        if host.builds:
+            check_names(opts, host.builds)
+            return merged([(side.name, with_none(plan_host(opts, side.client, offered(side), methods, missing,
+                                                           f"build {side.name}", embedded=True, lenient=True),
+                                                 side, opts)) for side in host.builds])
         return plan_host(opts, client, host.offered, methods, missing,
                          "the server" if host.remote is None else host.remote.facts.destination or "",
                          embedded=host.remote is None,

@@ -27,6 +27,7 @@ from sshbench.measure.pipe import SampleSettings
 from sshbench.measure.runner import execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
+from sshbench.orchestrate.builds import build_facts
 from sshbench.plan.schedule import schedule_for
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
 from sshbench.results.environment import (
@@ -47,7 +48,7 @@ from sshbench.results.events import Reporter
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
-from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.embedded import BuildSide, BuildsTarget, EmbeddedTarget
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
 from sshbench.validate import checked_recommendation
@@ -67,6 +68,7 @@ class Host:
     crypto: MaskCheck | None
     links: Mapping[str, LinkPath] = field(default_factory=dict)  # emulated links by label (--link)
     link_port: int = 0  # the server's listener behind the links
+    builds: tuple[BuildSide, ...] = ()  # SSH builds compared (--build): each case goes to its own
 
     @property
     def offered(self) -> AlgorithmLists:
@@ -105,7 +107,10 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
                                                    capped=options.max_bytes is not None)
     live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
-    target: Target = EmbeddedTarget(server, host.links, host.link_port) if remote is None else remote.target
+    target: Target = remote.target if remote is not None else BuildsTarget(list(host.builds), host.links) \
+        if host.builds else EmbeddedTarget(server, host.links, host.link_port)
+    if host.builds:
+        env.builds = build_facts(list(host.builds))
     with contextlib.ExitStack() as stack:
         files = None
         if any(not c.is_pipe for c in live):

@@ -96,7 +96,7 @@ def _without(selection: Selection, names: Sequence[str], why: str) -> Selection:
 def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                methods: tuple[str, ...] = (PIPE,), missing: dict[str, str] | None = None,
                tcp_control: bool = True, hostkey_skip: Callable[[str], str | None] | None = None,
-               compression: tuple[str, ...] | None = None) -> HostPlan:
+               compression: tuple[str, ...] | None = None, lenient: bool = False) -> HostPlan:
     """Every case of one host, and the partners they hold fixed.
 
     `hostkey_skip` says why a host key algorithm must not be tried on this host (a real host whose key of
@@ -105,7 +105,7 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     """
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
-    selections = [select(kind, spec, client, offered) for kind, spec in specs.items()]
+    selections = [select(kind, spec, client, offered, lenient) for kind, spec in specs.items()]
     if hostkey_skip is not None:
         for name in selections[3].measure:
             if (why := hostkey_skip(name)) is not None:
@@ -150,10 +150,11 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
 def plan_host(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, methods: tuple[str, ...],
               missing: dict[str, str], where: str, embedded: bool,
               hostkey_skip: Callable[[str], str | None] | None = None,
-              compression: tuple[str, ...] | None = None) -> HostPlan:
-    """One host's cases; a host where nothing at all can be measured is a usage error naming it (and why)."""
+              compression: tuple[str, ...] | None = None, lenient: bool = False) -> HostPlan:
+    """One host's cases; a host where nothing at all can be measured is a usage error naming it (and why).
+    `lenient`: one build of several (select)."""
     plan = plan_cases(options, client, offered, methods, missing, tcp_control=embedded, hostkey_skip=hostkey_skip,
-                      compression=compression)
+                      compression=compression, lenient=lenient)
     if not plan.measured:
         reasons = list(dict.fromkeys(r.reason for r in plan.records if r.reason))
         why = f" ({reasons[0]})" if len(reasons) == 1 else ""

@@ -20,17 +20,20 @@ class Selection:
     skipped: tuple[tuple[str, str], ...] = ()
 
 
-def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists) -> Selection:
+def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists, lenient: bool = False) -> Selection:
     """Resolve a comma list with `all`, `default`, `none` and `-name` exclusions.
 
     `all` is everything both sides support; `default` is the client's
     compiled-in preference list. A name the client does not know is a usage
-    error (listing the valid ones); one the server does not offer becomes a
-    skipped case with its reason, so the run goes on.
+    error (listing the valid ones), or with `lenient` (one build of several,
+    whose names were checked against all their clients) a skipped case; one
+    the server does not offer becomes a skipped case with its reason, so the
+    run goes on.
     """
     supported = client.supported.of(kind)
     chosen: list[str] = []
     excluded: set[str] = set()
+    unknown: list[str] = []
     for raw in (part.strip() for part in spec.split(",")):
         if not raw:
             continue
@@ -43,6 +46,9 @@ def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists) ->
             chosen += [n for n in client.defaults.of(kind) if n in supported and _measurable(kind, n)]
         else:
             name = raw[1:] if raw.startswith("-") else raw
+            if name not in supported and lenient:
+                unknown.append(name)
+                continue
             if name not in supported:
                 raise UsageError(
                     f"unknown {_LABEL[kind]} {name!r} for this ssh client; valid: "
@@ -55,6 +61,7 @@ def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists) ->
     unique = [n for n in dict.fromkeys(chosen) if n not in excluded]
     measure = tuple(n for n in unique if n in server.of(kind) and _measurable(kind, n))
     skipped = tuple((n, _skip_reason(kind, n)) for n in unique if n not in measure)
+    skipped += tuple((n, "this build's client does not know it") for n in dict.fromkeys(unknown))
     return Selection(kind, measure, skipped)
 
 

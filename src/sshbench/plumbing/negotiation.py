@@ -76,11 +76,11 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             found["kex"] = m.group(1)
         elif (m := _HOSTKEY_RE.search(line)) and "hostkey" not in found:
             found["hostkey"] = m.group(1)
-        elif m := _DIR_RE.search(line):
-            suffix = "c2s" if m.group(1) == "client->server" else "s2c"
-            found.setdefault(f"cipher_{suffix}", m.group(2))
-            found.setdefault(f"mac_{suffix}", m.group(3))
-            found.setdefault(f"compression_{suffix}", m.group(4))
+        elif m := _DIR_RE.search(line):  # the last key exchange's: what carried the data (HPN-SSH's NoneSwitch
+            suffix = "c2s" if m.group(1) == "client->server" else "s2c"  # rekeys to the none cipher after login)
+            found[f"cipher_{suffix}"] = m.group(2)
+            found[f"mac_{suffix}"] = m.group(3)
+            found[f"compression_{suffix}"] = m.group(4)
         elif (m := _BANNER_RE.search(line)) and "server_version" not in found:
             found["server_version"] = software_version(m.group(1))  # one server, not one "version" per sample
         elif m := _REFUSED_RE.search(line):

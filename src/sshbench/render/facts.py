@@ -65,6 +65,13 @@ def facts(report: Report) -> list[Fact]:
            Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}"),
            Fact("data", f"{opts.data} bytes, SSH compression {'on' if opts.compression else 'off'}; throughput "
                         "excludes the handshake")]
+    for build in env.builds:  # --build: each build's two programs, and the switches they declared
+        said = "; ".join(f"{side} {', '.join(f'{k} {v}' for k, v in switches.items())}" for side, switches in
+                         (("client", build.client_settings), ("server", build.server_settings)) if switches)
+        same = build.client.version == build.server.version
+        versions = (f"client and server {build.client.version}" if same else
+                    f"client {build.client.version}, server {build.server.version}")
+        out.append(Fact("build", f"{build.name}: {versions}{f' ({said})' if said else ''}"))
     if env.crypto is not None and env.crypto.aesni_masked:
         check = env.crypto.mask_check
         out.append(Fact("crypto", "AES-NI, VAES and PCLMULQDQ masked in OpenSSL for client, server and ceilings "

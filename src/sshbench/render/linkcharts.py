@@ -13,7 +13,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from sshbench.analysis.advice import receive_window
 from sshbench.analysis.links import bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
@@ -43,9 +42,10 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     if not found:
         return None
     fig, ax = figure(figsize=(8.5, 4.8))
-    series = list(dict.fromkeys((b.method, b.cipher) for b in found))
-    for index, (method, cipher) in enumerate(series):
-        points = sorted((rtts[b.link], b) for b in found if (b.method, b.cipher) == (method, cipher))
+    series = list(dict.fromkeys((b.build, b.method, b.cipher) for b in found))  # with --build: a line per build
+    for index, (build, method, cipher) in enumerate(series):
+        points = sorted(((rtts[b.link], b) for b in found if (b.build, b.method, b.cipher) == (build, method, cipher)),
+                        key=lambda point: point[0])
         xs = [x * 1000 for x, _ in points]
         ys, low, high = [], [], []
         for _, bound in points:
@@ -54,15 +54,15 @@ def _throughput(report: Report, direction: str) -> Figure | None:
             low.append((stat.median - (stat.ci_low or stat.median)) / 1e6)
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
-                    label=f"{method_label(method)} {cipher}")
+                    label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}")
     tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
-    window = receive_window(report, direction)
-    if window:
+    windows = {w for b in found if (w := b.window)}  # one line per distinct receive window the cases had
+    for number, window in enumerate(sorted(windows)):
         span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
-        ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle="--",
-                label=f"window limit: {window // 1024} KiB / RTT")
+        ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
+                label=f"SSH window limit: {window / 2**20:,.0f} MiB / RTT")
     _log_axes(ax)
     ax.set_xlabel("round-trip time, ms (measured; log scale)")
     ax.set_ylabel("MB/s, median (log scale)")

@@ -12,9 +12,10 @@ from dataclasses import replace
 
 from sshbench.algorithms import Kind
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
-from sshbench.analysis.links import Bound, bounds, link_view
+from sshbench.analysis.links import Bound, bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
+from sshbench.analysis.views import builds_of, link_view
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
@@ -34,32 +35,47 @@ def links_overview(report: Report) -> Table:
     """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
     tcp = raw_tcp(report)
     rows = []
+    build = next(iter(builds_of(report)), "")
     for link in report.environment.links:
         rtt = link.rtt_seconds
         limits = []
         for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
-            window = receive_window(report, direction)
-            limit = window / rtt if window and rtt else None
-            limits.append("-" if limit is None else f"{limit / 1e6:,.{1 if limit < 1e9 else 0}f}")
+            window = receive_window(report, direction, build=build, link=link.label)
+            limits.append(_per_rtt(window, rtt))
+        for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
+            limits.append(_per_rtt(link.tcp_receive_buffer(direction), rtt))
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
                   if link.connect_seconds else "-")
         wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
         raw = tcp.get(link.label)
         bdp = "-" if raw is None or not rtt else f"{raw.median * rtt / 2**20:,.2f}"
+        hosts = {None: "-", True: "tuned", False: "kernel's"}[link.tcp_tuned]
         rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(pm(raw, 1e6)), cell(bdp),
-                         cell(limits[0]), cell(limits[1]), cell(link.emulator), cell(wire))))
+                         *(cell(limit) for limit in limits), cell(hosts), cell(link.emulator), cell(wire))))
     columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
                Column("raw TCP\nMB/s", numeric=True), Column("BDP\nMiB", numeric=True, priority=2),
-               Column("window/RTT\nup MB/s", numeric=True),
-               Column("window/RTT\ndown MB/s", numeric=True), Column("made by", wrap=True, priority=3),
+               Column("SSH window/RTT\nup MB/s", numeric=True), Column("SSH window/RTT\ndown MB/s", numeric=True),
+               Column("TCP buffer/RTT\nup MB/s", numeric=True, priority=2),
+               Column("TCP buffer/RTT\ndown MB/s", numeric=True, priority=2),
+               Column("hosts'\nTCP", priority=2), Column("made by", wrap=True, priority=3),
                Column("emulator\nCPU s", numeric=True, priority=3))
+    which = f" of build {build}" if build else ""
     return Table("The emulated links, as measured in this run", columns, tuple(rows), (
         "RTT: median TCP connect time across the link (after one warm-up), the range of the 15; raw TCP: the "
         "control case through the same link, no SSH; BDP: bandwidth-delay product, raw TCP x RTT: the bytes in "
-        "flight that fill this link (more than SSH's 2 MiB window: one channel cannot fill it)",
-        "window/RTT: what one SSH channel can carry per round trip: the receiver's channel window (OpenSSH 2 MiB, "
-        "channels.h CHAN_SES_WINDOW_DEFAULT) / the measured RTT",
+        "flight that fill this link",
+        f"SSH window/RTT: what one SSH channel{which} can carry per round trip: the receiver's channel window "
+        "(OpenSSH 2 MiB, channels.h CHAN_SES_WINDOW_DEFAULT; HPN-SSH: its TCP buffer, at most 15 MiB from "
+        "OpenSSH 9.x) / the measured RTT",
+        "TCP buffer/RTT: the most TCP itself can carry per round trip: the receiving end's largest receive buffer "
+        "(tcp_rmem) / the RTT; the emulated hosts have a tuned host's (128 MiB, so TCP's window never limits) or "
+        "the kernel's defaults (--link-tcp kernel)",
         "the links exist only in sshbench's own network namespaces; docs/links.md says how they are made"), note=True)
+
+
+def _per_rtt(window: int | None, rtt: float | None) -> str:
+    limit = window / rtt if window and rtt else None
+    return "-" if limit is None else f"{limit / 1e6:,.{1 if limit < 1e9 else 0}f}"
 
 
 def _bound_cell(bound: Bound | None) -> Cell:
@@ -79,13 +95,15 @@ def across_links(report: Report) -> list[Table]:
         mine = [b for b in found if b.direction == direction]
         if not mine:
             continue
-        keys = list(dict.fromkeys((b.method, b.cipher) for b in mine))
-        by = {(b.method, b.cipher, b.link): b for b in mine}
-        rows = tuple(Row((cell(method_label(method)), cell(flagged_name(cipher, Kind.CIPHER) if "+" not in cipher
-                                                         else cipher),
-                          *(_bound_cell(by.get((method, cipher, label))) for label in labels)))
-                     for method, cipher in keys)
-        columns = (Column("method"), Column("cipher", code=True), *(Column(label, numeric=True) for label in labels))
+        keys = list(dict.fromkeys((b.build, b.method, b.cipher) for b in mine))
+        by = {(b.build, b.method, b.cipher, b.link): b for b in mine}
+        builds = [(cell(build),) if build else () for build, _, _ in keys]
+        rows = tuple(Row((*shown, cell(method_label(method)),
+                          cell(flagged_name(cipher, Kind.CIPHER) if "+" not in cipher else cipher),
+                          *(_bound_cell(by.get((build, method, cipher, label))) for label in labels)))
+                     for shown, (build, method, cipher) in zip(builds, keys, strict=True))
+        columns = (*((Column("build"),) if any(builds) else ()), Column("method"), Column("cipher", code=True),
+                   *(Column(label, numeric=True) for label in labels))
         tables.append(Table(f"Across the links, {direction}: MB/s and what limited it", columns, rows,
                             (LEGEND,), note=True))
     return tables

@@ -7,10 +7,14 @@ here runs a command or prints.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sshbench.algorithms import EVP_OF, Grade, Kind
 from sshbench.analysis.decide import recorded_rule
 from sshbench.analysis.references import ceilings, raw_tcp
+from sshbench.analysis.views import base_group, build_view, builds_of
 from sshbench.kinds import CaseKind, Direction
+from sshbench.render.builds import build_tables
 from sshbench.render.labels import (
     GRADE_STYLE,
     NO_INTERVAL,
@@ -241,26 +245,41 @@ def controls_table(report: Report) -> Table | None:
 def result_tables(report: Report) -> list[Table]:
     """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest.
 
-    Over emulated links: the cross-link tables (render/links.py), then these tables once per link.
+    Over emulated links: the cross-link tables (render/links.py), then these tables once per link. With
+    several SSH builds: the builds side by side (render/builds.py), then these tables once per build.
     """
     if report.environment.links:
-        return link_tables(report, [(label, _tables(view)) for label, view in per_link_views(report)])
-    tables = _tables(report)
+        return link_tables(report, [(label, [*build_tables(view, label), *_per_build(view)])
+                                    for label, view in per_link_views(report)])
+    tables = [*build_tables(report), *_per_build(report)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
     return tables
 
 
-def _tables(report: Report) -> list[Table]:
+def _per_build(view: Report) -> list[Table]:
+    """A view's tables; with builds, each build's with the build in their titles, and the references once."""
+    names = builds_of(view)
+    if not names:
+        return _tables(view)
+    tables = [replace(t, title=f"{t.title} [build {name}]") for name in names
+              for t in _tables(build_view(view, name), references=False)]
+    if (controls := controls_table(view)) is not None:
+        tables.append(controls)
+    return tables
+
+
+def _tables(report: Report, references: bool = True) -> list[Table]:
+    """The ranked tables of one view (one link and build: analysis/views.py), the method matrix, references."""
     tables: list[Table] = []
     for kind, direction in TITLES:
-        rows = [s for s in report.summaries if s.group == f"{kind.value}:{direction.value}"]
+        rows = [s for s in report.summaries if base_group(s.group) == f"{kind.value}:{direction.value}"]
         if not rows:
             continue
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
         tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
                       else throughput_table(report, kind, direction, rows))
     tables += matrix_tables(report)
-    if (controls := controls_table(report)) is not None:
+    if references and (controls := controls_table(report)) is not None:
         tables.append(controls)
     return tables

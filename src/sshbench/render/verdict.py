@@ -32,8 +32,13 @@ def comparison_text(comparison: Comparison, margin: float) -> str:
             f"{_verdict_words(comparison, margin)}")
 
 
+def _where(answer: Answer) -> str:
+    build = f" [build {answer.build}]" if answer.build else ""
+    return f"{answer.direction.value}{build} {answer.link}".strip()
+
+
 def _headline(answer: Answer) -> str:
-    where = f"{answer.direction.value} {answer.link}".strip()
+    where = _where(answer)
     note = f"; {answer.note}" if answer.note else ""
     return f"{where}: {answer.best}, {pm(answer.rate, 1e6)} MB/s (n={answer.samples}){note}"
 
@@ -66,7 +71,7 @@ def answer_lines(report: Report) -> list[str]:
 def verdict(report: Report) -> list[Fact]:
     """One fact per direction measured (and per emulated link): the answer with its comparisons."""
     margin = report.options.tie_margin
-    return [Fact(f"{a.direction.value} {a.link}".strip(),
+    return [Fact(_where(a),
                  "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
                             *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
                  "strong") for a in answers(report)]

@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any
 
 from sshbench.algorithms import lookup
+from sshbench.buildspec import BUILD_NAME
 from sshbench.errors import UsageError
 from sshbench.linkspec import parse_label
 from sshbench.methods import method
@@ -141,6 +142,8 @@ def _check_consistency(report: Report, where: str) -> None:
                 parse_label(case.link)
             except UsageError:
                 raise SchemaError(f"{prefix}cases[{i}].link is not one link: {_shown(case.link)}") from None
+        if case.build and not BUILD_NAME.fullmatch(case.build):
+            raise SchemaError(f"{prefix}cases[{i}].build is not a build's name: {_shown(case.build)}")
         if case.id in ids:
             raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
         ids.add(case.id)

@@ -135,8 +135,10 @@ class ServerFacts:
 
         Config advice depends on it: only OpenSSH reads sshd_config.d drop-ins.
         """
-        if self.kind is ServerKind.EMBEDDED:
-            return self.embedded.server if self.embedded else "openssh"
+        if self.kind is ServerKind.EMBEDDED and self.embedded and self.embedded.server != "openssh":
+            return self.embedded.server
+        if self.kind is ServerKind.EMBEDDED:  # OpenSSH's launcher runs any sshd build: HPN-SSH's banner says so
+            return "hpnssh" if by_banner(self.version).name == "hpnssh" else "openssh"
         return by_banner(self.version).name
 
     @property
@@ -230,11 +232,32 @@ class LinkFacts:
     server_address: str = ""
     connect_seconds: list[float] = field(default_factory=list)  # TCP connect times across it: the RTT applied
     emulator_cpu_seconds: float | None = None  # the wire process's CPU over the whole run (None: no process)
+    # Each end's TCP buffer limits (min, default, max bytes) as the run set them: "tcp_rmem", "tcp_wmem" per side
+    client_tcp: dict[str, list[int]] = field(default_factory=dict)
+    server_tcp: dict[str, list[int]] = field(default_factory=dict)
+    tcp_tuned: bool | None = None  # raised to a tuned host's (--link-tcp tuned), or the kernel's (None: older files)
+
+    def tcp_receive_buffer(self, direction: str) -> int | None:
+        """The largest TCP receive buffer the receiving end may grow to (upload: the server's), None: not known."""
+        limits = (self.server_tcp if direction == "upload" else self.client_tcp).get("tcp_rmem")
+        return limits[2] if limits and len(limits) == 3 else None
 
     @property
     def rtt_seconds(self) -> float | None:
         """The measured round trip: the median connect time."""
         return statistics.median(self.connect_seconds) if self.connect_seconds else None
+
+
+@dataclass
+class BuildFacts:
+    """One SSH build a run compared (--build): the two programs as run, and the switches they declared."""
+
+    name: str  # as case ids and tables carry it
+    spec: str  # its canonical --build text (buildspec.py)
+    client: ClientFacts = field(default_factory=ClientFacts)
+    server: ClientFacts = field(default_factory=ClientFacts)  # path, version and OpenSSL of its sshd
+    client_settings: dict[str, str] = field(default_factory=dict)  # e.g. HPN-SSH's {"tcprcvbufpoll": "yes"}
+    server_settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -247,6 +270,7 @@ class Environment:
     terrapin: TerrapinFacts | None = None
     files: FilesFacts | None = None  # only when a file method ran
     links: list[LinkFacts] = field(default_factory=list)  # emulated links (--link), in the order given
+    builds: list[BuildFacts] = field(default_factory=list)  # SSH builds compared (--build), in the order given
 
 
 @dataclass

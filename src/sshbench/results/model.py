@@ -45,6 +45,8 @@ class Case:
     method: str = PIPE
     # The emulated link crossed (--link), as its canonical text such as "rtt=20ms"; "" for loopback or a real host
     link: str = ""
+    # The SSH build measured (--build), as its name such as "hpn-ssh-18.8.0"; "" when a run compares none
+    build: str = ""
 
     @property
     def algorithm_kind(self) -> Kind | None:
@@ -62,11 +64,16 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self._link_suffix}"
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self._build_suffix}" \
+            f"{self._link_suffix}"
 
     @property
     def _method_suffix(self) -> str:
         return "" if self.method == PIPE else f":{self.method}"
+
+    @property
+    def _build_suffix(self) -> str:
+        return f"#{self.build}" if self.build else ""
 
     @property
     def _link_suffix(self) -> str:
@@ -78,8 +85,8 @@ class Case:
 
     @property
     def group(self) -> str:
-        """Cases ranked against each other: same kind, direction, transfer method and link."""
-        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self._link_suffix}"
+        """Cases ranked against each other: same kind, direction, transfer method, build and link."""
+        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self._build_suffix}{self._link_suffix}"
 
     @property
     def is_pipe(self) -> bool:
@@ -111,6 +118,7 @@ class Sample:
     steady_seconds: float | None = None
     client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
     server_cpu_steady_seconds: float | None = None
+    link_cpu_steady_seconds: float | None = None  # ... and of the emulated link's wire process (--link)
     # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
     verified: str | None = None
     # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included
@@ -163,6 +171,11 @@ class Sample:
     def server_cpu_per_byte(self) -> float | None:
         return _per_byte(self.server_cpu_steady_seconds, self.steady_bytes, self.server_cpu_data_seconds,
                          self.bytes_received)
+
+    @property
+    def link_cpu_per_byte(self) -> float | None:
+        """The link emulator's CPU seconds per byte in the steady state (--link; None: no emulator)."""
+        return _per_byte(self.link_cpu_steady_seconds, self.steady_bytes, None, None)
 
     @property
     def bottleneck_cpu_per_byte(self) -> float | None:

@@ -57,6 +57,7 @@ class Summary:
     cost_seconds_per_gib: Stat | None = None
     # Set-up cases: the busier side's CPU seconds per connection (what a busy server or client pays per login)
     cost_seconds: Stat | None = None
+    link_cpu_seconds_per_gib: Stat | None = None  # the emulated link's wire process, per GiB moved (--link)
     client_cycles_per_byte: Stat | None = None  # CPU s/GiB at the recorded clock (where it is known)
     server_cycles_per_byte: Stat | None = None
     client_cpu_seconds: Stat | None = None  # per connection (set-up cases)

@@ -81,6 +81,10 @@ class Target(Protocol):
     files: FileOps  # the server's side of the file methods
     tool_env: Mapping[str, str]  # added to the environment of ssh and the file tools
 
+    def program_for(self, case: Case) -> str:
+        """The ssh program that measures this case (a build's, with --build; else ssh_program)."""
+        ...
+
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]: ...
 
     def tool_ssh_options(self, case: Case) -> list[str]:
@@ -90,6 +94,10 @@ class Target(Protocol):
     def server_process(self, peer_port: int) -> ServerProcess | None: ...
 
     def server_cpu_so_far(self, peer_port: int) -> float | None: ...
+
+    def link_cpu_so_far(self, case: Case) -> float | None:
+        """CPU used so far by the emulator of the link this case crosses (None: no emulator process)."""
+        ...
 
     def server_log_tail(self) -> list[str]: ...
 
@@ -103,12 +111,21 @@ class Target(Protocol):
         ...
 
 
+NONE = "none"  # HPN-SSH's none cipher and none MAC: switched to after login (NoneSwitch), never named in Ciphers
+
+
 def algorithm_options(case: Case) -> list[str]:
-    """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults."""
+    """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults. HPN-SSH's none
+    cipher is not asked for by name: the client switches to it after login (NoneEnabled, NoneSwitch; with
+    NoneMacEnabled the MAC too), which the server must allow (its NoneEnabled)."""
     argv: list[str] = []
+    if case.cipher == NONE:
+        argv += ["-o", "NoneEnabled=yes", "-o", "NoneSwitch=yes"]
+        if case.mac == NONE:
+            argv += ["-o", "NoneMacEnabled=yes"]
     for keyword, value in (("Ciphers", case.cipher), ("MACs", case.mac),
                            ("KexAlgorithms", case.kex), ("HostKeyAlgorithms", case.hostkey)):
-        if value:
+        if value and value != NONE:
             argv += ["-o", f"{keyword}={value}"]
     return argv
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import MissingToolError, ServerError
-from sshbench.implementations import package_of
+from sshbench.implementations import IMPLEMENTATIONS, package_of
 from sshbench.plumbing import procs
 
 _SBIN_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin", os.path.join(sys.prefix, "opt", "usr", "sbin"))
@@ -42,6 +42,20 @@ class ServerInfo:
     openssl: str | None
     enabled: AlgorithmLists
     host_key_types: tuple[str, ...] = field(default_factory=tuple)
+    settings: tuple[tuple[str, str], ...] = ()  # its implementation's switches as sshd -T says them (HPN-SSH's)
+
+
+def settings_in(dump: Mapping[str, list[str]]) -> tuple[tuple[str, str], ...]:
+    """The switches some implementation declares worth recording (implementations/: HPN-SSH's HPNDisabled,
+    TcpRcvBufPoll, NoneEnabled ...), as an `ssh -G` or `sshd -T` dump gives them."""
+    keys = dict.fromkeys(key for impl in IMPLEMENTATIONS.values() for key in impl.settings)
+    return tuple((key, dump[key][0]) for key in keys if dump.get(key))
+
+
+def client_settings(ssh: str) -> tuple[tuple[str, str], ...]:
+    """The client's declared switches with no config (ssh -G -F /dev/null)."""
+    dump = run_tool([ssh, "-G", "-F", "/dev/null", "sshbench-defaults.invalid"])
+    return settings_in(parse_dump(dump.stdout)) if dump.returncode == 0 else ()
 
 
 # ---------------------------------------------------------------- parsers

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from sshbench.errors import RunStopped
+from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.results.model import Case
 from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, TcpEnds, algorithm_options
+from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.localfiles import LocalFiles
 
@@ -23,13 +26,17 @@ class EmbeddedTarget:
     tool_env: Mapping[str, str] = MappingProxyType({"SHELL": "/bin/sh"})
 
     def __init__(self, server: EmbeddedServer, links: Mapping[str, LinkPath] | None = None,
-                 link_port: int = 0) -> None:
-        """`links` by label, and the port of the server's listener behind them (EmulatedLinks.serve)."""
+                 link_port: int = 0, client: ClientInfo | None = None) -> None:
+        """`links` by label, and the port of the server's listener behind them (EmulatedLinks.serve); `client`:
+        another ssh than the one the server was made for (a build's, --build)."""
         self.server = server
-        self.ssh_program = server.client.path
+        self.ssh_program = (client or server.client).path
         self.files: FileOps = LocalFiles()
         self.links = dict(links or {})
         self.link_port = link_port
+
+    def program_for(self, case: Case) -> str:
+        return self.ssh_program
 
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
         return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
@@ -53,8 +60,73 @@ class EmbeddedTarget:
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         return self.server.server_cpu_so_far(peer_port)
 
+    def link_cpu_so_far(self, case: Case) -> float | None:
+        path = self.links.get(case.link) if case.link else None
+        return None if path is None or path.wire is None or path.wire.returncode is not None else \
+            tree_cpu_seconds(path.wire.pid)
+
     def server_log_tail(self) -> list[str]:
         return self.server.log_tail()
 
     def tcp_ends(self, link: str) -> TcpEnds | None:
         return self.links[link] if link else None
+
+
+@dataclass(frozen=True)
+class BuildSide:
+    """One SSH build of a run (--build): its client, the embedded server of its server side, and that server's
+    listener behind the emulated links (0: none)."""
+
+    name: str
+    spec: str  # its canonical --build text
+    client: ClientInfo
+    server: EmbeddedServer
+    link_port: int = 0
+
+
+class BuildsTarget:
+    """Several builds as one target: each case goes to its build's client and server (Case.build)."""
+
+    destination = HOST_ALIAS
+    server_cpu_exact = True
+    tool_env: Mapping[str, str] = EmbeddedTarget.tool_env
+
+    def __init__(self, builds: list[BuildSide], links: Mapping[str, LinkPath] | None = None) -> None:
+        self.targets = {b.name: EmbeddedTarget(b.server, links, b.link_port, b.client) for b in builds}
+        first = next(iter(self.targets.values()))
+        self.ssh_program = first.ssh_program
+        self.files: FileOps = first.files
+        self._servers = list(dict.fromkeys(b.server for b in builds))  # a server two builds share: once
+        self._last = first
+
+    def _of(self, case: Case) -> EmbeddedTarget:
+        self._last = self.targets[case.build]
+        return self._last
+
+    def program_for(self, case: Case) -> str:
+        return self._of(case).ssh_program
+
+    def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
+        return self._of(case).ssh_argv(case, remote_command)
+
+    def tool_ssh_options(self, case: Case) -> list[str]:
+        return self._of(case).tool_ssh_options(case)
+
+    def server_process(self, peer_port: int) -> ServerProcess | None:
+        """The connection's server, from whichever server it reached (our source ports are unique)."""
+        return self._last.server_process(peer_port)
+
+    def server_cpu_so_far(self, peer_port: int) -> float | None:
+        return self._last.server_cpu_so_far(peer_port)
+
+    def link_cpu_so_far(self, case: Case) -> float | None:
+        return self._of(case).link_cpu_so_far(case)
+
+    def server_log_tail(self) -> list[str]:
+        return self._last.server_log_tail()
+
+    def tcp_ends(self, link: str) -> TcpEnds | None:
+        return self._last.tcp_ends(link)
+
+    def check_alive(self) -> None:
+        self._last.check_alive()

@@ -238,6 +238,12 @@ class RemoteTarget:
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
                 *self._port(), *algorithm_options(case)]
 
+    def link_cpu_so_far(self, case: Case) -> float | None:
+        return None  # a real link has no emulator
+
+    def program_for(self, case: Case) -> str:
+        return self.ssh_program
+
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
         return [self.ssh_program, *self.tool_ssh_options(case), self.destination, remote_command]
 

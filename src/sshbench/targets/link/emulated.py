@@ -66,6 +66,8 @@ class LinkPath:
     wire_cpu_seconds: float | None = None
     tun_fds: tuple[int, ...] = ()
     failure: str | None = None  # set by the watchdog when the wire ended on its own: the link is gone
+    tcp: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # "client"/"server" -> their TCP limits
+    tcp_tuned: bool | None = None
 
     @property
     def label(self) -> str:
@@ -108,15 +110,19 @@ class LinkPath:
             cpu = tree_cpu_seconds(self.wire.pid)
         return LinkFacts(label=self.label, emulator=self.emulator, mtu=self.mtu,
                          client_address=self.client_address, server_address=self.server_address,
-                         connect_seconds=list(self.connect_seconds), emulator_cpu_seconds=cpu)
+                         connect_seconds=list(self.connect_seconds), emulator_cpu_seconds=cpu,
+                         client_tcp=self.tcp.get("client", {}), server_tcp=self.tcp.get("server", {}),
+                         tcp_tuned=self.tcp_tuned)
 
 
 class EmulatedLinks:
     """`with EmulatedLinks(specs) as links:` builds every link; afterwards nothing of them is left."""
 
-    def __init__(self, specs: Sequence[LinkSpec], seed: int = 0) -> None:
+    def __init__(self, specs: Sequence[LinkSpec], seed: int = 0, tuned: bool = True) -> None:
+        """`tuned`: the two ends get a tuned host's TCP buffers (netns.tcp_buffers); else the kernel's."""
         self.specs = list(specs)
         self.seed = seed
+        self.tuned = tuned
         self.paths: dict[str, LinkPath] = {}
         self._stack = contextlib.ExitStack()
         self._listeners: list[socket.socket] = []
@@ -127,8 +133,10 @@ class EmulatedLinks:
         netns.remove_stale()
         try:
             client, server = self._stack.enter_context(netns.namespace_pair())
+            tcp = {"client": netns.tcp_buffers(client, self.tuned), "server": netns.tcp_buffers(server, self.tuned)}
             for index, spec in enumerate(self.specs):
                 self._build(index, spec, client, server)
+                self.paths[spec.label].tcp, self.paths[spec.label].tcp_tuned = tcp, self.tuned
             for path in self.paths.values():
                 path.connect_seconds = measure_rtt(path)
         except BaseException:

@@ -135,6 +135,36 @@ def in_netns(name: str, make: Callable[[], T]) -> T:
     return result[0]
 
 
+# A tuned host's TCP buffers (ESnet's advice for 10 Gbit/s hosts, fasterdata.es.net): autotuning may grow each
+# socket's buffers to 128 MiB, more than the bandwidth-delay product of any link sshbench emulates (1 Gbit/s at
+# 1 s), so the kernel's window is never what limits a transfer. The minimum and default stay the kernel's.
+TUNED_TCP_BUFFER = 128 * 1024 * 1024
+_TCP_SYSCTLS = ("tcp_rmem", "tcp_wmem")
+
+
+def _sysctl(key: str, value: str | None = None) -> list[int]:
+    path = f"/proc/sys/net/ipv4/{key}"  # per network namespace: the one of the thread that opens it
+    if value is not None:
+        with open(path, "w", encoding="ascii") as fh:
+            fh.write(value)
+    with open(path, encoding="ascii") as fh:
+        return [int(v) for v in fh.read().split()]
+
+
+def tcp_buffers(name: str, tuned: bool) -> dict[str, list[int]]:
+    """The namespace's TCP buffer limits (min, default, max of tcp_rmem and tcp_wmem), raised to a tuned
+    host's maximum first when `tuned` (only these two, and only in our own namespace)."""
+    def apply() -> dict[str, list[int]]:
+        out = {}
+        for key in _TCP_SYSCTLS:
+            low, default, high = _sysctl(key)
+            if tuned and high < TUNED_TCP_BUFFER:
+                _sysctl(key, f"{low} {default} {TUNED_TCP_BUFFER}")
+            out[key] = _sysctl(key)
+        return out
+    return in_netns(name, apply)
+
+
 @functools.cache
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)

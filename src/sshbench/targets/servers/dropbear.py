@@ -14,7 +14,8 @@ _HOST_KEYS = (("ed25519", ()), ("ecdsa", ("-s", "256")), ("rsa", ("-s", "3072"))
 
 class EmbeddedDropbear(NamespacedServer):
     name = "dropbear"
-    per_connection = "dropbear -i in a private mount namespace, CPU by wait4"
+    per_connection = ("dropbear -i in a private mount namespace, on a TCP_NODELAY socket (as it sets itself), CPU "
+                      "by wait4")
 
     def binary(self) -> str:
         self.keygen = find_tool("dropbearkey")

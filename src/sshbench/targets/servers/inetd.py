@@ -44,10 +44,12 @@ def announce(expect_dir: str, port: int) -> None:
 class Inetd:
     """Listen on 127.0.0.1, serve expected connections with `argv`, reap each server with wait4."""
 
-    def __init__(self, expect_dir: str, env: Mapping[str, str], admit_all: bool = False) -> None:
+    def __init__(self, expect_dir: str, env: Mapping[str, str], admit_all: bool = False, nodelay: bool = True) -> None:
         """`expect_dir` must be private (0700); `admit_all` serves every loopback peer, like an ordinary
-        sshd: only for tests and benches that stand in for a real remote server."""
+        sshd: only for tests and benches that stand in for a real remote server. `nodelay`: each connection's
+        socket gets TCP_NODELAY, as the server's deployed form has it (Implementation.nodelay)."""
         self.expect_dir = expect_dir
+        self.nodelay = nodelay
         self.env = dict(env)
         self.admit_all = admit_all
         os.makedirs(expect_dir, mode=0o700, exist_ok=True)
@@ -150,7 +152,8 @@ class Inetd:
                 conn.close()  # a server holds its own copy
 
     def _spawn(self, conn: socket.socket, peer_port: int) -> None:
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.nodelay:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:
             if self._stopping:
                 return

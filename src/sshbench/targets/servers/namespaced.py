@@ -43,6 +43,7 @@ from collections.abc import Mapping
 
 from sshbench.algorithms import AlgorithmLists
 from sshbench.errors import MissingToolError, ServerError
+from sshbench.implementations import implementation
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_tool
@@ -113,7 +114,7 @@ class NamespacedServer(InetdServer):
             raise ServerError(f"ssh-keygen could not make the client key: {done.stderr.strip()[-200:]}")
         shutil.copyfile(self._path("client_ed25519.pub"), os.path.join(home, ".ssh", "authorized_keys"))
         public = self.make_host_keys(keydir)
-        self.inetd = Inetd(self._path("expect"), self.env)
+        self.inetd = Inetd(self._path("expect"), self.env, nodelay=implementation(self.name).nodelay)
         self.port = self.inetd.port
         write_known_hosts(self._path("known_hosts"), public)
         write_client_config(self.client_config, self.port, self.user, self._path("client_ed25519"),

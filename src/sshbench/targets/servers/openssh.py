@@ -31,6 +31,7 @@ from sshbench.targets.discovery import (
     lists_from_dump,
     parse_dump,
     run_tool,
+    settings_in,
     sshd_version,
 )
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
@@ -82,7 +83,7 @@ class EmbeddedOpenSSH(InetdServer):
     """
 
     name = "openssh"
-    per_connection = "sshd -i, CPU by wait4"
+    per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
@@ -240,7 +241,7 @@ Subsystem sftp internal-sftp
         parsed = parse_dump(dump.stdout)
         return ServerInfo(
             path=self.sshd, version=version, openssl=openssl, enabled=lists_from_dump(parsed),
-            host_key_types=tuple(k for k in keys if k != "client"),
+            host_key_types=tuple(k for k in keys if k != "client"), settings=settings_in(parsed),
         )
 
     def _compiled_defaults(self, keys: dict[str, str]) -> AlgorithmLists:

@@ -11,7 +11,8 @@ from sshbench.targets.servers.namespaced import NamespacedServer
 
 class EmbeddedTinysshd(NamespacedServer):
     name = "tinysshd"
-    per_connection = "tinysshd (inetd-native) in a private mount namespace, CPU by wait4"
+    per_connection = ("tinysshd (inetd-native) in a private mount namespace, TCP_NODELAY off as Debian's "
+                      "tinysshd.socket serves it, CPU by wait4")
 
     def binary(self) -> str:
         self.makekey = find_tool("tinysshd-makekey")

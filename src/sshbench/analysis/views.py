@@ -1,0 +1,45 @@
+"""A report restricted to one emulated link's or one SSH build's cases, so every table can be drawn per view.
+
+The ranked tables of a run compare cases within one group: one kind,
+direction, transfer method, build and link. A view keeps one link's (or one
+build's) cases, the references that belong to them (the raw TCP control of
+that link, the local crypto ceilings that cross none), their samples and
+summaries, so the ordinary table builders draw that view's tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sshbench.results.model import Case, CaseKind, Report
+
+
+def base_group(group: str) -> str:
+    """A group without its build and link: "cipher:upload#hpn-ssh-18.8.0@rtt=20ms" -> "cipher:upload"."""
+    return group.partition("@")[0].partition("#")[0]
+
+
+def _view(report: Report, keep: set[str]) -> Report:
+    return replace(report, cases=[r for r in report.cases if r.case.id in keep],
+                   samples=[s for s in report.samples if s.case_id in keep],
+                   summaries=[s for s in report.summaries if s.case_id in keep])
+
+
+def link_view(report: Report, label: str) -> Report:
+    """The report restricted to one link's cases (and the local crypto ceilings, which cross no link)."""
+    keep = {r.case.id for r in report.cases if r.case.link == label or r.case.kind is CaseKind.CEILING}
+    return replace(_view(report, keep), echoes=[e for e in report.echoes if e.link == label])
+
+
+def _of_build(case: Case, name: str) -> bool:
+    return case.build == name or case.kind in (CaseKind.CONTROL, CaseKind.CEILING)
+
+
+def build_view(report: Report, name: str) -> Report:
+    """The report restricted to one build's cases (and the references, which belong to no build)."""
+    return _view(report, {r.case.id for r in report.cases if _of_build(r.case, name)})
+
+
+def builds_of(report: Report) -> list[str]:
+    """The builds a run compared, in the order given (none: an empty list)."""
+    return [b.name for b in report.environment.builds]

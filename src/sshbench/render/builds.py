@@ -1,0 +1,65 @@
+"""Several SSH builds side by side (--build): per direction, each case's figure on every build, and how many
+times as fast each build is as the first one given, with its interval (analysis/builds.py)."""
+
+from __future__ import annotations
+
+from sshbench.algorithms import Kind
+from sshbench.analysis.builds import BuildCell, BuildRow, build_rows
+from sshbench.analysis.views import builds_of
+from sshbench.kinds import Relation
+from sshbench.render.labels import flagged_name, ms, pm
+from sshbench.render.matrix import method_label
+from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.results.model import CaseKind, Report
+
+ORDER = ((CaseKind.CIPHER, "upload"), (CaseKind.CIPHER, "download"), (CaseKind.MAC, "upload"),
+         (CaseKind.KEX, "setup"), (CaseKind.HOSTKEY, "setup"))
+TITLE = {CaseKind.CIPHER: "Ciphers", CaseKind.MAC: "MACs", CaseKind.KEX: "Key exchanges",
+         CaseKind.HOSTKEY: "Host key algorithms"}
+
+
+def _figure(cell_: BuildCell) -> str:
+    summary = cell_.summary
+    if summary.throughput_bytes_per_second is not None:
+        return pm(summary.throughput_bytes_per_second, 1e6)
+    handshake = summary.handshake_seconds
+    return f"{ms(handshake.median)} ms" if handshake else "-"
+
+
+def _cell(row: BuildRow, name: str) -> Cell:
+    found = row.cells.get(name)
+    if found is None:
+        return cell("-", "dim")
+    spans = [Span(_figure(found), "strong")]
+    if found.ratio is not None:
+        interval = f" [{found.low:.2f}-{found.high:.2f}]" if found.low and found.high else ""
+        style = "good" if found.relation is Relation.DIFFERENT and found.ratio > 1 else \
+            "bad" if found.relation is Relation.DIFFERENT else "dim"
+        spans.append(Span(f"\n{found.ratio:.2f}x{interval}", style))
+    return tuple(spans)
+
+
+def build_tables(report: Report, link: str = "") -> list[Table]:
+    """One table per kind and direction measured on two builds or more: a row per case, a column per build."""
+    names = builds_of(report)
+    if len(names) < 2:
+        return []
+    rows = [r for r in build_rows(report) if r.case.link == link and len(r.cells) > 1]
+    tables = []
+    for kind, direction in ORDER:
+        mine = [r for r in rows if r.case.kind is kind and r.case.direction.value == direction]
+        if not mine:
+            continue
+        methods = {r.case.method for r in mine}
+        cells = tuple(Row(((cell(method_label(r.case.method)),) if len(methods) > 1 else ()) +
+                          (cell(flagged_name(r.case.subject, Kind(kind.value))),
+                           *(_cell(r, name) for name in names))) for r in mine)
+        columns = (*((Column("method"),) if len(methods) > 1 else ()), Column(kind.value, code=True),
+                   *(Column(name, numeric=True) for name in names))
+        where = f" [link {link}]" if link else ""
+        what = "MB/s" if direction != "setup" else "handshake ms"
+        tables.append(Table(f"{TITLE[kind]}, {direction}: the builds side by side{where}", columns, cells, (
+            f"each cell: {what} (median ±95% interval) on that build; under it, how many times as fast as on the "
+            f"first build ({names[0]}), with its 95% interval (Hodges-Lehmann and Moses over all their samples; "
+            "green/red: faster/slower, the interval excludes 1; grey: not separable)",), note=True))
+    return tables

@@ -1,0 +1,101 @@
+"""SSH builds side by side (--build): OpenSSH 10.2p1 and HPN-SSH 18.8.0, built from their release tarballs,
+as embedded client and server, beside the system's OpenSSH.
+
+The builds come from scripts/ssh_builds.py, run once (it caches what it
+built in .venv/opt/builds) from the tarballs in ../shared/sources (or
+$SSHBENCH_SOURCES): CI has them; a clone without them skips these tests,
+saying so. Every sample proves its negotiation, so a case that reached the
+wrong build, or a none cipher that was not switched to, fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sshbench.errors import ExitCode
+from sshbench.results.codec import results_from_dict
+from tests.integration.cli_helpers import sshbench
+
+pytestmark = pytest.mark.integration
+
+HPN, OPENSSH = "hpn-ssh-18.8.0", "openssh-10.2p1"
+GCM, MT = "aes128-gcm@openssh.com", "chacha20-poly1305-mt@hpnssh.org"
+SMALL = ["--macs", "none", "--kex", "none", "--hostkeys", "none", "--no-controls", "--runs", "2", "--size", "32MiB"]
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    out = tmp_path / "r.json"
+    done = sshbench(*args, "--output", str(out), tmpdir=tmp_path, timeout=600)
+    return done, json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_the_script_built_both_and_checks_them(builds: Path) -> None:
+    for name, client in ((HPN, "hpnssh"), (OPENSSH, "ssh")):
+        version = subprocess.run([builds / name / "bin" / client, "-V"], capture_output=True, text=True, check=True)
+        assert version.stderr.startswith("OpenSSH_10.2p1"), version.stderr
+        assert (builds / name / ".sshbench-build").is_file(), "cached: a second run builds nothing"
+
+
+@pytest.mark.parametrize("name", [HPN, OPENSSH])
+def test_each_build_is_the_embedded_client_and_server(builds: Path, name: str, tmp_path: Path) -> None:
+    done, data = _run(tmp_path, "--build", name, "--ciphers", GCM, "--directions", "both", *SMALL)
+    assert done.returncode == ExitCode.OK, done.stderr
+    (build,) = data["environment"]["builds"]
+    assert build["name"] == name and build["client"]["path"].startswith(str(builds / name))
+    version = "OpenSSH_10.2p1_hpn18.8.0" if name == HPN else "OpenSSH_10.2p1"
+    assert build["client"]["version"].startswith(version) and build["server"]["version"].startswith(version)
+    banner = "OpenSSH_10.2p1_hpn18.8.0" if name == HPN else "OpenSSH_10.2"  # its banner leaves out the p1
+    ok = [s for s in data["samples"] if s["ok"] and not s["warmup"]]
+    assert len(ok) == 4 and all(s["negotiated"]["server_version"] == banner for s in ok)
+    if name == HPN:  # its switches are recorded as each side's config dump says them
+        assert build["client_settings"]["tcprcvbufpoll"] == "yes" and build["server_settings"]["hpndisabled"] == "no"
+
+
+def test_builds_side_by_side_with_a_mixed_pair_and_the_none_cipher(builds: Path, tmp_path: Path) -> None:
+    done, data = _run(tmp_path, "--build", "stock", "--build", HPN, "--build", f"client={HPN},server=stock",
+                      "--ciphers", f"{GCM},{MT}", "--none-cipher", "--directions", "upload", *SMALL)
+    assert done.returncode == ExitCode.OK, done.stderr
+    report = results_from_dict(data)[0]
+    status = {r.case.id: r.status.value for r in report.cases}
+    mixed = f"{HPN}>stock"
+    assert [b.name for b in report.environment.builds] == ["stock", HPN, mixed]
+    assert status[f"cipher:{MT}:upload#{HPN}"] == "measured"
+    assert status[f"cipher:{MT}:upload#stock"] == "skipped", "the stock client does not know HPN's cipher"
+    assert status[f"cipher:{MT}:upload#{mixed}"] == "skipped", "nor does the stock server offer it"
+    assert status[f"cipher:none:upload#{HPN}"] == "measured"
+    assert status["cipher:none:upload#stock"] == "skipped" and status[f"cipher:none:upload#{mixed}"] == "skipped"
+    none = [s for s in report.samples if s.case_id == f"cipher:none:upload#{HPN}" and s.ok]
+    assert none and all(s.negotiated and s.negotiated.cipher_c2s == s.negotiated.cipher_s2c == "none" for s in none)
+    mixed_ok = [s for s in report.samples if s.case_id.endswith(f"#{mixed}") and s.ok]
+    assert mixed_ok and all(s.negotiated and "hpn" not in (s.negotiated.server_version or "hpn") for s in mixed_ok)
+    # the none cipher is broken wherever it is shown, and never recommended
+    assert "!! broken" in done.stdout and "Ciphers, upload: the builds side by side" in done.stdout
+    page = sshbench("report", str(tmp_path / "r.json"), "--markdown", "-", "--html", str(tmp_path / "r.html"),
+                    tmpdir=tmp_path)
+    assert page.returncode == 0, page.stderr
+    assert "none" in page.stdout and "!! broken" in page.stdout
+    assert "broken" in (tmp_path / "r.html").read_text()
+    recommended = data["recommendation"]
+    assert recommended is None or ("none" not in recommended["client_block"].split("Ciphers", 1)[-1].split("\n")[0]
+                                   and MT not in recommended["client_block"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="--link needs root")
+def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Path, tmp_path: Path) -> None:
+    done, data = _run(tmp_path, "--link", "rtt=20ms", "--build", "stock", "--build", HPN, "--ciphers", GCM,
+                      "--directions", "upload", "--echo", "0", "--macs", "none", "--kex", "none", "--hostkeys",
+                      "none", "--runs", "2", "--size", "64MiB")
+    assert done.returncode == ExitCode.OK, done.stderr
+    report = results_from_dict(data)[0]
+    (link,) = report.environment.links
+    assert link.tcp_tuned is True and link.server_tcp["tcp_rmem"][2] >= 128 * 2**20
+    from sshbench.analysis.advice import receive_window
+    assert receive_window(report, "upload", build="stock", link="rtt=20ms") == 2 * 2**20
+    assert receive_window(report, "upload", build=HPN, link="rtt=20ms") == link.server_tcp["tcp_rmem"][2]
+    assert "TCP buffer/RTT" in done.stdout and f"{HPN}: pipe" not in done.stdout
