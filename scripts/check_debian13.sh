@@ -24,6 +24,13 @@ mount -t proc proc "$DIR/proc"
 mount --rbind /sys "$DIR/sys" && mount --make-rslave "$DIR/sys"
 mount --rbind /dev "$DIR/dev" && mount --make-rslave "$DIR/dev"
 
+# the host's local certificate authorities (a proxy between this machine and PyPI may need them)
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$DIR/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$DIR/usr/local/share/ca-certificates/"
+    chroot "$DIR" /bin/sh -c 'command -v update-ca-certificates >/dev/null || apt-get install -y -q ca-certificates'
+    chroot "$DIR" update-ca-certificates >/dev/null
+fi
 rm -rf "$DIR/root/sshbench" && mkdir -p "$DIR/root/sshbench"
 git -C "$REPO" archive HEAD | tar -x -C "$DIR/root/sshbench"
 chroot "$DIR" /bin/sh -c "cd /root/sshbench && ssh -V && python3 --version && make run ARGS='$ARGS'"
