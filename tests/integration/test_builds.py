@@ -89,7 +89,7 @@ def test_builds_side_by_side_with_a_mixed_pair_and_the_none_cipher(builds: Path,
 @pytest.mark.skipif(os.geteuid() != 0, reason="--link needs root")
 def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Path, tmp_path: Path) -> None:
     done, data = _run(tmp_path, "--link", "rtt=20ms", "--build", "stock", "--build", HPN, "--ciphers", GCM,
-                      "--directions", "upload", "--echo", "0", "--macs", "none", "--kex", "none", "--hostkeys",
+                      "--directions", "upload", "--echo", "3", "--macs", "none", "--kex", "none", "--hostkeys",
                       "none", "--runs", "2", "--size", "64MiB")
     assert done.returncode == ExitCode.OK, done.stderr
     report = results_from_dict(data)[0]
@@ -99,3 +99,12 @@ def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Pat
     assert receive_window(report, "upload", build="stock", link="rtt=20ms") == 2 * 2**20
     assert receive_window(report, "upload", build=HPN, link="rtt=20ms") == link.server_tcp["tcp_rmem"][2]
     assert "TCP buffer/RTT" in done.stdout and f"{HPN}: pipe" not in done.stdout
+    # raw TCP is timed over its steady state as SSH is (its slow start would otherwise put it below HPN-SSH)
+    tcp = [s for s in report.samples if s.case_id.startswith("control:") and s.ok and not s.warmup]
+    assert tcp and all(s.steady_bytes and s.steady_seconds and s.steady_bytes <= s.size_bytes * 3 // 4
+                       for s in tcp), [(s.size_bytes, s.steady_bytes, s.steady_seconds) for s in tcp]
+    # each build's echo goes through its own client: the 10.2p1-based one obscures keystroke timing, 9.2 does not
+    echoes = {e.build: e for e in report.echoes}
+    assert set(echoes) == {"stock", HPN} and all(e.ok for e in echoes.values())
+    assert echoes[HPN].obscured and not echoes["stock"].obscured, "the system's client is OpenSSH 9.2"
+    assert "keystrokes sent" in done.stdout and "20 ms tick" in done.stdout

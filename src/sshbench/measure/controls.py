@@ -28,6 +28,7 @@ from sshbench.algorithms import EVP_OF
 from sshbench.errors import VerificationError
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
+from sshbench.plan.budget import STEADY_AFTER, STEADY_FROM
 from sshbench.plumbing import procs
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
@@ -122,12 +123,15 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
             read_end, write_end = os.pipe()
             grow_pipe(write_end)
             total = 0
+            mark = max(size_bytes // STEADY_FROM, STEADY_AFTER)  # the steady state starts here, as a pipe's does
             try:
                 while total < size_bytes:
                     moved = os.splice(conn.fileno(), write_end, CHUNK)
                     if not moved:
                         break
                     total += drain(read_end, moved)[0]
+                    if total >= mark and "t_mark" not in received and total < size_bytes:
+                        received["t_mark"], received["mark_bytes"] = time.perf_counter(), total
                 received["t_last"] = time.perf_counter()
                 received["bytes"] = total
             finally:
@@ -179,6 +183,9 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     if sample.bytes_received != size_bytes:
         sample.error = f"receiver counted {sample.bytes_received} bytes, expected {size_bytes}"
         return sample
+    if "t_mark" in received and received["t_last"] > received["t_mark"]:
+        sample.steady_bytes = size_bytes - int(received["mark_bytes"])
+        sample.steady_seconds = received["t_last"] - received["t_mark"]
     sample.exit_status = 0
     sample.ok = True
     return sample

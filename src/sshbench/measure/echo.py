@@ -45,7 +45,7 @@ def obscures_keystrokes(client_version: str) -> bool:
 
 def measure_echo(target: Target, case: Case, settings: EchoSettings) -> EchoResult:
     """`settings.count` keystroke round trips through one SSH session with the case's algorithms and link."""
-    result = EchoResult(cipher=case.cipher or "", mac=case.mac, link=case.link,
+    result = EchoResult(cipher=case.cipher or "", mac=case.mac, link=case.link, build=case.build,
                         obscured=obscures_keystrokes(settings.client_version))
     argv = [target.program_for(case), "-tt", "-e", "none", *target.tool_ssh_options(case), target.destination,
             REMOTE_COMMAND]

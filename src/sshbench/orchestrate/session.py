@@ -122,8 +122,10 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         execute(report, plan, target, options, save, reporter,
                 SampleSettings(host.payload, options.compression, options.crypto_env()), files)
         if options.echo_count:
+            clients = {build.name: build.client.version for build in env.builds}
             for case in echo_cases(report):
-                report.echoes.append(measure_echo(target, case, EchoSettings(options.echo_count, host.client.version)))
+                client = clients.get(case.build) or host.client.version  # ObscureKeystrokeTiming is the client's
+                report.echoes.append(measure_echo(target, case, EchoSettings(options.echo_count, client)))
                 save(report)
     env.links = [path.facts() for path in host.links.values()]
     if remote is None and env.server.embedded is not None:
@@ -141,12 +143,13 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
 
 
 def echo_cases(report: Report) -> list[Case]:
-    """One pipe case per cipher (with its MAC and key exchange) and link that was measured: the echo sessions."""
-    chosen: dict[tuple[str | None, str | None, str], Case] = {}
+    """One pipe case per cipher (with its MAC and key exchange), link and build that was measured: the echo
+    sessions."""
+    chosen: dict[tuple[str | None, str | None, str, str], Case] = {}
     for record in report.cases:
         case = record.case
         if case.kind is CaseKind.CIPHER and case.is_pipe and record.status is CaseStatus.MEASURED:
-            chosen.setdefault((case.cipher, case.mac, case.link), case)
+            chosen.setdefault((case.cipher, case.mac, case.link, case.build), case)
     return list(chosen.values())
 
 

@@ -94,7 +94,8 @@ STEADY_AFTER = 8 * 1024 * 1024
 # trips: at least this many RTTs of data.
 LINK_STEADY_RTTS = 40
 # The raw TCP control over a delayed link ramps for seconds (measured at 80 ms: 23 MB/s in 1 s samples, 32 MB/s in
-# 6.5 s, 33 MB/s in 19 s; it is timed whole, like netcat): its samples last at least this long.
+# 6.5 s, 33 MB/s in 19 s timed whole): its samples last at least this long, and are timed over their steady state
+# (the last three quarters of the bytes, as a pipe sample is, measure/controls.py).
 LINK_CONTROL_SECONDS = 5.0
 
 

@@ -40,7 +40,8 @@ def _cell(row: BuildRow, name: str) -> Cell:
 
 
 def build_tables(report: Report, link: str = "") -> list[Table]:
-    """One table per kind and direction measured on two builds or more: a row per case, a column per build."""
+    """One table per kind and direction measured on two builds or more: a row per case, a column per build
+    (the cases of `link` only; render/links.py names the link in the titles of its tables)."""
     names = builds_of(report)
     if len(names) < 2:
         return []
@@ -56,9 +57,8 @@ def build_tables(report: Report, link: str = "") -> list[Table]:
                            *(_cell(r, name) for name in names))) for r in mine)
         columns = (*((Column("method"),) if len(methods) > 1 else ()), Column(kind.value, code=True),
                    *(Column(name, numeric=True) for name in names))
-        where = f" [link {link}]" if link else ""
         what = "MB/s" if direction != "setup" else "handshake ms"
-        tables.append(Table(f"{TITLE[kind]}, {direction}: the builds side by side{where}", columns, cells, (
+        tables.append(Table(f"{TITLE[kind]}, {direction}: the builds side by side", columns, cells, (
             f"each cell: {what} (median ±95% interval) on that build; under it, how many times as fast as on the "
             f"first build ({names[0]}), with its 95% interval (Hodges-Lehmann and Moses over all their samples; "
             "green/red: faster/slower, the interval excludes 1; grey: not separable)",), note=True))

@@ -43,6 +43,7 @@ def _throughput(report: Report, direction: str) -> Figure | None:
         return None
     fig, ax = figure(figsize=(8.5, 4.8))
     series = list(dict.fromkeys((b.build, b.method, b.cipher) for b in found))  # with --build: a line per build
+    measured: list[float] = []  # what the y axis must show; the window lines may run off it at tiny RTTs
     for index, (build, method, cipher) in enumerate(series):
         points = sorted(((rtts[b.link], b) for b in found if (b.build, b.method, b.cipher) == (build, method, cipher)),
                         key=lambda point: point[0])
@@ -53,17 +54,22 @@ def _throughput(report: Report, direction: str) -> Figure | None:
             ys.append(stat.median / 1e6)
             low.append((stat.median - (stat.ci_low or stat.median)) / 1e6)
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
+        measured += [y + h for y, h in zip(ys, high, strict=True)] + [y - lo for y, lo in zip(ys, low, strict=True)]
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}")
     tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
+        measured += [y for _, y in tcp]
     windows = {w for b in found if (w := b.window)}  # one line per distinct receive window the cases had
     for number, window in enumerate(sorted(windows)):
         span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
         ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
                 label=f"SSH window limit: {window / 2**20:,.0f} MiB / RTT")
     _log_axes(ax)
+    shown = [y for y in measured if y > 0]
+    if shown:
+        ax.set_ylim(min(shown) / 2, max(shown) * 4)
     ax.set_xlabel("round-trip time, ms (measured; log scale)")
     ax.set_ylabel("MB/s, median (log scale)")
     ax.set_title(f"Throughput against round-trip time, {direction}")
@@ -79,9 +85,10 @@ def _echo(report: Report) -> Figure | None:
     if not echoes:
         return None
     fig, ax = figure(figsize=(8.5, 4.2))
-    for index, cipher in enumerate(dict.fromkeys(e.cipher for e in echoes)):
+    builds = len({e.build for e in echoes}) > 1
+    for index, (cipher, build) in enumerate(dict.fromkeys((e.cipher, e.build) for e in echoes)):
         points = []
-        for echo in (e for e in echoes if e.cipher == cipher):
+        for echo in (e for e in echoes if (e.cipher, e.build) == (cipher, build)):
             stat = describe(echo.echo_seconds)
             if stat is not None:
                 points.append((rtts[echo.link] * 1000, stat))
@@ -89,7 +96,8 @@ def _echo(report: Report) -> Figure | None:
         ax.errorbar([x for x, _ in points], [s.median * 1000 for _, s in points],
                     yerr=[[(s.median - (s.ci_low or s.median)) * 1000 for _, s in points],
                           [((s.ci_high or s.median) - s.median) * 1000 for _, s in points]],
-                    marker=MARKERS[index % len(MARKERS)], capsize=3, label=cipher)
+                    marker=MARKERS[index % len(MARKERS)], capsize=3,
+                    label=f"{build}: {cipher}" if builds else cipher)
     span = sorted(rtts.values())
     ax.plot([x * 1000 for x in span], [x * 1000 for x in span], color="black", linestyle=":",
             label="the round trip itself")

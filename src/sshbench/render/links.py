@@ -110,29 +110,39 @@ def across_links(report: Report) -> list[Table]:
 
 
 def echo_table(report: Report) -> Table | None:
-    """Keystroke echo round trips per cipher and link: median ±95% interval, in milliseconds."""
+    """Keystroke echo round trips per cipher (and build) and link: median ±95% interval, in milliseconds."""
     if not report.echoes:
         return None
     labels = list(dict.fromkeys(e.link for e in report.echoes))
-    ciphers = list(dict.fromkeys(e.cipher for e in report.echoes))
-    by = {(e.cipher, e.link): e for e in report.echoes}
+    rows_of = list(dict.fromkeys((e.cipher, e.build) for e in report.echoes))
+    by = {(e.cipher, e.build, e.link): e for e in report.echoes}
+    builds = len({build for _, build in rows_of}) > 1
+    obscured = {(e.cipher, e.build): e.obscured for e in report.echoes}
+    mixed = len(set(obscured.values())) > 1  # builds whose clients differ: say it per row
     rows = []
-    for cipher in ciphers:
+    for cipher, build in rows_of:
         cells: list[Cell] = [cell(flagged_name(cipher, Kind.CIPHER))]
+        if builds:
+            cells.append(cell(build))
+        if mixed:
+            cells.append(cell("20 ms tick" if obscured[cipher, build] else "at once"))
         for label in labels:
-            echo = by.get((cipher, label))
+            echo = by.get((cipher, build, label))
             stat = describe(echo.echo_seconds) if echo is not None and echo.ok else None
             cells.append(cell(f"{pm(stat, 1e-3, 2)} (n={stat.count})" if stat else
                               "failed" if echo is not None else "-", "" if stat else "bad"))
         rows.append(Row(tuple(cells)))
-    obscured = any(e.obscured for e in report.echoes)
-    columns = (Column("cipher", code=True), *(Column(label or "loopback", numeric=True) for label in labels))
+    columns = (Column("cipher", code=True), *((Column("build"),) if builds else ()),
+               *((Column("keystrokes sent"),) if mixed else ()),
+               *(Column(label or "loopback", numeric=True) for label in labels))
+    clients = ("keystrokes sent: at once, or on the 20 ms tick of a client that obscures keystroke timing "
+               "(OpenSSH 9.5+ ObscureKeystrokeTiming, on by default): compare rows of the same kind only" if mixed
+               else "this client obscures keystroke timing (OpenSSH 9.5+ ObscureKeystrokeTiming, on by default): "
+               "typed bytes wait for its 20 ms tick" if any(obscured.values()) else
+               "this client has no ObscureKeystrokeTiming (OpenSSH before 9.5): keystrokes are sent at once")
     return Table("Keystroke echo round trip (interactive latency), ms", columns, tuple(rows), (
         "one byte typed into a pty session (stty raw -echo; cat) and its echo back, as sshping measures; "
-        "median ±95% interval",
-        "this client obscures keystroke timing (OpenSSH 9.5+ ObscureKeystrokeTiming, on by default): typed "
-        "bytes wait for its 20 ms tick" if obscured else
-        "this client has no ObscureKeystrokeTiming (OpenSSH before 9.5): keystrokes are sent at once"), note=True)
+        "median ±95% interval", clients), note=True)
 
 
 def link_tables(report: Report, per_link: list[tuple[str, list[Table]]]) -> list[Table]:

@@ -275,6 +275,7 @@ class EchoResult:
     cipher: AlgorithmName
     mac: AlgorithmName | None = None
     link: str = ""  # as Case.link
+    build: str = ""  # as Case.build: the echo goes through that build's client and server
     obscured: bool = False  # the client is OpenSSH 9.5+: ObscureKeystrokeTiming (on by default) delays keystrokes
     ok: bool = False
     echo_seconds: list[float] = field(default_factory=list)
