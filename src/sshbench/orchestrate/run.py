@@ -88,9 +88,9 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
         remotes.append(open_remote(destination, request.ssh_config, client, options.timeout_seconds,
                                    options.remote_workdir))
     # The embedded server also runs for remote hosts: its private dir holds the payload, and it validates the
-    # recommended server drop-in without touching any real server.
+    # recommended server drop-in without touching any real server. With --build, the builds bring their servers.
     servers = []
-    for name in request.servers:
+    for name in () if options.builds else request.servers:
         say(f"starting the private {name} on 127.0.0.1 (keys, config, what it supports)")
         server = _start(stack, name, client, options, request.all_servers, note)
         if server is not None:
@@ -103,7 +103,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     ports = {server.name: links.serve(server) if links else 0 for server in servers}
     builds = start_builds(stack, options, say, links) if options.builds else []
     say("making the test data and planning the cases")
-    payload = make_payload(options.data, servers[0].workdir, seed)
+    payload = make_payload(options.data, (builds[0].server if builds else servers[0]).workdir, seed)
     hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
              if remotes else
              [Host(options, builds[0].client, builds[0].server, payload, None, methods, seed, crypto,
