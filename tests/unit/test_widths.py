@@ -9,7 +9,7 @@ from rich.console import Console
 
 from sshbench.render.table_model import plain
 from sshbench.render.tables import result_tables
-from sshbench.render.terminal import fitted, full_report
+from sshbench.render.terminal import _chunks, fitted, full_report
 from tests.conftest import load_report
 
 KEY = ("#", "grade", "±", "n")
@@ -53,3 +53,20 @@ def test_wide_keeps_every_column_and_200_columns_need_nothing_dropped() -> None:
         assert fitted(table, None) == (list(range(len(table.columns))), [])
         assert fitted(table, 200)[1] == []
     assert "not shown at this width" not in _print(None, 250)
+
+
+def test_a_split_table_repeats_rank_and_name_and_titles_each_part_on_one_line() -> None:
+    """A part of figures without the names they belong to cannot be read (seen at 80 columns once the cost
+    columns joined the key ones); a part's title inside the part wraps to the part's width."""
+    text = _print(60, 60)
+    split = 0
+    for table in result_tables(load_report()):
+        keep, _ = fitted(table, 60)
+        parts = _chunks(table, keep, 60)
+        names = [i for i in keep[:3] if table.columns[i].code]
+        split += len(parts) > 1
+        for n, part in enumerate(parts, 1):
+            assert all(i in part for i in names), (table.title, part)
+            if len(parts) > 1:
+                assert f"{table.title} ({n} of {len(parts)})" in text.splitlines()
+    assert split >= 3, "the fixture no longer splits any ranked table at 60 columns"

@@ -87,14 +87,24 @@ def _chunks(table: Table, keep: list[int], width: int | None) -> list[list[int]]
     Only a table whose key columns alone are too wide is split (the transfer
     method x cipher matrix at 60 columns): a figure is never squeezed.
     """
-    if width is None or _natural_width(table, keep) <= width or len(keep) < 3:
+    lead = _lead(table, keep)
+    if width is None or _natural_width(table, keep) <= width or len(keep) <= len(lead) + 1:
         return [keep]
-    groups: list[list[int]] = [[keep[0]]]
-    for i in keep[1:]:
-        if len(groups[-1]) > 1 and _natural_width(table, [*groups[-1], i]) > width:
-            groups.append([keep[0]])
+    groups: list[list[int]] = [list(lead)]
+    for i in keep[len(lead):]:
+        if len(groups[-1]) > len(lead) and _natural_width(table, [*groups[-1], i]) > width:
+            groups.append(list(lead))
         groups[-1].append(i)
     return groups
+
+
+def _lead(table: Table, keep: list[int]) -> list[int]:
+    """The columns every part of a split table repeats: the rank and the name (up to the first algorithm-name
+    column among the first three), so that no part is a column of figures without the names they belong to."""
+    for n, i in enumerate(keep[:3]):
+        if table.columns[i].code:
+            return keep[: n + 1]
+    return keep[:1]
 
 
 def rich_table(table: Table, width: int | None = None) -> list[RenderableType]:
@@ -107,8 +117,10 @@ def rich_table(table: Table, width: int | None = None) -> list[RenderableType]:
     if len(groups) > 1:
         parts: list[RenderableType] = []
         for n, group in enumerate(groups, 1):
-            part = replace(table, title=f"{table.title} ({n} of {len(groups)})", note=True)
-            parts += rich_table_columns(part, group, caption if n == len(groups) else [])
+            # the part's title on a line of its own: inside the table it would wrap to the part's width
+            parts.append(Text(f"{table.title} ({n} of {len(groups)})"))
+            parts += rich_table_columns(replace(table, title="", note=True), group,
+                                        caption if n == len(groups) else [])
         return parts
     return rich_table_columns(table, keep, caption)
 
