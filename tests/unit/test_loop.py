@@ -12,12 +12,13 @@ import itertools
 import pytest
 
 from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.kinds import CaseKind, Direction
 from sshbench.measure.loop import DOOMED_AFTER, SAVE_EVERY, Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.decision import DecisionSchedule
 from sshbench.plan.schedule import schedule_for
 from sshbench.results.events import NullReporter, Progress, Visit
-from sshbench.results.model import CaseRecord, Report, Sample
+from sshbench.results.model import Case, CaseRecord, Report, Sample
 from sshbench.units import MiB
 from tests.synthetic import FakeClock, FakeSampler, case
 
@@ -104,6 +105,29 @@ def test_progress_counts_and_eta_stay_true() -> None:
         assert progress.eta_seconds <= 400.0
     final = recorder.progress[-1][1]
     assert final.done == len(report.samples)
+
+
+def test_the_eta_prices_each_later_visit_at_its_own_case() -> None:
+    """A fixed run whose later visits are mostly handshakes (a tenth of a throughput sample each): priced at the
+    mean of all cases, the reference run of bench/time_to_decision.py said "14:49 left" with 8 minutes to go."""
+    throughput = [case(0), case(1)]
+    handshakes = [Case(CaseKind.KEX, Direction.SETUP, kex=f"k{i}") for i in range(4)]
+    cases = [*throughput, *handshakes]
+    clock = FakeClock()
+    rates = {**{c.id: RATE for c in throughput}, **{c.id: 0.05 for c in handshakes}}  # handshakes: 0.05 s
+    sampler = FakeSampler(rates, clock, seed=1, setup_seconds=0.05)
+    options = RunOptions(time_budget_seconds=None, runs=10, setup_runs=100, size_bytes=RATE)
+    report = Report("test", "", 1, options=options, cases=[CaseRecord(c) for c in cases])
+    recorder = Recorder()
+    run_loop(report, schedule_for(options, cases, 1), sampler, options, lambda r: None, recorder,
+             Hooks(clock=clock))
+    ends = [p for kind, p in recorder.progress if kind == "end"]
+    assert ends[-1].done == len(report.samples) and ends[-1].eta_seconds == 0
+    start = len(cases) * 2  # past the warm-up and first round: every case has its own estimate
+    times = [s.total_seconds or 0.0 for s in report.samples]
+    for done in range(start, len(ends) - 1, 37):
+        truth = sum(times[done + 1:])
+        assert abs(ends[done].eta_seconds - truth) <= 0.2 * truth + 1.0, (done, ends[done].eta_seconds, truth)
 
 
 def test_the_same_failure_again_and_again_stops_the_run_with_the_reason() -> None:

@@ -85,10 +85,6 @@ class Estimates:
             return CEILING_SECONDS
         return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
 
-    def typical(self) -> float:
-        """Mean expected seconds per visit so far, for visits not yet scheduled."""
-        return sum(self.seconds.values()) / len(self.seconds) if self.seconds else _GUESS_SETUP + 0.5
-
     def transfer_allowance(self, case: Case, size: int) -> float:
         """Hang guard, not a precision tool: ten times the expected transfer, or 5 MB/s when unknown."""
         rate = self.rates.get(case.id)
@@ -153,9 +149,12 @@ class _Run:
         schedule is certain to need later, at the rate seen so far; never past the budget."""
         later = _later(self.plan, self.report, remaining)
         eta = sum(self.estimates.of(v.case, self.records[v.case.id].size_bytes) for v in remaining)
-        eta += later * self.estimates.typical()
+        # each later visit at its own case's cost: a fixed run's last thousand visits are handshakes at a tenth
+        # of a throughput sample each, and the mean over all cases made its ETA twice the truth
+        eta += sum(n * self.estimates.of(self.records[i].case, self.records[i].size_bytes) for i, n in later.items())
         left = self.left()
-        return Progress(self.done, self.done + len(remaining) + later, eta if left is None else min(eta, left))
+        return Progress(self.done, self.done + len(remaining) + sum(later.values()),
+                        eta if left is None else min(eta, left))
 
 
 def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptions,
@@ -205,7 +204,8 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
 
 
 def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter) -> None:
-    """One visit: the budget and byte cap first, then the sample, its consequences, and a save when due."""
+    """One visit (rest[0]; rest: the round from it on): the budget and byte cap first, then the sample, its
+    consequences, and a save when due."""
     record, options, report = run.records[visit.case.id], run.options, run.report
     size = record.size_bytes if visit.case.moves_data else 0
     left = run.left()
@@ -215,8 +215,8 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
         report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
         raise _BudgetSpent
-    progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
-    reporter.sample_started(visit, progress)
+    live = [v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED]
+    reporter.sample_started(visit, run.progress(live))
     run.hooks.check_alive()
     sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size),
                      reporter.data_moved)
@@ -229,7 +229,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.estimates.learn(sample, record.size_bytes)
     run.checkpoint()
     run.done += 1
-    reporter.sample_finished(sample, Progress(run.done, progress.total, progress.eta_seconds))
+    reporter.sample_finished(sample, run.progress(live[1:]))  # counted again: this visit (rest[0]) is done
 
 
 def _summaries(report: Report, options: RunOptions, rule: DecisionRule) -> list[Summary]:
@@ -247,12 +247,13 @@ def _finish(run: _Run) -> None:
     report.time_use = time_use(report, run.hooks.clock() - run.started)
 
 
-def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> int:
-    """Visits certain to come after the current round's remaining ones."""
+def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> dict[str, int]:
+    """Visits per case certain to come after the current round's remaining ones."""
     in_round: dict[str, int] = {}
     for visit in remaining:
         in_round[visit.case.id] = in_round.get(visit.case.id, 0) + 1
-    return sum(max(0, n - in_round.get(case_id, 0)) for case_id, n in plan.required(round_state(report)).items())
+    needed = plan.required(round_state(report)).items()
+    return {case_id: n - in_round.get(case_id, 0) for case_id, n in needed if n > in_round.get(case_id, 0)}
 
 
 def _check_minimum_fits(run: _Run) -> None:
