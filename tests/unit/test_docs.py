@@ -1,4 +1,4 @@
-"""The README's promises that code can check: exit codes and the two commands."""
+"""The README's promises that code can check: exit codes, the two commands, and the links between the docs."""
 
 import re
 from pathlib import Path
@@ -23,3 +23,27 @@ def test_the_entry_point_exits_130_like_the_cli() -> None:
     from sshbench.__main__ import INTERRUPTED  # the entry point cannot import errors.py before its handlers
 
     assert INTERRUPTED == ExitCode.INTERRUPTED
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub makes of a Markdown file's headings: lower case, punctuation dropped, spaces to '-'."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.+)$", text, re.M)}
+
+
+def test_every_link_between_the_docs_reaches_its_file_and_heading() -> None:
+    """A renamed heading silently breaks the links to it (one did: methodology's 'Decision mode' section)."""
+    root = Path(__file__).resolve().parents[2]
+    files = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    broken = []
+    for doc in files:
+        for link in re.findall(r"\]\(([^)\s]+)\)", doc.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", link):
+                continue  # http(s), mailto: not this repository's
+            path, _, anchor = link.partition("#")
+            target = (doc.parent / path).resolve() if path else doc
+            if not target.exists():
+                broken.append(f"{doc.name}: {link} (no such file)")
+            elif anchor and target.suffix == ".md" and anchor not in _anchors(target.read_text(encoding="utf-8")):
+                broken.append(f"{doc.name}: {link} (no such heading)")
+    assert not broken, broken
