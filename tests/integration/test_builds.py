@@ -57,6 +57,23 @@ def test_each_build_is_the_embedded_client_and_server(builds: Path, name: str, t
         assert build["client_settings"]["tcprcvbufpoll"] == "yes" and build["server_settings"]["hpndisabled"] == "no"
 
 
+def test_a_build_only_run_recommends_no_name_this_machines_ssh_would_refuse(builds: Path, tmp_path: Path) -> None:
+    """Every OpenSSH build reads ~/.ssh/config: HPN-SSH's own cipher in it makes the system's ssh refuse the
+    whole file ("Bad SSH2 cipher spec"), so every login breaks. Found: a --build hpn-ssh run printed exactly
+    that config, validated with hpnssh only."""
+    done, data = _run(tmp_path, "--build", HPN, "--ciphers", f"{GCM},{MT}", "--directions", "upload", *SMALL)
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert {s["case_id"] for s in data["samples"] if s["ok"]} >= {f"cipher:{MT}:upload#{HPN}"}, "it is measured"
+    block = data["recommendation"]["client_block"]
+    assert MT not in block.split("Host *", 1)[1] and GCM in block.split("Host *", 1)[1]
+    assert "unknown to this machine's ssh" in block and MT in block, "the comment says why it is left out"
+    config = tmp_path / "config"
+    config.write_text(block)
+    system = subprocess.run(["ssh", "-G", "-F", str(config), "example.invalid"], capture_output=True, text=True)
+    assert system.returncode == 0, system.stderr
+    assert "unknown to this machine's ssh" in done.stdout
+
+
 def test_builds_side_by_side_with_a_mixed_pair_and_the_none_cipher(builds: Path, tmp_path: Path) -> None:
     done, data = _run(tmp_path, "--build", "stock", "--build", HPN, "--build", f"client={HPN},server=stock",
                       "--ciphers", f"{GCM},{MT}", "--none-cipher", "--directions", "upload", *SMALL)

@@ -37,7 +37,7 @@ from sshbench.analysis.views import builds_of
 from sshbench.buildspec import STOCK
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS
-from sshbench.results.environment import ServerKind
+from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
 from sshbench.units import GiB
 
@@ -174,6 +174,17 @@ def figure(candidate: Candidate) -> str:
     return ", ".join(parts)
 
 
+def _unknown_here(name: str, kind: Kind, env: Environment) -> str | None:
+    """A name this machine's ssh does not know: a build's own (HPN-SSH's chacha20-poly1305-mt@hpnssh.org,
+    a newer OpenSSH's key exchange) measured with --build. Every OpenSSH build reads ~/.ssh/config, and one
+    unknown name makes the system's ssh refuse the whole file ("Bad SSH2 cipher spec"): every login would
+    break. So the config holds only names both know; the results file keeps the measurement."""
+    known = env.algorithms.client_supported.of(kind)
+    if not known or name in known:
+        return None
+    return f"unknown to this machine's ssh ({env.client.version.split()[0]}), which reads the same ~/.ssh/config"
+
+
 def _terrapin_reason(name: str, kind: Kind, strict_both: bool | None) -> str | None:
     if strict_both or kind is not Kind.CIPHER or not (name == CHACHA or name.endswith("-cbc")):
         return None
@@ -199,7 +210,8 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
             continue
         kept, dropped = [], []
         for name, candidate in measured.items():
-            why = _terrapin_reason(name, kind, strict_both) or policy.refuses(name, kind)
+            why = (_unknown_here(name, kind, env) or _terrapin_reason(name, kind, strict_both)
+                   or policy.refuses(name, kind))
             if why is None:
                 kept.append(candidate)
             else:
