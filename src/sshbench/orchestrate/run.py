@@ -107,7 +107,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
              if remotes else
              [Host(options, builds[0].client, builds[0].server, payload, None, methods, seed, crypto,
-                   links.paths if links else {}, builds[0].link_port, tuple(builds))] if builds else
+                   links.paths if links else {}, builds[0].link_port, tuple(builds), client)] if builds else
              [Host(options, client, server, payload, None, methods, seed, crypto, links.paths if links else {},
                    ports[server.name]) for server in servers])
 

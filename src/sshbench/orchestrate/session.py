@@ -69,6 +69,8 @@ class Host:
     links: Mapping[str, LinkPath] = field(default_factory=dict)  # emulated links by label (--link)
     link_port: int = 0  # the server's listener behind the links
     builds: tuple[BuildSide, ...] = ()  # SSH builds compared (--build): each case goes to its own
+    # the machine's own ssh, when `client` is a build's: the recommended ~/.ssh/config must pass it too
+    system_client: ClientInfo | None = None
 
     @property
     def offered(self) -> AlgorithmLists:
@@ -134,7 +136,8 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     env.host.during_run = sysinfo.usage_since(machine_before)
     report.warnings = [w.stored() for w in advise(report)]
     save(report)
-    advice = checked_recommendation(report, host.client, server, "modern", host_pattern(env.server.destination))
+    advice = checked_recommendation(report, host.system_client or host.client, server, "modern",
+                                    host_pattern(env.server.destination))
     if not advice.problems:  # kept in the results, so reports can show it without running anything
         report.recommendation = StoredRecommendation(advice.rec.policy.name, advice.client_text,
                                                      advice.server_text or "", advice.prediction)
