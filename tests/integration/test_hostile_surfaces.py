@@ -108,7 +108,7 @@ def _in_private_mount_ns(script: str, cwd: Path, *args: str) -> subprocess.Compl
 
 @pytest.mark.skipif(not ROOT, reason="--link needs root")
 @pytest.mark.parametrize("script, words", [
-    ("touch /tmp/sshbench-not-tun && mount --bind /tmp/sshbench-not-tun /dev/net/tun", "is not the TUN device"),
+    ('touch "$TMPDIR/not-tun" && mount --bind "$TMPDIR/not-tun" /dev/net/tun', "is not the TUN device"),
     ("mount --bind /dev/null /dev/net/tun", "is not the TUN device"),
     ("mount -t tmpfs -o nodev none /dev/net && mknod /dev/net/tun c 10 200", "cannot be opened"),
 ])
