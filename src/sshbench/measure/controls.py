@@ -28,7 +28,7 @@ from sshbench.algorithms import EVP_OF
 from sshbench.errors import VerificationError
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
-from sshbench.plan.budget import STEADY_AFTER, STEADY_FROM
+from sshbench.plan.budget import steady_mark
 from sshbench.plumbing import procs
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
@@ -123,14 +123,14 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
             read_end, write_end = os.pipe()
             grow_pipe(write_end)
             total = 0
-            mark = max(size_bytes // STEADY_FROM, STEADY_AFTER)  # the steady state starts here, as a pipe's does
+            mark = steady_mark(size_bytes) or size_bytes + 1  # the steady state starts here, as a pipe's does
             try:
                 while total < size_bytes:
                     moved = os.splice(conn.fileno(), write_end, CHUNK)
                     if not moved:
                         break
                     total += drain(read_end, moved)[0]
-                    if total >= mark and "t_mark" not in received and total < size_bytes:
+                    if total >= mark and "t_mark" not in received:
                         received["t_mark"], received["mark_bytes"] = time.perf_counter(), total
                 received["t_last"] = time.perf_counter()
                 received["bytes"] = total

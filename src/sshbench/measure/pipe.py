@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 
 from sshbench.algorithms import is_aead
 from sshbench.measure.datapath import Payload, Tick, drain, grow_pipe
-from sshbench.plan.budget import STEADY_AFTER, STEADY_FROM
+from sshbench.plan.budget import steady_mark
 from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap
@@ -313,8 +313,8 @@ class _SteadyMarks:
 
     def __init__(self, size: int, tick: Tick, cpu: Cpu) -> None:
         self.size, self.tick, self.cpu = size, tick, cpu
-        start = max(size // STEADY_FROM, STEADY_AFTER)
-        self.start = start if start <= size // 2 else size + 1  # too small: no steady state
+        start = steady_mark(size)
+        self.start = size + 1 if start is None else start  # too small: no steady state
         self.moved = 0
         self.half: tuple[float, int, tuple[float | None, float | None, float | None]] | None = None  # 1st mark
         self.last = 0.0

@@ -89,6 +89,15 @@ CHANNEL_WINDOW = 2 * 1024 * 1024
 # A writer's marks measure delivery only once those are full; a sample too small for that is timed whole.
 STEADY_FROM = 4
 STEADY_AFTER = 8 * 1024 * 1024
+
+
+def steady_mark(size: int) -> int | None:
+    """Bytes after which a transfer of `size` is in its steady state (pipe samples and the raw TCP control
+    alike), or None when it is too small to have one and is timed whole."""
+    start = max(size // STEADY_FROM, STEADY_AFTER)
+    return start if start <= size // 2 else None
+
+
 # Over a delayed link a sample must last long enough that its steady state (the last three quarters of its bytes,
 # measure/pipe.py) comes after TCP's ramp (slow start to a 2 MiB window: about 8 round trips) and spans many round
 # trips: at least this many RTTs of data.
