@@ -204,19 +204,19 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
 
 
 def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter) -> None:
-    """One visit (rest[0]; rest: the round from it on): the budget and byte cap first, then the sample, its
+    """One visit (rest: the round from it on): the budget and byte cap first, then the sample, its
     consequences, and a save when due."""
     record, options, report = run.records[visit.case.id], run.options, run.report
     size = record.size_bytes if visit.case.moves_data else 0
-    left = run.left()
-    if left is not None and run.estimates.of(visit.case, size) > left:
+    left, cost = run.left(), run.estimates.of(visit.case, size)
+    if left is not None and cost > left:
         report.stop_reason = f"time budget of {options.time_budget_seconds:.0f} s reached"
         raise _BudgetSpent
     if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
         report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
         raise _BudgetSpent
-    live = [v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED]
-    reporter.sample_started(visit, run.progress(live))
+    progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
+    reporter.sample_started(visit, progress)
     run.hooks.check_alive()
     sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size),
                      reporter.data_moved)
@@ -229,7 +229,8 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.estimates.learn(sample, record.size_bytes)
     run.checkpoint()
     run.done += 1
-    reporter.sample_finished(sample, run.progress(live[1:]))  # counted again: this visit (rest[0]) is done
+    # the same counts, less this visit's expected time: it is done (no second pass over the report)
+    reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost)))
 
 
 def _summaries(report: Report, options: RunOptions, rule: DecisionRule) -> list[Summary]:
