@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from sshbench.errors import UsageError
 
@@ -110,12 +111,13 @@ def _value(key: str, text: str) -> float:
         match = _RATE.fullmatch(text)
         if match is None:
             raise UsageError(f"bad --link rate={text!r}: use kbit, mbit or gbit, e.g. rate=100mbit; {_HELP}")
-        bits = float(match.group(1)) * _RATE_FACTOR[match.group(2)]
+        exact = Decimal(match.group(1)) * int(_RATE_FACTOR[match.group(2)])  # in decimal: 17179869.177kbit
+        bits = float(exact)  # is whole, though the float product is not
         if not MIN_RATE_BITS <= bits <= MAX_RATE_BITS:
             raise UsageError(f"bad --link rate={text}: use 64kbit to 400gbit")
-        if abs(bits - round(bits)) > 1e-6:
+        if exact != exact.to_integral_value():
             raise UsageError(f"bad --link rate={text}: give whole bits per second, e.g. rate={_rate_text(bits)}")
-        return float(round(bits))
+        return float(int(exact))
     match = re.fullmatch(r"(\d+)(?:\.(\d+))?%", text)
     if match is None or float(text[:-1]) / 100 > MAX_LOSS:
         raise UsageError(f"bad --link loss={text!r}: a percentage up to 50%, e.g. loss=0.1%")
