@@ -101,6 +101,9 @@ class RunOptions:
     compression: bool = False
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
+    # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py) or
+    # wherever the scheduler puts them ("free"). Real hosts are on their own machine either way.
+    placement: Literal["split", "free"] = "split"
     methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods/)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
     remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)

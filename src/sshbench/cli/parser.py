@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
                      f"sizing automatically (default: {D.sample_seconds:.1f})")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
+    how.add_argument("--placement", choices=("split", "free"), default=D.placement, help="embedded servers: "
+                     "client and server on separate halves of this machine's CPUs, as on two machines "
+                     "(split, default), or wherever the scheduler puts them (free); see docs/methodology.md")
     how.add_argument("--timeout", type=float, default=D.timeout_seconds, help="seconds allowed per connection on "
                      f"top of the expected transfer time (default: {D.timeout_seconds:g})")
     data = run.add_argument_group("data and crypto")
@@ -342,6 +345,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
+        placement=args.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
         sink=args.sink or D.sink, verify=args.verify,

@@ -29,6 +29,7 @@ from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
 from sshbench.orchestrate.builds import build_facts
 from sshbench.plan.schedule import schedule_for
+from sshbench.plumbing import placement
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
 from sshbench.results.environment import (
     AlgorithmFacts,
@@ -120,6 +121,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             env.files = _files_facts(options, files, host.payload)
             env.files.commands = command_templates(target, files, host.methods)
         plan = schedule_for(options, live, host.seed)
+        stack.enter_context(_placed(host, env))
         save(report)
         execute(report, plan, target, options, save, reporter,
                 SampleSettings(host.payload, options.compression, options.crypto_env()), files)
@@ -143,6 +145,25 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                                                      advice.server_text or "", advice.prediction)
         save(report)
     return advice
+
+
+@contextlib.contextmanager
+def _placed(host: Host, env: Environment) -> Iterator[None]:
+    """The embedded ends on their own CPUs for the measuring (--placement), recorded; undone after."""
+    if host.remote is not None:
+        yield  # the server is another machine; this one's CPUs are all the client's
+        return
+    where = placement.split(placement.allowed()) if host.options.placement == "split" else None
+    env.host.placement = where.describe() if where is not None else "free"
+    servers = [build.server for build in host.builds] or [host.server]
+    for server in servers:
+        server.place(where.server if where is not None else None)
+    try:
+        with placement.client_side(where):
+            yield
+    finally:
+        for server in servers:
+            server.place(None)
 
 
 def echo_cases(report: Report) -> list[Case]:

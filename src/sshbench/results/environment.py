@@ -51,6 +51,9 @@ class HostFacts:
     frequency_governor: str | None = None
     load_average_end: list[float] | None = None
     during_run: DuringRun | None = None
+    # Where the embedded ends ran (plumbing/placement.py): "split: client on CPU 0, server on CPU 1", "free", or
+    # None (a real host, or a file from before 0.4)
+    placement: str | None = None
 
     @property
     def crypto_flags(self) -> list[str]:

@@ -188,6 +188,10 @@ class EmbeddedServer(Protocol):
 
     def log_tail(self, lines: int = 5) -> list[str]: ...
 
+    def place(self, cpus: frozenset[int] | None) -> None:
+        """Fork every later connection's server onto `cpus` (None: anywhere; plumbing/placement.py)."""
+        ...
+
     def check_dropin(self, text: str) -> subprocess.CompletedProcess[str]:
         """Validate a server config drop-in with this server's own checker (sshd -t for OpenSSH)."""
         ...

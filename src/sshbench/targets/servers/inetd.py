@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
+from sshbench.plumbing import placement
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap
 from sshbench.targets.base import ServerProcess
@@ -68,6 +69,9 @@ class Inetd:
         self._done: dict[int, ServerProcess] = {}
         self._pid_of_port: dict[int, int] = {}
         self._stopping = False
+        # The CPUs each server is forked onto (plumbing/placement.py); None: wherever sshbench may run.
+        self.server_cpus: frozenset[int] | None = None
+        self._all_cpus = placement.allowed()
 
     @property
     def address(self) -> str:
@@ -157,6 +161,8 @@ class Inetd:
         with self._lock:
             if self._stopping:
                 return
+            # This accept thread takes the server's CPUs first: a fork inherits them from its first instruction.
+            placement.pin_this_thread(self.server_cpus or self._all_cpus)
             # Its own session: one killpg then ends the server with everything it forked (sshd's privsep
             # "[net]" child survived an interrupt for minutes when only the direct child was killed).
             proc = subprocess.Popen(self._argv, stdin=conn.fileno(), stdout=conn.fileno(),

@@ -1,0 +1,94 @@
+"""Where the two ends of an embedded connection run: the client's CPUs and the server's, kept apart.
+
+Why: with the embedded server both ends share one machine, and with them
+the source, ssh, sshd and the sink: four busy processes. Left to the
+scheduler, they land on the CPUs in changing ways, and one connection runs
+at one of two or three speeds depending on where it landed (on a 2-vCPU
+Xeon VM: aes128-gcm upload 826-1009 or 1793-1918 MB/s, switching from one
+connection to the next). That per-connection spread was the largest noise
+left after pairing (docs/methodology.md), and it is not a property of any
+cipher. A real transfer has its two ends on two machines; giving the
+client side (sshbench with its source and sink, ssh) one half of the CPUs
+and the server side (the server with everything it forks) the other half is
+the nearest this one machine comes to that, and on that VM it took the
+spread away (bench/placement.py measures it side by side on yours).
+
+Mechanism: a Linux thread's affinity is inherited by what it creates, so
+the measuring thread is pinned to the client half for the run, and the
+thread that accepts connections pins itself to the server half before it
+forks each server; nothing is ever pinned from outside after it started.
+Both are undone when the run ends. Off Linux, or with fewer than two CPUs
+allowed, there is nothing to split and placement stays free.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The CPUs each end of an embedded connection may use."""
+
+    client: frozenset[int]
+    server: frozenset[int]
+
+    def describe(self) -> str:
+        return f"split: client on CPU {_cpus(self.client)}, server on CPU {_cpus(self.server)}"
+
+
+def _cpus(cpus: frozenset[int]) -> str:
+    """0,2-5 style, as taskset and /proc/self/status print CPU lists."""
+    out: list[str] = []
+    ordered = sorted(cpus)
+    start = previous = ordered[0]
+    for cpu in [*ordered[1:], None]:
+        if cpu is not None and cpu == previous + 1:
+            previous = cpu
+            continue
+        out.append(str(start) if start == previous else f"{start}-{previous}")
+        if cpu is not None:
+            start = previous = cpu
+    return ",".join(out)
+
+
+def allowed() -> frozenset[int] | None:
+    """The CPUs this thread may run on; None where the OS can't say or set it (not Linux)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    return frozenset(os.sched_getaffinity(0))
+
+
+def split(cpus: frozenset[int] | None) -> Placement | None:
+    """The lower half of `cpus` for the client, the upper half for the server; None below two CPUs.
+
+    An odd count gives the server the extra CPU: it forks the command the
+    data ends in (the sink of an upload, the source of a download) besides
+    doing its half of the crypto, while sshbench's own source and sink
+    threads mostly wait in splice and read."""
+    if cpus is None or len(cpus) < 2:
+        return None
+    ordered = sorted(cpus)
+    half = len(ordered) // 2
+    return Placement(frozenset(ordered[:half]), frozenset(ordered[half:]))
+
+
+def pin_this_thread(cpus: frozenset[int] | None) -> None:
+    """Restrict the calling thread (and what it creates from now on) to `cpus`; None does nothing."""
+    if cpus is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
+
+
+@contextlib.contextmanager
+def client_side(placement: Placement | None) -> Iterator[None]:
+    """Run the block on the client's CPUs, then give the thread back the CPUs it had."""
+    before = allowed()
+    pin_this_thread(placement.client if placement is not None else None)
+    try:
+        yield
+    finally:
+        if placement is not None:
+            pin_this_thread(before)
