@@ -8,8 +8,10 @@ Runs in one invocation, one after the other:
    unpaired samples only, one correction for every table;
 2. now: this checkout's default (back-to-back passes and pairs, short
    samples timed over their steady state, each table its own looks, the
-   handshake tables with more samples, cost rankings beside);
-3. reference: a long fixed-mode run of the same cases with every throughput
+   handshake tables with more samples, cost rankings beside, and now
+   the client and server sides on separate CPUs, --placement split);
+3. reference: a long fixed-mode run of the same cases (this checkout's
+   placement, so the truth "before" is judged by is split too) with every throughput
    case the same size (--reference-size), --reference-runs samples per
    throughput case and three times as many per handshake case.
 

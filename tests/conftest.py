@@ -85,6 +85,15 @@ def leftovers(marker: str, wait: float = 3.0) -> set[int]:
     return left
 
 
+def cpu_list(status_line: str) -> frozenset[int]:
+    """The CPUs of a "Cpus_allowed_list:\t0-1,3" line of /proc/PID/status."""
+    cpus: set[int] = set()
+    for part in status_line.split(":", 1)[1].strip().split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return frozenset(cpus)
+
+
 @pytest.fixture(scope="session")
 def client() -> ClientInfo:
     return discover_client()

@@ -65,6 +65,10 @@ def facts(report: Report) -> list[Fact]:
            Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}"),
            Fact("data", f"{opts.data} bytes, SSH compression {'on' if opts.compression else 'off'}; throughput "
                         "excludes the handshake")]
+    if host.placement:  # embedded runs that recorded it (plumbing/placement.py)
+        out.insert(1, Fact("placement", host.placement.removeprefix("split: ") + ", as on two machines"
+                           if host.placement.startswith("split") else
+                           "free: client and server shared every CPU, wherever the scheduler put them"))
     for build in env.builds:  # --build: each build's two programs, and the switches they declared
         said = "; ".join(f"{side} {', '.join(f'{k} {v}' for k, v in switches.items())}" for side, switches in
                          (("client", build.client_settings), ("server", build.server_settings)) if switches)

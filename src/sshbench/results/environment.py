@@ -52,7 +52,7 @@ class HostFacts:
     load_average_end: list[float] | None = None
     during_run: DuringRun | None = None
     # Where the embedded ends ran (plumbing/placement.py): "split: client on CPU 0, server on CPU 1", "free", or
-    # None (a real host, or a file from before 0.4)
+    # None (a real host, or a file written before placement was recorded)
     placement: str | None = None
 
     @property
