@@ -16,17 +16,29 @@ from tests.conftest import cpu_list
 
 
 def test_two_cpus_one_each() -> None:
-    assert placement.split(frozenset({0, 1})) == Placement(frozenset({0}), frozenset({1}))
+    assert placement.split(frozenset({0, 1}), core_of=str) == Placement(frozenset({0}), frozenset({1}))
 
 
 def test_an_odd_cpu_goes_to_the_server() -> None:
-    where = placement.split(frozenset({0, 1, 2}))
+    where = placement.split(frozenset({0, 1, 2}), core_of=str)
     assert where == Placement(frozenset({0}), frozenset({1, 2}))
     assert where.describe() == "split: client on CPU 0, server on CPU 1-2"
 
 
+def test_a_cores_threads_stay_on_one_side() -> None:
+    """4 threads on 2 cores, numbered as Linux often does: 0 and 2 share a core, 1 and 3 the other."""
+    where = placement.split(frozenset({0, 1, 2, 3}), core_of=lambda cpu: str(cpu % 2))
+    assert where == Placement(frozenset({0, 2}), frozenset({1, 3}))
+    assert where.describe() == "split: client on CPU 0,2, server on CPU 1,3"
+
+
+def test_one_core_with_two_threads_is_split_by_thread() -> None:
+    assert placement.split(frozenset({0, 1}), core_of=lambda cpu: "0-1") == Placement(frozenset({0}),
+                                                                                      frozenset({1}))
+
+
 def test_nothing_to_split_below_two_cpus() -> None:
-    assert placement.split(frozenset({3})) is None
+    assert placement.split(frozenset({3}), core_of=str) is None
     assert placement.split(None) is None
 
 
@@ -37,7 +49,7 @@ def test_cpu_lists_as_taskset_prints_them() -> None:
 
 @given(st.frozensets(st.integers(0, 255), min_size=2, max_size=64))
 def test_halves_are_disjoint_cover_all_and_keep_order(cpus: frozenset[int]) -> None:
-    where = placement.split(cpus)
+    where = placement.split(cpus, core_of=str)
     assert where is not None
     assert where.client | where.server == cpus and not where.client & where.server
     assert max(where.client) < min(where.server)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 
@@ -62,18 +62,34 @@ def allowed() -> frozenset[int] | None:
     return frozenset(os.sched_getaffinity(0))
 
 
-def split(cpus: frozenset[int] | None) -> Placement | None:
+def split(cpus: frozenset[int] | None, core_of: Callable[[int], str] | None = None) -> Placement | None:
     """The lower half of `cpus` for the client, the upper half for the server; None below two CPUs.
 
-    An odd count gives the server the extra CPU: it forks the command the
+    Whole cores go to one side: Linux often numbers a core's second thread
+    N/2 above its first, and two sides on the two threads of one core would
+    still share its execution units. `core_of` names a CPU's core (default:
+    its sibling list in sysfs); with a single core, its threads are split.
+    An odd count gives the server the extra core: it forks the command the
     data ends in (the sink of an upload, the source of a download) besides
     doing its half of the crypto, while sshbench's own source and sink
     threads mostly wait in splice and read."""
     if cpus is None or len(cpus) < 2:
         return None
-    ordered = sorted(cpus)
-    half = len(ordered) // 2
-    return Placement(frozenset(ordered[:half]), frozenset(ordered[half:]))
+    cores: dict[str, list[int]] = {}
+    for cpu in sorted(cpus):
+        cores.setdefault((core_of or _siblings)(cpu), []).append(cpu)
+    groups = sorted(cores.values()) if len(cores) > 1 else [[cpu] for cpu in sorted(cpus)]
+    half = len(groups) // 2
+    return Placement(frozenset(c for g in groups[:half] for c in g), frozenset(c for g in groups[half:] for c in g))
+
+
+def _siblings(cpu: int) -> str:
+    """The CPUs sharing `cpu`'s core, as sysfs lists them ("0,4"); the CPU alone where sysfs can't say."""
+    try:
+        with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list", encoding="ascii") as fh:
+            return fh.read().strip()
+    except OSError:
+        return str(cpu)
 
 
 def pin_this_thread(cpus: frozenset[int] | None) -> None:
