@@ -10,13 +10,21 @@ correction's promise, at most 5%); samples go where the ranking is unsettled.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
 import pytest
 
 from sshbench.analysis.decide import DecisionRule, look_points, verdicts
-from sshbench.analysis.robust import holm, mann_whitney_greater, mann_whitney_p, shift_interval, smallest_p
+from sshbench.analysis.robust import (
+    holm,
+    holm_thresholds,
+    mann_whitney_greater,
+    mann_whitney_p,
+    shift_interval,
+    smallest_p,
+)
 from sshbench.analysis.stats import summarize
 from sshbench.kinds import Relation
 from sshbench.plan.decision import DecisionSchedule
@@ -76,6 +84,36 @@ def test_verdicts_on_known_truth() -> None:
     slow = found[1]
     assert slow.ratio_low is not None and slow.ratio_high is not None
     assert slow.ratio_low <= slow.ratio <= slow.ratio_high and slow.ratio == pytest.approx(2.0, rel=0.05)
+
+
+def test_holm_thresholds_are_the_step_each_p_faces() -> None:
+    assert holm_thresholds([0.01, 0.04, 0.03, 0.005], 0.05) == [0.05 / 3, 0.05, 0.05 / 2, 0.05 / 4]
+    assert holm_thresholds([], 0.05) == []
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@pytest.mark.parametrize("seed", range(12))
+def test_each_interval_agrees_with_its_verdict(seed: int, paired: bool) -> None:
+    """A pair called different has an interval without 1, an unsettled one an interval with it, an equivalent
+    one an interval within the margin: the same numbers on one line never contradict each other. Found in a
+    real run: "1.05 times as fast [0.98, 1.08]: significantly faster" (the verdict at its Holm step, the
+    interval at the Bonferroni level for every pair)."""
+    rng = random.Random(seed)
+    names = [f"c{i}" for i in range(6)]
+    centres = {name: math.log(1000) - i * rng.choice([0.0, 0.03, 0.06, 0.12]) for i, name in enumerate(names)}
+    values = {name: [math.exp(rng.gauss(centre, 0.05)) for _ in range(16)] for name, centre in centres.items()}
+    ratios = {(a, b): [math.log(x / y) for x, y in zip(values[a], values[b], strict=True)]
+              for a, b in itertools.pairwise(names)} if paired else None
+    rule = DecisionRule()
+    for found in verdicts(names, values, True, rule, ratios):
+        assert found.ratio_low is not None and found.ratio_high is not None
+        if found.relation is Relation.DIFFERENT:
+            assert not found.ratio_low <= 1 <= found.ratio_high
+        elif found.relation is Relation.EQUIVALENT:
+            assert 1 - rule.margin <= found.ratio_low and found.ratio_high <= 1 + rule.margin
+        else:
+            assert found.ratio_low <= 1 <= found.ratio_high
+            assert not (1 - rule.margin <= found.ratio_low and found.ratio_high <= 1 + rule.margin)
 
 
 def test_latency_tables_rank_smaller_first() -> None:

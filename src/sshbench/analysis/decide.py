@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from sshbench.analysis.paired import paired_interval, paired_tests
-from sshbench.analysis.robust import holm, mann_whitney_greater, mann_whitney_p, shift_interval
+from sshbench.analysis.robust import holm, holm_thresholds, mann_whitney_greater, mann_whitney_p, shift_interval
 from sshbench.kinds import Relation
 from sshbench.options import RunOptions
 
@@ -91,7 +91,7 @@ class PairVerdict:
     slower: str  # case id ranked just below
     relation: Relation
     ratio: float  # Hodges-Lehmann estimate: the slower one takes this many times as long (>= 1 in rank order)
-    ratio_low: float | None  # its interval at the level that matches the equivalence test (None: too few samples)
+    ratio_low: float | None  # its interval at the level of the test that settled it (None: too few samples)
     ratio_high: float | None
     p_different: float  # uncorrected, two-sided
     p_equivalent: float  # uncorrected, the larger of the two one-sided tests
@@ -133,10 +133,17 @@ def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigg
              pair_tests(logs[s], logs[f], rule.margin) for f, s in pairs]
     different = holm([p for p, _ in tests], rule.per_look)
     equivalent = holm([p for _, p in tests], rule.per_look)
-    level = 1 - 2 * rule.per_look / max(1, len(pairs))  # the interval that agrees with a Bonferroni TOST
+    # Each pair's interval at the level of the test that settled it, so the two never disagree on screen: a
+    # difference at its Holm step (two-sided), an equivalence at its step as two one-sided tests; an unsettled
+    # pair at the widest step, where it includes 1 and reaches past the margin.
+    step_diff = holm_thresholds([p for p, _ in tests], rule.per_look)
+    step_eq = holm_thresholds([p for _, p in tests], rule.per_look)
     out = []
-    for (faster, slower), (p_diff, p_eq), is_diff, is_eq in zip(pairs, tests, different, equivalent, strict=True):
+    for index, ((faster, slower), (p_diff, p_eq), is_diff, is_eq) in enumerate(
+            zip(pairs, tests, different, equivalent, strict=True)):
         d = ratios[(faster, slower)]
+        level = 1 - step_diff[index] if is_diff else 1 - 2 * step_eq[index] if is_eq else \
+            1 - rule.per_look / len(pairs)
         found = paired_interval(d, level) if use[(faster, slower)] else \
             shift_interval(logs[slower], logs[faster], level)
         estimate, low, high = found or (math.nan, None, None)

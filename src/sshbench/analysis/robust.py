@@ -183,6 +183,20 @@ def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
     return rejected
 
 
+def holm_thresholds(p_values: Sequence[float], alpha: float) -> list[float]:
+    """The level each hypothesis faces in Holm's procedure: alpha / (m - its step), steps by ascending p.
+
+    A rejected hypothesis's interval at 1 - its threshold is the one that
+    agrees with its verdict (it excludes the null exactly when the dual test
+    rejects at that step); a Bonferroni interval (alpha / m for every one)
+    could still include the null for a pair Holm rejected at a later step."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    out = [alpha / max(1, len(p_values))] * len(p_values)
+    for step, i in enumerate(order):
+        out[i] = alpha / (len(p_values) - step)
+    return out
+
+
 def outliers(values: Sequence[float], threshold: float = OUTLIER_THRESHOLD) -> list[bool]:
     """True for each value whose modified z-score exceeds the threshold (never for n < 3 or MAD = 0)."""
     if len(values) < 3:
