@@ -67,7 +67,9 @@ def test_client_side_pins_the_thread_and_gives_its_cpus_back() -> None:
         with placement.client_side(where):
             seen["inside"] = frozenset(os.sched_getaffinity(0))
             seen["child"] = _child_cpus()
+            seen["server"] = placement.server_cpus()
         seen["after"] = frozenset(os.sched_getaffinity(0))
+        seen["server after"] = placement.server_cpus()
         seen["where"], seen["before"] = where, before
 
     thread = threading.Thread(target=body)
@@ -77,6 +79,7 @@ def test_client_side_pins_the_thread_and_gives_its_cpus_back() -> None:
     assert isinstance(where, Placement)
     assert seen["inside"] == where.client and seen["child"] == where.client  # what it starts inherits them
     assert seen["after"] == seen["before"]
+    assert seen["server"] == where.server and seen["server after"] is None  # for the raw TCP control's receiver
 
 
 def _child_cpus() -> frozenset[int]:

@@ -29,7 +29,7 @@ from sshbench.errors import VerificationError
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
 from sshbench.plan.budget import steady_mark
-from sshbench.plumbing import procs
+from sshbench.plumbing import placement, procs
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import TcpEnds
@@ -109,8 +109,10 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     listener = ends.listener()
     sender = ends.sender()  # bound: our port is known before connecting, any other connection is turned away
     received: dict[str, float] = {}
+    server_side = placement.server_cpus()  # the receiver is the server's end: its CPUs, as an sshd's would be
 
     def receive() -> None:
+        placement.pin_this_thread(server_side)
         while True:
             try:
                 conn, (_, port) = listener.accept()

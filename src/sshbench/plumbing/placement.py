@@ -98,13 +98,25 @@ def pin_this_thread(cpus: frozenset[int] | None) -> None:
         os.sched_setaffinity(0, cpus)
 
 
+_active: list[Placement] = []  # the placement of the block client_side() is running, for server_cpus()
+
+
+def server_cpus() -> frozenset[int] | None:
+    """The server's CPUs while a split run measures (None otherwise): for a thread that plays the server's
+    end itself, such as the raw TCP control's receiver."""
+    return _active[-1].server if _active else None
+
+
 @contextlib.contextmanager
 def client_side(placement: Placement | None) -> Iterator[None]:
     """Run the block on the client's CPUs, then give the thread back the CPUs it had."""
     before = allowed()
     pin_this_thread(placement.client if placement is not None else None)
+    if placement is not None:
+        _active.append(placement)
     try:
         yield
     finally:
         if placement is not None:
+            _active.pop()
             pin_this_thread(before)
