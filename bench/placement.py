@@ -68,7 +68,7 @@ def main() -> None:
                 pairs[place].append(settled(doc))
     print(f"{args.rounds} runs of each placement, alternated, {args.runs} samples per case per run")
     for place in PLACEMENTS:
-        print(f"  {place}: {where[place]}")
+        print(f"  {where[place]}")
     print(f"{'case':44} {'split MB/s':>10} {'free MB/s':>10} {'ratio':>6}   {'log SD split':>12} {'free':>6} "
           f"{'free/split':>10}")
     ratios = []
