@@ -6,6 +6,8 @@ or SIGTERM in that time must end the command like any other interrupt (exit
 before anything else is imported. The command is the subreaper of all it
 starts (procs.become_subreaper), so on the way out any process an interrupt
 left behind, however deep, is killed: nothing of ours outlives the command.
+Its run is claimed first (plumbing/runs.py: a record with a lock, a cgroup
+as root), so that what a SIGKILL leaves behind is provably this run's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import sys
 
 from sshbench.plumbing.procs import become_subreaper, end_children
-from sshbench.plumbing.runs import mark_this_run
+from sshbench.plumbing.runs import run_claimed
 from sshbench.plumbing.signals import interrupts_end_the_command
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; errors.py is not imported yet)
@@ -24,8 +26,7 @@ INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; err
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the command itself (not a test calling main() in-process): orphans come back to us
         become_subreaper()
-    mark_this_run()  # before any child: everything this run starts carries its mark (plumbing/runs.py)
-    with interrupts_end_the_command():
+    with interrupts_end_the_command(), run_claimed():  # before any child: all it starts is recorded as its own
         try:
             from sshbench.cli import main as cli_main
 

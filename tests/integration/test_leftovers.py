@@ -10,7 +10,6 @@ which covers the ssh client, every server process (sshd's privsep child
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -25,25 +24,15 @@ import pytest
 
 from sshbench.errors import ExitCode
 from tests.conftest import leftovers, our_processes
+from tests.integration.processes import ALGOS, NOBODY, ROOT, descendants, kill_all, run_as_nobody, start
 
 pytestmark = pytest.mark.integration
 
-ROOT = os.geteuid() == 0
 EXIT_WITHIN = 2.0
-ALGOS = ["--macs", "none", "--kex", "none", "--hostkeys", "none"]
 LINK_RUN = ["--link", "rtt=20ms", "--ciphers", "aes128-ctr,aes256-ctr", *ALGOS, "--no-controls", "--size", "8MiB",
             "--runs", "6", "--echo", "4"]
 DROPBEAR_RUN = ["--server", "dropbear", "--ciphers", "aes128-ctr,chacha20-poly1305@openssh.com", *ALGOS,
                 "--no-controls", "--size", "32MiB", "--runs", "12"]
-_DEFAULT_SIGNALS = ("import os, signal, sys\n"
-                    "for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)\n"
-                    "os.execv(sys.executable, [sys.executable, '-m', 'sshbench', *sys.argv[1:]])\n")
-
-
-def _start(args: list[str], tmp: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", _DEFAULT_SIGNALS, *args, "--output", str(tmp / "r.json")],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TMPDIR": str(tmp)})
 
 
 def _namespaces(pid: int) -> list[str]:
@@ -51,16 +40,10 @@ def _namespaces(pid: int) -> list[str]:
         if os.path.isdir("/run/netns") else []
 
 
-def _kill_all(pids: set[int]) -> None:
-    for pid in pids:  # a failing test must not leave its own mess for the next one
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-
-
 def _interrupted_cleanly(args: list[str], at: float, sig: signal.Signals) -> str | None:
     """One try; None when clean, else what was wrong."""
     tmp = Path(tempfile.mkdtemp(prefix="intr-"))
-    proc = _start(args, tmp)
+    proc = start(args, tmp)
     try:
         time.sleep(at)
         if proc.poll() is not None:
@@ -74,7 +57,7 @@ def _interrupted_cleanly(args: list[str], at: float, sig: signal.Signals) -> str
             proc.kill()
             proc.wait()
     left = leftovers(str(tmp))
-    _kill_all(left)
+    kill_all(left)
     entries = [e for e in os.listdir(tmp) if e not in ("r.json", "r.csv")]
     problems = []
     if proc.returncode != ExitCode.INTERRUPTED:
@@ -111,7 +94,7 @@ def test_twenty_interrupts_at_random_moments_each_leave_nothing(kind: str, args:
 def _kill9_then_next_run(args: list[str], after: float) -> tuple[Path, int, set[int], set[int]]:
     """SIGKILL a run after `after` s, then start another (which sweeps): (its TMPDIR, pid, left before, after)."""
     tmp = Path(tempfile.mkdtemp(prefix="kill9-"))
-    proc = _start(args, tmp)
+    proc = start(args, tmp)
     time.sleep(after)
     assert proc.poll() is None, "the run ended by itself: make it longer"
     proc.send_signal(signal.SIGKILL)
@@ -121,34 +104,16 @@ def _kill9_then_next_run(args: list[str], after: float) -> tuple[Path, int, set[
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     try:
         deadline = time.monotonic() + 20
-        while our_processes(str(tmp)) - {nxt.pid} - _children(nxt.pid) and time.monotonic() < deadline:
+        while our_processes(str(tmp)) - {nxt.pid} - descendants(nxt.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        after_start = our_processes(str(tmp)) - {nxt.pid} - _children(nxt.pid)
+        after_start = our_processes(str(tmp)) - {nxt.pid} - descendants(nxt.pid)
         nxt.communicate(timeout=120)
     finally:
         if nxt.poll() is None:
             nxt.kill()
             nxt.wait()
-    _kill_all(after_start)
+    kill_all(after_start)
     return tmp, proc.pid, before, after_start
-
-
-def _children(pid: int) -> set[int]:
-    """Every descendant of `pid` (the second run's own processes also name the TMPDIR)."""
-    found: set[int] = set()
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parents[int(entry)] = int(fh.read().rpartition(")")[2].split()[1])
-            except (OSError, ValueError):
-                continue
-    frontier = {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 @pytest.mark.parametrize("kind, args", [
@@ -167,7 +132,7 @@ def test_after_sigkill_the_next_run_ends_what_was_left_and_removes_the_keys(kind
 def test_a_dead_link_emulator_stops_the_run_at_once_naming_it(tmp_path: Path) -> None:
     args = ["--link", "rtt=20ms", "--ciphers", "aes128-ctr,aes256-ctr", *ALGOS, "--no-controls", "--size", "64MiB",
             "--runs", "20"]
-    proc = _start(args, tmp_path)
+    proc = start(args, tmp_path)
     try:
         deadline = time.monotonic() + 60
         wire = None
@@ -193,22 +158,6 @@ def test_a_dead_link_emulator_stops_the_run_at_once_naming_it(tmp_path: Path) ->
     assert not leftovers(str(tmp_path))
 
 
-NOBODY = 65534
-
-
-def _as_nobody(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
-    """sshbench as uid 65534 (whose home, /nonexistent, does not exist): the system Python with the venv's
-    packages on PYTHONPATH, since the venv's interpreter may live in root's home (0700)."""
-    site = next(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p))
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    opt = os.path.join(sys.prefix, "opt", "usr", "sbin")
-    env = {"PATH": f"{opt}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": "/nonexistent",
-           "TMPDIR": str(tmp), "PYTHONPATH": f"{src}:{site}"}
-    return subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                           "/usr/bin/python3", "-m", "sshbench", *args, "--output", str(tmp / "r.json")],
-                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp, check=False)
-
-
 @pytest.fixture
 def nobody_tmp() -> Path:
     path = Path(tempfile.mkdtemp(prefix="nobody-", dir="/tmp"))
@@ -218,7 +167,7 @@ def nobody_tmp() -> Path:
 
 @pytest.mark.skipif(not ROOT or not os.path.exists("/usr/bin/python3"), reason="setpriv to another user needs root")
 def test_dropbear_works_for_a_normal_user_and_tinysshd_says_why_it_cannot(nobody_tmp: Path) -> None:
-    done = _as_nobody(["--server", "dropbear", "--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--runs", "2",
+    done = run_as_nobody(["--server", "dropbear", "--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--runs", "2",
                        "--size", "4MiB"], nobody_tmp)
     assert done.returncode == 0, done.stderr[-1500:]
     data = json.loads((nobody_tmp / "r.json").read_text())
@@ -226,7 +175,7 @@ def test_dropbear_works_for_a_normal_user_and_tinysshd_says_why_it_cannot(nobody
     assert data["environment"]["server"]["embedded"]["server"] == "dropbear"
     (nobody_tmp / "r.json").unlink()
     (nobody_tmp / "r.csv").unlink()
-    done = _as_nobody(["--server", "tinysshd", "--ciphers", "default", *ALGOS, "--no-controls", "--runs", "1",
+    done = run_as_nobody(["--server", "tinysshd", "--ciphers", "default", *ALGOS, "--no-controls", "--runs", "1",
                        "--size", "1MiB"], nobody_tmp)
     assert done.returncode == ExitCode.SERVER, done.stderr
     assert "--server tinysshd needs root" in done.stderr and "owned by the user or root" in done.stderr

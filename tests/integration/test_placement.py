@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +17,7 @@ from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.conftest import cpu_list
+from tests.integration.processes import wait_for_samples
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(len(placement.allowed() or ()) < 2, reason="needs two CPUs to split")]
@@ -41,3 +47,42 @@ def test_the_run_records_its_placement(small_run: tuple[Any, dict[str, Any], Any
     where = placement.split(placement.allowed())
     assert where is not None
     assert small_run[1]["environment"]["host"]["placement"] == where.describe()
+
+
+CPUSET_V1 = Path("/sys/fs/cgroup/cpuset")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not (CPUSET_V1 / "cpuset.cpus").exists()
+                    or len(os.sched_getaffinity(0)) < 2, reason="needs root, a cgroup-v1 cpuset and 2 CPUs")
+def test_a_cpuset_that_shrinks_mid_run_gives_free_placement_with_a_warning_not_a_dead_server(tmp_path: Path) -> None:
+    """The server's CPU leaves the run's cpuset mid-run: the accept thread's pin (EINVAL) no longer kills it."""
+    cpus = sorted(os.sched_getaffinity(0))
+    group = CPUSET_V1 / f"sshbench-test-{os.getpid()}"
+    group.mkdir()
+    try:
+        (group / "cpuset.cpus").write_text(f"{cpus[0]},{cpus[-1]}")
+        (group / "cpuset.mems").write_text((CPUSET_V1 / "cpuset.mems").read_text().strip())
+        results = tmp_path / "r.json"
+        join = f"echo $$ > {group}/tasks && exec \"$@\""
+        run = subprocess.Popen(["sh", "-c", join, "sh", sys.executable, "-m", "sshbench", "--ciphers",
+                                "aes128-ctr,aes256-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
+                                "--no-controls", "--size", "16MiB", "--runs", "16", "--directions", "upload",
+                                "--output", str(results)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+        wait_for_samples(run, results, 4)
+        (group / "cpuset.cpus").write_text(str(cpus[0]))  # the server's half is gone
+        out, err = run.communicate(timeout=300)
+    finally:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+    assert run.returncode == 0, err[-1500:]
+    assert "Traceback" not in err and "Traceback" not in out
+    data = json.loads(results.read_text())
+    assert data["status"] == "complete" and all(s["ok"] for s in data["samples"])
+    assert "fell back to free placement during the run" in data["environment"]["host"]["placement"]
+    assert "placement-changed" in {w["code"] for w in data["warnings"]}

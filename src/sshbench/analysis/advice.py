@@ -14,7 +14,7 @@ from sshbench.analysis.references import pipe_ciphers
 from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.implementations import Implementation, by_banner, implementation
 from sshbench.methods import method as transfer_method
-from sshbench.results.environment import RunWarning
+from sshbench.results.environment import PLACEMENT_FELL_BACK, RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
 from sshbench.units import GiB
 
@@ -40,6 +40,7 @@ class Code(StrEnum):
     DISK_LIMITS = "disk-limits"
     STRANGERS = "strangers"
     EMULATOR_CPU = "emulator-cpu"
+    PLACEMENT_CHANGED = "placement-changed"
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ def _machine(report: Report) -> list[Advice]:
         out.append(Advice(Code.FREQUENCY_SCALING, f"CPU frequency scaling is active (governor {governor})",
                           "set the performance governor (cpupower frequency-set -g performance) for steadier "
                           "numbers"))
+    if host.placement and PLACEMENT_FELL_BACK in host.placement:
+        out.append(Advice(Code.PLACEMENT_CHANGED, "the CPUs this run may use changed while it ran, and the split "
+                          "placement gave way to free placement: " + host.placement.partition(PLACEMENT_FELL_BACK)[2]
+                          .lstrip(": "), "samples before and after the change ran differently: rerun where the "
+                          "allowed CPUs stay put, or with --placement free"))
     embedded = report.environment.server.embedded
     strangers = embedded.refused_connections if embedded else 0
     if strangers:

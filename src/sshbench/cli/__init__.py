@@ -22,9 +22,9 @@ from rich.console import Console
 
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
 from sshbench.errors import ExitCode, SshbenchError, UsageError
-from sshbench.plumbing.runs import sweep_stale
+from sshbench.plumbing import runs
 from sshbench.results.store import ResultsWriter
-from sshbench.targets.link.netns import NETNS_DIR, remove_stale
+from sshbench.targets.link import netns
 from sshbench.untrusted import shown
 
 
@@ -88,9 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(typo)
         args = parse(args_list)
         if args.command in SWEEPING:
-            sweep_stale()  # what a killed run left (processes, private dirs with keys) ends before we start
-            if os.geteuid() == 0 and os.path.isdir(NETNS_DIR):
-                remove_stale()  # and its link namespaces, once nothing of it runs inside them
+            runs.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) ends first
         return _command(args.handler)(args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")

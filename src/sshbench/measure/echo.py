@@ -51,8 +51,8 @@ def measure_echo(target: Target, case: Case, settings: EchoSettings) -> EchoResu
             REMOTE_COMMAND]
     env = {**os.environ, **target.tool_env}
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                env=env, start_new_session=True, bufsize=0)
+        proc = procs.spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           env=env, bufsize=0)
     except OSError as exc:
         result.error = f"could not start ssh: {exc.strerror or exc}"
         return result

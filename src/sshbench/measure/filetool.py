@@ -36,7 +36,7 @@ from sshbench.measure.testfiles import make_source, space_margin, tiny_shape
 from sshbench.methods import NULL, Endpoint, Ssh, Transfer, method
 from sshbench.options import FileShape
 from sshbench.plumbing.negotiation import Transcript, parse_verbose
-from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.trees import remove_tree, tree_sha256
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import ServerProcess, Target
@@ -153,10 +153,9 @@ def _spawn(transfer: Transfer, env: dict[str, str], stderr: int) -> list[subproc
         for index, stage in enumerate(transfer.stages):
             last = index == len(transfer.stages) - 1
             argv = [_tool_path(stage[0]), *stage[1:]]
-            proc = subprocess.Popen(argv, stdin=previous or subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL if last else subprocess.PIPE, stderr=stderr,
-                                    env=env, start_new_session=alone,
-                                    process_group=None if alone else procs_[0].pid if procs_ else 0)
+            group = {} if alone else {"process_group": procs_[0].pid if procs_ else 0}
+            proc = spawn(argv, stdin=previous or subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL if last else subprocess.PIPE, stderr=stderr, env=env, **group)
             if previous is not None:
                 previous.close()  # the next stage holds it now
             previous = proc.stdout

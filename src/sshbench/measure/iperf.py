@@ -17,7 +17,7 @@ import time
 
 from sshbench.errors import ServerError
 from sshbench.plumbing import procs
-from sshbench.plumbing.procs import kill_group
+from sshbench.plumbing.procs import kill_group, spawn
 from sshbench.results.environment import IperfFacts
 from sshbench.targets.remote import RemoteTarget
 
@@ -85,8 +85,8 @@ def _client(local: str, hostname: str, port: int, reverse: bool, server: subproc
 
 
 def _one(target: RemoteTarget, local: str, hostname: str, port: int, reverse: bool) -> tuple[float, int]:
-    server = subprocess.Popen(target.command_argv(_server_command(port)), stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    server = spawn(target.command_argv(_server_command(port)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                   stderr=subprocess.STDOUT)
     assert server.stdin is not None and server.stdout is not None
     try:
         return parse_result(_client(local, hostname, port, reverse, server))

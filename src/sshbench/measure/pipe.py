@@ -40,7 +40,7 @@ from sshbench.measure.datapath import Payload, Tick, drain, grow_pipe
 from sshbench.plan.budget import steady_mark
 from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procfs import tree_cpu_seconds
-from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.model import Case, Direction, Sample
 from sshbench.targets.base import Target
 from sshbench.untrusted import clean
@@ -187,9 +187,8 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     stderr_lines: list[tuple[float, str]] = []
     timed_out = threading.Event()
     t_spawn = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0, start_new_session=True,
-                            env={**os.environ, **target.tool_env, **settings.env})
+    proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                 env={**os.environ, **target.tool_env, **settings.env})
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stderr_pipe = proc.stderr
 

@@ -32,6 +32,7 @@ from sshbench.plan.schedule import schedule_for
 from sshbench.plumbing import placement
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
 from sshbench.results.environment import (
+    PLACEMENT_FELL_BACK,
     AlgorithmFacts,
     ClientFacts,
     CryptoFacts,
@@ -164,6 +165,8 @@ def _placed(host: Host, env: Environment) -> Iterator[None]:
     finally:
         for server in servers:
             server.place(None)
+        if where is not None and (why := placement.fell_back()) is not None:
+            env.host.placement = f"{env.host.placement}; {PLACEMENT_FELL_BACK}: {why}"
 
 
 def echo_cases(report: Report) -> list[Case]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import ServerError
-from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.untrusted import UntrustedText, algorithm_name, printable
 
 SSH_MSG_KEXINIT = 20
@@ -249,9 +249,8 @@ def capture_client(listener: socket.socket, argv: list[str] | None, timeout: flo
     port = str(listener.getsockname()[1])
     proc = None
     if argv is not None:
-        proc = subprocess.Popen([a.replace("{port}", port) for a in argv], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                                env=env)
+        proc = spawn([a.replace("{port}", port) for a in argv], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         conn = _accept(listener, proc, time.monotonic() + timeout, who, timeout)
         with conn:

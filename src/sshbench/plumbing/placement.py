@@ -92,10 +92,32 @@ def _siblings(cpu: int) -> str:
         return str(cpu)
 
 
+_fallback: list[str] = []  # why placement fell back to free during the run (the first reason), for fell_back()
+
+
 def pin_this_thread(cpus: frozenset[int] | None) -> None:
-    """Restrict the calling thread (and what it creates from now on) to `cpus`; None does nothing."""
-    if cpus is not None and hasattr(os, "sched_setaffinity"):
+    """Restrict the calling thread (and what it creates from now on) to `cpus`; None does nothing.
+
+    Never raises: the CPUs a thread may use can shrink under a running
+    program (a container's cpuset changed from 0-1 to 0), and then `cpus`
+    may hold none of them (EINVAL). The thread then gets every CPU it is
+    still allowed (the kernel intersects the machine's CPUs with the
+    cpuset), the reason is kept for fell_back(), and the run goes on with
+    free placement rather than ending a server's accept thread."""
+    if cpus is None or not hasattr(os, "sched_setaffinity"):
+        return
+    try:
         os.sched_setaffinity(0, cpus)
+    except OSError as exc:
+        if not _fallback:
+            _fallback.append(f"CPU {_cpus(cpus)} no longer allowed ({exc.strerror or exc}; the cpuset changed?)")
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, range(os.cpu_count() or 1))
+
+
+def fell_back() -> str | None:
+    """Why the split placement gave way to free placement during the current run, if it did."""
+    return _fallback[0] if _fallback else None
 
 
 _active: list[Placement] = []  # the placement of the block client_side() is running, for server_cpus()
@@ -111,6 +133,7 @@ def server_cpus() -> frozenset[int] | None:
 def client_side(placement: Placement | None) -> Iterator[None]:
     """Run the block on the client's CPUs, then give the thread back the CPUs it had."""
     before = allowed()
+    _fallback.clear()
     pin_this_thread(placement.client if placement is not None else None)
     if placement is not None:
         _active.append(placement)

@@ -21,6 +21,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sshbench.plumbing import runs
 
 # How long a killed child gets to disappear before we stop waiting for it (SIGKILL is not refusable,
 # so this only bounds a child stuck in uninterruptible I/O).
@@ -75,6 +78,17 @@ def reap(pid: int) -> tuple[int, resource.struct_rusage | None]:
     return status, usage
 
 
+def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """subprocess.Popen in a session of its own (or, given `process_group`, that group), recorded as the
+    run's (plumbing/runs.py): if sshbench is SIGKILLed, the next run can prove it started this child."""
+    if "process_group" not in popen:
+        popen["start_new_session"] = True
+    proc = subprocess.Popen(list(argv), **popen)
+    if popen.get("process_group") in (None, 0):  # a new session, or a new group that this child leads
+        runs.current().leader(proc.pid, group_only="process_group" in popen)
+    return proc
+
+
 def run(argv: Sequence[str], timeout: float, *, input: bytes | None = None,
         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run a short tool to completion in its own session; on timeout or interrupt, kill its whole group.
@@ -82,9 +96,8 @@ def run(argv: Sequence[str], timeout: float, *, input: bytes | None = None,
     subprocess.run would kill only the direct child, leaving e.g. a hung
     script's `sleep` behind. Raises subprocess.TimeoutExpired like it.
     """
-    proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            env=dict(env) if env is not None else None)
+    proc = spawn(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env) if env is not None else None)
     try:
         out, err = proc.communicate(input, timeout=timeout)
     except BaseException:

@@ -1,23 +1,34 @@
-"""Every process and private directory of a run carries the run's mark, so a later run can end what a killed one left.
+"""What a run owns, proven; and ending what a killed run left, never anything else.
 
 An interrupt is cleaned up by the run itself (procs.end_children). SIGKILL
-cannot be: the ssh client, the server's session, its data source and the
-temp dir with the private keys would stay. So each run marks what it makes:
+cannot be: the ssh client, the server's session, the link's wire and the
+temp dir with the private keys would stay. So each run keeps a record of
+what it starts, where only sshbench can write it, and the next run ends
+exactly what a dead run's record proves was its own.
 
-- processes: `SSHBENCH_RUN=<pid>.<start time>` in the environment, which
-  every child inherits (ssh, sshd -i and its privsep child, dropbear, the
-  link's wire, tools) and the embedded sshd passes to its sessions (SetEnv);
-- private directories: a `.sshbench-run` file holding the same mark.
+- The record: `run-<token>/` in a private state dir (root: /run/sshbench;
+  a user: $XDG_RUNTIME_DIR/sshbench, else sshbench-runs-<uid> in the temp
+  dir), 0700 and owned by whoever runs sshbench, so no other user can
+  write, plant or replace anything in it.
+- Liveness: the run holds an flock on its record's `lock` for as long as it
+  lives (the descriptor is never inherited). The kernel drops it when the
+  process dies, however it dies, and whatever pid namespace it is in: a
+  run in a container is alive to the host exactly when it is alive.
+- Processes: as root, the run moves itself into a cgroup of its own
+  (cgroups.py), which everything it starts inherits and only root can
+  put a process into; a dead run's cgroup is ended with cgroup.kill.
+  Without a cgroup, the run records the session (or process group) of
+  every child it starts (procs.spawn); a later run ends a recorded
+  session while its leader, with the recorded start time, is still there
+  (a session cannot be joined, and its number cannot be reused while any
+  member lives), with the descendants of its members.
+- Private dirs: recorded by path, and removed only if each is still a real
+  directory (not a link), owned by this user, 0700, holding a regular
+  `.sshbench-run` file with the run's token.
 
-`sweep_stale()`, at the start of the commands that start servers, ends the
-processes whose mark names a run that is no longer alive, and those that
-hold a file or their working directory inside that run's marked
-directories in this TMPDIR (sshd overwrites its environment with its
-process title, "sshd: [net]", but keeps its log open there), with their
-descendants, and then removes those directories. A mark
-holds the run's start time as well as its pid, so a reused pid is never
-mistaken for the old run, and a run still alive (another sshbench on the
-same machine) is never touched.
+Never evidence: a pid alone, an environment variable, an open file or a
+working directory, which other users, other pid namespaces and other
+programs can imitate. A process no record proves is never signalled.
 
 Standard library only: the entry point uses it before the heavy imports.
 """
@@ -25,16 +36,29 @@ Standard library only: the entry point uses it before the heavy imports.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
 import re
+import secrets
 import shutil
 import signal
+import stat
 import tempfile
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
-RUN_ENV = "SSHBENCH_RUN"
+from sshbench.plumbing import cgroups
+
 MARK_FILE = ".sshbench-run"
-_MARK = re.compile(r"(\d{1,10})\.(\d{1,20})")
+ROOT_STATE_DIR = "/run/sshbench"
+TOKEN = re.compile(r"[0-9a-f]{16}")
+_RECORD = re.compile(r"(run-|\.new-)([0-9a-f]{16})")
+_LEADER = re.compile(r"([SG]) (\d{1,10}) (\d{1,20})")
+MAX_RECORD_BYTES = 4 << 20  # a run of 100,000 connections records about 2.5 MB of sessions
+NEW_GRACE_SECONDS = 60.0  # a record still being made (".new-") is left alone this long
 
 
 def _start_time(pid: int) -> str | None:
@@ -47,108 +71,341 @@ def _start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-def this_run() -> str:
-    """This process's mark, `<pid>.<start time>`."""
-    return f"{os.getpid()}.{_start_time(os.getpid()) or 0}"
+def state_dir() -> str:
+    """Where this user's run records live (not created here)."""
+    if os.geteuid() == 0:
+        return ROOT_STATE_DIR
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime.startswith("/") and os.path.isdir(runtime):
+        return os.path.join(runtime, "sshbench")
+    return os.path.join(tempfile.gettempdir(), f"sshbench-runs-{os.geteuid()}")
 
 
-def mark_this_run() -> str:
-    """Put this run's mark in the environment, before any child is started; returns it."""
-    os.environ[RUN_ENV] = mark = this_run()
-    return mark
+def _private(path: str) -> bool:
+    """A real directory (not a link), owned by this user, that no one else may enter or write."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
 
 
-def alive(mark: str) -> bool:
-    """Whether the run `mark` names is still running (same pid, same start time)."""
-    found = _MARK.fullmatch(mark)
-    return found is not None and _start_time(int(found.group(1))) == found.group(2)
+def _read_private(path: str, limit: int = MAX_RECORD_BYTES) -> str:
+    """A regular file's text, opened without following a link and without blocking ("" otherwise)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        chunks, size = [], 0
+        while size < limit and (chunk := os.read(fd, min(1 << 16, limit - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def _append(path: str, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Claim:
+    """This process's run: its token, its record (None where no private state dir could be used) and
+    its cgroup (None where there is none)."""
+
+    token: str
+    record: str | None = None
+    lock_fd: int | None = None
+    cgroup: tuple[str, str] | None = None  # (this run's cgroup, the one it came from), relative to the mount
+    _mutex: threading.Lock = field(default_factory=threading.Lock)
+
+    def _note(self, name: str, line: str) -> None:
+        if self.record is None:
+            return
+        with self._mutex, contextlib.suppress(OSError):
+            _append(os.path.join(self.record, name), line)
+
+    def leader(self, pid: int, group_only: bool = False) -> None:
+        """Record a child that leads a session of its own (or, `group_only`, a process group)."""
+        if self.cgroup is None and (start := _start_time(pid)) is not None:
+            self._note("leaders", f"{'G' if group_only else 'S'} {pid} {start}\n")
+
+    def private_dir(self, prefix: str) -> str:
+        """A new 0700 temp dir (mkdtemp) with this run's mark in it, recorded as this run's."""
+        path = tempfile.mkdtemp(prefix=prefix)
+        with open(os.path.join(path, MARK_FILE), "w", encoding="ascii") as fh:
+            fh.write(self.token)
+        self._note("dirs", os.path.realpath(path) + "\n")
+        return path
+
+    def namespace(self, name: str) -> None:
+        """Record a network namespace this run made (targets/link/netns.py)."""
+        self._note("netns", name + "\n")
+
+
+_current: Claim | None = None
+_standin = Claim(secrets.token_hex(8))  # a process that never claimed a run (a test, a library user)
+
+
+def current() -> Claim:
+    """The run this process is, or a stand-in whose things are not recorded."""
+    return _current or _standin
 
 
 def private_dir(prefix: str) -> str:
-    """A new 0700 temp dir (mkdtemp) with this run's mark in it."""
-    path = tempfile.mkdtemp(prefix=prefix)
-    with open(os.path.join(path, MARK_FILE), "w", encoding="ascii") as fh:
-        fh.write(os.environ.get(RUN_ENV) or this_run())
-    return path
+    """A new 0700 temp dir of the current run (Claim.private_dir)."""
+    return current().private_dir(prefix)
+
+
+def _make_record(token: str) -> tuple[str, int] | None:
+    """`run-<token>/` with its lock held, made under a temporary name and renamed into place, so a sweep
+    never sees a record whose lock is not yet taken."""
+    base = state_dir()
+    for _ in range(3):  # a finishing run may remove an empty state dir between our mkdir and our use
+        with contextlib.suppress(FileExistsError, OSError):
+            os.mkdir(base, 0o700)
+        if not _private(base):
+            return None
+        new, final = os.path.join(base, f".new-{token}"), os.path.join(base, f"run-{token}")
+        try:
+            os.mkdir(new, 0o700)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        try:
+            fd = os.open(os.path.join(new, "lock"), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                         0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(new, final)
+            return final, fd
+        except OSError:
+            shutil.rmtree(new, ignore_errors=True)
+            return None
+    return None
+
+
+def _write_info(claim: Claim) -> None:
+    info = {"token": claim.token, "pid": os.getpid(), "pid_ns": cgroups.namespace_id("pid"),
+            "cgroup_ns": cgroups.namespace_id("cgroup"), "cgroup": claim.cgroup[0] if claim.cgroup else None}
+    claim._note("info", json.dumps(info) + "\n")
+
+
+def claim_run() -> Claim:
+    """Start this process's run: a record with its lock held and, where possible, a cgroup of its own."""
+    global _current
+    if _current is not None:
+        return _current
+    claim = Claim(secrets.token_hex(8))
+    made = _make_record(claim.token)
+    if made is not None:
+        claim.record, claim.lock_fd = made
+        claim.cgroup = cgroups.create_and_enter(claim.token)
+        _write_info(claim)
+    _current = claim
+    return claim
+
+
+def release_run() -> None:
+    """End this process's run: back to its former cgroup, its record removed (children have ended)."""
+    global _current
+    claim, _current = _current, None
+    if claim is None:
+        return
+    if claim.cgroup is not None:
+        cgroups.leave_and_remove(*claim.cgroup)
+    if claim.record is not None:
+        shutil.rmtree(claim.record, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(claim.record))  # only if no other run's record is there
+    if claim.lock_fd is not None:
+        os.close(claim.lock_fd)
+
+
+@contextlib.contextmanager
+def run_claimed() -> Iterator[Claim]:
+    """`with run_claimed():` around a command that starts processes or private dirs."""
+    claim = claim_run()
+    try:
+        yield claim
+    finally:
+        release_run()
+
+
+# ------------------------------------------------------------------ the sweep
 
 
 @dataclass(frozen=True)
 class Swept:
-    processes: int
-    directories: int
+    runs: int = 0
+    processes: int = 0
+    directories: int = 0
+    namespaces: int = 0
 
 
-def _dead_dirs(mine: str) -> list[str]:
-    """This TMPDIR's private dirs whose run is no longer alive."""
-    found = []
-    tmp = tempfile.gettempdir()
-    with contextlib.suppress(OSError):
-        for name in os.listdir(tmp):
-            path = os.path.join(tmp, name)
-            if not name.startswith("sshbench-") or os.path.islink(path) or not os.path.isdir(path):
-                continue
-            try:
-                with open(os.path.join(path, MARK_FILE), encoding="ascii", errors="replace") as fh:
-                    mark = fh.read(64).strip()
-            except OSError:
-                continue
-            if mark != mine and _MARK.fullmatch(mark) and not alive(mark):
-                found.append(os.path.realpath(path))
+@dataclass(frozen=True)
+class _Proc:
+    ppid: int
+    pgid: int
+    sid: int
+    start: str
+
+
+def _table() -> dict[int, _Proc]:
+    """Every process this pid namespace shows: parent, group, session, start time."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rpartition(")")[2].split()
+            table[int(entry)] = _Proc(int(fields[1]), int(fields[2]), int(fields[3]), fields[19])
+        except (OSError, ValueError, IndexError):
+            continue
+    return table
+
+
+def _ancestors(table: dict[int, _Proc]) -> set[int]:
+    """This process and its ancestors: never signalled, whatever a record says."""
+    found, pid = set(), os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        pid = table[pid].ppid if pid in table else 0
     return found
 
 
-def _uses(pid: int, dirs: list[str]) -> bool:
-    """Whether the process has its working directory or an open file inside one of `dirs`."""
-    base = f"/proc/{pid}"
-    try:
-        links = [os.readlink(f"{base}/cwd")] + [os.readlink(f"{base}/fd/{fd}") for fd in os.listdir(f"{base}/fd")]
-    except OSError:
-        return False
-    return any(link == d or link.startswith(d + os.sep) for link in links for d in dirs)
+def _with_descendants(roots: set[int], table: dict[int, _Proc]) -> set[int]:
+    found, frontier = set(roots), set(roots)
+    while frontier:
+        frontier = {pid for pid, proc in table.items() if proc.ppid in frontier} - found
+        found |= frontier
+    return found
 
 
-def _stale_processes(mine: str, dirs: list[str]) -> set[int]:
-    """Processes of dead runs (by mark or by what they hold open in a dead run's dirs), with descendants."""
-    parents: dict[int, int] = {}
-    doomed: set[int] = set()
-    key = RUN_ENV.encode() + b"="
-    dead_marks: dict[str, bool] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
+def _session_members(leaders_text: str, table: dict[int, _Proc]) -> set[int]:
+    """Processes in the recorded sessions and groups whose leader still lives, with their descendants."""
+    sessions, groups = set(), set()
+    for line in leaders_text.splitlines():
+        found = _LEADER.fullmatch(line)
+        if found is None:
             continue
-        pid = int(entry)
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-                parents[pid] = int(fh.read().rpartition(")")[2].split()[1])
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                environ = fh.read(1 << 20)
-        except (OSError, ValueError, IndexError):
-            continue  # gone, or not ours to read
-        mark = next((item[len(key):].decode("ascii", errors="replace") for item in environ.split(b"\0")
-                     if item.startswith(key)), None)
-        if mark is not None and mark != mine:
-            if mark not in dead_marks:
-                dead_marks[mark] = not alive(mark)
-            if dead_marks[mark]:
-                doomed.add(pid)
-                continue
-        if dirs and _uses(pid, dirs):
-            doomed.add(pid)
-    frontier = set(doomed)
-    while frontier:  # their descendants (a session's command gets a fresh environment from the server)
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - doomed - {os.getpid()}
-        doomed |= frontier
-    return doomed
+        kind, pid, start = found.group(1), int(found.group(2)), found.group(3)
+        leader = table.get(pid)
+        if leader is None or leader.start != start:
+            continue  # gone (its members' session number could be anyone's later), or a reused pid
+        if kind == "S" and leader.sid == pid:
+            sessions.add(pid)
+        elif kind == "G" and leader.pgid == pid:
+            groups.add(pid)
+    roots = {pid for pid, proc in table.items() if proc.sid in sessions or proc.pgid in groups}
+    return _with_descendants(roots, table)
 
 
-def sweep_stale() -> Swept:
-    """End the processes and remove the private dirs of sshbench runs that are no longer alive."""
-    mine = os.environ.get(RUN_ENV) or this_run()
-    dirs = _dead_dirs(mine)
-    doomed = _stale_processes(mine, dirs)
-    for pid in doomed:
+def _kill(pids: set[int]) -> int:
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-    for path in dirs:
+    return len(pids)
+
+
+def _end_processes(info: dict[str, object], token: str, record: str) -> int | None:
+    """End a dead run's processes; None when this sweep cannot prove which they are (another namespace)."""
+    table = _table()
+    spared = _ancestors(table)
+    relative = info.get("cgroup")
+    if isinstance(relative, str) and info.get("cgroup_ns") == cgroups.namespace_id("cgroup"):
+        path = cgroups.verified(relative, token)
+        if path is None:
+            return 0  # already gone
+        inside = cgroups.members(path)
+        if spared & set(inside):  # we were started by that run: end the rest, keep its cgroup
+            return _kill(set(inside) - spared)
+        return cgroups.kill_all(path)
+    if relative is None and info.get("pid_ns") == cgroups.namespace_id("pid"):
+        return _kill(_session_members(_read_private(os.path.join(record, "leaders")), table) - spared)
+    return None
+
+
+def _remove_dirs(record: str, token: str) -> int:
+    removed = 0
+    for path in _read_private(os.path.join(record, "dirs")).splitlines():
+        if not path.startswith("/") or os.path.normpath(path) != path or not _private(path):
+            continue
+        if _read_private(os.path.join(path, MARK_FILE), 64).strip() != token:
+            continue
         shutil.rmtree(path, ignore_errors=True)
-    return Swept(len(doomed), len(dirs))
+        removed += 1
+    return removed
+
+
+def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
+    """A dead run's record (its lock is ours now): end, remove, report; None to leave it for later."""
+    try:
+        info = json.loads(_read_private(os.path.join(record, "info"), 1 << 16) or "{}")
+    except ValueError:
+        info = {}
+    if not isinstance(info, dict) or info.get("token") != token:
+        shutil.rmtree(record, ignore_errors=True)  # died before writing what it owned: it owned nothing yet
+        return Swept(runs=1)
+    processes = _end_processes(info, token, record)
+    if processes is None:
+        return None  # another namespace's run: its own next run will sweep it
+    names = _read_private(os.path.join(record, "netns")).split()
+    spaces = namespaces(token, names) if namespaces is not None and names else 0
+    dirs = _remove_dirs(record, token)
+    shutil.rmtree(record, ignore_errors=True)
+    return Swept(1, processes, dirs, spaces)
+
+
+def sweep(namespaces: Callable[[str, Sequence[str]], int] | None = None) -> Swept:
+    """End the processes and remove the private dirs (and, through `namespaces`, the network namespaces)
+    of this user's sshbench runs that are no longer alive. A run whose lock is held is never touched."""
+    base = state_dir()
+    total = Swept()
+    if not _private(base):
+        return total
+    try:
+        entries = os.listdir(base)
+    except OSError:
+        return total
+    for name in entries:
+        found = _RECORD.fullmatch(name)
+        path = os.path.join(base, name)
+        if found is None or found.group(2) == current().token or not _private(path):
+            continue
+        if found.group(1) == ".new-":
+            with contextlib.suppress(OSError):
+                if time.time() - os.lstat(path).st_mtime > NEW_GRACE_SECONDS:
+                    shutil.rmtree(path, ignore_errors=True)  # never became a run: nothing was started
+            continue
+        try:
+            fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # held: the run is alive (or another sweep is ending it)
+            done = _sweep_one(path, found.group(2), namespaces)
+        finally:
+            os.close(fd)
+        if done is not None:
+            total = Swept(total.runs + done.runs, total.processes + done.processes,
+                          total.directories + done.directories, total.namespaces + done.namespaces)
+    with contextlib.suppress(OSError):
+        os.rmdir(base)  # only if empty: no run is alive, none is being recorded
+    return total

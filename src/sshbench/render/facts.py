@@ -15,7 +15,7 @@ from sshbench.analysis.advice import limits
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
 from sshbench.kinds import CaseKind, Relation
-from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
+from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
 
 MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)
@@ -66,7 +66,8 @@ def facts(report: Report) -> list[Fact]:
            Fact("data", f"{opts.data} bytes, SSH compression {'on' if opts.compression else 'off'}; throughput "
                         "excludes the handshake")]
     if host.placement:  # embedded runs that recorded it (plumbing/placement.py)
-        out.insert(1, Fact("placement", host.placement.removeprefix("split: ") + ", as on two machines"
+        out.insert(1, Fact("placement", host.placement.removeprefix("split: ") if PLACEMENT_FELL_BACK in
+                           host.placement else host.placement.removeprefix("split: ") + ", as on two machines"
                            if host.placement.startswith("split") else
                            "free: client and server shared every CPU, wherever the scheduler put them"))
     for build in env.builds:  # --build: each build's two programs, and the switches they declared

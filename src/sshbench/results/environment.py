@@ -25,6 +25,9 @@ from sshbench.untrusted import AlgorithmName, Destination, HostName, MultilineTe
 CRYPTO_FLAGS = ("aes", "vaes", "sha_ni", "pmull", "sha2")
 
 
+PLACEMENT_FELL_BACK = "fell back to free placement during the run"
+
+
 @dataclass
 class DuringRun:
     """How busy the machine was with work that is not ours while the run went on."""
@@ -52,7 +55,8 @@ class HostFacts:
     load_average_end: list[float] | None = None
     during_run: DuringRun | None = None
     # Where the embedded ends ran (plumbing/placement.py): "split: client on CPU 0, server on CPU 1", "free", or
-    # None (a real host, or a file written before placement was recorded)
+    # None (a real host, or a file written before placement was recorded); a split that gave way mid-run (the
+    # cpuset shrank) adds "; " + PLACEMENT_FELL_BACK + ": <why>"
     placement: str | None = None
 
     @property

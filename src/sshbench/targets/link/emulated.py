@@ -36,7 +36,7 @@ from typing import Self
 from sshbench.errors import LinkError
 from sshbench.linkspec import LinkSpec
 from sshbench.plumbing.procfs import tree_cpu_seconds
-from sshbench.plumbing.procs import kill_group, live_children, reap
+from sshbench.plumbing.procs import kill_group, live_children, reap, spawn
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns
@@ -130,7 +130,6 @@ class EmulatedLinks:
 
     def __enter__(self) -> Self:
         netns.check_can_emulate()
-        netns.remove_stale()
         try:
             client, server = self._stack.enter_context(netns.namespace_pair())
             tcp = {"client": netns.tcp_buffers(client, self.tuned), "server": netns.tcp_buffers(server, self.tuned)}
@@ -213,8 +212,7 @@ def _start_wire(path: LinkPath, seed: int) -> None:
             repr(spec.one_way_delay), repr(spec.jitter_seconds / 2), repr(rate), repr(spec.loss),
             str(QUEUE_PACKETS), str(seed)]
     try:
-        path.wire = subprocess.Popen(argv, pass_fds=(read_end, *path.tun_fds), start_new_session=True,
-                                     stdin=subprocess.DEVNULL)
+        path.wire = spawn(argv, pass_fds=(read_end, *path.tun_fds), stdin=subprocess.DEVNULL)
     except OSError as exc:
         os.close(write_end)
         raise LinkError(f"could not start the link emulator: {exc.strerror or exc}") from None

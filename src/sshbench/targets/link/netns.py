@@ -8,9 +8,11 @@ the machine's namespace: only sockets are made inside (a thread enters the
 namespace with setns(2), makes the socket and ends; a socket keeps the
 namespace it was made in), so ssh, sshd and the file tools run as usual.
 
-Names are `sshbench-<pid>-client` and `-server`: a namespace left by an
-sshbench killed with SIGKILL is recognised by its dead pid and removed at
-the next start.
+Names are `sshbench-<pid>-<run token>-client` and `-server`, and each is
+noted in the run's record (plumbing/runs.py) as it is made: a namespace
+left by an sshbench killed with SIGKILL is removed by the next run's sweep,
+which knows the run is dead from its lock, not from its pid (a pid names
+another process in another pid namespace).
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ import stat
 import struct
 import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from sshbench.errors import LinkError
+from sshbench.plumbing import runs
 
 T = TypeVar("T")
 CLONE_NEWNET = 0x40000000
@@ -38,7 +41,7 @@ TUNGETFEATURES = 0x800454CF
 TUN_DEVICE = "/dev/net/tun"
 IFF_TUN, IFF_NO_PI = 0x0001, 0x1000
 NETNS_DIR = "/run/netns"
-_OURS = re.compile(r"sshbench-(\d+)-(client|server)")
+_OURS = re.compile(r"sshbench-\d{1,10}-([0-9a-f]{16})-(client|server)")
 IP_TIMEOUT = 10.0
 
 
@@ -194,38 +197,23 @@ def tcp_socket_in(netns: str) -> socket.socket:
     return in_netns(netns, lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
 
 
-def namespace_names(pid: int | None = None) -> tuple[str, str]:
-    """(client, server) namespace names of sshbench process `pid` (this one by default)."""
-    pid = os.getpid() if pid is None else pid
-    return f"sshbench-{pid}-client", f"sshbench-{pid}-server"
+def namespace_names() -> tuple[str, str]:
+    """(client, server) namespace names of this run."""
+    stem = f"sshbench-{os.getpid()}-{runs.current().token}"
+    return f"{stem}-client", f"{stem}-server"
 
 
-def _existing() -> list[str]:
-    try:
-        return sorted(os.listdir(NETNS_DIR))
-    except OSError:
-        return []
+def remove_of_run(token: str, names: Sequence[str]) -> int:
+    """Delete the namespaces a dead run recorded (runs.sweep calls this); how many were there.
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_stale() -> list[str]:
-    """Delete namespaces an earlier sshbench (now dead) left behind; the names removed."""
-    removed = []
-    for name in _existing():
-        match = _OURS.fullmatch(name)
-        if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+    Only names of that run's own form are touched: a record is ours, but is read as untrusted text."""
+    removed = 0
+    for name in names:
+        found = _OURS.fullmatch(name)
+        if found and found.group(1) == token and os.path.exists(os.path.join(NETNS_DIR, name)):
             with contextlib.suppress(LinkError):
                 ip("netns", "delete", name)
-                removed.append(name)
+                removed += 1
     return removed
 
 
@@ -236,6 +224,7 @@ def namespace_pair() -> Iterator[tuple[str, str]]:
     made: list[str] = []
     try:
         for name in (client, server):
+            runs.current().namespace(name)  # noted before it exists: a kill in between leaves nothing unnamed
             ip("netns", "add", name)
             made.append(name)
             ip("-n", name, "link", "set", "lo", "up")

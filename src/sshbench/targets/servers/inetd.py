@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from sshbench.plumbing import placement
 from sshbench.plumbing.procfs import tree_cpu_seconds
-from sshbench.plumbing.procs import kill_group, reap
+from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.targets.base import ServerProcess
 
 LOOPBACK = "127.0.0.1"
@@ -165,9 +165,8 @@ class Inetd:
             placement.pin_this_thread(self.server_cpus or self._all_cpus)
             # Its own session: one killpg then ends the server with everything it forked (sshd's privsep
             # "[net]" child survived an interrupt for minutes when only the direct child was killed).
-            proc = subprocess.Popen(self._argv, stdin=conn.fileno(), stdout=conn.fileno(),
-                                    stderr=subprocess.DEVNULL, close_fds=True, env=self.env,
-                                    start_new_session=True)
+            proc = spawn(self._argv, stdin=conn.fileno(), stdout=conn.fileno(), stderr=subprocess.DEVNULL,
+                         close_fds=True, env=self.env)
             self._live[proc.pid] = peer_port
             self._pid_of_port[peer_port] = proc.pid
         threading.Thread(target=self._reap, args=(proc.pid, peer_port, time.monotonic()),

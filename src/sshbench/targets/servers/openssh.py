@@ -21,8 +21,8 @@ from collections.abc import Mapping
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
 from sshbench.errors import ServerError
-from sshbench.plumbing.procs import kill_group, reap
-from sshbench.plumbing.runs import RUN_ENV, private_dir
+from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import (
     ClientInfo,
     ServerInfo,
@@ -41,7 +41,6 @@ from sshbench.targets.servers.privsep import PrivsepDir
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
-_MARK_VALUE = re.compile(r"[0-9.]+")  # it goes into sshd_config
 
 # Host key files to generate: (file suffix, ssh-keygen arguments, required?)
 _HOST_KEYS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
@@ -69,8 +68,6 @@ _KEY_FOR_SIG = {
 # nested shell and does not read ~/.bashrc. The user's rc files are not SSH's cost (pyenv's init took
 # ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
 # connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
-# Each session also carries the run's mark (plumbing/runs.py), so a later run can end a session that a
-# SIGKILLed run left behind.
 _SESSION_ENV = "SetEnv SHLVL=1"
 
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
@@ -125,9 +122,7 @@ class EmbeddedOpenSSH(InetdServer):
         self.inetd = Inetd(self._path("expect"), self.env, admit_all=self._admit_all)
         self.port = self.inetd.port
         self._keys = keys
-        mark = os.environ.get(RUN_ENV)
-        session_env = f"{_SESSION_ENV} {RUN_ENV}={mark}" if mark and _MARK_VALUE.fullmatch(mark) else _SESSION_ENV
-        self._session_env = f"{session_env}\n" if self._accepts(keys, "-o", session_env.replace(" ", "=", 1)) else ""
+        self._session_env = f"{_SESSION_ENV}\n" if self._accepts(keys, "-o", _SESSION_ENV.replace(" ", "=", 1)) else ""
         self._info = self._write_server_config(keys)
         self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
@@ -153,8 +148,7 @@ class EmbeddedOpenSSH(InetdServer):
             prefix = "client_" if suffix == "client" else "host_"
             path = self._path(prefix + ("ed25519" if suffix == "client" else suffix))
             argv = [self.keygen, "-q", *args, "-N", "", "-C", f"sshbench-{suffix}", "-f", path]
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             jobs[suffix] = (proc, required)
         keys: dict[str, str] = {}
         try:

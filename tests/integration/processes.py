@@ -1,0 +1,95 @@
+"""Starting, killing and finding real sshbench processes in tests (shared by the leftovers and ownership tests)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = os.geteuid() == 0
+NOBODY = 65534
+ALGOS = ["--macs", "none", "--kex", "none", "--hostkeys", "none"]
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+_DEFAULT_SIGNALS = ("import os, signal, sys\n"
+                    "for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)\n"
+                    "os.execv(sys.executable, [sys.executable, '-m', 'sshbench', *sys.argv[1:]])\n")
+
+
+def start(args: list[str], tmp: Path) -> subprocess.Popen[str]:
+    """A real run in the background with its TMPDIR and results in `tmp` (signals as a shell leaves them)."""
+    return subprocess.Popen([sys.executable, "-c", _DEFAULT_SIGNALS, *args, "--output", str(tmp / "r.json")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
+
+
+def nobody_env(tmp: Path) -> dict[str, str]:
+    """The environment of sshbench as uid 65534 (whose home, /nonexistent, does not exist): the system Python
+    with the venv's packages on PYTHONPATH, since the venv's interpreter may live in root's home (0700)."""
+    site = next(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p))
+    opt = os.path.join(sys.prefix, "opt", "usr", "sbin")
+    return {"PATH": f"{opt}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": "/nonexistent",
+            "TMPDIR": str(tmp), "PYTHONPATH": f"{SRC}:{site}"}
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+
+
+def start_as_nobody(args: list[str], tmp: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(as_nobody(["/usr/bin/python3", "-m", "sshbench", *args, "--output", str(tmp / "r.json")]),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=nobody_env(tmp), cwd=tmp)
+
+
+def run_as_nobody(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(as_nobody(["/usr/bin/python3", "-m", "sshbench", *args, "--output", str(tmp / "r.json")]),
+                          capture_output=True, text=True, timeout=300, env=nobody_env(tmp), cwd=tmp, check=False)
+
+
+def kill_all(pids: set[int]) -> None:
+    for pid in pids:  # a failing test must not leave its own mess for the next one
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def descendants(pid: int) -> set[int]:
+    """Every descendant of `pid`."""
+    found: set[int] = set()
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parents[int(entry)] = int(fh.read().rpartition(")")[2].split()[1])
+            except (OSError, ValueError):
+                continue
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_for_samples(proc: subprocess.Popen[str], results: Path, count: int = 1, within: float = 60) -> None:
+    """Until the run has saved `count` samples (servers, clients and private dirs exist by then)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError, ValueError):
+            if len(json.loads(results.read_text())["samples"]) >= count:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"no {count} samples within {within} s (exit {proc.poll()})")
