@@ -15,6 +15,14 @@ SHA256SUMS file must match it. A missing tool or header names the Debian
 package in one line (exit 3, like scripts/install-deps; as root, `sh
 scripts/install-deps --builds` installs them).
 
+Every failure is one line on stderr, and the temp dir is removed. Exit
+codes: 0 built or cached; 1 a build step failed (its log is kept beside
+the builds); 2 a bad source (no such file, not a release tarball of gzip,
+xz or tar, a member that would land outside the tree, a name other than
+letters, digits and . _ + -, a download that fails, stalls for
+STALL_SECONDS or takes over DOWNLOAD_SECONDS); 3 a missing package; 130
+interrupted (Ctrl-C, SIGTERM, SIGHUP).
+
 Standard library only, so it runs before anything else is installed.
 """
 
@@ -23,12 +31,16 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import urllib.request
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,10 +52,25 @@ STAMP = ".sshbench-build"
 NEEDS = (("autoreconf", "autoconf"), ("aclocal", "automake"), ("make", "make"), ("cc", "gcc"),
          ("/usr/include/openssl/evp.h", "libssl-dev"), ("/usr/include/zlib.h", "zlib1g-dev"))
 CLIENTS, SERVERS = ("hpnssh", "ssh"), ("hpnsshd", "sshd")  # HPN-SSH installs its programs under their own names
+# A release tarball is a few MB: a download that sends nothing for this long, takes longer in all, or grows past
+# the cap is given up (a server trickling a byte every 20 s once held `make ssh-builds` for minutes)
+STALL_SECONDS = float(os.environ.get("SSHBENCH_DOWNLOAD_STALL") or 30)
+DOWNLOAD_SECONDS = float(os.environ.get("SSHBENCH_DOWNLOAD_SECONDS") or 300)
+MAX_DOWNLOAD_BYTES = 256 << 20
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")  # it becomes a directory and a --build NAME
 
 
 class BuildFailed(Exception):
-    pass
+    """A build step failed: exit 1."""
+
+
+class BadSource(BuildFailed):
+    """The source is not a usable release tarball: exit 2."""
+
+
+def shown(value: object) -> str:
+    """A path or name for one line of output: control characters as escapes, never as themselves."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(value))
 
 
 def missing_packages() -> list[str]:
@@ -60,29 +87,63 @@ def sha256(path: Path) -> str:
 
 
 def fetched(source: str, into: Path) -> Path:
-    """A local tarball: the path given, or the URL downloaded into `into`."""
+    """A local tarball: the path given, or the URL downloaded into `into` (bounded in time and size)."""
     if "://" not in source:
         path = Path(source)
         if not path.is_file():
-            raise BuildFailed(f"{source}: no such tarball")
+            raise BadSource(f"{shown(source)}: no such tarball")
         return path
     if not source.startswith(("https://", "http://")):
-        raise BuildFailed(f"{source}: give an http(s) URL or a local path to a tarball")
-    target = into / source.rstrip("/").rsplit("/", 1)[-1]
+        raise BadSource(f"{shown(source)}: give an http(s) URL or a local path to a tarball")
+    target = into / source.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
+    name_of(target)  # refused before anything is downloaded
+    deadline = time.monotonic() + DOWNLOAD_SECONDS
     try:
-        with urllib.request.urlopen(source, timeout=60) as response, open(target, "wb") as out:
-            shutil.copyfileobj(response, out)
+        with urllib.request.urlopen(source, timeout=STALL_SECONDS) as response, open(target, "wb") as out:
+            size = 0
+            while chunk := response.read1(1 << 16):  # what has arrived: the deadline is checked per arrival
+                size += len(chunk)
+                if size > MAX_DOWNLOAD_BYTES:
+                    raise BadSource(f"{shown(source)}: larger than {MAX_DOWNLOAD_BYTES >> 20} MiB: not a release "
+                                    "tarball")
+                if time.monotonic() > deadline:
+                    raise BadSource(f"{shown(source)}: the download took over {DOWNLOAD_SECONDS:.0f} s "
+                                    f"({size:,} bytes so far); download it yourself and give its path")
+                out.write(chunk)
+    except TimeoutError:
+        raise BadSource(f"{shown(source)}: the download stalled (nothing for {STALL_SECONDS:.0f} s); download it "
+                        "yourself and give its path") from None
     except OSError as exc:
-        raise BuildFailed(f"{source}: download failed ({exc}); download it yourself and give its path") from None
+        raise BadSource(f"{shown(source)}: download failed ({shown(exc)}); download it yourself and give its "
+                        "path") from None
     return target
 
 
 def name_of(tarball: Path) -> str:
     name = tarball.name
     for suffix in (".tar.gz", ".tgz", ".tar.xz", ".tar"):
-        if name.endswith(suffix):
+        if name.endswith(suffix) and NAME.fullmatch(name[: -len(suffix)]):
             return name[: -len(suffix)]
-    raise BuildFailed(f"{tarball}: not a .tar.gz, .tgz, .tar.xz or .tar release tarball")
+        if name.endswith(suffix):
+            raise BadSource(f"{shown(tarball)}: its name becomes the build's directory and --build NAME: use "
+                            "letters, digits and . _ + - (e.g. openssh-10.2p1.tar.gz)")
+    raise BadSource(f"{shown(tarball)}: not a .tar.gz, .tgz, .tar.xz or .tar release tarball")
+
+
+def extracted(tarball: Path, into: Path) -> Path:
+    """The source tree in the tarball, unpacked into `into`; BadSource for anything that is not one."""
+    try:
+        with tarfile.open(tarball) as archive:
+            archive.extractall(into, filter="data")  # refuses ../ members, absolute paths, links out, devices
+    except tarfile.FilterError as exc:
+        raise BadSource(f"{shown(tarball)}: refused to unpack ({shown(exc)}): not a release tarball") from None
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        what = "not a gzip, xz or tar archive" if isinstance(exc, tarfile.ReadError) else shown(exc)
+        raise BadSource(f"{shown(tarball)}: cannot unpack it ({what}): give a release tarball") from None
+    tree = next((p for p in into.iterdir() if p.is_dir() and (p / "configure.ac").is_file()), None)
+    if tree is None:
+        raise BadSource(f"{shown(tarball)}: no source tree with a configure.ac in it")
+    return tree
 
 
 def checked_sum(tarball: Path) -> str:
@@ -93,7 +154,7 @@ def checked_sum(tarball: Path) -> str:
         listed = {line.split()[1].lstrip("*"): line.split()[0] for line in sums.read_text().splitlines()
                   if len(line.split()) == 2}
         if tarball.name in listed and listed[tarball.name] != digest:
-            raise BuildFailed(f"{tarball}: SHA-256 {digest} does not match {sums}")
+            raise BadSource(f"{shown(tarball)}: SHA-256 {digest} does not match {shown(sums)}")
     return digest
 
 
@@ -135,11 +196,9 @@ def build(source: str, work: Path, jobs: int) -> str:
     prefix = BUILDS / name
     if (prefix / STAMP).is_file() and (prefix / STAMP).read_text().strip() == digest:
         return f"{name}: cached in {prefix} ({check(prefix)})"
-    with tarfile.open(tarball) as archive:
-        archive.extractall(work, filter="data")
-    tree = next((p for p in work.iterdir() if p.is_dir() and (p / "configure.ac").is_file()), None)
-    if tree is None:
-        raise BuildFailed(f"{tarball}: no source tree with a configure.ac in it")
+    unpacked = work / "src"
+    unpacked.mkdir()
+    tree = extracted(tarball, unpacked)
     log = work / f"{name}.log"
     if not (tree / "configure").is_file():
         run(["autoreconf", "-f", "-i"], tree, log)
@@ -153,33 +212,55 @@ def build(source: str, work: Path, jobs: int) -> str:
     return f"{name}: built into {prefix} ({summary})"
 
 
+def _interrupted(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt  # the temp dir is removed on the way out, as for Ctrl-C
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("sources", nargs="*", help="release tarballs (paths or URLs); default: every *.tar.gz in "
                         f"{DEFAULT_SOURCES}")
     args = parser.parse_args()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupted)
     sources = args.sources or sorted(str(p) for p in DEFAULT_SOURCES.glob("*.tar.gz"))
     if not sources:
-        print(f"ssh-builds: no tarballs given and none in {DEFAULT_SOURCES}: give their paths or URLs "
+        print(f"ssh-builds: no tarballs given and none in {shown(DEFAULT_SOURCES)}: give their paths or URLs "
               "(make ssh-builds SOURCES=\"...\")", file=sys.stderr)
         return 2
     if missing := missing_packages():
         print(f"ssh-builds needs these Debian packages: {' '.join(missing)}. Install them as root: sudo sh "
               f"scripts/install-deps --builds (or apt-get install -y {' '.join(missing)})", file=sys.stderr)
         return 3
-    BUILDS.mkdir(parents=True, exist_ok=True)
-    for source in sources:
-        with tempfile.TemporaryDirectory(prefix="sshbench-build-") as tmp:
-            try:
-                print(build(source, Path(tmp), os.cpu_count() or 2), flush=True)
-            except BuildFailed as exc:
-                log = next(Path(tmp).glob("*.log"), None)
-                kept = None
-                if log is not None:  # the temp dir goes; the log stays for whoever reads the error
-                    kept = BUILDS / log.name
-                    shutil.copy(log, kept)
-                print(f"ssh-builds: {str(exc).replace(str(log), str(kept)) if kept else exc}", file=sys.stderr)
-                return 1
+    try:
+        BUILDS.mkdir(parents=True, exist_ok=True)
+        for source in sources:
+            if (code := _one(source)) != 0:
+                return code
+    except KeyboardInterrupt:
+        print("ssh-builds: interrupted; nothing half-built is kept", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"ssh-builds: {shown(exc)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _one(source: str) -> int:
+    with tempfile.TemporaryDirectory(prefix="sshbench-build-") as tmp:
+        try:
+            print(build(source, Path(tmp), os.cpu_count() or 2), flush=True)
+        except BadSource as exc:
+            print(f"ssh-builds: {exc}", file=sys.stderr)
+            return 2
+        except BuildFailed as exc:
+            log = next(Path(tmp).glob("*.log"), None)
+            kept = None
+            if log is not None:  # the temp dir goes; the log stays for whoever reads the error
+                kept = BUILDS / log.name
+                shutil.copy(log, kept)
+            print(f"ssh-builds: {str(exc).replace(str(log), str(kept)) if kept else exc}", file=sys.stderr)
+            return 1
     return 0
 
 

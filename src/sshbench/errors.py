@@ -28,6 +28,16 @@ class ExitCode(IntEnum):
     LOCKOUT = 11  # sshbench recommend: the server drop-in would shut out clients that log in today; not written
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
+    OUTPUT_CLOSED = 141  # stdout's reader went away while a run was still measuring (128 + SIGPIPE, as shells say)
+
+
+class OutputClosed(KeyboardInterrupt):
+    """The reader of stdout went away (`sshbench ... | head -1`).
+
+    A KeyboardInterrupt, so a run still measuring ends as an interrupted one
+    (its samples kept, status `interrupted`) through the paths every
+    interrupt takes; a command whose work is done exits with its own code,
+    quietly (cli/__init__.py)."""
 
 
 class SshbenchError(Exception):

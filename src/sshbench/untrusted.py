@@ -19,6 +19,7 @@ Each check raises UntrustedText naming the field and what is wrong.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -187,9 +188,10 @@ def read_bounded(path: str, limit: int, prefix: str, too_big: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError as exc:
         raise UsageError(f"{prefix}cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a directory with its own error
+        os.close(fd)
+        raise UsageError(f"{prefix}{path} is not a regular file (a directory, FIFO, device or socket); give a file")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UsageError(f"{prefix}{path} is not a regular file (a directory, FIFO, device or socket); give a file")
         try:
             raw = fh.read(limit + 1)
         except OSError as exc:
@@ -197,3 +199,23 @@ def read_bounded(path: str, limit: int, prefix: str, too_big: str) -> bytes:
     if len(raw) > limit:
         raise UsageError(f"{prefix}{path} is larger than {too_big}")
     return raw
+
+
+def json_value(raw: bytes | str) -> object:
+    """JSON that someone else wrote, parsed; ValueError (with a reason to show) for anything that is not.
+
+    Bytes must be UTF-8, only the numbers JSON allows are taken (no NaN or
+    Infinity), and nesting deep enough to exhaust Python's recursion (a
+    100,000-deep `[[[...]]]` is 200 kB) is a ValueError, not a crash."""
+    try:
+        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw, parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number JSON allows")

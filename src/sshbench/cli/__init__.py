@@ -13,19 +13,40 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO
 
 from rich.console import Console
 
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
-from sshbench.errors import ExitCode, SshbenchError, UsageError
+from sshbench.errors import ExitCode, OutputClosed, SshbenchError, UsageError
 from sshbench.plumbing import runs
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.link import netns
 from sshbench.untrusted import shown
+
+
+class _Console(Console):
+    """rich's Console, but a closed pipe is ours to handle: rich's own answer is SystemExit(1), which read as
+    "some samples failed" after a complete run piped into `head -1`."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        _silence(self.file)
+        if not self.stderr:  # a closed stderr only loses progress lines; a closed stdout ends the command
+            raise OutputClosed
+
+
+def _silence(stream: IO[str]) -> None:
+    """Point a closed stream at /dev/null, so nothing later (the interpreter's own final flush) fails on it."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 @dataclass
@@ -36,6 +57,9 @@ class Context:
     err: Console
     writer: ResultsWriter | None = None
     argv: list[str] = field(default_factory=list)  # the arguments as given (hints repeat them)
+    # The exit code if stdout's reader goes away from now on: a command sets its result's code before it prints
+    # it; a run sets OUTPUT_CLOSED while it measures (and its results are then kept as interrupted).
+    code_if_closed: ExitCode = ExitCode.OK
 
     def table_width(self, wide: bool) -> int | None:
         """The width tables fit into: the terminal's (pipes: 180), or None with --wide (every column)."""
@@ -54,6 +78,13 @@ class Context:
     def path(self, text: str) -> None:
         """A path on stdout (what a script reads), escaped like `say`."""
         self.out.print(shown(text), highlight=False, markup=False, soft_wrap=True)
+
+    def output_closed(self) -> int:
+        """The exit for a closed stdout: quiet, the results kept (as interrupted if the run was measuring)."""
+        _silence(sys.stdout)
+        if self.code_if_closed is ExitCode.OUTPUT_CLOSED:
+            self.kept(ExitCode.INTERRUPTED)
+        return int(self.code_if_closed)
 
     def kept(self, code: ExitCode) -> str:
         """Where the results measured so far are, after giving the run its final status (saved once more)."""
@@ -79,20 +110,23 @@ def main(argv: list[str] | None = None) -> int:
     typo = mistyped_command(args_list)  # before 'run' is put in front: `sshbench reprot X` is not a host
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list = ["run", *args_list]
-    out = Console(emoji=False)  # no ":x:" in a host name, path or case id ever becomes a picture
+    out = _Console(emoji=False)  # no ":x:" in a host name, path or case id ever becomes a picture
     if not out.is_terminal:  # logs and pipes: wide enough that no algorithm name is cut
-        out = Console(width=180, emoji=False)
-    ctx = Context(out, Console(stderr=True, emoji=False), argv=list(args_list))
+        out = _Console(width=180, emoji=False)
+    ctx = Context(out, _Console(stderr=True, emoji=False), argv=list(args_list))
     try:
         if typo:
             raise UsageError(typo)
         args = parse(args_list)
         if args.command in SWEEPING:
+            runs.temp_dir()  # no usable temp dir is one line now, not a failure deep inside a server's start
             runs.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) ends first
         return _command(args.handler)(args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")
         return int(exc.exit_code)
+    except (OutputClosed, BrokenPipeError):  # stdout's reader went away (`| head -1`): quiet, nothing lost
+        return ctx.output_closed()
     except KeyboardInterrupt:
         ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
         return int(ExitCode.INTERRUPTED)

@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
                      f"sizing automatically (default: {D.sample_seconds:.1f})")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
-    how.add_argument("--placement", choices=("split", "free"), default=D.placement, help="embedded servers: "
+    how.add_argument("--placement", choices=("split", "free"), help="embedded servers: "
                      "client and server on separate halves of this machine's CPUs, as on two machines "
                      "(split, default), or wherever the scheduler puts them (free); see docs/methodology.md")
     how.add_argument("--timeout", type=float, default=D.timeout_seconds, help="seconds allowed per connection on "
@@ -304,6 +304,9 @@ def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
                          "one of them")
     if args.size and args.sample_seconds is not None:
         raise UsageError("--sample-seconds sizes samples when --size is not given: drop one of them")
+    if args.placement is not None and args.destination:
+        raise UsageError("--placement splits this machine's CPUs between sshbench's client side and its embedded "
+                         "server; a real host's server runs on that host: drop --placement")
     if args.ssh_config and not args.destination:
         raise UsageError("--ssh-config is for real hosts: give a destination (sshbench run HOST --ssh-config FILE), "
                          "or drop it")
@@ -345,7 +348,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
-        placement=args.placement,
+        placement=args.placement or D.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
         sink=args.sink or D.sink, verify=args.verify,

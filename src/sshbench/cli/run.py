@@ -38,10 +38,12 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     """parse -> orchestrate (prepare, measure each host) -> render."""
     request = request_from_args(args)
     ctx.writer = writer = ResultsWriter(request.options.output)
+    ctx.code_if_closed = ExitCode.OUTPUT_CLOSED  # until the results are complete
     with contextlib.ExitStack() as stack:
         with _preparing(ctx, args) as say:  # a few seconds before the first sample: say what is happening
             prepared = prepare(request, stack, say, ctx.say)
         if args.plan:
+            ctx.code_if_closed = ExitCode.OK
             for line in plan_lines(prepared):
                 ctx.out.print(line, highlight=False, markup=False, soft_wrap=True)
             return ExitCode.OK
@@ -130,6 +132,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
         c.status is CaseStatus.FAILED for r in reports for c in r.cases) or any(
         not e.ok for r in reports for e in r.echoes)
+    ctx.code_if_closed = ExitCode.SAMPLES_FAILED if failed else ExitCode.OK  # the results are complete now
     out = ctx.out
     if args.jsonl:
         print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,

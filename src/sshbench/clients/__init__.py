@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.errors import UsageError
 from sshbench.results.schema import SchemaError, build
-from sshbench.untrusted import AlgorithmName, read_bounded
+from sshbench.untrusted import AlgorithmName, json_value, read_bounded
 
 FORMAT = 1
 MAX_OFFER_BYTES = 256 * 1024
@@ -102,8 +102,8 @@ class ClientOffer:
 def parse_offer(raw: bytes, where: str) -> ClientOffer:
     """A recorded offer from JSON bytes; UsageError names the file and the field when it is not one."""
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json_value(raw)
+    except ValueError as exc:
         raise UsageError(f"{where}: not a client recording ({exc}); make one with `sshbench clients record`") \
             from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

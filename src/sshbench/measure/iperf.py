@@ -10,7 +10,6 @@ reference. Outside the timed samples, before the sweep.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import time
@@ -20,6 +19,7 @@ from sshbench.plumbing import procs
 from sshbench.plumbing.procs import kill_group, spawn
 from sshbench.results.environment import IperfFacts
 from sshbench.targets.remote import RemoteTarget
+from sshbench.untrusted import json_value
 
 PORT = 5201  # iperf3's own default, which firewall rules for it usually name
 SECONDS = 3  # per direction, after OMIT_SECONDS of TCP slow start that are not counted
@@ -34,15 +34,22 @@ class IperfError(Exception):
 def parse_result(text: str) -> tuple[float, int]:
     """(bytes per second, bytes) the receiver counted in an `iperf3 -J` test; IperfError with iperf3's error."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = json_value(text)
+    except ValueError:
         raise IperfError(f"iperf3 printed no JSON: {text.strip()[:120] or 'nothing'}") from None
+    if not isinstance(data, dict):
+        raise IperfError("iperf3 printed JSON that is not an object")
     if data.get("error"):
-        raise IperfError(str(data["error"]))
-    received = data.get("end", {}).get("sum_received")
-    if not received or not received.get("bits_per_second"):
+        raise IperfError(str(data["error"])[:200])
+    end = data.get("end")
+    received = end.get("sum_received") if isinstance(end, dict) else None
+    try:
+        rate, count = float(received["bits_per_second"]) / 8, int(received["bytes"])  # type: ignore[index]
+    except (TypeError, KeyError, ValueError, OverflowError):
+        rate, count = 0.0, 0
+    if not rate > 0:
         raise IperfError("iperf3 reported no received bytes")
-    return float(received["bits_per_second"]) / 8, int(received["bytes"])
+    return rate, count
 
 
 def _server_command(port: int) -> str:

@@ -50,6 +50,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from sshbench.errors import OutputError
 from sshbench.plumbing import cgroups
 
 MARK_FILE = ".sshbench-run"
@@ -71,14 +72,27 @@ def _start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
-def state_dir() -> str:
-    """Where this user's run records live (not created here)."""
+def state_dir() -> str | None:
+    """Where this user's run records live (not created here); None without a usable temp dir."""
     if os.geteuid() == 0:
         return ROOT_STATE_DIR
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime.startswith("/") and os.path.isdir(runtime):
         return os.path.join(runtime, "sshbench")
-    return os.path.join(tempfile.gettempdir(), f"sshbench-runs-{os.geteuid()}")
+    try:
+        return os.path.join(tempfile.gettempdir(), f"sshbench-runs-{os.geteuid()}")
+    except OSError:  # no usable temp dir: the command says so when it needs one (temp_dir())
+        return None
+
+
+def temp_dir() -> str:
+    """The temp dir private dirs go to; OutputError, one line, where there is none that can be written."""
+    try:
+        return tempfile.gettempdir()
+    except OSError:
+        raise OutputError("no usable temp dir: $TMPDIR, /tmp, /var/tmp, /usr/tmp and the current directory are "
+                          "missing or not writable; set TMPDIR to a writable directory, e.g. "
+                          "TMPDIR=$HOME/tmp") from None
 
 
 def _private(path: str) -> bool:
@@ -142,7 +156,11 @@ class Claim:
 
     def private_dir(self, prefix: str) -> str:
         """A new 0700 temp dir (mkdtemp) with this run's mark in it, recorded as this run's."""
-        path = tempfile.mkdtemp(prefix=prefix)
+        try:
+            path = tempfile.mkdtemp(prefix=prefix, dir=temp_dir())
+        except OSError as exc:
+            raise OutputError(f"cannot make a private dir in {temp_dir()}: {exc.strerror or exc}; set TMPDIR to a "
+                              "writable directory") from None
         with open(os.path.join(path, MARK_FILE), "w", encoding="ascii") as fh:
             fh.write(self.token)
         self._note("dirs", os.path.realpath(path) + "\n")
@@ -171,6 +189,8 @@ def _make_record(token: str) -> tuple[str, int] | None:
     """`run-<token>/` with its lock held, made under a temporary name and renamed into place, so a sweep
     never sees a record whose lock is not yet taken."""
     base = state_dir()
+    if base is None:
+        return None
     for _ in range(3):  # a finishing run may remove an empty state dir between our mkdir and our use
         with contextlib.suppress(FileExistsError, OSError):
             os.mkdir(base, 0o700)
@@ -373,7 +393,7 @@ def sweep(namespaces: Callable[[str, Sequence[str]], int] | None = None) -> Swep
     of this user's sshbench runs that are no longer alive. A run whose lock is held is never touched."""
     base = state_dir()
     total = Swept()
-    if not _private(base):
+    if base is None or not _private(base):
         return total
     try:
         entries = os.listdir(base)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Column
 
+from sshbench.errors import OutputClosed
 from sshbench.results.events import NullReporter, Visit
 from sshbench.results.events import Progress as RunProgress
 from sshbench.results.model import Report, Sample
@@ -115,8 +116,11 @@ class JsonLinesReporter(_Plain):
         self._host = "embedded"
 
     def _emit(self, event: dict[str, Any]) -> None:
-        self.stream.write(json.dumps(event) + "\n")
-        self.stream.flush()
+        try:
+            self.stream.write(json.dumps(event) + "\n")
+            self.stream.flush()
+        except BrokenPipeError:  # `--jsonl | head -1`: nobody reads the rest, so the run ends like an interrupt
+            raise OutputClosed from None
 
     def started(self, report: Report, total: int) -> None:
         self._host = report.label

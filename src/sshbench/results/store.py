@@ -25,7 +25,7 @@ from sshbench.outputs import STDOUT, atomic_write, in_dev
 from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
-from sshbench.untrusted import read_bounded
+from sshbench.untrusted import json_value, read_bounded
 
 CSV_COLUMNS = (
     "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",
@@ -251,10 +251,6 @@ def _json(runs: list[Report]) -> bytes:
 MAX_RESULTS_BYTES = 256 * 1024 * 1024  # far above any real run (a default run writes ~2 MB)
 
 
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def read_results(path: str) -> list[Report]:
     """Every run in a results file (one, or one per host), checked field by field as untrusted input.
 
@@ -264,14 +260,11 @@ def read_results(path: str) -> list[Report]:
     """
     raw = read_bounded(path, MAX_RESULTS_BYTES, "", f"{MAX_RESULTS_BYTES // 2**20} MiB: not an sshbench results file")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text: not an sshbench results file") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not JSON ({exc.msg} at line {exc.lineno}): not an sshbench results "
-                         "file") from None
-    except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        data = json_value(raw)
+    except ValueError as exc:
+        reason = str(exc)
+        if reason.startswith("not "):  # not UTF-8 text, not JSON (...)
+            raise UsageError(f"{path} is {reason}: not an sshbench results file") from None
         raise UsageError(f"{path} is not a readable sshbench results file: {reason}") from None
     try:
         return results_from_dict(data)

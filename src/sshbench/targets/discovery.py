@@ -74,9 +74,17 @@ def parse_version(text: str) -> tuple[str, str | None]:
     raise ValueError(f"no OpenSSH version in {text.strip()[:80]!r}")
 
 
+# A real OpenSSH lists at most a few dozen names per `ssh -Q` query (10.2: 46 key-sig names); a program that
+# lists many more is not one, and each name may cost an `sshd -T` later (servers/openssh.py's slow path).
+MAX_QUERY_NAMES = 512
+
+
 def parse_query_list(text: str) -> tuple[str, ...]:
-    """Names from `ssh -Q <query>`: one per line."""
-    return tuple(line.strip() for line in text.splitlines() if line.strip())
+    """Names from `ssh -Q <query>`: one per line. ValueError past MAX_QUERY_NAMES."""
+    names = tuple(line.strip() for line in text.splitlines() if line.strip())
+    if len(names) > MAX_QUERY_NAMES:
+        raise ValueError(f"{len(names):,} names (a real OpenSSH lists at most a few dozen)")
+    return names
 
 
 def parse_dump(text: str) -> dict[str, list[str]]:
@@ -142,7 +150,11 @@ def run_tool(argv: list[str], timeout: float = 10.0) -> subprocess.CompletedProc
 
 def _query(ssh: str, what: str) -> tuple[str, ...]:
     done = run_tool([ssh, "-Q", what])
-    return parse_query_list(done.stdout) if done.returncode == 0 else ()
+    try:
+        return parse_query_list(done.stdout) if done.returncode == 0 else ()
+    except ValueError as exc:
+        raise MissingToolError(f"{ssh} -Q {what} listed {exc}: is it OpenSSH's ssh? Pass the path of a real "
+                               "OpenSSH client") from None
 
 
 def discover_client(ssh_override: str | None = None) -> ClientInfo:
