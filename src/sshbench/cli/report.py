@@ -22,8 +22,8 @@ def results_files(given: list[str]) -> list[str]:
     files: list[str] = []
     for path in given:
         if os.path.isdir(path):
-            found = sorted(os.path.join(path, n) for n in os.listdir(path)  # results files, not dirs named so
-                           if n.endswith(".json") and os.path.isfile(os.path.join(path, n)))
+            found = sorted(os.path.join(path, n) for n in os.listdir(path)  # a directory named *.json is none
+                           if n.endswith(".json") and not os.path.isdir(os.path.join(path, n)))
             if not found:
                 raise UsageError(f"{path}: no results files (*.json) in this directory")
             files += found
