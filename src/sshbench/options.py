@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sshbench.buildspec import parse_builds
+from sshbench.compressors import OFF, choice
 from sshbench.errors import UsageError
 from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
@@ -32,6 +33,7 @@ DEFAULT_ECHOES = 40  # keystroke echoes per cipher and link: a median and its 95
 MAX_ECHOES = 10_000
 
 
+MAX_STREAMS = 64  # parallel connections per transfer: beyond that it measures the machine's process table
 MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
 _REMOTE_DIR = re.compile(r"/[A-Za-z0-9_./-]*")
 
@@ -97,8 +99,11 @@ class RunOptions:
     timeout_seconds: float = 60.0  # per connection, on top of the expected transfer time
     sshd: str | None = None
     ssh: str | None = None
-    data: Literal["zero", "random", "text"] = "zero"
-    compression: bool = False
+    data: Literal["zero", "random", "text", "mixed"] = "zero"
+    # How the bytes are compressed, each a case dimension (compressors/): "off", "ssh" (SSH's own zlib), "zstd:3"...
+    compression: tuple[str, ...] = (OFF,)
+    # Parallel SSH connections sharing each transfer's bytes, each a case dimension (--streams 1,4,16)
+    streams: tuple[int, ...] = (1,)
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
     # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py) or
@@ -144,8 +149,15 @@ class RunOptions:
             raise UsageError("--seed must be a whole number from 0 to 2**63-1")
         if not self.directions:
             raise UsageError("--directions needs upload, download or both")
-        if self.data not in ("zero", "random", "text"):
-            raise UsageError(f"bad --data {self.data!r}: use zero, random or text")
+        if self.data not in ("zero", "random", "text", "mixed"):
+            raise UsageError(f"bad --data {self.data!r}: use zero, random, text or mixed")
+        if not self.compression or not self.streams:
+            raise UsageError("--compression and --streams need at least one value each")
+        for text in self.compression:
+            if choice(text).text != text:  # a results file is untrusted: only canonical choices sshbench wrote
+                raise UsageError(f"bad compression {text!r}: not canonical (e.g. zstd:3)")
+        if any(not 1 <= n <= MAX_STREAMS for n in self.streams):
+            raise UsageError(f"bad --streams: use 1 to {MAX_STREAMS} parallel connections, e.g. 1,4,16")
         for link in self.links:
             parse_label(link)  # a results file is untrusted: only links sshbench itself could have made
         parse_builds(self.builds)  # the same for builds
@@ -205,7 +217,13 @@ class RunOptions:
         out["methods"] = list(self.methods)
         out["sftp_buffers"], out["sftp_requests"] = list(self.sftp_buffers), list(self.sftp_requests)
         out["links"] = list(self.links)
+        out["compression"], out["streams"] = list(self.compression), list(self.streams)
         return out
+
+    @property
+    def compressed(self) -> bool:
+        """Some case is compressed (the data then matters: zeros and random bytes tell nothing)."""
+        return any(c != OFF for c in self.compression)
 
 
 def parse_directions(text: str) -> tuple[Direction, ...]:

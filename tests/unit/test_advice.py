@@ -54,7 +54,7 @@ def test_control_too_close_to_ssh() -> None:
 
 
 def test_compression_with_incompressible_data() -> None:
-    found = advise(_report({FAST: [1e9] * 6}, options=RunOptions(data="random", compression=True)))
+    found = advise(_report({FAST: [1e9] * 6}, options=RunOptions(data="random", compression=("ssh",))))
     assert [a.code for a in found] == [Code.COMPRESSION_USELESS]
     assert "--data text" in found[0].advice
 

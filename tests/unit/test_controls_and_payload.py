@@ -8,7 +8,8 @@ import pytest
 
 from sshbench.algorithms import EVP_OF
 from sshbench.measure.controls import parse_speed
-from sshbench.measure.datapath import CHUNK, PATTERN_BYTES, Payload, drain, grow_pipe, make_payload
+from sshbench.measure.corpus import PATTERN_BYTES
+from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe, make_payload
 from tests.conftest import recorded
 
 
@@ -43,7 +44,7 @@ def _through_pipe(payload: Payload, nbytes: int) -> bytes:
     return b"".join(chunks)
 
 
-@pytest.mark.parametrize("kind", ["zero", "random", "text"])
+@pytest.mark.parametrize("kind", ["zero", "random", "text", "mixed"])
 def test_payload_sends_exactly_n_bytes_of_its_pattern(kind: str, tmp_path: Path) -> None:
     payload = make_payload(kind, str(tmp_path), seed=3)
     n = PATTERN_BYTES + 12345  # wraps around the pattern file
@@ -61,6 +62,41 @@ def test_text_compresses_and_random_does_not(tmp_path: Path) -> None:
     rand = Path(make_payload("random", str(tmp_path), 1).path or "").read_bytes()[: 4 * CHUNK]
     assert 2.0 < len(text) / len(zlib.compress(text)) < 6.0  # like logs and prose
     assert len(rand) / len(zlib.compress(rand)) < 1.01
+
+
+@pytest.mark.parametrize("kind", ["text", "mixed"])
+def test_a_pattern_has_no_repeat_a_compressor_window_could_find(kind: str, tmp_path: Path) -> None:
+    """zstd's window at the levels used is 2-8 MiB: a pattern that repeated within it would compress to nothing
+    (the old 1 MiB text block, repeated, gave zstd 36:1). The whole pattern compresses like its first 4 MiB."""
+    data = Path(make_payload(kind, str(tmp_path), seed=2).path or "").read_bytes()
+    assert len(data) == PATTERN_BYTES
+    whole = len(data) / len(zlib.compress(data, 6))
+    part = len(data[:4 * CHUNK]) / len(zlib.compress(data[:4 * CHUNK], 6))
+    assert whole < part * 1.1
+    for start in range(0, PATTERN_BYTES - 2 * CHUNK, 4 * CHUNK):  # no 64 KiB block occurs twice
+        assert data.count(data[start:start + 65536]) == 1
+
+
+def test_the_mixed_corpus_is_a_real_tar_of_kinds_of_file_and_the_same_every_time(tmp_path: Path) -> None:
+    import contextlib
+    import io
+    import tarfile
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = Path(make_payload("mixed", str(tmp_path / "a"), seed=1).path or "").read_bytes()
+    again = Path(make_payload("mixed", str(tmp_path / "b"), seed=2).path or "").read_bytes()
+    assert first == again, "a fixed seed: every run streams the same corpus"
+    names: list[str] = []
+    archive = tarfile.open(fileobj=io.BytesIO(first), mode="r|")  # noqa: SIM115 (read member by member)
+    with contextlib.suppress(tarfile.ReadError):  # cut at 16 MiB: the last member is partial
+        for member in archive:
+            names.append(member.name)
+    kinds = {name.split("/")[1] for name in names}
+    assert {"docs", "src", "data", "logs", "media"} <= kinds
+    assert any(name.endswith("measure/corpus.py") for name in names), "sshbench's own sources are in it"
+    ratio = len(first) / len(zlib.compress(first, 6))
+    assert 1.6 < ratio < 2.6, f"a project-like tree compresses about 2:1 with zlib, not {ratio:.2f}"
 
 
 @pytest.mark.parametrize("kind", ["zero", "text"])

@@ -1,4 +1,4 @@
-from sshbench.measure.pipe import negotiation_mismatch
+from sshbench.measure.proof import negotiation_mismatch
 from sshbench.plumbing.negotiation import parse_text, parse_verbose
 from sshbench.results.model import Case, CaseKind, Direction
 from tests.conftest import recorded
@@ -64,7 +64,7 @@ def test_incomplete_transcript_is_a_mismatch() -> None:
 
 
 def test_remote_cpu_lines_from_a_real_sshd_session_process() -> None:
-    from sshbench.measure.pipe import parse_remote_cpu
+    from sshbench.measure.proof import parse_remote_cpu
 
     lines = [(0.0, line) for line in recorded("remote-cpu-lines-upload-200MiB.txt").splitlines()]
     cpu = parse_remote_cpu(lines)
@@ -74,7 +74,7 @@ def test_remote_cpu_lines_from_a_real_sshd_session_process() -> None:
 
 
 def test_remote_cpu_from_a_non_sshd_parent_is_unknown() -> None:
-    from sshbench.measure.pipe import parse_remote_cpu
+    from sshbench.measure.proof import parse_remote_cpu
 
     line = "SSHBENCH-CPU after 100 5000000 4242 (bash) S 1 2 3 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0"
     assert parse_remote_cpu([(0.0, line)]) == {}

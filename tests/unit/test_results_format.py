@@ -1,4 +1,4 @@
-"""The results file's format: today's (schema 5) round-trips, older ones (schemas 3 and 4) still load and render."""
+"""The results file's format: today's (schema 8) round-trips, older ones (schemas 3 to 7) still load and render."""
 
 from __future__ import annotations
 
@@ -35,20 +35,40 @@ def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> N
     assert isinstance(new, dict) and new["schema_version"] == SCHEMA_VERSION
     assert new["environment"]["server"]["kind"] == "embedded" and "path" in new["environment"]["server"]["embedded"]
     assert old["schema_version"] == 3, "the input is not changed in place"
-    for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 8}):
+    for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 9}):
         assert upgrade(other) == other
     # schemas 4 to 6 only lack what later ones added: the same document, relabelled
     for old in (4, 5, 6):
         assert upgrade({"schema": "sshbench/run", "schema_version": old, "seed": 1}) == {
-            "schema": "sshbench/run", "schema_version": 7, "seed": 1}
+            "schema": "sshbench/run", "schema_version": 8, "seed": 1}
     hosts = upgrade({"schema": "sshbench/hosts", "schema_version": 5, "runs": [{"schema_version": 5}, 3]})
-    assert hosts == {"schema": "sshbench/hosts", "schema_version": 7, "runs": [{"schema_version": 7}, 3]}
+    assert hosts == {"schema": "sshbench/hosts", "schema_version": 8, "runs": [{"schema_version": 8}, 3]}
+
+
+def test_a_schema_7_run_with_compression_on_becomes_ssh_compressed_cases_with_their_ids_renamed() -> None:
+    (plain,) = read_results(str(DATA / "results-small.json"))
+    data = json.loads(json.dumps(report_to_dict(plain)))
+    data["schema_version"] = 7
+    data["options"]["compression"] = True  # as schema 7 wrote a --compression run
+    for record in data["cases"]:
+        record["case"].pop("compression", None)
+        record["case"].pop("streams", None)
+    (old,) = results_from_dict(data)
+    assert old.options.compression == ("ssh",)
+    moved = [r.case for r in old.cases if r.case.kind.value in ("cipher", "mac")]
+    assert moved and all(c.compression == "ssh" and c.id.endswith("~ssh") for c in moved)
+    assert {s.case_id for s in old.samples} <= {r.case.id for r in old.cases}
+    assert all(s.group == old.case(s.case_id).case.group for s in old.summaries)
+    assert all(c.compression == "off" for r in old.cases if (c := r.case).kind.value not in ("cipher", "mac"))
+    data["options"]["compression"] = False
+    (off,) = results_from_dict(data)
+    assert off.options.compression == ("off",) and all(r.case.compression == "off" for r in off.cases)
 
 
 def test_today_s_files_round_trip_exactly() -> None:
     runs = read_results(str(DATA / "results-hosts.json"))
     data = json.loads(json.dumps(results_to_dict(runs)))
-    assert data["schema_version"] == SCHEMA_VERSION == 7
+    assert data["schema_version"] == SCHEMA_VERSION == 8
     again = results_from_dict(data)
     assert results_to_dict(again) == data
     single = json.loads(json.dumps(report_to_dict(runs[0])))

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.plumbing import runs
-from sshbench.plumbing.runs import _Proc, _remove_dirs, _session_members
+from sshbench.plumbing.sweep import _Proc, _remove_dirs, _session_members
 
 TOKEN = "0123456789abcdef"
 
@@ -81,5 +81,5 @@ def test_a_state_dir_must_be_a_private_directory_of_this_user(tmp_path: Path) ->
     loose.chmod(0o777)
     link = tmp_path / "link"
     link.symlink_to(good)
-    assert runs._private(str(good))
-    assert not runs._private(str(loose)) and not runs._private(str(link))
+    assert runs.private(str(good))
+    assert not runs.private(str(loose)) and not runs.private(str(link))

@@ -147,10 +147,10 @@ def _controls(report: Report) -> list[Advice]:
 
 def _options(report: Report) -> list[Advice]:
     opts = report.options
-    if opts.compression and opts.data in ("zero", "random"):
+    if opts.compressed and opts.data in ("zero", "random"):
         what = "zeros compress a thousandfold" if opts.data == "zero" else "random data does not compress"
-        return [Advice(Code.COMPRESSION_USELESS, f"SSH compression with {opts.data} data: {what}",
-                       "use --data text to see what compression does for compressible data such as logs")]
+        return [Advice(Code.COMPRESSION_USELESS, f"compression with {opts.data} data: {what}",
+                       "use --data text or --data mixed to see what compression does for compressible data")]
     return []
 
 

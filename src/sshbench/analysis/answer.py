@@ -2,7 +2,7 @@
 
 What a user asks of a run is "which one, and by how much". Per direction
 (and emulated link) the answer names the fastest cipher with no known
-weakness (analysis/recommend.safe_cipher) and compares it, as hyperfine
+weakness (analysis/safety.safe_cipher) and compares it, as hyperfine
 does, with the runner-up (the next safe cipher in the ranking) and with the
 cipher this client uses by default against this server (the first of its
 defaults the server offers): "1.52 ± 0.12 times as fast", the interval of
@@ -24,8 +24,8 @@ import math
 from dataclasses import dataclass
 
 from sshbench.analysis.decide import costs
-from sshbench.analysis.recommend import safe_cipher
 from sshbench.analysis.robust import shift_interval
+from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.views import builds_of
 from sshbench.kinds import Direction, Relation

@@ -61,7 +61,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
     if server:
         out.append(DROPIN_NOTE)
         out += lockout_notes(rec)
-    elif rec.written_lines():
+    elif rec.written_lines() or rec.compression:
         out.append(PREPEND_NOTE if rec.prepend else SPELLED_NOTE if rec.keep_defaults else EXACT_NOTE)
     out += rec.notes
     return [f"# {one_line(text)}" for text in out]
@@ -74,6 +74,8 @@ def client_directives(rec: Recommendation) -> list[str]:
         names = line.names if rec.prepend or not rec.keep_defaults else rec.client_list(line)
         text = ",".join(algorithm_name(n, line.keyword) for n in names)
         out.append(f"{line.keyword} {'^' if rec.prepend else ''}{text}")
+    if rec.compression:
+        out.append("Compression yes")
     return out
 
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from sshbench.algorithms import Kind
 from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.policy import built_in
-from sshbench.analysis.recommend import build, measured_candidates, safe_cipher
+from sshbench.analysis.recommend import build, measured_candidates
 from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.robust import outliers as robust_outliers
+from sshbench.analysis.safety import safe_cipher
 from sshbench.errors import UsageError
 from sshbench.results.model import Report
 from sshbench.untrusted import UntrustedText, host_name

@@ -1,14 +1,21 @@
-"""Over emulated links: what limited each case - a CPU, the link, or SSH's own flow-control window.
+"""What limited each transfer case: a CPU, the link, or SSH's own flow-control window.
 
 One SSH channel carries at most its receiver's window per round trip,
 whatever the cipher (OpenSSH: channels.h, CHAN_SES_WINDOW_DEFAULT = 64 x
 32 KiB = 2 MiB; sftp also keeps at most -R requests of -B bytes in flight,
 64 x 32 KiB by default). So each case has three ceilings measured or
-computed in the same run: a full core on either side (CPU s/GiB x rate),
-raw TCP through the very same link (the control case of that link), and
+computed in the same run: the CPUs on either side (CPU s/GiB x rate, against
+a full core per process and the side's CPUs together), raw TCP through the
+very same link (the control case of that link; iperf3 to a real host) and
 window / measured RTT. The verdict names the one the case reached (80% of
 it or more); a case that reached none is "below every limit" (its tool's
 own round trips, or CPUs shared with other work) - never guessed.
+
+Streams and compression change the ceilings, not the rule: N connections
+have N windows and N processes per side; compression puts fewer bytes on
+the link than the payload holds (the wire bytes ssh -v counts), and an
+external compressor's bytes are what fill the channel's window, while SSH's
+own zlib compresses below the channel, so its window counts the payload.
 
 analysis/views.py restricts a report to one link's cases, so every table
 sshbench already draws can be drawn per link.
@@ -16,7 +23,8 @@ sshbench already draws can be drawn per link.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 
 from sshbench.analysis.advice import (
     CPU_BOUND_SHARE,
@@ -26,49 +34,83 @@ from sshbench.analysis.advice import (
     receive_window,
 )
 from sshbench.analysis.references import raw_tcp
+from sshbench.analysis.stats import counted
+from sshbench.compressors import choice
+from sshbench.linkspec import parse_label
 from sshbench.results.environment import LinkFacts
-from sshbench.results.model import CaseKind, Report, Stat
+from sshbench.results.model import CaseKind, Report, Stat, Summary
 
 
 @dataclass(frozen=True)
 class Bound:
-    """What limited one case over one link, with the three ceilings it is compared with."""
+    """What limited one transfer case, with the ceilings it is compared with."""
 
     case_id: str
-    link: str
+    link: str  # "" on loopback or to a real host
     method: str
     cipher: str
     direction: str
     build: str  # "" without --build
-    stat: Stat  # bytes/s of the data phase: median and its interval
-    rtt: float | None  # measured on the link (median TCP connect time)
+    stat: Stat  # payload bytes/s of the data phase: median and its interval
+    rtt: float | None  # measured on the link (median TCP connect time), or to the real host
     window: int | None  # bytes one channel (or sftp's requests) may have in flight; None: not known
-    tcp: float | None  # raw TCP through the same link, bytes/s (None: no control measured)
-    shares: dict[str, float]  # side -> share of one core used while the data moved
+    tcp: float | None  # raw TCP through the same link (or iperf3 to the host), bytes/s (None: not measured)
+    shares: dict[str, float]  # side -> cores used while the data moved, all its processes together
+    streams: int = 1
+    compression: str = "off"
+    wire_ratio: float | None = None  # bytes on the link per payload byte (None: not counted)
+    cores: dict[str, int | None] = field(default_factory=dict)  # side -> CPUs it could use (None: unknown)
+    compressor_shares: dict[str, float] = field(default_factory=dict)  # side -> cores its compressors used
 
     @property
     def rate(self) -> float:
         return self.stat.median
 
     @property
+    def wire_rate(self) -> float:
+        """Bytes/s on the link: the payload rate, less what compression saved."""
+        return self.rate * (self.wire_ratio if self.wire_ratio is not None and self.compression != "off" else 1.0)
+
+    @property
+    def channel_rate(self) -> float:
+        """Bytes/s through the SSH channels: compressed by an external compressor, not by SSH's own zlib."""
+        return self.wire_rate if choice(self.compression).external else self.rate
+
+    @property
     def window_limit(self) -> float | None:
-        return self.window / self.rtt if self.window and self.rtt else None
+        """Channel bytes/s the windows allow: N windows per round trip."""
+        return self.streams * self.window / self.rtt if self.window and self.rtt else None
 
     @property
     def busy(self) -> list[str]:
-        return [side for side, share in self.shares.items() if share >= CPU_BOUND_SHARE]
+        """Sides whose CPU set the pace: every CPU the side had, or each ssh (or compressor) at a full core."""
+        out = []
+        for side, share in self.shares.items():
+            compressors = self.compressor_shares.get(side, 0.0)
+            ssh = max(0.0, share - compressors)
+            cores = self.cores.get(side)
+            if (cores and share >= CPU_BOUND_SHARE * cores) or ssh / self.streams >= CPU_BOUND_SHARE \
+                    or compressors / self.streams >= CPU_BOUND_SHARE:
+                out.append(side)
+        return out
 
     @property
     def verdict(self) -> str:
         """cpu, window, link or none: the ceiling this case reached."""
         if self.busy:
             return "cpu"
-        limits = {"window": self.window_limit, "link": self.tcp}
-        reached = {name: limit for name, limit in limits.items()
-                   if limit and self.rate >= (WINDOW_BOUND_SHARE if name == "window" else LINK_FULL_SHARE) * limit}
+        limits = {"window": (self.window_limit, self.channel_rate, WINDOW_BOUND_SHARE),
+                  "link": (self.tcp, self.wire_rate, LINK_FULL_SHARE)}
+        reached = {name: limit / rate for name, (limit, rate, share) in limits.items()
+                   if limit and rate >= share * limit}
         if not reached:
             return "none"
-        return min(reached, key=lambda name: reached[name] or 0.0)  # the tighter of the two it reached
+        return min(reached, key=lambda name: reached[name])  # the tighter of the two it reached
+
+    @property
+    def link_share(self) -> float | None:
+        """How full the link was: bytes on the link over raw TCP's."""
+        return self.wire_rate / self.tcp if self.tcp else None
 
     @property
     def short(self) -> str:
@@ -76,19 +118,23 @@ class Bound:
         if self.verdict == "cpu":
             return f"CPU ({'+'.join(self.busy)})"
         if self.verdict == "window" and self.window_limit:
-            return f"window {self.rate / self.window_limit:.0%}"
+            return f"window {self.channel_rate / self.window_limit:.0%}"
         if self.verdict == "link" and self.tcp:
-            return f"link {self.rate / self.tcp:.0%}"
+            return f"link {self.wire_rate / self.tcp:.0%}"
         return "below limits"
 
     @property
     def text(self) -> str:
         said = [f"{self.rate / 1e6:,.1f} MB/s"]
+        if self.compression != "off" and self.wire_ratio:
+            said.append(f"{self.wire_rate / 1e6:,.1f} MB/s on the wire ({1 / self.wire_ratio:.2f}:1 "
+                        f"{choice(self.compression).label})")
         if self.window_limit and self.window:
-            said.append(f"window limit {self.window // 1024} KiB / {self.rtt * 1000:.1f} ms = "  # type: ignore[operator]
-                        f"{self.window_limit / 1e6:,.1f} MB/s ({self.rate / self.window_limit:.0%})")
+            streams = f"{self.streams} x " if self.streams > 1 else ""
+            said.append(f"window limit {streams}{self.window // 1024} KiB / {self.rtt * 1000:.1f} ms = "  # type: ignore[operator]
+                        f"{self.window_limit / 1e6:,.1f} MB/s ({self.channel_rate / self.window_limit:.0%})")
         if self.tcp:
-            said.append(f"raw TCP {self.tcp / 1e6:,.1f} MB/s ({self.rate / self.tcp:.0%})")
+            said.append(f"raw TCP {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
         said += [f"{side} {share:.0%} of a core" for side, share in self.shares.items()]
         verdict = {"cpu": f"CPU-bound on the {' and '.join(self.busy)}",
                    "window": "window-bound: SSH's flow control, not the cipher or the link, set the pace",
@@ -101,21 +147,61 @@ def link_facts(report: Report, label: str) -> LinkFacts | None:
     return next((link for link in report.environment.links if link.label == label), None)
 
 
+def _wire_ratio(report: Report, case_id: str, upload: bool) -> float | None:
+    """Median bytes ssh -v counted on the wire per payload byte, over the case's counted samples."""
+    ratios = [wire / s.bytes_received for s in counted(report.samples_of(case_id))
+              if s.bytes_received and (wire := s.wire_bytes_sent if upload else s.wire_bytes_received)]
+    return statistics.median(ratios) if ratios else None
+
+
+def _compressor_shares(report: Report, case_id: str, rate: float) -> dict[str, float]:
+    """Side -> cores its compressors used while the data moved (their CPU per payload byte x the rate)."""
+    out = {}
+    for side in ("client", "server"):
+        per_byte = [cpu / s.bytes_received for s in counted(report.samples_of(case_id)) if s.bytes_received
+                    and (cpu := getattr(s, f"{side}_compressor_cpu_seconds")) is not None]
+        if per_byte:
+            out[side] = statistics.median(per_byte) * rate
+    return out
+
+
+def _reference(report: Report, link: str, direction: str) -> tuple[float | None, float | None]:
+    """(RTT, raw TCP bytes/s) of the path a case crossed: an emulated link, or a real host."""
+    if link:
+        facts = link_facts(report, link)
+        tcp = raw_tcp(report).get(link)
+        bits = parse_label(link).rate_bits  # without a raw TCP control: the line rate the link was given
+        return (facts.rtt_seconds if facts else None), (tcp.median if tcp else bits / 8 if bits else None)
+    remote = report.environment.server.remote
+    iperf = report.environment.server.iperf
+    return (remote.round_trip_seconds if remote else None), (iperf.rate(direction) if iperf else None)
+
+
+def bound_of(report: Report, summary: Summary) -> Bound | None:
+    """The Bound of one transfer case (a cipher or MAC case that moved data), or None for any other."""
+    case = report.joined()[summary.case_id].case
+    stat = summary.throughput_bytes_per_second
+    if stat is None or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
+        return None
+    subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
+    rtt, tcp = _reference(report, case.link, case.direction.value)
+    window = receive_window(report, case.direction.value, case.method, case.build, case.link)
+    host = report.environment.host
+    return Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat, rtt, window, tcp,
+                 core_shares(summary, stat.median), case.streams, case.compression,
+                 _wire_ratio(report, case.id, case.direction.value == "upload"),
+                 {"client": host.client_cpus, "server": host.server_cpus},
+                 _compressor_shares(report, case.id, stat.median))
+
+
 def bounds(report: Report) -> list[Bound]:
-    """A Bound for every measured throughput case that crossed an emulated link."""
-    tcp = raw_tcp(report)
+    """A Bound for every measured throughput case that crossed a link: an emulated one, or to a real host."""
+    remote = report.environment.server.remote is not None
     found = []
     views = report.joined()
     for summary in report.summaries:
         case = views[summary.case_id].case
-        stat = summary.throughput_bytes_per_second
-        if not case.link or stat is None or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
-            continue
-        facts = link_facts(report, case.link)
-        subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
-        link_tcp = tcp.get(case.link)
-        window = receive_window(report, case.direction.value, case.method, case.build, case.link)
-        found.append(Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat,
-                           facts.rtt_seconds if facts else None, window, link_tcp.median if link_tcp else None,
-                           core_shares(summary, stat.median)))
+        if (case.link or remote) and (bound := bound_of(report, summary)) is not None:
+            found.append(bound)
     return found
+

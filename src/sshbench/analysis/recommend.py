@@ -32,7 +32,9 @@ from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lo
 from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import Candidate, Move, order
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
+from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
+from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.analysis.views import builds_of
 from sshbench.buildspec import STOCK
 from sshbench.clients import ClientOffer, known_clients
@@ -44,8 +46,6 @@ from sshbench.units import GiB
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 POLICIES = tuple(BUILT_IN)
 PREPEND_SINCE = (8, 2)  # OpenSSH 8.2 release notes: a list starting with '^' is put in front of the defaults
-CHACHA = "chacha20-poly1305@openssh.com"
-CHACHA_MT = "chacha20-poly1305-mt@hpnssh.org"  # HPN-SSH: the same construction, multithreaded
 # Releases that added strict key exchange (the Terrapin fix); distributions backport it, so the offer decides.
 STRICT_KEX_RELEASES = ", ".join(impl.strict_kex_release for impl in IMPLEMENTATIONS.values()
                                 if impl.strict_kex_release) + ", or a distribution package with the fix"
@@ -83,6 +83,7 @@ class Recommendation:
     server: ServerLists | None = None
     strict: ServerLists | None = None
     allow_lockout: bool = False
+    compression: bool = False  # `Compression yes` for this host: SSH's zlib proved faster to it (transfer_advice)
 
     @property
     def dropin(self) -> ServerLists | None:
@@ -110,22 +111,6 @@ def client_has_prepend(client_version: str) -> bool:
     return found is not None and (int(found.group(1)), int(found.group(2))) >= PREPEND_SINCE
 
 
-def terrapin_exposed(cipher: str | None, mac: str | None) -> bool:
-    """The negotiated modes Terrapin can exploit without strict key exchange: chacha20-poly1305, CBC with EtM."""
-    if cipher is None:
-        return False
-    if cipher in (CHACHA, CHACHA_MT):
-        return True
-    return cipher.endswith("-cbc") and mac is not None and lookup(mac, Kind.MAC).etm
-
-
-def safe_cipher(report: Report, name: str) -> bool:
-    """No known weakness: graded recommended or acceptable, and not Terrapin-exposed unless both ends are strict."""
-    terrapin = report.environment.terrapin
-    strict = terrapin is not None and terrapin.protected
-    return lookup(name, Kind.CIPHER).grade in BUILT_IN["compatible"] and (strict or not terrapin_exposed(name, None))
-
-
 def config_build(report: Report) -> str:
     """The build a recommendation is for: the system's programs (`stock`) where the run measured them, else the
     first build given ("" for a run without builds). Another build's names may mean nothing to this ssh."""
@@ -137,9 +122,11 @@ def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
     """Measured algorithms of one kind with their per-sample speeds (pipe cases: SSH itself, not a file tool)."""
     out: dict[str, Candidate] = {}
     build = config_build(report)
+    # one connection without compression is what an algorithm list changes; a run of only other variants uses those
+    plain = any(r.case.plain and r.case.algorithm_kind is kind for r in report.cases)
     for record in report.cases:
         case = record.case
-        if case.algorithm_kind is not kind or not case.is_pipe or case.build != build:
+        if case.algorithm_kind is not kind or not case.is_pipe or case.build != build or (plain and not case.plain):
             continue
         samples = counted(report.samples_of(case.id))
         if kind in (Kind.CIPHER, Kind.MAC):  # over emulated links, each link is its own evidence (ordering: all)
@@ -229,6 +216,9 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
                          not exact and client_has_prepend(env.client.version), env.algorithms.client_defaults,
                          env.server.software)
     rec.exposure = exposure(report, rec, strict_both)
+    transfers = transfer_advice(report)
+    rec.compression = transfers.compression
+    rec.notes += transfers.notes
     if rec.software == "openssh":
         chosen = known_clients() if clients is None else clients
         today = _today(report, chosen)

@@ -34,12 +34,13 @@ def ceilings(report: Report) -> dict[str, Stat]:
 
 
 def pipe_ciphers(report: Report, direction: str) -> dict[str, Summary]:
-    """Cipher -> the summary of its pipe case in one direction, loopback or real host (no emulated link)."""
+    """Cipher -> the summary of its pipe case in one direction, loopback or real host (no emulated link), one
+    connection without compression."""
     out = {}
     views = report.joined()
     for summary in report.summaries:
         case = views[summary.case_id].case
         if (case.kind is CaseKind.CIPHER and case.is_pipe and not case.link and case.direction.value == direction
-                and case.cipher):
+                and case.cipher and case.plain):
             out[case.cipher] = summary
     return out

@@ -9,14 +9,16 @@ summaries, so the ordinary table builders draw that view's tables.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from sshbench.results.model import Case, CaseKind, Report
 
 
 def base_group(group: str) -> str:
-    """A group without its build and link: "cipher:upload#hpn-ssh-18.8.0@rtt=20ms" -> "cipher:upload"."""
-    return group.partition("@")[0].partition("#")[0]
+    """A group without its streams, compression, build and link: "cipher:upload*4~zstd:3#hpn@rtt=20ms" ->
+    "cipher:upload" (a transfer method stays: "cipher:upload:scp")."""
+    return re.split(r"[*~#@]", group, maxsplit=1)[0]
 
 
 def _view(report: Report, keep: set[str]) -> Report:
@@ -38,6 +40,27 @@ def _of_build(case: Case, name: str) -> bool:
 def build_view(report: Report, name: str) -> Report:
     """The report restricted to one build's cases (and the references, which belong to no build)."""
     return _view(report, {r.case.id for r in report.cases if _of_build(r.case, name)})
+
+
+Variant = tuple[int, str]  # (streams, compression) of a case
+
+
+def variants_of(report: Report) -> list[Variant]:
+    """The (streams, compression) pairs the run's measured cases crossed, in the order the options give them
+    (an older file: the one plain pair)."""
+    opts = report.options
+    found = {(r.case.streams, r.case.compression) for r in report.cases if r.case.moves_data}
+    order = [(n, c) for c in opts.compression for n in opts.streams]
+    return [v for v in order if v in found] + sorted(found - set(order))
+
+
+def variant_view(report: Report, variant: Variant) -> Report:
+    """The report restricted to one (streams, compression) pair's cases (and the references and the handshake
+    cases, which have neither)."""
+    streams, compression = variant
+    return _view(report, {r.case.id for r in report.cases if not r.case.moves_data
+                          or r.case.kind in (CaseKind.CONTROL, CaseKind.CEILING)
+                          or (r.case.streams == streams and r.case.compression == compression)})
 
 
 def builds_of(report: Report) -> list[str]:

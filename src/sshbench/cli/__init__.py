@@ -24,7 +24,7 @@ from rich.console import Console
 
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
 from sshbench.errors import ExitCode, OutputClosed, SshbenchError, UsageError
-from sshbench.plumbing import runs
+from sshbench.plumbing import runs, sweep
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.link import netns
 from sshbench.untrusted import shown
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(args_list)
         if args.command in SWEEPING:
             runs.temp_dir()  # no usable temp dir is one line now, not a failure deep inside a server's start
-            runs.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) ends first
+            sweep.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) ends first
         return _command(args.handler)(args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")

@@ -12,7 +12,7 @@ import shlex
 
 from sshbench.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.analysis.answer import ranked_ciphers
-from sshbench.analysis.recommend import safe_cipher
+from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.views import builds_of
 from sshbench.kinds import PIPE, CaseKind, Direction
 from sshbench.results.model import Case, Report, Summary

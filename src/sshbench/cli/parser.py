@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.buildspec import parse_builds
+from sshbench.compressors import OFF, parse_compression
 from sshbench.errors import UsageError
 from sshbench.kinds import PIPE
 from sshbench.linkspec import parse_links
@@ -142,11 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--timeout", type=float, default=D.timeout_seconds, help="seconds allowed per connection on "
                      f"top of the expected transfer time (default: {D.timeout_seconds:g})")
     data = run.add_argument_group("data and crypto")
-    data.add_argument("--data", choices=("zero", "random", "text"), default="zero",
-                      help="payload: zeros (default), random bytes (incompressible) or text (compresses ~3:1); "
-                      "made once per run, streamed without slowing the source")
-    data.add_argument("--compression", action="store_true", help="SSH compression on; only meaningful with "
-                      "--data text (zeros compress absurdly well, random data not at all)")
+    data.add_argument("--data", choices=("zero", "random", "text", "mixed"), default="zero",
+                      help="payload: zeros (default), random bytes (incompressible), text (compresses ~3:1) or mixed "
+                      "(a tar of source, documents, tables and media; docs/compression.md); made once per run, "
+                      "streamed without slowing the source")
+    data.add_argument("--compression", nargs="?", const="ssh", metavar="LIST",
+                      help="how the bytes are compressed, each a case dimension: off, ssh (SSH's own zlib; what "
+                      "--compression alone means), zstd, lz4, gzip (in a process of their own on each end), "
+                      "NAME:LEVEL (zstd:1); e.g. off,ssh,zstd. Only meaningful with --data text or mixed "
+                      "(docs/compression.md)")
+    data.add_argument("--streams", metavar="LIST", help="parallel SSH connections sharing each transfer's bytes, "
+                      "each a case dimension: e.g. 1,4,16 (default 1; pipe only; docs/streams.md)")
     data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
                       "client, server and ceilings: what a CPU without AES instructions would see")
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
@@ -347,7 +354,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         setup_runs=D.setup_runs if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
-        data=args.data, compression=args.compression, no_aesni=args.no_aesni, controls=not args.no_controls,
+        data=args.data, compression=parse_compression(args.compression) if args.compression else (OFF,),
+        streams=_streams(args.streams), no_aesni=args.no_aesni, controls=not args.no_controls,
         placement=args.placement or D.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
@@ -356,6 +364,16 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
         sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
     )
+
+
+def _streams(text: str | None) -> tuple[int, ...]:
+    """--streams: whole numbers from 1 (order kept, duplicates dropped); RunOptions checks the range."""
+    if text is None:
+        return (1,)
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if not words or not all(w.isdigit() for w in words):
+        raise UsageError(f"bad --streams {text!r}: use whole numbers of parallel connections, e.g. 1,4,16")
+    return tuple(dict.fromkeys(int(w) for w in words))
 
 
 def _sweep(given: str | None, links: tuple[str, ...]) -> str:

@@ -18,6 +18,9 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sshbench.measure import corpus
+from sshbench.measure.corpus import PATTERN_BYTES
+
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
@@ -88,22 +91,14 @@ def drain(fd: int, limit: int, tick: Tick = _ignore) -> tuple[int, bool]:
     return count, False
 
 
-PATTERN_BYTES = 16 * CHUNK  # 16 MiB pattern file, streamed round and round for random and text data
-_WORDS = (  # noqa: SIM905 (a sentence reads better than 80 quoted words)
-    "the of and to in is that for it as was with be by on not he this are or his from at which but have an "
-    "they you were her she there been one all we their has would when if so no will can more other its into "
-    "data server client session cipher packet window channel buffer kernel network transfer benchmark secure "
-    "shell key exchange host file stream block byte time rate median sample round report config"
-).split()
-
-
 @dataclass(frozen=True)
 class Payload:
     """What the bytes are: zeros (no file), or a pattern file that is streamed round and round.
 
     Zeros cost nothing to produce and are the default with compression off.
-    Random bytes (incompressible) and text (compressible, like logs and
-    source code) matter when SSH compression is on. The pattern file is made
+    Random bytes (incompressible), text (compressible, like logs) and the
+    mixed corpus (a tar of a project-like tree) matter when compression is
+    on. The pattern file is made
     once per run, so producing the data never slows the source down: it is
     spliced from the page cache like /dev/zero.
     """
@@ -134,27 +129,18 @@ class Payload:
         return f"while :; do cat {shlex.quote(self.path)} || exit; done | head -c {nbytes}"
 
 
-def _text(rng: random.Random, size: int) -> bytes:
-    """Log- and prose-like lines: compresses about 3:1 with zlib, like real text."""
-    lines, total = [], 0
-    while total < size:
-        line = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
-        line = f"{rng.randint(0, 99999):05d} {line}\n"
-        lines.append(line)
-        total += len(line)
-    return "".join(lines).encode()[:size]
-
-
 def make_payload(kind: str, directory: str, seed: int) -> Payload:
-    """Create the run's payload: nothing for zeros, a 16 MiB pattern file for random or text."""
+    """Create the run's payload: nothing for zeros, a 16 MiB pattern file for random, text or mixed (a period
+    longer than any compressor's window: measure/corpus.py)."""
     if kind == "zero":
         return Payload()
     path = os.path.join(directory, f"payload-{kind}.bin")
     if kind == "random":
         data = os.urandom(PATTERN_BYTES)
+    elif kind == "mixed":
+        data = corpus.mixed(PATTERN_BYTES)
     else:
-        block = _text(random.Random(seed), CHUNK)  # 1 MiB of text, repeated: beyond zlib's 32 KiB window
-        data = block * (PATTERN_BYTES // CHUNK)
+        data = corpus.text(random.Random(seed), PATTERN_BYTES)
     with open(path, "wb") as fh:
         fh.write(data)
     return Payload(kind, path)

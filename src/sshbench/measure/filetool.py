@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO
 
+from sshbench.compressors import OFF
 from sshbench.errors import OutputError, UsageError
 from sshbench.measure.datapath import Payload
-from sshbench.measure.pipe import SampleSettings, negotiation_mismatch, tail_lines
+from sshbench.measure.pipe import SampleSettings, ssh_compression_options
+from sshbench.measure.proof import expected_compression, negotiation_mismatch, tail_lines
 from sshbench.measure.testfiles import make_source, space_margin, tiny_shape
 from sshbench.methods import NULL, Endpoint, Ssh, Transfer, method
 from sshbench.options import FileShape
@@ -128,16 +130,17 @@ def command_templates(target: Target, files: TransferFiles, methods: tuple[str, 
         if not tool.moves_files:
             continue
         case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="CIPHER", method=name)
-        transfer = tool.transfer(ssh_for(target, case, False), Endpoint(files.source(False, False)),
+        transfer = tool.transfer(ssh_for(target, case), Endpoint(files.source(False, False)),
                                  Endpoint(files.received(False, True), remote=True), files.shape.is_set,
                                  files.client_dir)
         out[name] = transfer.shown()
     return out
 
 
-def ssh_for(target: Target, case: Case, compression: bool) -> Ssh:
-    """What every tool is given to reach the server: the target's ssh, its options for this case, the host."""
-    options = target.tool_ssh_options(case) + (["-o", "Compression=yes"] if compression else [])
+def ssh_for(target: Target, case: Case) -> Ssh:
+    """What every tool is given to reach the server: the target's ssh, its options for this case (its compression
+    included), the host."""
+    options = target.tool_ssh_options(case) + ssh_compression_options(case)
     return Ssh(target.program_for(case), tuple(options), target.destination)
 
 
@@ -250,7 +253,7 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
         sample.client_cpu_setup_seconds = tiny_run.cpu_user + tiny_run.cpu_sys
         if tiny_run.server is not None:
             sample.server_cpu_setup_seconds = tiny_run.server.cpu_user_s + tiny_run.server.cpu_sys_s
-        error = _check_received(target, case, files, sample, settings.compression)
+        error = _check_received(target, case, files, sample)
         if error is None and big.wall_seconds <= tiny_run.wall_seconds:
             error = (f"the {shape.describe()} took no longer than 1 byte ({big.wall_seconds:.3f} s vs "
                      f"{tiny_run.wall_seconds:.3f} s), so no steady-state rate: move more data "
@@ -273,7 +276,7 @@ def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeo
     dest = files.received(tiny, server=upload)
     if dest != NULL:
         (target.files if upload else LocalFiles()).remove(dest)
-    transfer = tool.transfer(ssh_for(target, case, settings.compression), Endpoint(source, remote=not upload),
+    transfer = tool.transfer(ssh_for(target, case), Endpoint(source, remote=not upload),
                              Endpoint(dest, remote=upload), files.shape.is_set, files.client_dir)
     run = run_tool(transfer, timeout, {**target.tool_env, **settings.env})
     if run.peer_port is not None:
@@ -284,7 +287,7 @@ def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeo
         return run, f"{what} timed out after {timeout:.0f}s"
     if transcript.refused:
         return run, f"server refused: {transcript.refused}"
-    if mismatch := negotiation_mismatch(case, transcript.negotiated, settings.expected_compression):
+    if mismatch := negotiation_mismatch(case, transcript.negotiated, expected_compression(case)):
         return run, mismatch
     if run.exit_status != 0:
         return run, f"{tool.label} exited with status {run.exit_status} in {what}"
@@ -297,7 +300,7 @@ def _tool_path(name: str) -> str:
     return shutil.which(name) or name
 
 
-def _check_received(target: Target, case: Case, files: TransferFiles, sample: Sample, compression: bool) -> str | None:
+def _check_received(target: Target, case: Case, files: TransferFiles, sample: Sample) -> str | None:
     """Size (and with --verify, SHA-256) of what arrived; with a /dev/null sink, ssh's own byte count."""
     shape = files.shape
     upload = case.direction is Direction.UPLOAD
@@ -306,7 +309,7 @@ def _check_received(target: Target, case: Case, files: TransferFiles, sample: Sa
         sample.verified = "exit status"
         sample.bytes_received = shape.total_bytes
         wire = sample.wire_bytes_sent if upload else sample.wire_bytes_received
-        if not compression and wire is not None and wire < shape.total_bytes:
+        if case.compression == OFF and wire is not None and wire < shape.total_bytes:
             return f"ssh carried only {wire} bytes for a {shape.total_bytes}-byte file"
         return None
     side = target.files if upload else LocalFiles()

@@ -35,6 +35,7 @@ from sshbench.units import MiB
 
 MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
 MAX_AUTO_SIZE = 64 * 1024 * MiB
+MIN_STREAM_SIZE = 2 * STEADY_AFTER  # each stream's share of a --streams sample: enough for a steady state
 CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
 # Before any measurement: a guess only used for the first ETA.
 _GUESS_RATE = 500e6
@@ -62,13 +63,14 @@ class Hooks:
     doomed: Callable[[list[Sample]], None] = lambda failures: stop_if_same_failure(failures)
 
 
-def auto_size(warmup: Sample, target_seconds: float) -> int | None:
-    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB)."""
+def auto_size(warmup: Sample, target_seconds: float, streams: int = 1) -> int | None:
+    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB); with several
+    streams, enough that each stream's share has a steady state of its own."""
     rate = warmup.throughput_bytes_per_second
     if rate is None:
         return None
     size = int(rate * target_seconds) // MiB * MiB
-    return max(MIN_AUTO_SIZE, min(MAX_AUTO_SIZE, size))
+    return max(MIN_AUTO_SIZE, streams * MIN_STREAM_SIZE, min(MAX_AUTO_SIZE, size))
 
 
 @dataclass
@@ -171,7 +173,7 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     hooks = hooks or Hooks()
     for record in report.cases:
         if record.case.moves_data and record.case.kind is not CaseKind.CEILING and not record.size_bytes:
-            record.size_bytes = options.size_bytes or options.warmup_bytes
+            record.size_bytes = options.size_bytes or max(options.warmup_bytes, record.case.streams * MIN_STREAM_SIZE)
             record.size_source = "fixed" if options.size_bytes else "warmup"
     run = _Run(report, plan, options, hooks, {r.case.id: r for r in report.cases}, started=hooks.clock(),
                rule=rule or rule_for(options), save=save)
@@ -327,7 +329,7 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
         return
     if sample.warmup and record.case.moves_data and record.case.kind is not CaseKind.CEILING \
             and options.size_bytes is None and record.size_source != "file":
-        sized = auto_size(sample, target_seconds(record.case, options))
+        sized = auto_size(sample, target_seconds(record.case, options), record.case.streams)
         if sized is not None:
             record.size_bytes = sized
             record.size_source = "auto"

@@ -61,7 +61,7 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
     `files` are the test files the file methods (scp, sftp, rsync) move; their
     cases are sized by the file, not by the warm-up.
     """
-    settings = settings or SampleSettings(compression=options.compression, env=options.crypto_env())
+    settings = settings or SampleSettings(env=options.crypto_env())
     for record in report.cases:
         if not record.case.is_pipe and files is None:
             raise ValueError(f"{record.case.id} needs test files")

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from sshbench import __version__
 from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.compressors import choice
 from sshbench.errors import BudgetTooSmall, MissingToolError, ServerError
 from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
@@ -32,7 +33,7 @@ from sshbench.options import RunOptions
 from sshbench.orchestrate.builds import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
 from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, too_long
-from sshbench.plan.cases import HostPlan, expand_methods, plan_host
+from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
 from sshbench.results.events import Reporter
 from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
@@ -81,12 +82,15 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     client = discover_client(options.ssh)
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = expand_methods(options, request.all_methods)
+    check_compressors(options)
     # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
     remotes: list[RemoteHost | None] = []
     for destination in request.destinations:
         say(f"checking {destination}: login, its SSH offer, round-trip time")
-        remotes.append(open_remote(destination, request.ssh_config, client, options.timeout_seconds,
-                                   options.remote_workdir))
+        remote = open_remote(destination, request.ssh_config, client, options.timeout_seconds,
+                             options.remote_workdir)
+        _check_remote_compressors(remote, options)
+        remotes.append(remote)
     # The embedded server also runs for remote hosts: its private dir holds the payload, and it validates the
     # recommended server drop-in without touching any real server. With --build, the builds bring their servers.
     servers = []
@@ -126,6 +130,21 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     fitted = [_fitted(h, plan, len(hosts), request.fit, note) for h in hosts]
     hosts = [host for host, _ in fitted]
     return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
+
+
+def _check_remote_compressors(remote: RemoteHost, options: RunOptions) -> None:
+    """An external compressor runs on the server too: one line naming what that host lacks (exit 3)."""
+    tools = {c.compressor.program: c.compressor.package for c in map(choice, options.compression)
+             if c.compressor.program}
+    if not tools:
+        return
+    said = remote.target.run_command("for t in " + " ".join(tools) +  # our registry's names: plain words
+                                     '; do command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
+    lacking = [word for word in said.split() if word in tools]
+    if lacking:
+        raise MissingToolError(f"{remote.facts.destination}: {', '.join(lacking)} not installed there, and "
+                               f"--compression {lacking[0]} runs it on the server too: install it there (Debian "
+                               f"package {tools[lacking[0]]}) or leave {lacking[0]} out")
 
 
 # What --fit may leave out, and how: the options too_long names (plan/budget.py), as RunOptions changes.

@@ -125,7 +125,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         stack.enter_context(_placed(host, env))
         save(report)
         execute(report, plan, target, options, save, reporter,
-                SampleSettings(host.payload, options.compression, options.crypto_env()), files)
+                SampleSettings(host.payload, options.crypto_env()), files)
         if options.echo_count:
             clients = {build.name: build.client.version for build in env.builds}
             for case in echo_cases(report):
@@ -151,11 +151,16 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
 @contextlib.contextmanager
 def _placed(host: Host, env: Environment) -> Iterator[None]:
     """The embedded ends on their own CPUs for the measuring (--placement), recorded; undone after."""
+    allowed = placement.allowed()
     if host.remote is not None:
+        env.host.client_cpus = len(allowed) if allowed else env.host.cpu_count
         yield  # the server is another machine; this one's CPUs are all the client's
         return
-    where = placement.split(placement.allowed()) if host.options.placement == "split" else None
+    where = placement.split(allowed) if host.options.placement == "split" else None
     env.host.placement = where.describe() if where is not None else "free"
+    everything = len(allowed) if allowed else env.host.cpu_count
+    env.host.client_cpus = len(where.client) if where is not None else everything
+    env.host.server_cpus = len(where.server) if where is not None else everything
     servers = [build.server for build in host.builds] or [host.server]
     for server in servers:
         server.place(where.server if where is not None else None)

@@ -127,13 +127,13 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
     setup = guesses.setup + LOGIN_ROUND_TRIPS * rtt
     if not case.moves_data:
         return setup
-    rate = guesses.rate if rtt <= 0 else min(guesses.rate, CHANNEL_WINDOW / rtt)
+    rate = guesses.rate if rtt <= 0 else min(guesses.rate, case.streams * CHANNEL_WINDOW / rtt)
     if not case.is_pipe:  # a file tool: the 1-byte run, then the file
         return 2 * setup + file_bytes / guesses.file_rate
     if options.size_bytes:  # --size: every visit, the warm-up's too, moves that much
         return setup + guesses.fixed + options.size_bytes / rate
     if warmup:
-        return setup + options.warmup_bytes / rate
+        return setup + max(options.warmup_bytes, case.streams * 2 * STEADY_AFTER) / rate
     return setup + guesses.fixed + target_seconds(case, options)
 
 

@@ -5,7 +5,11 @@ cipher with the directions and transfer methods; the MAC, key exchange and
 host key sweeps measure SSH itself, so they use the pipe only. Over
 emulated links (--link) every measured case, and the raw TCP control, is
 made once per link: each link a set of cases, interleaved with the others
-by the schedule. Every case
+by the schedule. The cases that move data through SSH (the cipher and MAC
+sweeps) are also made once per --streams count and --compression choice;
+parallel streams are the pipe's (a file tool moves its file in one run),
+and an external compressor wraps the pipe (scp, sftp and rsync get SSH's
+own compression only). Every case
 but the key exchange sweep's holds one fast key exchange fixed
 (plan/partners.py), so their samples are spent moving data. Controls (raw
 TCP) and crypto ceilings are scheduled like cases. Names the server does not
@@ -19,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sshbench.algorithms import EVP_OF, AlgorithmLists, Kind, is_aead, lookup
+from sshbench.compressors import Choice, choice
 from sshbench.errors import MissingToolError, UsageError
 from sshbench.kinds import CaseKind, Direction
 from sshbench.methods import missing_tools, sftp_variants
@@ -110,9 +115,6 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
         for name in selections[3].measure:
             if (why := hostkey_skip(name)) is not None:
                 selections[3] = _without(selections[3], [name], why)
-    if options.compression and compression is not None and not any(c.startswith("zlib") for c in compression):
-        why = f"--compression: the server offers no compression (only {', '.join(compression) or 'nothing'})"
-        selections = [_without(s, s.measure, why) for s in selections]
     kex = partner_kex(options.partner_kex, client, offered)
     mac_partner = cipher_partner = Partner(None)
     if selections[1].measure:
@@ -129,8 +131,11 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     mac_cipher = cipher_partner.name or options.mac_cipher
     settings = SweepSettings(cipher_mac, mac_cipher, options.directions, methods, kex)
     links = options.links or ("",)
-    records = [CaseRecord(replace(case, link=link)) for link in links for case in build_cases(selections, settings)]
+    crossed = [(c, why) for link in links for case in build_cases(selections, settings)
+               for c, why in variants(replace(case, link=link), options, compression)]
+    records = [CaseRecord(c) for c, why in crossed if why is None]
     measured = len(records)
+    records += [CaseRecord(c, status=CaseStatus.SKIPPED, reason=why) for c, why in crossed if why is not None]
     ciphers = selections[0].measure
     if options.controls and ciphers:
         if tcp_control:  # raw TCP along the same path: only meaningful against the embedded server
@@ -145,6 +150,45 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
     notes = tuple(p.note for p in (mac_partner, cipher_partner) if p.note)
     return HostPlan(records, measured, kex, cipher_mac, mac_cipher, notes)
+
+
+def variants(case: Case, options: RunOptions,
+             server_compression: tuple[str, ...] | None = None) -> list[tuple[Case, str | None]]:
+    """A case once per --compression choice and --streams count it can cross, each with why it is skipped (None:
+    measured). Cases that move no data through SSH (handshakes) have neither: they come back as they are.
+
+    `server_compression` is what the server offers (None: not known): SSH's own zlib needs it there."""
+    if not case.moves_data or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
+        return [(case, None)]
+    out = []
+    for text in options.compression:
+        for streams in options.streams:
+            out.append((replace(case, compression=text, streams=streams),
+                        _variant_skipped(case, choice(text), streams, server_compression)))
+    return out
+
+
+def _variant_skipped(case: Case, compression: Choice, streams: int,
+                     server_compression: tuple[str, ...] | None) -> str | None:
+    if streams > 1 and not case.is_pipe:
+        return (f"--streams {streams}: parallel connections are measured with the pipe; a file tool moves its file "
+                "in one run (docs/streams.md)")
+    if compression.external and not case.is_pipe:
+        return (f"--compression {compression.compressor.name}: an external compressor wraps the pipe; for "
+                f"{case.method} compress the files first, or use SSH's own (--compression ssh)")
+    if compression.is_ssh and server_compression is not None and \
+            not any(c.startswith("zlib") for c in server_compression):
+        return f"--compression ssh: the server offers no compression (only {', '.join(server_compression) or 'none'})"
+    return None
+
+
+def check_compressors(options: RunOptions) -> None:
+    """A compressor asked for whose tool this machine lacks: one line naming its package (exit 3)."""
+    for text in options.compression:
+        compressor = choice(text).compressor
+        if (why := compressor.unavailable()) is not None:
+            raise MissingToolError(f"--compression {compressor.name}: {why}; install it or leave "
+                                   f"{compressor.name} out")
 
 
 def plan_host(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, methods: tuple[str, ...],

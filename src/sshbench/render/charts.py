@@ -34,7 +34,7 @@ from sshbench.render.charttools import (
 )
 from sshbench.render.exporters import ChartBook
 from sshbench.render.labels import HOSTS_NOTE, hosts_note
-from sshbench.render.linkcharts import link_charts
+from sshbench.render.linkcharts import link_charts, streams_charts
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
 
@@ -90,8 +90,9 @@ def _bars(report: Report, kind: Kind, metric: str, series: list[str], title: str
 
 def _summaries(report: Report, kind: Kind) -> list[Summary]:
     views = report.joined()
-    return [s for s in report.summaries
-            if views[s.case_id].case.algorithm_kind is kind and views[s.case_id].case.is_pipe]
+    return [s for s in report.summaries  # one connection, no compression: the streams chart shows the rest
+            if views[s.case_id].case.algorithm_kind is kind and views[s.case_id].case.is_pipe
+            and views[s.case_id].case.plain]
 
 
 def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
@@ -105,8 +106,8 @@ def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
 
 def _make(report: Report) -> list[Chart]:
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        return link_charts(report)
-    made: list[Chart] = []
+        return link_charts(report) + streams_charts(report)
+    made: list[Chart] = streams_charts(report)
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
          "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),

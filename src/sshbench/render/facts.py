@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sshbench.analysis.advice import limits
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
+from sshbench.compressors import OFF, choice
 from sshbench.kinds import CaseKind, Relation
 from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
@@ -55,6 +56,17 @@ def files_fact(files: FilesFacts) -> str:
             f"{files.disk.write_bytes_per_second / 1e6:,.0f} MB/s")
 
 
+def _compression(choices: tuple[str, ...]) -> str:
+    """`SSH compression off` (as before compression was a dimension), or each choice as tables name it."""
+    if choices == (OFF,):
+        return "SSH compression off"
+    return "compression: " + ", ".join(choice(c).label for c in choices)
+
+
+def _streams(counts: tuple[int, ...]) -> str:
+    return "" if counts == (1,) else f"; {', '.join(map(str, counts))} parallel connections per transfer"
+
+
 def facts(report: Report) -> list[Fact]:
     """The machine, both sides' software, the data, and what limited the run, one line each."""
     env, opts = report.environment, report.options
@@ -63,7 +75,7 @@ def facts(report: Report) -> list[Fact]:
     out = [Fact("machine", f"{host.cpu_model} x{host.cpu_count} ({flags}), {host.os}, kernel {host.kernel}"),
            Fact("client", f"{client.version}, {client.openssl}"),
            Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}"),
-           Fact("data", f"{opts.data} bytes, SSH compression {'on' if opts.compression else 'off'}; throughput "
+           Fact("data", f"{opts.data} bytes, {_compression(opts.compression)}{_streams(opts.streams)}; throughput "
                         "excludes the handshake")]
     if host.placement:  # embedded runs that recorded it (plumbing/placement.py)
         out.insert(1, Fact("placement", host.placement.removeprefix("split: ") if PLACEMENT_FELL_BACK in

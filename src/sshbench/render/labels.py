@@ -43,6 +43,12 @@ def pm(stat: Stat | None, scale: float = 1.0, digits: int = 0, interval: bool = 
     return text
 
 
+def mbps(stat: Stat | None) -> str:
+    """MB/s with its interval, to three significant figures (a 20 Mbit link's 2.48 is not "2")."""
+    median = stat.median if stat is not None else 0.0
+    return pm(stat, 1e6, 0 if median >= 100e6 else 1 if median >= 10e6 else 2)
+
+
 def ms(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.1f}"
 

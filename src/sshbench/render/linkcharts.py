@@ -13,9 +13,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from sshbench.analysis.links import bounds
+from sshbench.analysis.links import Bound, bound_of, bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
+from sshbench.compressors import OFF, choice
 from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
 from sshbench.render.matrix import method_label
 from sshbench.results.model import Direction, Report
@@ -42,11 +43,12 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     if not found:
         return None
     fig, ax = figure(figsize=(8.5, 4.8))
-    series = list(dict.fromkeys((b.build, b.method, b.cipher) for b in found))  # with --build: a line per build
+    # a line per build, method, cipher, streams and compression measured
+    series = list(dict.fromkeys(_series(b) for b in found))
     measured: list[float] = []  # what the y axis must show; the window lines may run off it at tiny RTTs
-    for index, (build, method, cipher) in enumerate(series):
-        points = sorted(((rtts[b.link], b) for b in found if (b.build, b.method, b.cipher) == (build, method, cipher)),
-                        key=lambda point: point[0])
+    for index, key in enumerate(series):
+        build, method, cipher, streams, compression = key
+        points = sorted(((rtts[b.link], b) for b in found if _series(b) == key), key=lambda point: point[0])
         xs = [x * 1000 for x, _ in points]
         ys, low, high = [], [], []
         for _, bound in points:
@@ -55,17 +57,19 @@ def _throughput(report: Report, direction: str) -> Figure | None:
             low.append((stat.median - (stat.ci_low or stat.median)) / 1e6)
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
         measured += [y + h for y, h in zip(ys, high, strict=True)] + [y - lo for y, lo in zip(ys, low, strict=True)]
+        variant = (f", {streams} streams" if streams > 1 else "") + \
+            (f", {choice(compression).label}" if compression != OFF else "")
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
-                    label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}")
+                    label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}{variant}")
     tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
         measured += [y for _, y in tcp]
-    windows = {w for b in found if (w := b.window)}  # one line per distinct receive window the cases had
-    for number, window in enumerate(sorted(windows)):
+    windows = {(w, b.streams) for b in found if (w := b.window)}  # a line per distinct window (x streams)
+    for number, (window, streams) in enumerate(sorted(windows)):
         span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
-        ax.plot(span, window / (span / 1000) / 1e6, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
-                label=f"SSH window limit: {window / 2**20:,.0f} MiB / RTT")
+        ax.plot(span, streams * window / (span / 1000) / 1e6, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
+                label=f"SSH window limit: {f'{streams} x ' if streams > 1 else ''}{window / 2**20:,.0f} MiB / RTT")
     _log_axes(ax)
     shown = [y for y in measured if y > 0]
     if shown:
@@ -77,6 +81,49 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     legend_outside(ax)
     add_caption(fig, caption(report))
     return fig
+
+
+def _series(bound: Bound) -> tuple[str, str, str, int, str]:
+    return bound.build, bound.method, bound.cipher, bound.streams, bound.compression
+
+
+def _streams(report: Report, direction: str) -> Figure | None:
+    """MB/s against the number of parallel connections, a line per path (plain cipher, no compression): where
+    more streams stop helping, beside what the path's raw TCP moved."""
+    found = [b for b in bounds_with_loopback(report) if b.direction == direction and b.compression == OFF
+             and b.method == "pipe"]
+    paths = {(b.link, b.build, b.cipher) for b in found}
+    lines = {key: sorted((b for b in found if (b.link, b.build, b.cipher) == key), key=lambda b: b.streams)
+             for key in paths}
+    lines = {key: points for key, points in lines.items() if len({b.streams for b in points}) > 1}
+    if not lines:
+        return None
+    fig, ax = figure(figsize=(8.5, 4.8))
+    for index, ((link, build, cipher), points) in enumerate(sorted(lines.items())):
+        ax.errorbar([b.streams for b in points], [b.stat.median / 1e6 for b in points],
+                    yerr=[[(b.stat.median - (b.stat.ci_low or b.stat.median)) / 1e6 for b in points],
+                          [((b.stat.ci_high or b.stat.median) - b.stat.median) / 1e6 for b in points]],
+                    marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
+                    label=f"{link or 'this path'}{': ' + build if build else ''}, {cipher}")
+        if points[0].tcp:
+            ax.axhline(points[0].tcp / 1e6, color=f"C{index}", linestyle=":", linewidth=1,
+                       label=f"raw TCP, {link or 'this path'}")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("parallel SSH connections (log scale)")
+    ax.set_ylabel("MB/s, median and 95% interval")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"Throughput against parallel streams, {direction}")
+    ax.grid(True, which="both", alpha=0.3)
+    legend_outside(ax)
+    add_caption(fig, caption(report))
+    return fig
+
+
+def bounds_with_loopback(report: Report) -> list[Bound]:
+    """Every transfer case's Bound, loopback included (the streams chart has a line per path, loopback too)."""
+    return [b for s in report.summaries if (b := bound_of(report, s)) is not None]
 
 
 def _echo(report: Report) -> Figure | None:
@@ -119,3 +166,9 @@ def link_charts(report: Report) -> list[Chart]:
     if (fig := _echo(report)) is not None:
         made.append(Chart("links-echo", fig))
     return made
+
+
+def streams_charts(report: Report) -> list[Chart]:
+    """MB/s against streams per direction, where a run measured more than one stream count."""
+    return [Chart(f"streams-{d.value}", fig) for d in (Direction.UPLOAD, Direction.DOWNLOAD)
+            if (fig := _streams(report, d.value)) is not None]

@@ -13,7 +13,7 @@ from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
 from sshbench.render.table_model import Cell, Table
 from sshbench.render.tables import result_tables
-from sshbench.render.verdict import HEADING, answer_lines
+from sshbench.render.verdict import answer_sections
 from sshbench.results.model import Report
 
 _SPECIAL = str.maketrans({ch: f"\\{ch}" for ch in "\\`[]<|"})
@@ -49,11 +49,10 @@ def _facts(lines: list[Fact]) -> list[str]:
 
 
 def render(report: Report, title: str = "sshbench results") -> str:
-    answer = answer_lines(report)
     lines = [f"## {_escape(title)} ({_escape(report.started_at)})", ""]
-    if answer:  # the answer first: which cipher, and by how much
-        lines += [f"**{_escape(HEADING)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
-                                                  f"  - {_escape(line.strip())}" for line in answer), ""]
+    for heading, answer in answer_sections(report):  # the answers first: what fills the link, which cipher
+        lines += [f"**{_escape(heading)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
+                                                   f"  - {_escape(line.strip())}" for line in answer), ""]
     lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(report):
         lines += _table(table)

@@ -12,7 +12,8 @@ from dataclasses import replace
 from sshbench.algorithms import EVP_OF, Grade, Kind
 from sshbench.analysis.decide import recorded_rule
 from sshbench.analysis.references import ceilings, raw_tcp
-from sshbench.analysis.views import base_group, build_view, builds_of
+from sshbench.analysis.views import Variant, base_group, build_view, builds_of, variant_view, variants_of
+from sshbench.compressors import choice
 from sshbench.kinds import CaseKind, Direction
 from sshbench.render.builds import build_tables
 from sshbench.render.labels import (
@@ -30,6 +31,7 @@ from sshbench.render.labels import (
 from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell, plain
+from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.units import MiB, format_bytes
 
@@ -261,18 +263,43 @@ def _per_build(view: Report) -> list[Table]:
     """A view's tables; with builds, each build's with the build in their titles, and the references once."""
     names = builds_of(view)
     if not names:
-        return _tables(view)
+        return _per_variant(view)
     tables = [replace(t, title=f"{t.title} [build {name}]") for name in names
-              for t in _tables(build_view(view, name), references=False)]
+              for t in _per_variant(build_view(view, name), references=False)]
     if (controls := controls_table(view)) is not None:
         tables.append(controls)
     return tables
 
 
-def _tables(report: Report, references: bool = True) -> list[Table]:
-    """The ranked tables of one view (one link and build: analysis/views.py), the method matrix, references."""
+def variant_title(variant: Variant) -> str:
+    """"4 streams, zstd -3" (plain: "1 stream, no compression")."""
+    streams, compression = variant
+    return f"{streams} stream{'s' if streams != 1 else ''}, {choice(compression).label}"
+
+
+def _per_variant(view: Report, references: bool = True) -> list[Table]:
+    """A view's tables once per --streams and --compression pair, each titled with it; the handshake tables and
+    the references once."""
+    variants = variants_of(view)
+    if len(variants) < 2:
+        return _tables(view, references)
+    tables = variant_tables(view)  # what each pair did, first; then the rankings within a pair, where they rank
+    tables += [replace(t, title=f"{t.title} [{variant_title(variant)}]")
+               for index, variant in enumerate(variants)
+               for t in _tables(variant_view(view, variant), references=False, handshakes=index == 0)
+               if index == 0 or len(t.rows) > 1]
+    if references and (controls := controls_table(view)) is not None:
+        tables.append(controls)
+    return tables
+
+
+def _tables(report: Report, references: bool = True, handshakes: bool = True) -> list[Table]:
+    """The ranked tables of one view (one link, build, streams and compression: analysis/views.py), the method
+    matrix, references."""
     tables: list[Table] = []
     for kind, direction in TITLES:
+        if direction is Direction.SETUP and not handshakes:
+            continue
         rows = [s for s in report.summaries if base_group(s.group) == f"{kind.value}:{direction.value}"]
         if not rows:
             continue

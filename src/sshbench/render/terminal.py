@@ -25,7 +25,7 @@ from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
-from sshbench.render.verdict import HEADING, answer_lines
+from sshbench.render.verdict import answer_sections
 from sshbench.results.model import Report
 
 # Semantic styles (table_model.py) as terminal colours.
@@ -155,13 +155,15 @@ def run_mode(report: Report) -> Text:
 
 
 def answer_block(report: Report) -> RenderableType | None:
-    """The answer (render/verdict.py), as a run opens and ends its output: None when no cipher was ranked."""
-    lines = answer_lines(report)
-    if not lines:
+    """The answers (render/verdict.py), as a run opens and ends its output: None when there are none."""
+    sections = answer_sections(report)
+    if not sections:
         return None
-    text = Text(HEADING + "\n", style="bold")
-    for line in lines:
-        text.append(line + "\n", style="" if line.startswith(" ") else "bold green")
+    text = Text()
+    for heading, lines in sections:
+        text.append(heading + "\n", style="bold")
+        for line in lines:
+            text.append(line + "\n", style="" if line.startswith(" ") else "bold green")
     return text
 
 

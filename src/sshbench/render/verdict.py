@@ -7,9 +7,11 @@ prints them last too, so the answer is on screen when it finishes.
 from __future__ import annotations
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
+from sshbench.analysis.remedies import path_answers
 from sshbench.kinds import Relation
 from sshbench.render.facts import Fact
 from sshbench.render.labels import pm
+from sshbench.render.remedies import headline, over_a_link, remedy_lines
 from sshbench.results.model import Report
 
 HEADING = "The answer: per direction, the fastest cipher with no known weakness, and by how much"
@@ -68,10 +70,23 @@ def answer_lines(report: Report) -> list[str]:
     return out
 
 
+def answer_sections(report: Report) -> list[tuple[str, list[str]]]:
+    """The answers a run's outputs open with, as (heading, lines): over a link, what fills it first, then the
+    cipher; on loopback the cipher first, then what the other changes did (render/remedies.py)."""
+    cipher = (HEADING, answer_lines(report))
+    heading, lines = remedy_lines(report)
+    sections = [(heading, lines), cipher] if over_a_link(report) else [cipher, (heading, lines)]
+    return [(h, found) for h, found in sections if found]
+
+
 def verdict(report: Report) -> list[Fact]:
-    """One fact per direction measured (and per emulated link): the answer with its comparisons."""
+    """One fact per direction measured (and per emulated link): the answer with its comparisons; over a link,
+    what fills it first."""
     margin = report.options.tie_margin
-    return [Fact(_where(a),
-                 "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
-                            *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
-                 "strong") for a in answers(report)]
+    ciphers = [Fact(_where(a),
+                    "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
+                               *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
+                    "strong") for a in answers(report)]
+    links = [Fact(h.split(": ", 1)[0], h.split(": ", 1)[1], "strong")
+             for h in (headline(a) for a in path_answers(report))] if remedy_lines(report)[1] else []
+    return [*links, *ciphers] if over_a_link(report) else [*ciphers, *links]

@@ -58,6 +58,10 @@ class HostFacts:
     # None (a real host, or a file written before placement was recorded); a split that gave way mid-run (the
     # cpuset shrank) adds "; " + PLACEMENT_FELL_BACK + ": <why>"
     placement: str | None = None
+    # The CPUs each end of a connection could use: the halves of a split placement, all of them with a free one
+    # (shared), this machine's for a real host's client (its server's: unknown); None in older files
+    client_cpus: int | None = None
+    server_cpus: int | None = None
 
     @property
     def crypto_flags(self) -> list[str]:

@@ -3,7 +3,11 @@
 Schemas 4, 5 and 6 differ from the next only by what the next added (5:
 verdicts, partner key exchange, time use; 6: emulated links, echo latency;
 7: steady-state timing, back-to-back passes, cost rankings, factor
-intervals, the looks each kind of table planned). Schema 3 (sshbench 0.1
+intervals, the looks each kind of table planned). Schema 8 made streams and
+compression case dimensions: a schema-7 run's `compression` was one switch
+for the whole run (true: SSH's zlib on every connection), so its cipher and
+MAC cases become `ssh`-compressed cases, their ids and groups renamed to
+match (`...:upload` -> `...:upload~ssh`). Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -22,7 +26,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -6 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -7 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -30,7 +34,62 @@ def upgrade(data: object) -> object:
     for old in (4, 5, 6):
         if data.get("schema_version") == old:
             data = _added_fields(data, old)
+    if data.get("schema_version") == 7:
+        data = _from_7(data)
     return data
+
+
+_COMPRESSED_KINDS = ("cipher", "mac")  # what moved data through SSH; controls and ceilings never did
+
+
+def _from_7(data: dict[str, Any]) -> dict[str, Any]:
+    if data.get("schema") == "sshbench/hosts" and isinstance(data.get("runs"), list):
+        return {**data, "schema_version": 8, "runs": [_from_7(r) if isinstance(r, dict) and r.get(
+            "schema_version") == 7 else r for r in data["runs"]]}
+    run: dict[str, Any] = {**data, "schema_version": 8}
+    options = run.get("options")
+    if not isinstance(options, dict) or not isinstance(options.get("compression"), bool):
+        return run
+    compressed = options["compression"]
+    run["options"] = {**options, "compression": ["ssh" if compressed else "off"]}
+    if not compressed or not isinstance(run.get("cases"), list):
+        return run
+    renamed: dict[str, str] = {}
+    groups: dict[str, str] = {}
+    cases = []
+    for record in run["cases"]:
+        case = record.get("case") if isinstance(record, dict) else None
+        if isinstance(case, dict) and case.get("kind") in _COMPRESSED_KINDS and case.get("direction") in (
+                "upload", "download") and isinstance(case.get(case["kind"]), str):
+            method = case.get("method", "pipe")
+            suffix = "" if method == "pipe" else f":{method}"
+            prefix = f"{case['kind']}:{case[case['kind']]}:{case['direction']}{suffix}"
+            group = f"{case['kind']}:{case['direction']}{suffix}"
+            if isinstance(case.get("id"), str) and case["id"].startswith(prefix):
+                renamed[case["id"]] = prefix + "~ssh" + case["id"][len(prefix):]
+                case = {**case, "compression": "ssh", "id": renamed[case["id"]]}
+                groups[group] = group + "~ssh"
+            record = {**record, "case": case}
+        cases.append(record)
+    run["cases"] = cases
+    for key in ("samples", "summaries"):
+        if isinstance(run.get(key), list):
+            run[key] = [_renamed(item, renamed, groups) for item in run[key]]
+    return run
+
+
+def _renamed(item: object, ids: dict[str, str], groups: dict[str, str]) -> object:
+    if not isinstance(item, dict):
+        return item
+    out = {**item}
+    if isinstance(out.get("case_id"), str) and out["case_id"] in ids:
+        out["case_id"] = ids[out["case_id"]]
+        group = out.get("group")
+        if isinstance(group, str):  # "cipher:upload:scp#build@link": the variant goes after the method
+            base = next((g for g in sorted(groups, key=len, reverse=True) if group.startswith(g)), None)
+            if base is not None:
+                out["group"] = groups[base] + group[len(base):]
+    return out
 
 
 def _added_fields(data: dict[str, Any], old: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Literal
 
 from sshbench.algorithms import Kind
+from sshbench.compressors import OFF
 from sshbench.kinds import PIPE as PIPE
 from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
 from sshbench.kinds import Direction as Direction
@@ -26,8 +27,9 @@ from sshbench.untrusted import AlgorithmName
 
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
 # 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
-# 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks
-SCHEMA_VERSION = 7
+# 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
+# 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates
+SCHEMA_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ class Case:
     link: str = ""
     # The SSH build measured (--build), as its name such as "hpn-ssh-18.8.0"; "" when a run compares none
     build: str = ""
+    # Parallel SSH connections that share the case's bytes (--streams): 1 is one connection, as before
+    streams: int = 1
+    # How the bytes are compressed (--compression), canonical (compressors/): "off", "ssh" (SSH's zlib), "zstd:3"
+    compression: str = OFF
 
     @property
     def algorithm_kind(self) -> Kind | None:
@@ -64,12 +70,23 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self._build_suffix}" \
-            f"{self._link_suffix}"
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
+            f"{self._build_suffix}{self._link_suffix}"
 
     @property
     def _method_suffix(self) -> str:
         return "" if self.method == PIPE else f":{self.method}"
+
+    @property
+    def variant_suffix(self) -> str:
+        """The streams and compression of the case as ids and groups spell them: "*4~zstd:3" ("" for 1 and off)."""
+        return (f"*{self.streams}" if self.streams != 1 else "") + \
+            (f"~{self.compression}" if self.compression != OFF else "")
+
+    @property
+    def plain(self) -> bool:
+        """One connection, no compression: the form every case had before --streams and --compression."""
+        return self.streams == 1 and self.compression == OFF
 
     @property
     def _build_suffix(self) -> str:
@@ -85,8 +102,10 @@ class Case:
 
     @property
     def group(self) -> str:
-        """Cases ranked against each other: same kind, direction, transfer method, build and link."""
-        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self._build_suffix}{self._link_suffix}"
+        """Cases ranked against each other: same kind, direction, transfer method, streams, compression, build and
+        link."""
+        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
+            f"{self._build_suffix}{self._link_suffix}"
 
     @property
     def is_pipe(self) -> bool:
@@ -133,6 +152,14 @@ class Sample:
     # The data phase's CPU is the exact wait4 total minus this.
     client_cpu_setup_seconds: float | None = None
     server_cpu_setup_seconds: float | None = None
+    # An external compressor's own CPU (--compression zstd, lz4, gzip), whole connection, included in the side's
+    # CPU above: the client's compressing (or decompressing) process, and the server's command pipeline beside
+    # ssh (its (de)compressor with the byte counter or source), as the remote shell's `times` reports it
+    client_compressor_cpu_seconds: float | None = None
+    server_compressor_cpu_seconds: float | None = None
+    # --streams N: each connection's own steady rate (bytes/s, or whole-phase where it had no steady state), in
+    # stream order; empty for one connection. The figures above are the N connections together.
+    stream_bytes_per_second: list[float] = field(default_factory=list)
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started

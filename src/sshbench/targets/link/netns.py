@@ -204,7 +204,7 @@ def namespace_names() -> tuple[str, str]:
 
 
 def remove_of_run(token: str, names: Sequence[str]) -> int:
-    """Delete the namespaces a dead run recorded (runs.sweep calls this); how many were there.
+    """Delete the namespaces a dead run recorded (sweep.sweep calls this); how many were there.
 
     Only names of that run's own form are touched: a record is ours, but is read as untrusted text."""
     removed = 0

@@ -1,0 +1,258 @@
+"""What fills the link: the changes a run measured, each against the plain transfer, with what limits it then.
+
+On a long or slow link the cipher hardly matters (seed study 002): SSH's
+window, the line rate or a CPU sets the pace, and the question is what
+would make the transfer faster. So per path (an emulated link, or a real
+host) and direction, the answer compares every change the run measured
+with the plain case - this client's default cipher (where measured), one
+connection, no compression, the first build, the pipe - and says how many
+times as fast each moved the payload: the Hodges-Lehmann ratio with its
+95% Moses interval over all their samples, one stated comparison each (as
+analysis/builds.py does), and the verdict it supports. A change is one
+dimension (the fastest safe cipher, N streams, a compressor, another build
+or transfer method) or several at once, as the run crossed them.
+
+They are listed by ratio, each marked where it is not separable from the
+one above it, so nothing is ordered on a difference the data do not show.
+Each carries its limiter after the change (analysis/links.py) and its CPU
+per byte on the busier side; the remedy that fills the link is the
+cheapest of the significantly faster ones whose link share reaches
+LINK_FULL_SHARE. Compression also gets the line rate below which it pays
+for this data: the payload rate its busiest process can sustain on one
+core, from the CPU per byte measured here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass
+
+from sshbench.analysis.advice import LINK_FULL_SHARE
+from sshbench.analysis.answer import client_default
+from sshbench.analysis.decide import costs
+from sshbench.analysis.links import Bound, bound_of
+from sshbench.analysis.robust import shift_interval
+from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.views import builds_of
+from sshbench.compressors import OFF, choice
+from sshbench.kinds import CaseKind, Direction, Relation
+from sshbench.results.model import Case, Report, Stat, Summary
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """One measured change against the plain case."""
+
+    change: str  # "4 streams", "zstd -3", "aes128-gcm@openssh.com", "build hpn-ssh-18.8.0", "4 streams + zstd -3"
+    dimensions: tuple[str, ...]  # of: cipher, streams, compression, build, method
+    case: Case
+    rate: Stat  # payload bytes/s
+    ratio: float  # times as fast as the plain case
+    low: float | None
+    high: float | None
+    relation: Relation  # DIFFERENT (faster or slower) or UNSETTLED against the plain case
+    bound: Bound | None  # its limiter after the change
+    cost: float | None  # CPU seconds per GiB on the busier side (compressors included)
+    separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
+
+    @property
+    def faster(self) -> bool:
+        return self.relation is Relation.DIFFERENT and self.ratio > 1
+
+    @property
+    def slower(self) -> bool:
+        return self.relation is Relation.DIFFERENT and self.ratio < 1
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where a compression choice pays: links whose payload rate without it is below `line_rate`."""
+
+    compression: str
+    line_rate: float  # bytes/s: its busiest process's payload rate on one core
+    busiest: str  # "client compressor", "server ssh", ...
+    ratio: float | None  # payload bytes per wire byte on this data
+
+
+@dataclass(frozen=True)
+class PathAnswer:
+    """Per path and direction: the plain case, what it is limited by, and every change measured."""
+
+    path: str  # the link's label, a real host's destination, or "" (loopback)
+    link: str  # the case's link ("" for loopback or a real host)
+    direction: Direction
+    plain: Case
+    plain_rate: Stat
+    plain_bound: Bound | None
+    remedies: tuple[Remedy, ...]
+    fills: Remedy | None  # the cheapest significantly faster remedy that fills the link
+    break_even: tuple[BreakEven, ...] = ()
+
+    @property
+    def best(self) -> Remedy | None:
+        """The fastest change, only where it is significantly faster than the plain case."""
+        return self.remedies[0] if self.remedies and self.remedies[0].faster else None
+
+
+def _logs(report: Report, case_id: str) -> list[float]:
+    return costs([v for s in counted(report.samples_of(case_id)) if (v := headline_value(s))], True)
+
+
+def _cost(report: Report, case_id: str) -> float | None:
+    """CPU seconds per GiB of payload on the busier side, its compressors included (median)."""
+    values = [c * 2**30 for s in counted(report.samples_of(case_id)) if (c := s.bottleneck_cpu_per_byte)]
+    return statistics.median(values) if values else None
+
+
+def _change(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
+    parts, dims = [], []
+    if case.cipher != plain.cipher:
+        parts.append(case.subject)
+        dims.append("cipher")
+    if case.streams != plain.streams:
+        parts.append(f"{case.streams} streams")
+        dims.append("streams")
+    if case.compression != plain.compression:
+        parts.append(choice(case.compression).label)
+        dims.append("compression")
+    if case.build != plain.build:
+        parts.append(f"build {case.build}")
+        dims.append("build")
+    if case.method != plain.method:
+        parts.append(f"method {case.method}")
+        dims.append("method")
+    return " + ".join(parts), tuple(dims)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """How many times as fast one case moved its payload as another: Hodges-Lehmann, 95% Moses interval."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+    relation: Relation  # DIFFERENT where the interval excludes 1, else UNSETTLED
+
+
+def ratio_to(report: Report, case_id: str, base_id: str) -> Ratio | None:
+    """One stated comparison of two throughput cases over all their counted samples (None: no samples)."""
+    found = shift_interval(_logs(report, base_id), _logs(report, case_id), LEVEL)
+    if found is None:
+        return None
+    estimate, low, high = found
+    relation = Relation.DIFFERENT if low is not None and high is not None and (low > 0 or high < 0) else \
+        Relation.UNSETTLED
+    return Ratio(math.exp(estimate), None if low is None else math.exp(low), None if high is None else math.exp(high),
+                 relation)
+
+
+def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plain_case: Case) -> Remedy | None:
+    rate = summary.throughput_bytes_per_second
+    found = ratio_to(report, summary.case_id, plain.case_id)
+    if rate is None or found is None:
+        return None
+    change, dims = _change(case, plain_case)
+    return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
+                  bound_of(report, summary), _cost(report, summary.case_id))
+
+
+def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link: str) -> Case | None:
+    """The plain case of a path and direction: the client's default cipher where measured, else the fastest safe
+    one; one connection, no compression, the first build, the pipe."""
+    build = next(iter(builds_of(report)), "")
+    candidates = {c.subject: c for c in rows if c.kind is CaseKind.CIPHER and c.plain and c.is_pipe
+                  and c.build == build and c.link == link and c.direction is direction}
+    default = client_default(report, list(candidates))
+    if default is not None:
+        return candidates[default]
+    safe = [c for c in candidates.values() if safe_cipher(report, c.subject)]
+    return max(safe, key=lambda c: rows[c].throughput_bytes_per_second.median  # type: ignore[union-attr]
+               if rows[c].throughput_bytes_per_second else 0.0, default=None)
+
+
+def _candidates(report: Report, rows: dict[Case, Summary], plain: Case) -> list[Case]:
+    """The plain cipher under every other measured condition, and the fastest safe cipher under the plain ones."""
+    same = [c for c in rows if c.link == plain.link and c.direction is plain.direction and c != plain
+            and c.kind is CaseKind.CIPHER]
+    varied = [c for c in same if c.cipher == plain.cipher]
+    ciphers = [c for c in same if c.cipher != plain.cipher and c.plain and c.is_pipe and c.build == plain.build
+               and safe_cipher(report, c.subject) and rows[c].throughput_bytes_per_second]
+    fastest = max(ciphers, key=lambda c: rows[c].throughput_bytes_per_second.median,  # type: ignore[union-attr]
+                  default=None)
+    return varied + ([fastest] if fastest is not None else [])
+
+
+def _ordered(report: Report, remedies: list[Remedy]) -> tuple[Remedy, ...]:
+    """By ratio, fastest first; each marked where it is not separable from the one above it."""
+    ordered = sorted(remedies, key=lambda r: -r.ratio)
+    out: list[Remedy] = []
+    for remedy in ordered:
+        if out:
+            above = shift_interval(_logs(report, remedy.case.id), _logs(report, out[-1].case.id), LEVEL)
+            separable = above is not None and above[1] is not None and above[1] > 0
+            remedy = dataclasses.replace(remedy, separable=separable)
+        out.append(remedy)
+    return tuple(out)
+
+
+def _fills(remedies: tuple[Remedy, ...]) -> Remedy | None:
+    full = [r for r in remedies if r.faster and r.bound is not None and r.bound.link_share is not None
+            and r.bound.link_share >= LINK_FULL_SHARE]
+    return min(full, key=lambda r: (r.cost is None, r.cost or 0.0)) if full else None
+
+
+def break_even(report: Report, case: Case) -> BreakEven | None:
+    """Where a compressed case's compression pays: below the payload rate its busiest process can sustain."""
+    if case.compression == OFF:
+        return None
+    per_byte: dict[str, list[float]] = {}
+    for s in counted(report.samples_of(case.id)):
+        if not s.bytes_received or s.client_cpu_seconds is None or s.server_cpu_seconds is None:
+            continue
+        client_comp, server_comp = s.client_compressor_cpu_seconds or 0.0, s.server_compressor_cpu_seconds or 0.0
+        for name, cpu in (("client ssh", s.client_cpu_seconds - client_comp), ("client compressor", client_comp),
+                          ("server ssh", s.server_cpu_seconds - server_comp), ("server compressor", server_comp)):
+            per_byte.setdefault(name, []).append(cpu / s.bytes_received / case.streams)
+    medians = {name: statistics.median(values) for name, values in per_byte.items() if values}
+    if not medians or max(medians.values()) <= 0:
+        return None
+    busiest = max(medians, key=lambda name: medians[name])
+    upload = case.direction is Direction.UPLOAD
+    ratios = [s.bytes_received / wire for s in counted(report.samples_of(case.id))
+              if s.bytes_received and (wire := s.wire_bytes_sent if upload else s.wire_bytes_received)]
+    return BreakEven(case.compression, 1 / medians[busiest], busiest,
+                     statistics.median(ratios) if ratios else None)
+
+
+def path_answers(report: Report) -> list[PathAnswer]:
+    """Per path and direction, the plain case and every measured change against it (none: nothing to compare)."""
+    views = report.joined()
+    rows = {views[s.case_id].case: s for s in report.summaries
+            if views[s.case_id].case.moves_data and s.throughput_bytes_per_second}
+    links = [f.label for f in report.environment.links] or [""]
+    remote = report.environment.server.remote
+    out = []
+    for link in links:
+        for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
+            plain = _plain(report, rows, direction, link)
+            if plain is None:
+                continue
+            found = [r for c in _candidates(report, rows, plain)
+                     if (r := _compared(report, rows[c], rows[plain], c, plain)) is not None]
+            if not found:
+                continue
+            remedies = _ordered(report, found)
+            evens = tuple(b for r in remedies if r.dimensions == ("compression",)
+                          and (b := break_even(report, r.case)) is not None)
+            path = link or (remote.destination if remote else "")
+            stat = rows[plain].throughput_bytes_per_second
+            assert stat is not None
+            out.append(PathAnswer(path, link, direction, plain, stat, bound_of(report, rows[plain]), remedies,
+                                  _fills(remedies), evens))
+    return out
+

@@ -1,0 +1,224 @@
+"""One ssh connection of a pipe sample: started, ready, fed or drained, ended; with its compressor, if any.
+
+A sample is one connection, or N in parallel (--streams, measure/pipe.py);
+each is one of these. With an external compressor (--compression zstd, lz4,
+gzip) the client's end of the pipeline is a process of its own beside ssh:
+for an upload sshbench's source writes into the compressor, whose output is
+ssh's input; for a download ssh's output goes into the decompressor, whose
+output sshbench's sink counts. So the payload's bytes are timed where they
+enter and leave the whole pipeline, and the compressor's CPU is its own.
+
+The remote command says it is ready on stdout, except for a compressed
+download: there stdout is the compressed stream, so the ready line goes to
+stderr (which ssh passes on beside its -v lines).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from resource import struct_rusage
+
+from sshbench.compressors import Choice
+from sshbench.measure.datapath import drain, grow_pipe
+from sshbench.plumbing.procfs import tree_cpu_seconds
+from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.results.model import Case, Direction
+from sshbench.targets.base import Target
+from sshbench.untrusted import clean
+
+READY = b"SSHBENCH-READY"
+TIMES_MARK = "SSHBENCH-TIMES"  # the remote shell's `times` follows: its own CPU, then its children's
+_TIMES = re.compile(r"(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s")
+
+
+class Lines:
+    """Line reads from a raw fd that leave everything after the line unread in a buffer."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self) -> bytes | None:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def until(self, prefix: bytes) -> bytes | None:
+        """Skip anything a login script printed before our marker line."""
+        while (line := self.readline()) is not None:
+            if line.startswith(prefix):
+                return line
+        return None
+
+
+def children_cpu(lines: list[tuple[float, str]]) -> float | None:
+    """The CPU of the remote shell's children (its pipeline), from `times` after TIMES_MARK: None if absent."""
+    texts = [text for _, text in lines]
+    if TIMES_MARK not in texts:
+        return None
+    found = [m for text in texts[texts.index(TIMES_MARK) + 1:] if (m := _TIMES.search(text))][:2]
+    if len(found) < 2:
+        return None
+    m = found[1]
+    return int(m.group(1)) * 60 + float(m.group(2)) + int(m.group(3)) * 60 + float(m.group(4))
+
+
+@dataclass
+class Ended:
+    """How a connection ended: ssh's wait status and usage, the compressor's usage (if any)."""
+
+    status: int
+    usage: struct_rusage | None
+    compressor_usage: struct_rusage | None
+
+
+class Connection:
+    """Start with `Connection(...)`; then `ready()`, feed `payload_in` or drain `payload_out`, `end()`."""
+
+    def __init__(self, target: Target, case: Case, argv: list[str], env: Mapping[str, str], timeout: float,
+                 compression: Choice) -> None:
+        self.target, self.case = target, case
+        self.stderr_lines: list[tuple[float, str]] = []
+        self.timed_out = threading.Event()
+        self._stderr_seen = threading.Condition()
+        self.compressor: subprocess.Popen[bytes] | None = None
+        self.peer_port: int | None = None
+        self.setup_seconds: float | None = None
+        upload = case.direction is Direction.UPLOAD
+        external = compression.external and case.moves_data
+        self.ready_on_stderr = external and not upload
+        self.t_spawn = time.perf_counter()
+        if external and upload:  # source -> compressor -> ssh
+            assert compression.level is not None
+            self.compressor = spawn(compression.compressor.compress(compression.level), stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+            assert self.compressor.stdout is not None
+            grow_pipe(self.compressor.stdout.fileno())
+            ssh_in: int | None = self.compressor.stdout.fileno()
+        else:
+            ssh_in = subprocess.PIPE
+        try:
+            self.proc = spawn(argv, stdin=ssh_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                              env=dict(env))
+        except BaseException:
+            self._kill_compressor()
+            raise
+        if self.compressor is not None:
+            assert self.compressor.stdout is not None and self.compressor.stdin is not None
+            self.compressor.stdout.close()  # ssh holds it now: its EOF is the compressor's
+            self.payload_in: int | None = self.compressor.stdin.fileno()
+        else:
+            assert self.proc.stdin is not None
+            self.payload_in = self.proc.stdin.fileno()
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.lines = Lines(self.proc.stdout.fileno())
+        self.payload_out = self.proc.stdout.fileno()
+        if external and not upload:  # ssh -> decompressor -> sink
+            self.compressor = spawn(compression.compressor.decompress(), stdin=self.proc.stdout,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+            assert self.compressor.stdout is not None
+            self.payload_out = self.compressor.stdout.fileno()
+        for fd in (self.payload_in, self.payload_out):
+            grow_pipe(fd)
+        self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._watchdog = threading.Timer(timeout, self._expire)
+        self._watchdog.daemon = True  # never keeps the process alive after an interrupt
+        self._watchdog.start()
+
+    # ------------------------------------------------------------ running
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in iter(self.proc.stderr.readline, b""):
+            with self._stderr_seen:
+                self.stderr_lines.append((time.perf_counter() - self.t_spawn,
+                                          clean(raw.decode(errors="replace").rstrip())))
+                self._stderr_seen.notify_all()
+        with self._stderr_seen:
+            self._stderr_seen.notify_all()
+
+    def _expire(self) -> None:
+        self.timed_out.set()
+        self.kill()
+
+    def kill(self) -> None:
+        """End ssh and the compressor with everything they started (not proc.kill(): its poll() could reap ssh
+        under our wait4)."""
+        kill_group(self.proc.pid)
+        self._kill_compressor()
+
+    def _kill_compressor(self) -> None:
+        if self.compressor is not None:
+            kill_group(self.compressor.pid)
+
+    def ready(self) -> str | None:
+        """Wait for the remote command's ready line: None, or why it never came. Sets the set-up time and the
+        client port the server saw (its server process is matched by it)."""
+        if self.ready_on_stderr:
+            line = self._ready_from_stderr()
+        else:
+            found = self.lines.until(READY)
+            line = None if found is None else found.decode(errors="replace")
+        if line is None:
+            return "ssh ended before the remote command started"
+        self.setup_seconds = time.perf_counter() - self.t_spawn
+        fields = line.split()
+        self.peer_port = int(fields[2]) if len(fields) >= 3 and fields[2].isdigit() else None
+        return None
+
+    def _ready_from_stderr(self) -> str | None:
+        with self._stderr_seen:
+            while True:
+                found = next((text for _, text in self.stderr_lines if text.startswith(READY.decode())), None)
+                if found is not None or not self._stderr_thread.is_alive():
+                    return found
+                self._stderr_seen.wait(0.5)
+
+    def cpu(self) -> tuple[float | None, float | None, float | None]:
+        """CPU so far: the client side (ssh and its compressor), the server's process, the link's emulator."""
+        client = tree_cpu_seconds(self.proc.pid)
+        if client is not None and self.compressor is not None:
+            client += tree_cpu_seconds(self.compressor.pid) or 0.0
+        server = self.target.server_cpu_so_far(self.peer_port) if self.peer_port is not None else None
+        return client, server, self.target.link_cpu_so_far(self.case)
+
+    def close_input(self) -> None:
+        """No more payload: the compressor (or ssh) sees EOF."""
+        stream = self.compressor.stdin if self.compressor is not None and self.compressor.stdin else self.proc.stdin
+        with contextlib.suppress(OSError):
+            if stream is not None:
+                stream.close()
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+
+    def end(self) -> Ended:
+        """Reap ssh and the compressor (bounded: the watchdog kills them at the timeout) and close everything."""
+        self.close_input()
+        with contextlib.suppress(OSError):
+            drain(self.payload_out, 1 << 62)
+        status, usage = reap(self.proc.pid)
+        compressor_usage = None
+        if self.compressor is not None:
+            _, compressor_usage = reap(self.compressor.pid)
+        self._watchdog.cancel()
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self._stderr_thread.join(timeout=5)
+        for pipe in (self.proc.stdout, self.proc.stderr, *(() if self.compressor is None else
+                                                            (self.compressor.stdout, self.compressor.stdin))):
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
+        return Ended(status, usage, compressor_usage)

@@ -1,0 +1,183 @@
+"""What a pipe sample proved, from its connections once they ended: exit statuses, each side's CPU, what ssh -v
+says was negotiated, and the sample's verdict (the first thing that went wrong, or none).
+
+Every figure comes from the connections themselves: ssh's and the
+compressor's wait4 usage, the server's process (wait4 on this machine, or
+the remote command's own reading of /proc on a real host, plus its
+pipeline's `times`), and ssh -v's transcript of each connection, all of
+which must show the case's algorithms and compression.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sshbench.algorithms import is_aead
+from sshbench.compressors import choice
+from sshbench.measure.connection import Connection, Ended, children_cpu
+from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
+from sshbench.results.model import Case, Sample
+from sshbench.targets.base import Target
+
+STDERR_TAIL = 8
+CPU_MARK = "SSHBENCH-CPU"
+# Parents that are not the server's session process: a login shell that forked our command, or a wrapper.
+NOT_A_SERVER = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "csh", "tcsh",
+                          "sudo", "su", "env", "timeout", "nice", "ionice", "script", "tmux", "screen"})
+
+
+def expected_compression(case: Case) -> str:
+    """What ssh -v must show as negotiated compression for this case."""
+    return "zlib@openssh.com" if choice(case.compression).is_ssh else "none"
+
+
+def which(index: int, count: int, why: str) -> str:
+    """An error of one stream of several says which."""
+    return why if count == 1 else f"stream {index + 1} of {count}: {why}"
+
+
+def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, float]]:
+    """'before'/'after' -> (user, sys) seconds of the server's session process, from CPU_MARK lines."""
+    found: dict[str, tuple[float, float]] = {}
+    for _, text in lines:
+        if not text.startswith(CPU_MARK):
+            continue
+        head, _, stat = text[len(CPU_MARK):].partition("(")  # "before 100 123456 4242 " then "sshd) S ..."
+        words = head.split()
+        comm, _, rest = stat.rpartition(")")
+        fields = rest.split()  # from field 3 (state): utime is field 14, stime field 15
+        if len(words) != 4 or not words[1].isdigit() or comm.strip() in NOT_A_SERVER or len(fields) < 13:
+            continue  # a wrapper shell between the server and our command: unknown, never a guess
+        hz = int(words[1]) or 100
+        user, system = int(fields[11]) / hz, int(fields[12]) / hz
+        if words[2].isdigit():  # schedstat: exact total, split in the ticks' proportion
+            total = int(words[2]) / 1e9
+            share = user / (user + system) if user + system else 0.0
+            user, system = total * share, total * (1 - share)
+        found[words[0]] = (user, system)
+    return found
+
+
+def negotiation_mismatch(case: Case, got: Negotiated, compression: str = "none") -> str | None:
+    """Compare the request with what was negotiated; a description of the first difference."""
+    if not got.complete:
+        return "the negotiated algorithms were not found in ssh -v output"
+    expected: list[tuple[str, str, str | None]] = []
+    if case.cipher:
+        expected += [("client->server cipher", case.cipher, got.cipher_c2s),
+                     ("server->client cipher", case.cipher, got.cipher_s2c)]
+    if case.mac:
+        want = "<implicit>" if case.cipher and is_aead(case.cipher) else case.mac
+        expected += [("client->server MAC", want, got.mac_c2s), ("server->client MAC", want, got.mac_s2c)]
+    if case.kex:
+        expected.append(("key exchange", case.kex, got.kex))
+    if case.hostkey:
+        expected.append(("host key algorithm", case.hostkey, got.hostkey))
+    expected += [("client->server compression", compression, got.compression_c2s),
+                 ("server->client compression", compression, got.compression_s2c)]
+    for what, want, have in expected:
+        if want != have:
+            return f"asked for {what} {want} but {have} was negotiated"
+    return None
+
+
+def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
+    """Last lines worth reading: ssh's own messages first, debug noise only if there is nothing else."""
+    plain = [text for _, text in lines if not text.startswith("debug")]
+    return (plain or [text for _, text in lines])[-STDERR_TAIL:]
+
+
+
+
+def concluded(target: Target, case: Case, sample: Sample, connections: list[Connection], ended: list[Ended],
+               error: str | None, remote_cpu: bool, timeout: float) -> Sample:
+    """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection."""
+    statuses = [os.waitstatus_to_exitcode(e.status) for e in ended]
+    sample.exit_status = next((s for s in statuses if s != 0), statuses[0] if statuses else None)
+    usages = [e.usage for e in ended]
+    if usages and all(u is not None for u in usages):
+        compressor = [e.compressor_usage for e in ended if e.compressor_usage is not None]
+        sample.client_cpu_user_seconds = sum(u.ru_utime for u in usages if u) + sum(u.ru_utime for u in compressor)
+        sample.client_cpu_sys_seconds = sum(u.ru_stime for u in usages if u) + sum(u.ru_stime for u in compressor)
+        if compressor:
+            sample.client_compressor_cpu_seconds = sum(u.ru_utime + u.ru_stime for u in compressor)
+    transcripts = [parse_verbose(c.stderr_lines) for c in connections]
+    first = transcripts[0] if transcripts else None
+    if first is not None:
+        sample.negotiated = first.negotiated
+        sample.phases = {k: round(v, 6) for k, v in first.phases.items()}
+    if transcripts and all(t.transferred for t in transcripts):
+        sample.wire_bytes_sent = sum(t.transferred[0] for t in transcripts if t.transferred)
+        sample.wire_bytes_received = sum(t.transferred[1] for t in transcripts if t.transferred)
+    _server_cpu(target, sample, connections, remote_cpu)
+    error = _verdict(case, sample, connections, transcripts, error, timeout, target.server_cpu_exact)
+    sample.error = error
+    sample.ok = error is None
+    if error is not None:
+        failing = next((i for i, c in enumerate(connections) if c.timed_out.is_set()), 0)
+        lines = connections[failing].stderr_lines if connections else []
+        sample.stderr_tail = tail_lines(lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
+    return sample
+
+
+def _server_cpu(target: Target, sample: Sample, connections: list[Connection], remote_cpu: bool) -> None:
+    """The server side's CPU, summed over the connections: its processes (wait4), or as the remote command read
+    it, plus its compression pipeline (`times`) where the server's own figure leaves that out."""
+    pipeline = [children_cpu(c.stderr_lines) for c in connections]
+    if all(p is not None for p in pipeline) and connections:
+        sample.server_compressor_cpu_seconds = sum(p for p in pipeline if p is not None)
+    if remote_cpu:
+        parts = [Sample(case_id="", round=0, warmup=False, ok=True, started_at="", size_bytes=sample.size_bytes)
+                 for _ in connections]
+        for part, connection in zip(parts, connections, strict=True):
+            _remote_cpu(part, parse_remote_cpu(connection.stderr_lines))
+        if parts and all(p.server_cpu_user_seconds is not None for p in parts):
+            sample.server_cpu_user_seconds = sum(p.server_cpu_user_seconds or 0.0 for p in parts) + (
+                sample.server_compressor_cpu_seconds or 0.0)  # the session process's figure leaves its children out
+            sample.server_cpu_sys_seconds = sum(p.server_cpu_sys_seconds or 0.0 for p in parts)
+            if all(p.server_cpu_setup_seconds is not None for p in parts):
+                sample.server_cpu_setup_seconds = sum(p.server_cpu_setup_seconds or 0.0 for p in parts)
+        return
+    found = [target.server_process(c.peer_port) if c.peer_port is not None else None for c in connections]
+    if found and all(f is not None for f in found):
+        sample.server_cpu_user_seconds = sum(f.cpu_user_s for f in found if f is not None)
+        sample.server_cpu_sys_seconds = sum(f.cpu_sys_s for f in found if f is not None)
+
+
+def _verdict(case: Case, sample: Sample, connections: list[Connection], transcripts: list[Transcript],
+             error: str | None, timeout: float, server_cpu_exact: bool) -> str | None:
+    """The sample's error, in order: a timeout, a refusal, a negotiation that is not the case's, a failed exit."""
+    count = len(connections)
+    for index, connection in enumerate(connections):
+        if connection.timed_out.is_set():
+            return which(index, count, f"timed out after {timeout:.0f}s")
+    for index, transcript in enumerate(transcripts):
+        if transcript.refused:
+            return which(index, count, f"server refused: {transcript.refused}")
+    if error is not None:
+        return error
+    for index, transcript in enumerate(transcripts):
+        mismatch = negotiation_mismatch(case, transcript.negotiated, expected_compression(case))
+        if mismatch:
+            return which(index, count, mismatch)
+    for index, connection in enumerate(connections):
+        if connection.proc.returncode != 0:
+            return which(index, count, f"ssh exited with status {connection.proc.returncode}")
+    if case.moves_data and sample.server_cpu_user_seconds is None and server_cpu_exact:
+        return "the server process of this connection was not found"
+    return None
+
+
+def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:
+    """Transfers: the session process's total after the data, with the part before it as set-up."""
+    before, after = cpu.get("before"), cpu.get("after")
+    total = after or before
+    if total is None or not sample.size_bytes:
+        # not Linux or /proc hidden; or a set-up case, whose key exchange ran in sshd's pre-auth process
+        # (gone by the time our command runs): unknown, not zero
+        return
+    sample.server_cpu_user_seconds, sample.server_cpu_sys_seconds = total
+    if sample.size_bytes and before is not None and after is not None:
+        sample.server_cpu_setup_seconds = sum(before)
+    elif sample.size_bytes:
+        sample.server_cpu_user_seconds = sample.server_cpu_sys_seconds = None

@@ -1,0 +1,167 @@
+"""Streams and compression as case dimensions: real transfers through a real embedded server (and, as root,
+an emulated link), every byte counted, every compressor's CPU read, a failing stream, a missing compressor.
+
+The loopback run crosses 1 and 3 streams with every compression choice in
+both directions: each sample must have moved and counted exactly its bytes
+with the compression ssh -v proves (zlib only for `ssh`), and the outputs
+must carry and read the new dimensions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sshbench.errors import ExitCode
+from sshbench.render.remedies import HERE_HEADING, LINK_HEADING
+from tests.conftest import leftovers
+from tests.integration.cli_helpers import sshbench
+from tests.integration.processes import ALGOS, ROOT, descendants, start, wait_for_samples
+from tests.integration.test_hostile import assert_one_clean_line
+
+pytestmark = pytest.mark.integration
+
+CROSSED = ["--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--streams", "1,3",
+           "--compression", "off,ssh,zstd,lz4,gzip", "--data", "text", "--runs", "2", "--size", "24MiB"]
+
+
+@pytest.fixture(scope="module")
+def crossed(module_tmpdir: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], Path]:
+    out = module_tmpdir / "crossed.json"
+    done = sshbench(*CROSSED, "--output", str(out), tmpdir=module_tmpdir, timeout=900)
+    return done, json.loads(out.read_text()) if out.exists() else {}, out
+
+
+def test_every_stream_and_compression_moved_and_counted_every_byte(crossed: Any) -> None:
+    done, data, _ = crossed
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases = {r["case"]["id"]: r["case"] for r in data["cases"] if r["status"] == "measured"}
+    assert len(cases) == 2 * 2 * 5, sorted(cases)
+    for sample in data["samples"]:
+        case = cases[sample["case_id"]]
+        assert sample["ok"], (sample["case_id"], sample["error"], sample["stderr_tail"])
+        assert sample["bytes_received"] == sample["size_bytes"]
+        negotiated = sample["negotiated"]["compression_c2s"]
+        assert negotiated == ("zlib@openssh.com" if case["compression"] == "ssh" else "none")
+        external = case["compression"] in ("zstd:3", "lz4:1", "gzip:6")
+        assert (sample["client_compressor_cpu_seconds"] is not None) == external
+        assert (sample["server_compressor_cpu_seconds"] is not None) == external
+        assert len(sample["stream_bytes_per_second"]) == (3 if case["streams"] == 3 else 0)
+        wire = sample["wire_bytes_sent"] if case["direction"] == "upload" else sample["wire_bytes_received"]
+        if case["compression"] != "off":  # text compresses: fewer bytes crossed than were delivered
+            assert wire < sample["bytes_received"] * 0.8, (sample["case_id"], wire)
+        else:
+            assert wire > sample["bytes_received"]
+
+
+def test_the_outputs_read_the_new_dimensions(crossed: Any, tmp_path: Path) -> None:
+    done, _, out = crossed
+    assert HERE_HEADING in done.stdout, "on loopback the cipher answer first, then what the changes did"
+    assert done.stdout.index("The answer") < done.stdout.index(HERE_HEADING)
+    assert "Streams and compression, upload" in done.stdout and "zstd -3" in done.stdout
+    assert "pays on links slower than" in done.stdout
+    report = sshbench("report", str(out), "--markdown", "-", "--html", str(tmp_path / "r.html"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert HERE_HEADING in report.stdout and "3 streams" in report.stdout
+    assert "zstd -3" in (tmp_path / "r.html").read_text()
+    for command in (["compare", str(out), str(out)], ["recommend", str(out)]):
+        done = sshbench(*command, cwd=tmp_path)
+        assert done.returncode == 0, (command, done.stderr)
+
+
+def test_nothing_of_the_crossed_run_is_left(crossed: Any, module_tmpdir: Path) -> None:
+    assert not leftovers(str(module_tmpdir))
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("unshare"), reason="hiding zstd needs a private mount namespace")
+def test_a_missing_compressor_is_one_line_naming_its_package(tmp_path: Path) -> None:
+    zstd = shutil.which("zstd")
+    if zstd is None:
+        pytest.skip("zstd is not installed here to hide")
+    inner = [sys.executable, "-m", "sshbench", "--ciphers", "aes128-ctr", *ALGOS, "--compression", "off,zstd",
+             "--runs", "1", "--output", str(tmp_path / "r.json")]
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           f'mount --bind /dev/null {zstd} && exec "$@"', "sh", *inner],
+                          capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert_one_clean_line(done, ExitCode.MISSING_TOOL, "--compression zstd: zstd is not installed")
+    assert "Debian package zstd" in done.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_stream_that_fails_mid_transfer_fails_its_sample_and_the_run_goes_on(tmp_path: Path) -> None:
+    args = ["--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--streams", "4", "--directions", "upload",
+            "--runs", "4", "--size", "2GiB"]
+    run = start(args, tmp_path)
+    try:
+        wait_for_samples(run, tmp_path / "r.json", 1)
+        victim = None
+        deadline = time.monotonic() + 60
+        while victim is None and time.monotonic() < deadline:
+            clients = [p for p in descendants(run.pid) if _argv0(p).endswith(b"/ssh")]
+            victim = clients[1] if len(clients) >= 4 else None
+            time.sleep(0.05)
+        assert victim is not None, "no sample with four ssh clients seen"
+        time.sleep(0.3)  # in its data phase
+        os.kill(victim, signal.SIGKILL)
+        _, err = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == ExitCode.SAMPLES_FAILED, err
+    data = json.loads((tmp_path / "r.json").read_text())
+    failed = [s for s in data["samples"] if not s["ok"]]
+    assert data["status"] == "complete" and len(failed) == 1
+    assert failed[0]["error"].startswith("stream "), failed[0]["error"]
+    assert sum(s["ok"] and not s["warmup"] for s in data["samples"]) >= 3, "the samples after it were measured"
+    assert not leftovers(str(tmp_path))
+
+
+def _argv0(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return b""
+
+
+@pytest.mark.skipif(not ROOT, reason="--link makes network namespaces: root only")
+def test_over_a_link_the_first_lines_name_the_remedy_that_fills_it(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = sshbench("--link", "rtt=20ms", "--streams", "1,4", "--ciphers", "aes128-gcm@openssh.com",
+                    "--directions", "upload", "--runs", "4", "--echo", "0", "--output", str(out), cwd=tmp_path,
+                    timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = done.stdout.splitlines()[:2]
+    assert first[0] == LINK_HEADING
+    assert first[1].startswith("upload across rtt=20ms: 4 streams ") and "times as fast as the plain transfer" in \
+        first[1], first[1]
+    markdown = sshbench("report", str(out), "--markdown", "-", cwd=tmp_path).stdout
+    assert LINK_HEADING in markdown.split("The answer")[0]
+    html = sshbench("report", str(out), "--html", "-", cwd=tmp_path).stdout
+    first_item = html.split('<ul class="verdict">', 1)[1].split("</li>", 1)[0]
+    assert "4 streams" in first_item and "times as fast as the plain transfer" in first_item, first_item
+    data = json.loads(out.read_text())
+    assert {r["case"]["streams"] for r in data["cases"] if r["case"]["kind"] == "cipher"} == {1, 4}
+
+
+@pytest.mark.skipif(not ROOT, reason="--link makes network namespaces: root only")
+def test_over_a_slow_link_compression_is_the_remedy_for_text(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = sshbench("--link", "rtt=2ms,rate=20mbit", "--data", "text", "--compression", "off,zstd", "--ciphers",
+                    "aes128-gcm@openssh.com", "--directions", "upload", "--runs", "5", "--size", "8MiB",
+                    "--echo", "0", "--no-controls", "--output", str(out), cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    headline = done.stdout.splitlines()[1]
+    assert headline.startswith("upload across rtt=2ms,rate=20mbit: zstd -3 "), headline
+    ratio = float(headline.split(": ", 2)[2].split()[0])
+    assert ratio > 2, headline
