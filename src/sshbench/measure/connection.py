@@ -194,6 +194,16 @@ class Connection:
         server = self.target.server_cpu_so_far(self.peer_port) if self.peer_port is not None else None
         return client, server, self.target.link_cpu_so_far(self.case)
 
+    def compressed_out(self) -> int | None:
+        """Bytes the client's compressor has written so far (/proc/PID/io), None without one or where unread."""
+        if self.compressor is None:
+            return None
+        try:
+            with open(f"/proc/{self.compressor.pid}/io", encoding="ascii") as fh:
+                return next((int(line.split()[1]) for line in fh if line.startswith("wchar:")), None)
+        except (OSError, ValueError, IndexError):
+            return None
+
     def close_input(self) -> None:
         """No more payload: the compressor (or ssh) sees EOF."""
         stream = self.compressor.stdin if self.compressor is not None and self.compressor.stdin else self.proc.stdin

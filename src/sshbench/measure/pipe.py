@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -45,6 +45,7 @@ from sshbench.measure.connection import TIMES_MARK, Connection
 from sshbench.measure.datapath import Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
 from sshbench.measure.steady import SteadyWindow
+from sshbench.plan.budget import STEADY_AFTER
 from sshbench.results.model import Case, Direction, Sample
 from sshbench.targets.base import Target
 
@@ -136,7 +137,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
         if error is None and case.moves_data:
             sample.client_cpu_setup_seconds = _total(c.cpu()[0] for c in connections)
             sample.server_cpu_setup_seconds = _total(c.cpu()[1] for c in connections)
-            window = SteadyWindow(parts, tick or _no_tick, lambda: _cpu_all(connections))
+            window = SteadyWindow(parts, tick or _no_tick, lambda: _cpu_all(connections), _gates(case, connections))
             error = _data_phases(case, parts, connections, sample, settings.payload, window)
             window.fill(sample)
     except BrokenPipeError:
@@ -156,6 +157,17 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
 
 def _no_tick(moved: int) -> None:
     pass
+
+
+def _gates(case: Case, connections: list[Connection]) -> list[Callable[[], bool]]:
+    """An upload through a compressor is steady once the compressor's own output has filled what ssh holds in
+    flight (measure/steady.py); anything else, by its byte count alone."""
+    if case.direction is not Direction.UPLOAD or not choice(case.compression).external:
+        return [lambda: True for _ in connections]
+
+    def full(connection: Connection) -> Callable[[], bool]:
+        return lambda: (out := connection.compressed_out()) is not None and out >= STEADY_AFTER
+    return [full(c) for c in connections]
 
 
 def _total(values: object) -> float | None:

@@ -59,9 +59,15 @@ class _Stream:
 class SteadyWindow:
     """Ticks from N streams (each from its own thread), the window they shared and the CPU at its ends."""
 
-    def __init__(self, sizes: list[int], tick: Tick, cpu: Cpu) -> None:
+    def __init__(self, sizes: list[int], tick: Tick, cpu: Cpu,
+                 gates: list[Callable[[], bool]] | None = None) -> None:
+        """`gates`: per stream, whether what it holds in flight is full yet, beyond its byte count: an upload
+        through a compressor holds the compressed bytes' worth of payload in ssh's buffers and window (at 3:1,
+        three times what plain bytes would), so it enters its steady state only once the compressor has put
+        out STEADY_AFTER bytes of its own."""
         self.streams = [_Stream(size, start if (start := steady_mark(size)) is not None else size + 1)
                         for size in sizes]
+        self.gates = gates or [lambda: True] * len(sizes)
         self.tick, self.cpu = tick, cpu
         self._lock = threading.Lock()
         self.open_time: float | None = None  # when the last stream entered its steady state
@@ -79,7 +85,7 @@ class SteadyWindow:
                 stream.moved += count
                 stream.times.append(now)
                 stream.counts.append(stream.moved)
-                if stream.entered is None and stream.moved >= stream.start:
+                if stream.entered is None and stream.moved >= stream.start and self.gates[index]():
                     stream.entered = now
                     if self.open_time is None and all(s.entered is not None for s in self.streams):
                         self.open_time = now
