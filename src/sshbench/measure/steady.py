@@ -71,7 +71,7 @@ class SteadyWindow:
         self.tick, self.cpu = tick, cpu
         self._lock = threading.Lock()
         self.open_time: float | None = None  # when the last stream entered its steady state
-        self.close_time: float | None = None  # when the first stream (after that) moved its last byte
+        self.close_time: float | None = None  # when the first stream moved its last byte
         self._cpu: dict[str, tuple[float | None, float | None, float | None]] = {}
 
     def marks(self, index: int) -> Tick:
@@ -92,9 +92,10 @@ class SteadyWindow:
                         ends.append("open")
                 if stream.finished is None and stream.moved >= stream.size:
                     stream.finished = now
-                    if self.close_time is None and self.open_time is not None:
+                    if self.close_time is None:  # the first to finish closes it, opened or not (then: none)
                         self.close_time = now
-                        ends.append("close")
+                        if self.open_time is not None:
+                            ends.append("close")
                 self.tick(count)
             for end in ends:  # CPU read outside the lock: the other streams go on meanwhile
                 self._cpu[end] = self.cpu()
