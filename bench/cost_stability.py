@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from sshbench.analysis.stats import per_gib
 from sshbench.measure.pipe import run_sample
+from sshbench.plumbing.runs import run_claimed
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
@@ -76,4 +77,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+        main()

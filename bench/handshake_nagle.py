@@ -17,6 +17,7 @@ import subprocess
 import time
 
 from sshbench.plumbing.negotiation import parse_verbose
+from sshbench.plumbing.runs import run_claimed
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
@@ -53,4 +54,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+        main()

@@ -29,6 +29,7 @@ from clirun import run_sshbench
 from link_vs_hand import hand_pipeline
 from sshbench.analysis.links import bounds
 from sshbench.linkspec import parse_label
+from sshbench.plumbing.runs import run_claimed
 from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.link import netns
@@ -84,4 +85,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+        main()

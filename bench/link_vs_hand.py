@@ -29,6 +29,7 @@ import time
 from sshbench.implementations import OPENSSH
 from sshbench.linkspec import parse_label
 from sshbench.measure.pipe import run_sample
+from sshbench.plumbing.runs import run_claimed
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
@@ -117,4 +118,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+        main()

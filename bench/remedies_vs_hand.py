@@ -35,6 +35,7 @@ from sshbench.compressors import choice, parse_compression
 from sshbench.linkspec import parse_label
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.pipe import SampleSettings, run_sample
+from sshbench.plumbing.runs import run_claimed
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
@@ -157,4 +158,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+        main()

@@ -11,19 +11,32 @@ clients, and where each comes from:
 - OpenSSH 10.2p1 and HPN-SSH from `--builds DIR` (scripts/build-ssh's cache);
 - Debian 11's OpenSSH 8.4p1, Dropbear 2020.81 and PuTTY 0.74 with
   `--debian11`: their packages are fetched from deb.debian.org and unpacked
-  into a temp dir (never installed).
+  into a temp dir (never installed);
+- the library clients scripts/test_clients.py builds from Maven Central,
+  PyPI, npm, crates.io and the Go module proxy (JSch 0.1.55 and its
+  maintained fork, Apache MINA SSHD, sshj, paramiko 2.4 and 2.7, libssh
+  through ansible-pylibssh, node ssh2 0.8 and 1.x, russh, libssh2 1.11
+  through the Rust ssh2 crate, Go x/crypto of 2020), from its cache in
+  .venv/opt/clients;
+- Windows' and macOS's OpenSSH with `--documented`: not recorded (no such
+  machine here) but written from the compiled-in defaults of the OpenSSH
+  release each ships (../shared/data/openssh-defaults-by-release.json,
+  read from myproposal.h), with the markers that release sends; their
+  vendors' builds may differ, and `origin: documented` says so.
 
 `mac_with_aead` (does the client insist on a common MAC when an AEAD cipher
 is chosen?) is not visible in a KEXINIT; MAC_WITH_AEAD says what was
 observed against a real sshd offering AES-GCM/chacha20 with a MAC the client
 lacks (docs/configs.md). Clients not observed are recorded as needing one.
 
-    .venv/bin/python scripts/record_clients.py [--builds .venv/ssh-builds] [--debian11]
+    .venv/bin/python scripts/record_clients.py [--builds .venv/ssh-builds] [--debian11] [--libraries]
+        [--documented ../shared/data/openssh-defaults-by-release.json] [--only NAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -51,7 +64,8 @@ DEBIAN11 = {  # pool paths on deb.debian.org (debian-security for the updates)
 # Observed against OpenSSH 9.2p1's sshd offering only AEAD ciphers and a MAC the client lacks (2026-11-23):
 # connected (False) or "no acceptable macs" (paramiko 5.1.0: True). PuTTY 0.74 got past key exchange.
 MAC_WITH_AEAD = {"openssh": False, "hpn-ssh": False, "dropbear": False, "putty": False, "asyncssh": False,
-                 "go-x-crypto": False, "paramiko": True}
+                 "go-x-crypto": False, "paramiko": True, "windows-openssh": False, "macos-openssh": False}
+CLIENTS = os.path.join(ROOT, "tests", "clients")
 
 
 @dataclass
@@ -161,6 +175,110 @@ def clients(work: str, builds: str | None, deb11: str | None) -> list[Client]:
     return found
 
 
+def libraries() -> list[Client]:
+    """The library clients scripts/test_clients.py built (those it has not are left out, with a line)."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    from test_clients import prepared
+
+    def at(name: str) -> str | None:
+        found = prepared(name)
+        if found is None:
+            print(f"record-clients: {name} not built (python scripts/test_clients.py --only {name})",
+                  file=sys.stderr)
+        return None if found is None else str(found)
+
+    out = []
+    java = [("jsch-0.1.55", "jsch-0.1.55", "JSch 0.1.55", "com.jcraft:jsch 0.1.55: Jenkins plugins, Eclipse, Ant "
+             "and many Java tools still bundle it", "JschClient"),
+            ("jsch-2.28.8", "jsch-2.28.8", "JSch 2.28.8 (mwiede fork)", "com.github.mwiede:jsch, the maintained JSch "
+             "fork: Jenkins, IntelliJ, newer Java tools", "JschClient"),
+            ("mina-2.14.0", "apache-mina-sshd-2.14.0", "Apache MINA SSHD 2.14.0", "Apache MINA SSHD's client: "
+             "Eclipse JGit, Jenkins agents, Java SFTP tools", "MinaClient"),
+            ("sshj-0.39.0", "sshj-0.39.0", "sshj 0.39.0", "sshj: Java SFTP and SCP tools, Apache NiFi", "SshjClient")]
+    for build, name, software, used_by, main in java:
+        if (where := at(build)) is not None:
+            out.append(Client(name, software, used_by, f"{software} from Maven Central (tests/clients/java)",
+                              ["java", "-cp", f"{where}/*:{where}/classes", main, "127.0.0.1", "{port}"]))
+    for build, name, software, used_by, program in (
+            ("paramiko-2.4.3", "paramiko-2.4.3", "paramiko 2.4.3", "RHEL 8-era Ansible controllers, older Fabric",
+             "paramiko_client.py"),
+            ("paramiko-2.7.2", "paramiko-2.7.2", "paramiko 2.7.2", "Ansible 2.9-2.12 era controllers, Debian 11's "
+             "python3-paramiko", "paramiko_client.py"),
+            ("pylibssh-1.4.0", "libssh-0.12.0", "libssh 0.12.0 (ansible-pylibssh 1.4.0)", "Ansible's libssh "
+             "connection (ansible-pylibssh), KDE, Remmina", "pylibssh_client.py")):
+        if (where := at(build)) is not None:
+            out.append(Client(name, software, used_by, f"{software} from PyPI (tests/clients/python)",
+                              [f"{where}/bin/python", os.path.join(CLIENTS, "python", program), "127.0.0.1",
+                               "{port}"]))
+    for build, name, used_by in (("ssh2-0.8.9", "node-ssh2-0.8.9", "node ssh2 0.8: Node deploy tools and VS Code "
+                                  "extensions of 2019-2020"),
+                                 ("ssh2-1.17.0", "node-ssh2-1.17.0", "node ssh2 1.x: node-ssh, ssh2-sftp-client, VS "
+                                  "Code extensions")):
+        if (where := at(build)) is not None:
+            version = build.split("-", 1)[1]
+            out.append(Client(name, f"node ssh2 {version}", used_by, f"ssh2@{version} from npm (tests/clients/node)",
+                              ["node", os.path.join(CLIENTS, "node", "client.js"), "127.0.0.1", "{port}"],
+                              {**os.environ, "NODE_PATH": f"{where}/node_modules"}))
+    if (where := at("rust")) is not None:
+        release = os.path.join(where, "target", "release")
+        with open(os.path.join(CLIENTS, "rust", "Cargo.lock"), encoding="utf-8") as fh:
+            lock = fh.read()
+        russh = lock.split('name = "russh"\nversion = "', 1)[1].split('"', 1)[0]
+        libssh2 = version_of([os.path.join(release, "libssh2-client"), "127.0.0.1", "9"]).split()[-1]
+        out.append(Client(f"russh-{russh}", f"russh {russh}", "Rust tools (warpgate, Zed's remote development)",
+                          f"russh {russh} from crates.io (tests/clients/rust)",
+                          [os.path.join(release, "russh-client"), "127.0.0.1", "{port}"]))
+        out.append(Client(f"libssh2-{libssh2}", f"libssh2 {libssh2}", "newer curl, PHP ssh2 and libgit2 builds",
+                          f"libssh2 {libssh2} bundled by the Rust ssh2 crate (tests/clients/rust)",
+                          [os.path.join(release, "libssh2-client"), "127.0.0.1", "{port}"]))
+    if (where := at("go-x-crypto-2020")) is not None:
+        from test_clients import GO_2020
+        out.append(Client(f"go-x-crypto-{GO_2020.lstrip('v')[:14]}", f"Go x/crypto/ssh {GO_2020}",
+                          "Go tools built in 2019-2020 (older Terraform, Packer, Gitea)",
+                          f"golang.org/x/crypto {GO_2020} defaults (tests/clients/goclient, rebuilt)",
+                          [os.path.join(where, "goclient"), "127.0.0.1", "{port}", "x", "/nonexistent", "true"]))
+    return out
+
+
+# Windows and macOS ship OpenSSH releases sshbench cannot run here: (name, release tag, software, used by, source)
+DOCUMENTED = (
+    ("windows-openssh-7.7p1", "V_7_7_P1", "OpenSSH 7.7p1 for Windows", "Windows 10 1809-20H2 and Windows Server "
+     "2019 (optional feature)", "Win32-OpenSSH issue 1646: Windows 10 20H1 ships OpenSSH_for_Windows_7.7p1"),
+    ("windows-openssh-8.1p1", "V_8_1_P1", "OpenSSH 8.1p1 for Windows", "Windows 10 21H1 and later, Windows 11 "
+     "before 24H2, Windows Server 2022 (C:\\Windows\\System32\\OpenSSH)", "Windows 10's ssh -V: 8.1.0.1"),
+    ("windows-openssh-9.5p1", "V_9_5_P1", "OpenSSH 9.5p1 for Windows", "Windows 11 24H2, Windows Server 2025",
+     "the windows-2022 GitHub runner's ssh.exe: OpenSSH-Windows 9.5.0 (curl PR 17046)"),
+    ("macos-openssh-9.8p1", "V_9_8_P1", "OpenSSH 9.8p1 (macOS)", "macOS 15 Sequoia's /usr/bin/ssh",
+     "Apple's OpenSSH-341 source drop for macOS 15 is 9.8 (tigerbrew PR 1193)"),
+)
+STRICT_SINCE = (9, 6)  # kex-strict-c-v00@openssh.com: OpenSSH 9.6 (the Terrapin fix)
+EXT_INFO_SINCE = (7, 2)
+
+
+def documented(data: str, out_dir: str) -> None:
+    """Write each DOCUMENTED client's offer from its release's compiled-in defaults."""
+    sys.path.insert(0, os.path.join(ROOT, "src"))
+    from sshbench.clients import ClientOffer
+
+    with open(data, encoding="utf-8") as fh:
+        releases = json.load(fh)
+    for name, tag, software, used_by, seen in DOCUMENTED:
+        lists = releases[tag]
+        version = tuple(int(p) for p in tag.split("_")[1:3])
+        markers = (["ext-info-c"] if version >= EXT_INFO_SINCE else []) + \
+            (["kex-strict-c-v00@openssh.com"] if version >= STRICT_SINCE else [])
+        offer = ClientOffer(
+            name=name, software=software, banner=f"SSH-2.0-OpenSSH_for_Windows_{tag[2:].replace('_', '.').lower()}"
+            if name.startswith("windows") else f"SSH-2.0-OpenSSH_{tag[2:].replace('_P', 'p').replace('_', '.')}",
+            source=f"documented, not recorded: OpenSSH {tag} compiled-in client defaults (myproposal.h, "
+                   f"openssh-defaults-by-release.json); shipped as: {seen}",
+            origin="documented", used_by=used_by, kex=(*lists["kex_client"], *markers), hostkey=tuple(lists["hostkey"]),
+            cipher_c2s=tuple(lists["enc_client"]), cipher_s2c=tuple(lists["enc_client"]),
+            mac_c2s=tuple(lists["mac_client"]), mac_s2c=tuple(lists["mac_client"]), mac_with_aead=False)
+        with open(os.path.join(out_dir, f"{name}.json"), "w", encoding="utf-8") as fh:
+            fh.write(offer.to_json())
+
+
 def record(client: Client, out_dir: str) -> None:
     argv = [SSHBENCH, "clients", "record", client.name, "--output", os.path.join(out_dir, f"{client.name}.json"),
             "--timeout", "30", "--software", client.software, "--used-by", client.used_by, "--source",
@@ -174,12 +292,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--builds", help="the prefix directory of scripts/build-ssh (OpenSSH 10.2p1, HPN-SSH)")
     parser.add_argument("--debian11", action="store_true", help="also record Debian 11's clients (fetched)")
+    parser.add_argument("--libraries", action="store_true", help="also record the library clients "
+                        "(scripts/test_clients.py builds them)")
+    parser.add_argument("--documented", metavar="JSON", help="also write Windows' and macOS's OpenSSH offers from "
+                        "openssh-defaults-by-release.json")
+    parser.add_argument("--only", nargs="*", help="record only these names")
     parser.add_argument("--out", default=OFFERS, help=f"where the recordings go (default {OFFERS})")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sshbench-record-") as work, \
             debian11() if args.debian11 else _nothing() as deb11:
-        for client in clients(work, args.builds, deb11):
-            record(client, args.out)
+        found = clients(work, args.builds, deb11) + (libraries() if args.libraries else [])
+        for client in found:
+            if not args.only or client.name in args.only:
+                record(client, args.out)
+    if args.documented:
+        documented(args.documented, args.out)
     return 0
 
 

@@ -146,4 +146,7 @@ def test_a_default_scope_run_against_tinysshd_skips_what_it_lacks(tinysshd: Path
     assert cpu and all(c is not None for c in cpu)
     refused = sshbench("run", "ty", "--ssh-config", str(tinysshd), "--compression", "--ciphers", "all", "--runs",
                        "2", "--output", str(tmp_path / "c.json"))
-    assert refused.returncode == ExitCode.USAGE and "offers no compression (only none)" in refused.stderr
+    assert refused.returncode == ExitCode.OK, refused.stderr[-1500:]  # the handshakes are measured; not the rest
+    compressed = [c for c in json.loads((tmp_path / "c.json").read_text())["cases"] if c["case"]["kind"] == "cipher"]
+    assert compressed and all(c["status"] == "skipped" and "offers no compression (only none)" in c["reason"]
+                              for c in compressed)

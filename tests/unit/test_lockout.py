@@ -122,6 +122,51 @@ def test_keep_in_never_shuts_out_and_never_adds_a_flagged_name(kex: list[str], c
         assert not any(lookup(n, kind).grade.flagged for n in names_written)
 
 
+_clients_drawn = st.builds(
+    lambda kex, cipher, mac, hostkey, aead_mac: dataclasses.replace(
+        KNOWN["openssh-9.2p1"], name="drawn", software="Drawn 1.0", kex=tuple(kex), cipher_c2s=tuple(cipher),
+        cipher_s2c=tuple(cipher), mac_c2s=tuple(mac), mac_s2c=tuple(mac), hostkey=tuple(hostkey),
+        mac_with_aead=aead_mac),
+    kex=st.lists(names(list(TODAY.kex)), min_size=1, max_size=5, unique=True),
+    cipher=st.lists(names(list(TODAY.cipher)), min_size=1, max_size=4, unique=True),
+    mac=st.lists(names(list(TODAY.mac)), min_size=1, max_size=4, unique=True),
+    hostkey=st.lists(names(list(TODAY.hostkey)), min_size=1, max_size=3, unique=True),
+    aead_mac=st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(known=st.lists(names(sorted(KNOWN)), unique=True), drawn=_clients_drawn)
+def test_adding_any_client_only_adds_names_so_no_client_kept_in_before_is_shut_out(known: list[str],
+                                                                                  drawn: ClientOffer) -> None:
+    """The keep-in rule is monotone: the drop-in for more clients offers a superset of every kind, so every
+    client (recorded or not) that logged in with the smaller set's drop-in still does."""
+    before = keep_in([KNOWN[n] for n in known], TODAY, MODERN, grades_only)
+    after = keep_in([*(KNOWN[n] for n in known), drawn], TODAY, MODERN, grades_only)
+    offer_before, offer_after = before.offer(), after.offer()
+    for kind in (Kind.KEX, Kind.HOSTKEY, Kind.CIPHER, Kind.MAC):
+        assert set(offer_before.of(kind)) <= set(offer_after.of(kind)), kind
+    for client in [*KNOWN.values(), drawn]:
+        if negotiate(client, offer_before).connects:
+            assert negotiate(client, offer_after).connects, client.name
+
+
+def test_a_client_without_nist_curves_stays_in_when_a_nist_only_client_is_recorded() -> None:
+    """The reported case: recording JSch-like clients (NIST curves only) moved everyone to ecdh-sha2-nistp521 and
+    shut out russh, which nobody had recorded and which offers curve25519 but no NIST curve."""
+    jsch = dataclasses.replace(KNOWN["openssh-9.2p1"], name="jsch-like", software="JSch-like",
+                               kex=("ecdh-sha2-nistp256", "ecdh-sha2-nistp521", "diffie-hellman-group14-sha1"))
+    russh = dataclasses.replace(KNOWN["openssh-9.2p1"], name="russh-like", software="russh-like",
+                                kex=("curve25519-sha256", "curve25519-sha256@libssh.org"))
+    recorded = [c for name, c in KNOWN.items() if not name.startswith(("openssh-9", "openssh-10", "hpn"))]
+    today_kex = dataclasses.replace(TODAY, kex=(*TODAY.kex, *(n for n in jsch.kex if n not in TODAY.kex)))
+    assert negotiate(russh, today_kex).connects
+    with_jsch = keep_in([*recorded, jsch], today_kex, MODERN, grades_only)
+    assert with_jsch.shut_out() == []
+    assert negotiate(russh, with_jsch.offer()).connects, with_jsch.lists[Kind.KEX]
+    assert any(n.startswith("ecdh-sha2-nistp") for n in with_jsch.lists[Kind.KEX]), "a NIST curve, for JSch"
+    assert any(n.startswith("curve25519") for n in with_jsch.lists[Kind.KEX]), "and curve25519 stays"
+
+
 def test_select_clients_by_family_exclusion_and_file(tmp_path: Path) -> None:
     assert {c.name for c in select_clients("openssh")} == {n for n in KNOWN if n.startswith("openssh-")}
     assert "paramiko-5.1.0" not in {c.name for c in select_clients("all,-paramiko")}

@@ -9,13 +9,21 @@ key, cipher and MAC it would get, or the kind that has nothing in common.
 
 The rule that keeps people in (`keep_in`, docs/configs.md): start from the
 policy's lists (security first); for each client that logs in today and
-would not, add back the best algorithm (security order) that both it and
-today's server offer, never a weak, broken or unknown one and never one the
-user's policy file forbids. If only such an algorithm would do, the line
-is left unset (the server keeps today's list for that kind, so nobody is
-shut out, and sshbench writes nothing weak); if the user's policy forbids
-what a client needs, that client is reported shut out and the drop-in is
-written only when asked (`--allow-lockout`).
+would not with those lists, add back, kind by kind, the algorithm both it
+and today's server offer that the most known clients offer (then the
+safest), never a weak, broken or unknown one and never one the user's
+policy file forbids. Each client's additions are chosen against the
+policy's lists alone, never against what another client's needs added,
+and none is taken out again: so the drop-in for a set of clients offers a
+superset of what it offers for any part of that set, and adding a
+recording can only add names. That is what keeps in the clients nobody
+recorded: a name some recorded client needs (curve25519, say) stays,
+whatever a later recording brings (a NIST curve for JSch), and a client
+that connected with it still does. If only a weak or broken algorithm
+would do, the line is left unset (the server keeps today's list for that
+kind, so nobody is shut out, and sshbench writes nothing weak); if the
+user's policy forbids what a client needs, that client is reported shut
+out and the drop-in is written only when asked (`--allow-lockout`).
 
 Pure functions over names; nothing here runs a command.
 """
@@ -24,10 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from sshbench.algorithms import AlgorithmLists, Kind, is_aead, lookup
 from sshbench.analysis.ordering import security_rank
-from sshbench.clients import ClientOffer
+from sshbench.clients import ClientOffer, known_clients
 
 # The order SSH negotiates in (RFC 4253, 7.1): a failure names the first kind with nothing in common.
 NEGOTIATED = (Kind.KEX, Kind.HOSTKEY, Kind.CIPHER, Kind.MAC)
@@ -143,54 +152,62 @@ def check(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mapping[
 
 
 def keep_in(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mapping[Kind, Sequence[str]],
-            refuse: Refusal) -> ServerLists:
+            refuse: Refusal, popular: Callable[[str, Kind], int] | None = None) -> ServerLists:
     """The proposed lists with what keeps every client that logs in today able to log in (module docstring).
 
-    Bounded: each pass adds at least one name or stops, and names come from
-    today's finite offer, so at most that many passes.
+    `popular`: how many known clients offer a name (default: sshbench's own recordings, a fixed set, so the
+    choice for one client never depends on which others are checked). Bounded: a client fails on at most
+    one kind per pass, and each kind is added to at most once per client.
     """
     result = check(clients, today, lists)
-    kept: list[tuple[Kind, str]] = []
-    for _ in range(sum(len(today.of(k)) for k in NEGOTIATED) + 1):
-        changed = False
-        for client in result.clients:
-            after = negotiate(client, result.offer())  # afresh: an addition for one client may serve the next
-            if after.connects or after.failed not in result.lists or not negotiate(client, today).connects:
-                continue
+    rank = popular or shipped_popularity
+    chosen: dict[tuple[Kind, str], list[str]] = {}
+    for client in clients:
+        if not negotiate(client, today).connects:
+            continue
+        mine = {kind: list(names) for kind, names in lists.items()}  # the policy's, and this client's additions
+        for _ in range(len(NEGOTIATED) + 1):
+            after = negotiate(client, _offer(mine, today))
+            if after.connects or after.failed not in mine:
+                break
             kind = after.failed
             assert kind is not None
             usable = [n for n in today.of(kind) if n in client.of(kind)]
-            allowed = _safest_first([n for n in usable if refuse(n, kind, client) is None], kind)
+            allowed = sorted((n for n in usable if refuse(n, kind, client) is None),
+                             key=lambda n: (-rank(n, kind), security_rank(n, kind)))
             if allowed:
-                result.lists[kind].append(allowed[0])
-                kept.append((kind, allowed[0]))
-                changed = True
-            elif all(_never_written(n, kind, refuse(n, kind, client)) for n in usable):
+                mine[kind].append(allowed[0])
+                chosen.setdefault((kind, allowed[0]), []).append(client.name)
+                continue
+            if all(_never_written(n, kind, refuse(n, kind, client)) for n in usable):
                 result.unset[kind] = (f"{client.software} ({client.name}) can log in today only with "
                                       f"{_shown(usable)}, which sshbench never writes ("
                                       f"{refuse(usable[0], kind, client) if usable else 'nothing in common'}); "
                                       "left at the server's own list so that it still can")
-                del result.lists[kind]
-                changed = True
-        if not changed:
-            break
-    for kind, names in result.lists.items():  # the policy's names first, then what was kept, safest first
+            break  # otherwise the user's policy forbids what it needs: reported as shut out
+    for kind in result.unset:
+        result.lists.pop(kind, None)
+    for kind in list(result.lists):  # the policy's names first, then what was kept, safest first
         policy = list(lists[kind])
-        result.lists[kind] = policy + _safest_first([n for n in names if n not in policy], kind)
-    for kind, name in sorted(kept, key=lambda kn: security_rank(kn[1], kn[0]), reverse=True):
-        if kind in result.lists and not _needing(result, kind, name):  # made redundant by a later addition
-            result.lists[kind].remove(name)
-    result.additions = [Addition(kind, name, _needing(result, kind, name)) for (kind, name) in kept
-                        if name in result.lists.get(kind, ())]
+        added = _safest_first(list(dict.fromkeys(n for (k, n) in chosen if k is kind and n not in policy)), kind)
+        result.lists[kind] = policy + added
+    result.additions = [Addition(kind, name, tuple(dict.fromkeys(names))) for (kind, name), names in chosen.items()
+                        if kind in result.lists and name not in lists[kind]]
     return result
 
 
-def _needing(result: ServerLists, kind: Kind, name: str) -> tuple[str, ...]:
-    """The clients that log in with the final lists and would not without `name`."""
-    without = AlgorithmLists(**{k.value: tuple(n for n in result.offer().of(k) if not (k is kind and n == name))
-                                for k in NEGOTIATED})
-    return tuple(c.name for c in result.clients
-                 if negotiate(c, result.offer()).connects and not negotiate(c, without).connects)
+def _offer(lists: Mapping[Kind, Sequence[str]], today: AlgorithmLists) -> AlgorithmLists:
+    return AlgorithmLists(**{k.value: tuple(lists[k]) if k in lists else today.of(k) for k in NEGOTIATED})
+
+
+@cache
+def _shipped() -> tuple[ClientOffer, ...]:
+    return tuple(known_clients())
+
+
+def shipped_popularity(name: str, kind: Kind) -> int:
+    """How many of the clients sshbench ships recordings of offer `name`: a fixed count per sshbench version."""
+    return sum(1 for client in _shipped() if name in client.of(kind))
 
 
 def _safest_first(names: list[str], kind: Kind) -> list[str]:
