@@ -61,10 +61,13 @@ DEBIAN11 = {  # pool paths on deb.debian.org (debian-security for the updates)
     "putty-tools": "debian/pool/main/p/putty/putty-tools_0.74-1+deb11u2_amd64.deb",
     "dropbear-bin": "debian-security/pool/updates/main/d/dropbear/dropbear-bin_2020.81-3+deb11u3_amd64.deb",
 }
-# Observed against OpenSSH 9.2p1's sshd offering only AEAD ciphers and a MAC the client lacks (2026-11-23):
-# connected (False) or "no acceptable macs" (paramiko 5.1.0: True). PuTTY 0.74 got past key exchange.
+# Observed against OpenSSH 9.2p1's sshd offering only AEAD ciphers and a MAC the client lacks (2026-11-23, and
+# 2026-11-25 for the library clients): connected (False) or "no acceptable macs" (paramiko 5.1.0, JSch 2.28.8
+# "mac.c2s", node ssh2 0.8.9 "no matching client->server HMAC": True). PuTTY 0.74 got past key exchange.
+# Windows' and macOS's are OpenSSH. Clients never observed (MINA SSHD, sshj, libssh) are recorded as needing one.
 MAC_WITH_AEAD = {"openssh": False, "hpn-ssh": False, "dropbear": False, "putty": False, "asyncssh": False,
-                 "go-x-crypto": False, "paramiko": True, "windows-openssh": False, "macos-openssh": False}
+                 "go-x-crypto": False, "paramiko": True, "windows-openssh": False, "macos-openssh": False,
+                 "russh": False, "node-ssh2-1": False, "node-ssh2-0": True, "jsch": True}
 CLIENTS = os.path.join(ROOT, "tests", "clients")
 
 
@@ -224,12 +227,11 @@ def libraries() -> list[Client]:
         with open(os.path.join(CLIENTS, "rust", "Cargo.lock"), encoding="utf-8") as fh:
             lock = fh.read()
         russh = lock.split('name = "russh"\nversion = "', 1)[1].split('"', 1)[0]
-        libssh2 = version_of([os.path.join(release, "libssh2-client"), "127.0.0.1", "9"]).split()[-1]
         out.append(Client(f"russh-{russh}", f"russh {russh}", "Rust tools (warpgate, Zed's remote development)",
                           f"russh {russh} from crates.io (tests/clients/rust)",
                           [os.path.join(release, "russh-client"), "127.0.0.1", "{port}"]))
-        out.append(Client(f"libssh2-{libssh2}", f"libssh2 {libssh2}", "newer curl, PHP ssh2 and libgit2 builds",
-                          f"libssh2 {libssh2} bundled by the Rust ssh2 crate (tests/clients/rust)",
+        out.append(Client(BUNDLED_LIBSSH2, "libssh2 (bundled)", "newer curl, PHP ssh2 and libgit2 builds",
+                          "libssh2 bundled by the Rust ssh2 crate (tests/clients/rust)",
                           [os.path.join(release, "libssh2-client"), "127.0.0.1", "{port}"]))
     if (where := at("go-x-crypto-2020")) is not None:
         from test_clients import GO_2020
@@ -279,6 +281,9 @@ def documented(data: str, out_dir: str) -> None:
             fh.write(offer.to_json())
 
 
+BUNDLED_LIBSSH2 = "libssh2-bundled"  # renamed after its banner once recorded (SSH-2.0-libssh2_1.11.2_DEV)
+
+
 def record(client: Client, out_dir: str) -> None:
     argv = [SSHBENCH, "clients", "record", client.name, "--output", os.path.join(out_dir, f"{client.name}.json"),
             "--timeout", "30", "--software", client.software, "--used-by", client.used_by, "--source",
@@ -286,6 +291,16 @@ def record(client: Client, out_dir: str) -> None:
     if MAC_WITH_AEAD.get(client.family) is False:
         argv.append("--aead-without-mac")
     subprocess.run([*argv, "--", *client.argv], check=True, env=client.env)
+    if client.name == BUNDLED_LIBSSH2:  # its version is in its banner only
+        path = os.path.join(out_dir, f"{client.name}.json")
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        version = data["banner"].rpartition("libssh2_")[2].lower().replace("_", "-")
+        data.update(name=f"libssh2-{version}", software=f"libssh2 {version}",
+                    source=data["source"].replace("libssh2 bundled", f"libssh2 {version} bundled"))
+        with open(os.path.join(out_dir, f"libssh2-{version}.json"), "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, indent=1) + "\n")
+        os.remove(path)
 
 
 def main() -> int:

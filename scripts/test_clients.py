@@ -34,8 +34,11 @@ SOURCES = ROOT / "tests" / "clients"
 DEST = Path(os.environ.get("SSHBENCH_CLIENTS") or ROOT / ".venv" / "opt" / "clients")
 JAVA = {"jsch-0.1.55": ("jsch", "JschClient"), "jsch-2.28.8": ("jsch-fork", "JschClient"),
         "mina-2.14.0": ("mina", "MinaClient"), "sshj-0.39.0": ("sshj", "SshjClient")}
-PYTHON = {"paramiko-2.4.3": ["paramiko==2.4.3", "cryptography<42", "six"], "paramiko-2.7.2": ["paramiko==2.7.2",
-          "cryptography<42", "six"], "pylibssh-1.4.0": ["ansible-pylibssh==1.4.0"]}
+# paramiko 2.4 calls EllipticCurvePublicNumbers.encode_point, which cryptography removed in 35: 3.4.8 has it, and
+# an abi3 wheel that runs on Python 3.11
+PYTHON = {"paramiko-2.4.3": ["paramiko==2.4.3", "cryptography==3.4.8", "six"],
+          "paramiko-2.7.2": ["paramiko==2.7.2", "cryptography==3.4.8", "six"],
+          "pylibssh-1.4.0": ["ansible-pylibssh==1.4.0"]}
 NODE = {"ssh2-0.8.9": "ssh2@0.8.9", "ssh2-1.17.0": "ssh2@1.17.0"}
 GO_2020 = "v0.0.0-20200622213623-75b288015ac9"  # golang.org/x/crypto of June 2020 (Go tools of 2019-2020)
 

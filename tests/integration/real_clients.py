@@ -51,7 +51,15 @@ _NO_COMMON = {
            "mac": r"no common algorithm for .*MAC"},
     "libssh2": {"kex": r"Unable to exchange encryption keys", "cipher": r"Unable to exchange encryption keys",
                 "mac": r"Unable to exchange encryption keys"},  # curl says only this, whatever the kind
+    "jsch": {"kex": r"Algorithm negotiation fail", "cipher": r"Algorithm negotiation fail",
+             "mac": r"Algorithm negotiation fail"},  # JSch names no kind
+    "russh": {"kex": r"No common Kex algorithm", "cipher": r"No common Cipher algorithm",
+              "mac": r"No common Mac algorithm"},
+    "node": {"kex": r"no matching key exchange algorithm", "cipher": r"no matching (C->S|client->server) cipher",
+             "mac": r"no matching (C->S|client->server) H?MAC"},
 }
+CLIENTS = Path(os.environ.get("SSHBENCH_CLIENTS") or ROOT / ".venv" / "opt" / "clients")  # scripts/test_clients.py
+SOURCES = ROOT / "tests" / "clients"
 
 
 @dataclass
@@ -63,6 +71,7 @@ class Keys:
     putty: str
     user: str
     host_fingerprints: list[str]  # SHA256:… of every host key (plink takes them as -hostkey)
+    ecdsa_pem: str = ""  # a second client key, ECDSA in PEM: what JSch 0.1.55 and node ssh2 0.8 read
 
     def hostkey_args(self) -> list[str]:
         return [arg for fp in self.host_fingerprints for arg in ("-hostkey", fp)]
@@ -76,7 +85,14 @@ def convert_keys(server_dir: str, work: Path, user: str) -> Keys:
     prints = [subprocess.run(["ssh-keygen", "-lf", os.path.join(server_dir, name)], capture_output=True, text=True,
                              check=True).stdout.split()[1]
               for name in sorted(os.listdir(server_dir)) if name.startswith("host_") and name.endswith(".pub")]
-    return Keys(key, dropbear, putty, user, prints)
+    ecdsa = str(work / "key.ecdsa")
+    if not os.path.exists(ecdsa):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-b", "256", "-m", "PEM", "-N", "", "-f", ecdsa],
+                       capture_output=True, check=True)
+    with open(os.path.join(server_dir, "authorized_keys"), "a", encoding="utf-8") as fh, \
+            open(ecdsa + ".pub", encoding="utf-8") as pub:
+        fh.write(pub.read())  # the embedded server's AuthorizedKeysFile: this key logs in too
+    return Keys(key, dropbear, putty, user, prints, ecdsa)
 
 
 @dataclass
@@ -158,6 +174,7 @@ def available(build_dir: Path) -> list[RealClient]:
         found.append(RealClient(f"go-x-crypto-{go_version()}", "go",
                                 [go, "127.0.0.1", "{port}", "x", "/nonexistent", "true"],
                                 lambda port, k: [go, "127.0.0.1", str(port), k.user, k.openssh, LOGIN]))
+    found += libraries()
     if shutil.which("curl"):
         found.append(RealClient("libssh2-1.10.0", "libssh2", ["curl", "-s", "-k", "-u", "x:x", "sftp://127.0.0.1:{port}/"],
                                 lambda port, k: ["curl", "-sS", "-k", "--key", k.openssh, "--pubkey",
@@ -165,3 +182,44 @@ def available(build_dir: Path) -> list[RealClient]:
                                                  f"sftp://127.0.0.1:{port}/dev/null", "-o", "/dev/null", "-w",
                                                  "login-ok\n"]))
     return found
+
+
+def built(family: str, name: str) -> Path | None:
+    """A client scripts/test_clients.py built (None: not built here)."""
+    out = CLIENTS / family / name
+    return out if (out / ".done").exists() else None
+
+
+def libraries() -> list[RealClient]:
+    """The library clients scripts/test_clients.py built: JSch 0.1.55 and its fork, paramiko 2.4 and 2.7,
+    node ssh2 0.8 and 1.x, russh (no NIST curves). Each logs in with a key and runs the command."""
+    found: list[RealClient] = []
+    for build, name in (("jsch-0.1.55", "jsch-0.1.55"), ("jsch-2.28.8", "jsch-2.28.8")):
+        if (where := built("java", build)) is not None:
+            cp = f"{where}/*:{where}/classes"
+            java = ["java", "-cp", cp, "JschClient", "127.0.0.1"]
+            found.append(RealClient(name, "jsch", [*java, "{port}"], _login(java, "ecdsa")))
+    for version in ("2.4.3", "2.7.2"):
+        if (where := built("python", f"paramiko-{version}")) is not None:
+            program = [str(where / "bin" / "python"), str(SOURCES / "python" / "paramiko_client.py")]
+            found.append(RealClient(f"paramiko-{version}", "paramiko", [*program, "127.0.0.1", "{port}"],
+                                    _login([*program, "127.0.0.1"], "openssh")))
+    node = ["node", str(SOURCES / "node" / "client.js")]
+    for version, pem in (("0.8.9", True), ("1.17.0", False)):
+        if (where := built("node", f"ssh2-{version}")) is not None:
+            env = {**os.environ, "NODE_PATH": str(where / "node_modules")}
+            found.append(RealClient(f"node-ssh2-{version}", "node", [*node, "127.0.0.1", "{port}"],
+                                    _login([*node, "127.0.0.1"], "ecdsa" if pem else "openssh"), env))
+    if (where := built("rust", "rust")) is not None:
+        russh = str(where / "target" / "release" / "russh-client")
+        lock = (SOURCES / "rust" / "Cargo.lock").read_text()
+        version = lock.split('name = "russh"\nversion = "', 1)[1].split('"', 1)[0]
+        found.append(RealClient(f"russh-{version}", "russh", [russh, "127.0.0.1", "{port}"],
+                                lambda port, k: [russh, "127.0.0.1", str(port), k.user, k.openssh, LOGIN]))
+    return found
+
+
+def _login(program: list[str], key: str) -> Callable[[int, Keys], list[str]]:
+    """PROGRAM... PORT USER KEY COMMAND, with the ed25519 key in OpenSSH's format or the ECDSA one in PEM (what JSch
+    0.1.55 and node ssh2 0.8 read)."""
+    return lambda port, k: [*program, str(port), k.user, k.ecdsa_pem if key == "ecdsa" else k.openssh, LOGIN]

@@ -40,6 +40,9 @@ pytestmark = pytest.mark.integration
 RUN = ["--ciphers", "all", "--macs", "all", "--kex", "all", "--hostkeys", "none", "--directions", "upload",
        "--runs", "2", "--setup-runs", "1", "--size", "4MiB", "--no-controls"]
 DONE_WHEN = ("paramiko-5.1.0", "openssh-8.4p1", "dropbear-2022.83", "putty-0.78")
+# The clients people still run that an earlier default drop-in shut out (JSch 0.1.55, paramiko 2.4), and one with
+# no NIST curve at all (russh): scripts/test_clients.py builds them (install-deps --test)
+STILL_RUN = ("jsch-0.1.55", "paramiko-2.4.3", "russh-0.65.1")
 # Lists that shut out some client on each kind: dbclient and libssh2 have no AES-GCM, paramiko no umac.
 NARROW = """name = "narrow"
 base = "compatible"
@@ -68,7 +71,7 @@ def results(tmp_path_factory: pytest.TempPathFactory, module_tmpdir: Path) -> Pa
 def real_clients(tmp_path_factory: pytest.TempPathFactory) -> list[RealClient]:
     found = available(tmp_path_factory.mktemp("clients"))
     names = {c.name for c in found}
-    missing = [n for n in DONE_WHEN if n not in names]
+    missing = [n for n in (*DONE_WHEN, *STILL_RUN) if n not in names]
     assert not missing, f"sh scripts/install-deps --test installs them: {missing}"
     return found
 
@@ -110,6 +113,20 @@ def test_the_default_drop_in_keeps_every_client_in(results: Path, real_clients: 
     for name in DONE_WHEN:
         assert "logs in:" in table[name] and "SHUT OUT" not in table[name], table[name]
     logins = log_in_all(text, real_clients, client, tmp_path)
+    for name, login in logins.items():
+        assert login.returncode == 0 and "login-ok" in login.stdout, (name, login.stdout, login.stderr[-800:])
+
+
+def test_the_default_drop_in_keeps_in_a_client_nobody_recorded(results: Path, real_clients: list[RealClient],
+                                                                client: ClientInfo, tmp_path: Path) -> None:
+    """Checked against every recording but russh's (curve25519, no NIST curve): the drop-in still lets russh in,
+    because the rule only adds names, and curve25519 is what most known clients offer."""
+    russh = next(c for c in real_clients if c.name.startswith("russh-"))
+    done, dropin = _recommend(results, tmp_path, "--clients", f"all,-{russh.name}")
+    assert done.returncode == ExitCode.OK, done.stdout[-3000:] + done.stderr
+    text = dropin.read_text()
+    assert russh.name not in text, "russh was not among the clients checked"
+    logins = log_in_all(text, [russh, *(c for c in real_clients if c.name in STILL_RUN)], client, tmp_path)
     for name, login in logins.items():
         assert login.returncode == 0 and "login-ok" in login.stdout, (name, login.stdout, login.stderr[-800:])
 
@@ -192,7 +209,10 @@ def test_clients_record_writes_a_recording_recommend_reads(tmp_path: Path, resul
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     assert data["name"] == "mine" and data["kex"][0] == "curve25519-sha256" and data["origin"] == "recorded"
-    checked = sshbench("recommend", str(results), "--clients", str(out), "--allow-lockout")
+    checked = sshbench("recommend", str(results), "--clients", f"none,{out}", "--allow-lockout")
     assert checked.returncode == ExitCode.OK, checked.stderr
-    row = next(ln for ln in checked.stdout.splitlines() if ln.split()[:1] == ["mine"])
-    assert "SHUT OUT: no common key exchange" in row  # it offers curve25519 only; modern's lists do not
+    table = checked.stdout.split("Who can log in with this server drop-in", 1)[1]
+    rows = [ln for ln in table.splitlines() if ln.split()[:1] == ["mine"]]
+    assert len(rows) == 1, "yours alone: none,FILE"
+    assert "SHUT OUT: no common key exchange" in table  # it offers curve25519 only; modern's lists do not
+    assert "checked against 1 client (0 shipped with sshbench" in checked.stdout

@@ -173,7 +173,15 @@ def test_select_clients_by_family_exclusion_and_file(tmp_path: Path) -> None:
     assert select_clients("none") == []
     mine = tmp_path / "mine.json"
     mine.write_text(dataclasses.replace(KNOWN["putty-0.78"], name="mine").to_json())
-    assert [c.name for c in select_clients(str(mine))] == ["mine"]
+    assert {c.name for c in select_clients(str(mine))} == {*KNOWN, "mine"}, "a recording adds to the known ones"
+    assert [c.name for c in select_clients(f"none,{mine}")] == ["mine"]
+    assert [c.name for c in select_clients(["none", str(mine)])] == ["mine"], "repeated --clients combine"
+    assert {c.name for c in select_clients(["all", str(mine)])} == {*KNOWN, "mine"}, "not the last one only"
+    assert "putty-0.78" not in {c.name for c in select_clients("-putty-0.78")}
+    assert {c.name for c in select_clients("-putty-0.78")} == set(KNOWN) - {"putty-0.78"}
+    for empty in ("", " ,", ["all", ""]):
+        with pytest.raises(UsageError, match="give all, none"):
+            select_clients(empty)
     with pytest.raises(UsageError, match="no known client 'putyy'"):
         select_clients("putyy")
 

@@ -13,6 +13,7 @@ from sshbench.algorithms import ALGORITHM_KINDS, lookup
 from sshbench.analysis.lockout import ServerLists
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
+from sshbench.clients import shipped_names
 from sshbench.implementations import implementation
 from sshbench.results.environment import StoredRecommendation, TerrapinFacts
 from sshbench.results.model import Report
@@ -105,7 +106,13 @@ def lockout_notes(rec: Recommendation) -> list[str]:
     cannot = [now.client.name for now, _ in pairs if not now.connects]
     verdict = ("every one that logs in today still can" if not shut else
                "SHUTS OUT " + "; ".join(f"{o.client.name} ({o.reason})" for o in shut))
-    out.append(f"checked against {len(pairs)} known clients (sshbench clients list): {verdict}"
+    shipped = shipped_names()
+    yours = sum(1 for now, _ in pairs if now.client.name not in shipped)
+    plural = "" if len(pairs) == 1 else "s"
+    whom = (f"{len(pairs)} known client{plural} (sshbench clients list)" if not yours else
+            f"{len(pairs)} client{plural} ({len(pairs) - yours} shipped with sshbench: sshbench clients list; "
+            f"{yours} of yours)")
+    out.append(f"checked against {whom}: {verdict}"
                + (f"; cannot log in to this server today anyway: {_names(cannot)}" if cannot else ""))
     if not rec.allow_lockout and (strict_shut := strict.shut_out()):
         names = ", ".join(o.client.name for o in strict_shut)  # every one: this is what the user decides on

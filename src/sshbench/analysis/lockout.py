@@ -9,10 +9,11 @@ key, cipher and MAC it would get, or the kind that has nothing in common.
 
 The rule that keeps people in (`keep_in`, docs/configs.md): start from the
 policy's lists (security first); for each client that logs in today and
-would not with those lists, add back, kind by kind, the algorithm both it
-and today's server offer that the most known clients offer (then the
-safest), never a weak, broken or unknown one and never one the user's
-policy file forbids. Each client's additions are chosen against the
+would not with those lists, add back, kind by kind, the safest algorithm
+both it and today's server offer (grade, then the stated preference:
+curve25519 before a NIST curve, EtM before a plain MAC), and of equals the
+one the most known clients offer; never a weak, broken or unknown one and
+never one the user's policy file forbids. Each client's additions are chosen against the
 policy's lists alone, never against what another client's needs added,
 and none is taken out again: so the drop-in for a set of clients offers a
 superset of what it offers for any part of that set, and adding a
@@ -152,12 +153,12 @@ def check(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mapping[
 
 
 def keep_in(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mapping[Kind, Sequence[str]],
-            refuse: Refusal, popular: Callable[[str, Kind], int] | None = None) -> ServerLists:
+            refuse: Refusal, popular: Callable[[str, Kind], tuple[int, int]] | None = None) -> ServerLists:
     """The proposed lists with what keeps every client that logs in today able to log in (module docstring).
 
-    `popular`: how many known clients offer a name (default: sshbench's own recordings, a fixed set, so the
-    choice for one client never depends on which others are checked). Bounded: a client fails on at most
-    one kind per pass, and each kind is added to at most once per client.
+    `popular`: how many known clients offer a name, the tie-break among equally safe ones (default: sshbench's
+    own recordings, a fixed set, so the choice for one client never depends on which others are checked).
+    Bounded: a client fails on at most one kind per pass, and each kind is added to at most once per client.
     """
     result = check(clients, today, lists)
     rank = popular or shipped_popularity
@@ -174,7 +175,7 @@ def keep_in(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mappin
             assert kind is not None
             usable = [n for n in today.of(kind) if n in client.of(kind)]
             allowed = sorted((n for n in usable if refuse(n, kind, client) is None),
-                             key=lambda n: (-rank(n, kind), security_rank(n, kind)))
+                             key=lambda n: (security_rank(n, kind)[:2], tuple(-count for count in rank(n, kind)), n))
             if allowed:
                 mine[kind].append(allowed[0])
                 chosen.setdefault((kind, allowed[0]), []).append(client.name)
@@ -205,9 +206,18 @@ def _shipped() -> tuple[ClientOffer, ...]:
     return tuple(known_clients())
 
 
-def shipped_popularity(name: str, kind: Kind) -> int:
-    """How many of the clients sshbench ships recordings of offer `name`: a fixed count per sshbench version."""
-    return sum(1 for client in _shipped() if name in client.of(kind))
+# One algorithm under two names (the RFC's and its draft's): a client offering either offers the algorithm
+ALIASES = ({"curve25519-sha256", "curve25519-sha256@libssh.org"},
+           {"sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com"})
+
+
+def shipped_popularity(name: str, kind: Kind) -> tuple[int, int]:
+    """How many of the clients sshbench ships recordings of offer the algorithm (under any of its names), then
+    this name of it: fixed counts per sshbench version, so that of two equally safe algorithms the common one is
+    added, and of an algorithm's two names the one more clients know."""
+    names = next((group for group in ALIASES if name in group), {name})
+    return (sum(1 for client in _shipped() if names & set(client.of(kind))),
+            sum(1 for client in _shipped() if name in client.of(kind)))
 
 
 def _safest_first(names: list[str], kind: Kind) -> list[str]:

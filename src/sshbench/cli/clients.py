@@ -12,6 +12,7 @@ The recording is what `recommend --clients FILE` checks a drop-in against.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import socket
 from datetime import UTC, datetime
@@ -32,6 +33,10 @@ MAX_RECORD_SECONDS = 600.0
 def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
     if args.clients_command == "record":
         return _record(args, ctx)
+    if args.clients_command == "check":
+        from sshbench.cli.check import cmd_check
+
+        return cmd_check(args, ctx)
     if args.clients_command == "show":
         known = {offer.name: offer for offer in known_clients()}
         if args.name not in known:
@@ -50,14 +55,25 @@ def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _listen(spec: str) -> tuple[str, int]:
-    host, _, port_text = spec.rpartition(":") if ":" in spec else (spec, "", "0")
+    """ADDRESS[:PORT]: 127.0.0.1, 0.0.0.0:2222, ::1, [::1]:2222 (an IPv6 address with a port goes in brackets)."""
+    if spec.startswith("["):
+        host, _, rest = spec[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else "0" if not rest else "x"
+    elif spec.count(":") > 1:  # a bare IPv6 address: no port
+        host, port_text = spec, "0"
+    else:
+        host, _, port_text = spec.rpartition(":") if ":" in spec else (spec, "", "0")
     try:
-        host_name(host, "--listen's address")
+        if ":" in host:
+            ipaddress.IPv6Address(host)
+        else:
+            host_name(host, "--listen's address")
         port = int(port_text)
         if not 0 <= port < 65536:
             raise ValueError
     except (UntrustedText, ValueError):
-        raise UsageError(f"--listen {spec!r}: use ADDRESS[:PORT], e.g. 127.0.0.1 or 0.0.0.0:2222") from None
+        raise UsageError(f"--listen {spec!r}: use ADDRESS[:PORT], e.g. 127.0.0.1, 0.0.0.0:2222, ::1 or "
+                         "[::1]:2222") from None
     return host, port
 
 
@@ -78,7 +94,7 @@ def _record(args: argparse.Namespace, ctx: Context) -> int:
     output = text_output(args.output or f"{name}.json", "--output", f"{name}.json")
     host, port = _listen(args.listen)
     try:
-        listener = socket.create_server((host, port))
+        listener = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
     except OSError as exc:
         raise UsageError(f"--listen {args.listen}: cannot listen there ({exc.strerror or exc})") from None
     with listener:
@@ -88,6 +104,10 @@ def _record(args: argparse.Namespace, ctx: Context) -> int:
                     "(it reads the client's offer and hangs up; no login)")
         offer = capture_client(listener, command, args.timeout, who=command[0] if command else "the client",
                                env=dict(os.environ))
+    if not (offer.kex_algorithms and offer.ciphers):
+        raise UsageError(f"clients record: {offer.banner} sent a KEXINIT that offers no "
+                         f"{'key exchange' if not offer.kex_algorithms else 'cipher'}: not a client that can log in "
+                         "anywhere; nothing saved")
     how = given_source or (f"`{' '.join(command)}`" if command else f"a client connecting to {args.listen}")
     recorded = ClientOffer(
         name=name, software=software or software_version(offer.banner), banner=offer.banner,

@@ -212,10 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
                      "default: setting it turns off ssh's use of the host key type already in known_hosts)")
     rec.add_argument("--exact", action="store_true", help="write the lists alone (no '^': servers that support "
                      "none of them are refused) instead of putting them before the client's defaults")
-    rec.add_argument("--clients", metavar="all|NAMES|FILE|DIR",
+    rec.add_argument("--clients", metavar="all|NAMES|FILE|DIR", action="append",
                      help="whom the server drop-in must keep able to log in: known clients (sshbench clients list) "
                      "by name or family (openssh, paramiko; -NAME leaves one out), recordings made with sshbench "
-                     "clients record, or none (default: all known clients)")
+                     "clients record (added to the known ones; none,FILE for yours alone), or none; repeatable "
+                     "(default: all known clients)")
     rec.add_argument("--allow-lockout", action="store_true",
                      help="write the policy's strict server lists even though they shut out clients that log in "
                      "today (the table names them); without it such a drop-in is not written (exit 11)")
@@ -227,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.set_defaults(handler="recommend:cmd_recommend")
 
     cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
-    cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record")
+    cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check")
     cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench")
     show = cli_sub.add_parser("show", help="one known client's recorded offer, as JSON")
     show.add_argument("name", help="a name from `sshbench clients list`")
@@ -246,6 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "OpenSSH does; not paramiko); without this the check assumes it needs one")
     record.add_argument("client_command", nargs="*", metavar="-- COMMAND",
                         help="the client to start, after --, with {port} where its port goes")
+    check = cli_sub.add_parser("check", help="who would be shut out by a server config that exists: an sshd_config, a "
+                               "drop-in, or a saved `sshd -T` of a running server (exit 11 if anyone is)")
+    check.add_argument("config", help="the sshd_config or sshd_config.d drop-in to check (read with this machine's "
+                       "sshd -T, never applied), or a file holding a server's `sshd -T` output")
+    check.add_argument("--clients", metavar="all|NAMES|FILE|DIR", action="append",
+                       help="whom to check (as recommend --clients; default: all known clients)")
+    check.add_argument("--sshd", help="the sshd that reads the config (default: from PATH or /usr/sbin)")
     cli.set_defaults(handler="clients:cmd_clients", clients_command="list")
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")

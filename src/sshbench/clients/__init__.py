@@ -130,36 +130,52 @@ def load_offer_file(path: str) -> ClientOffer:
     return parse_offer(raw, f"--clients {path}")
 
 
-def select_clients(spec: str | None, known: list[ClientOffer] | None = None) -> list[ClientOffer]:
-    """`--clients`: comma list of `all` (every known client: the default), `none`, a known name or the
-    start of one (`openssh` = every OpenSSH), `-NAME` to leave one out, or a path to a recording or a
-    directory of them (*.json)."""
+def select_clients(specs: str | list[str] | None, known: list[ClientOffer] | None = None) -> list[ClientOffer]:
+    """`--clients`, given once or more (the values combine): comma lists of `all` (every known client),
+    `none`, a known name or the start of one (`openssh` = every OpenSSH), `-NAME` to leave one out, or a
+    path to a recording or a directory of them (*.json).
+
+    Recordings of your own add to the known clients unless a selector of known clients is given (`all`,
+    `none`, a name): `--clients mine.json` checks every known client and yours; `--clients none,mine.json`
+    yours alone. An empty value is an error, never "nobody"."""
     known = known_clients() if known is None else known
-    if spec is None:
+    if specs is None:
         return known
-    chosen: dict[str, ClientOffer] = {}
+    shipped: dict[str, ClientOffer] | None = None  # None: no selector of known clients given (so: all of them)
+    yours: dict[str, ClientOffer] = {}
     excluded: set[str] = set()
-    for raw in (part.strip() for part in spec.split(",")):
-        if not raw or raw.lower() == "none":
-            continue
-        if raw.lower() == "all":
-            chosen.update((c.name, c) for c in known)
-        elif os.path.isdir(raw):
-            for name in sorted(os.listdir(raw))[:200]:
-                if name.endswith(".json"):
-                    offer = load_offer_file(os.path.join(raw, name))
-                    chosen[offer.name] = offer
-        elif raw.endswith(".json") or os.sep in raw:
-            offer = load_offer_file(raw)
-            chosen[offer.name] = offer
-        else:
-            word = raw[1:] if raw.startswith("-") else raw
-            matches = [c for c in known if c.name == word or c.name.startswith(word.lower())]
-            if not matches:
-                raise UsageError(f"--clients: no known client {word!r}; known: {', '.join(c.name for c in known)}, "
-                                 "all, none, or a recording's path (sshbench clients list)")
-            if raw.startswith("-"):
-                excluded.update(c.name for c in matches)
+    for spec in [specs] if isinstance(specs, str) else specs:
+        words = [part.strip() for part in spec.split(",")]
+        if not any(words):
+            raise UsageError(f"--clients {spec!r}: give all, none, known client names (sshbench clients list), "
+                             "-NAME to leave one out, or a recording's path")
+        for raw in (w for w in words if w):
+            lower = raw.lower()
+            if lower in ("none", "all"):
+                shipped = {**(shipped or {}), **({c.name: c for c in known} if lower == "all" else {})}
+            elif os.path.isdir(raw):
+                for name in sorted(os.listdir(raw))[:200]:
+                    if name.endswith(".json") and os.path.isfile(os.path.join(raw, name)):
+                        offer = load_offer_file(os.path.join(raw, name))
+                        yours[offer.name] = offer
+            elif raw.endswith(".json") or os.sep in raw:
+                offer = load_offer_file(raw)
+                yours[offer.name] = offer
             else:
-                chosen.update((c.name, c) for c in matches)
+                word = raw[1:] if raw.startswith("-") else raw
+                matches = [c for c in known if c.name == word or c.name.startswith(word.lower())]
+                if not matches:
+                    raise UsageError(f"--clients: no known client {word!r}; known: "
+                                     f"{', '.join(c.name for c in known)}, all, none, or a recording's path "
+                                     "(sshbench clients list)")
+                if raw.startswith("-"):
+                    excluded.update(c.name for c in matches)
+                else:
+                    shipped = {**(shipped or {}), **{c.name: c for c in matches}}
+    chosen = {**({c.name: c for c in known} if shipped is None else shipped), **yours}
     return [c for name, c in sorted(chosen.items()) if name not in excluded]
+
+
+def shipped_names() -> frozenset[str]:
+    """The names of the clients sshbench ships recordings of (a user's own are the others)."""
+    return frozenset(c.name for c in known_clients())

@@ -13,14 +13,17 @@ clear error, never a hang.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
+from typing import IO
 
 from sshbench.algorithms import AlgorithmLists, Kind, lookup
-from sshbench.errors import ServerError
+from sshbench.errors import MissingToolError, ServerError
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.untrusted import UntrustedText, algorithm_name, printable
 
@@ -120,16 +123,23 @@ class _Reader:
     def __init__(self, sock: socket.socket, deadline: float, peer: str) -> None:
         self.sock, self.deadline, self.peer = sock, deadline, peer
         self.buffer = b""
+        self.started = time.monotonic()
+        self.banner_seen = False
+
+    def _late(self) -> KexinitError:
+        waited = time.monotonic() - self.started
+        what = "its banner but no KEXINIT" if self.banner_seen else "no complete SSH greeting"
+        return KexinitError(f"{self.peer} sent {what} within {waited:.0f}s (the --timeout)")
 
     def _fill(self) -> None:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise KexinitError(f"{self.peer} sent no complete SSH greeting in time")
+            raise self._late()
         self.sock.settimeout(left)
         try:
             chunk = self.sock.recv(4096)
         except TimeoutError:
-            raise KexinitError(f"{self.peer} sent no complete SSH greeting in time") from None
+            raise self._late() from None
         except OSError as exc:
             raise KexinitError(f"{self.peer}: {exc.strerror or exc}") from None
         if not chunk:
@@ -157,6 +167,7 @@ def read_greeting(reader: _Reader) -> tuple[str, bytes]:
         line = reader.line()
         if line.startswith(b"SSH-"):
             banner = printable(line.decode("ascii", errors="replace"))  # shown and stored: no control bytes
+            reader.banner_seen = True
             break
     else:
         raise KexinitError(f"{reader.peer} is not an SSH server: no SSH- identification in "
@@ -248,11 +259,17 @@ def capture_client(listener: socket.socket, argv: list[str] | None, timeout: flo
     """
     port = str(listener.getsockname()[1])
     proc = None
+    said = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finally): what the client says, for its errors
     if argv is not None:
-        proc = spawn([a.replace("{port}", port) for a in argv], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            proc = spawn([a.replace("{port}", port) for a in argv], stdin=subprocess.DEVNULL,
+                         stdout=said, stderr=said, env=env)
+        except OSError as exc:
+            said.close()
+            raise MissingToolError(f"cannot run {printable(argv[0])}: {exc.strerror or exc}; give the client's "
+                                   "path, or put it on PATH") from None
     try:
-        conn = _accept(listener, proc, time.monotonic() + timeout, who, timeout)
+        conn = _accept(listener, proc, time.monotonic() + timeout, who, timeout, said)
         with conn:
             conn.sendall(OUR_BANNER)
             banner, payload = read_greeting(_Reader(conn, time.monotonic() + timeout, who))
@@ -261,10 +278,20 @@ def capture_client(listener: socket.socket, argv: list[str] | None, timeout: flo
         if proc is not None:
             kill_group(proc.pid)
             reap(proc.pid)
+        said.close()
+
+
+def _last_words(said: IO[bytes]) -> str:
+    """The last line a client printed (its own error, a typo in its options), escaped, or ""."""
+    with contextlib.suppress(OSError):
+        said.seek(0)
+        lines = [ln for ln in said.read(1 << 16).decode(errors="replace").splitlines() if ln.strip()]
+        return f": it said {printable(lines[-1].strip()[-200:])!r}" if lines else ""
+    return ""
 
 
 def _accept(listener: socket.socket, proc: subprocess.Popen[bytes] | None, deadline: float, who: str,
-            timeout: float) -> socket.socket:
+            timeout: float, said: IO[bytes] | None = None) -> socket.socket:
     """The first connection; a started client that exits first is reported at once, not at the deadline."""
     while True:
         listener.settimeout(max(0.01, min(0.2, deadline - time.monotonic())))
@@ -273,7 +300,8 @@ def _accept(listener: socket.socket, proc: subprocess.Popen[bytes] | None, deadl
         except TimeoutError:
             pass
         if proc is not None and proc.poll() is not None:
-            raise KexinitError(f"{who} exited (status {proc.returncode}) without connecting; check its command "
-                               "line and that {port} is where its port goes")
+            words = _last_words(said) if said is not None else ""
+            raise KexinitError(f"{who} exited (status {proc.returncode}) without connecting{words}; check its "
+                               "command line and that {port} is where its port goes")
         if time.monotonic() >= deadline:
             raise KexinitError(f"{who} did not connect within {timeout:.0f}s")

@@ -16,15 +16,21 @@ def lockout_table(rec: Recommendation) -> Table | None:
     lists = rec.dropin
     if lists is None:
         return None
-    rows = []
-    for name, software, today, after in outcome_rows(lists):
-        style = "bad strong" if after.startswith("SHUT OUT") else "dim" if today != "logs in" else "good"
-        rows.append(Row((cell(name), cell(software), cell(today, "" if today == "logs in" else "dim"),
-                         cell(after, style))))
     which = "the policy's own lists (--allow-lockout)" if rec.allow_lockout else "the drop-in's lists"
-    caption = ("each client's recorded first KEXINIT (sshbench clients list) against the server's offer today "
-               f"and with {which}: SSH takes the client's first choice the server offers (RFC 4253, 7.1); "
-               "shown: key exchange, cipher, MAC (none with AES-GCM/chacha20, whose MAC is implicit)",)
-    return Table("Who can log in with this server drop-in",
-                 (Column("client", code=True), Column("software", priority=2), Column("today", wrap=True),
-                  Column("with the drop-in", wrap=True)), tuple(rows), caption)
+    return outcome_table(outcome_rows(lists), "Who can log in with this server drop-in", "the server's offer today",
+                         which)
+
+
+def outcome_table(rows: list[tuple[str, str, str, str]], title: str, before: str, after: str) -> Table:
+    """Per client: today (or a stock server) and with the lists checked (`sshbench clients check` too)."""
+    out = []
+    for name, software, today, then in rows:
+        style = "bad strong" if then.startswith("SHUT OUT") else "dim" if today != "logs in" else "good"
+        out.append(Row((cell(name), cell(software), cell(today, "" if today == "logs in" else "dim"),
+                        cell(then, style))))
+    caption = (f"each client's recorded first KEXINIT (sshbench clients list) against {before} and {after}: SSH "
+               "takes the client's first choice the server offers (RFC 4253, 7.1); shown: key exchange, cipher, MAC "
+               "(none with AES-GCM/chacha20, whose MAC is implicit)",)
+    return Table(title, (Column("client", code=True), Column("software", priority=2), Column("today", wrap=True),
+                         Column("with the drop-in" if "drop-in" in after else "with this config", wrap=True)),
+                 tuple(out), caption)

@@ -11,7 +11,10 @@ struct AnyHostKey;
 impl client::Handler for AnyHostKey {
     type Error = russh::Error;
 
-    async fn check_server_key(&mut self, _key: &russh::keys::PublicKey) -> Result<bool, Self::Error> {
+    async fn check_server_key(
+        &mut self,
+        _key: &russh::keys::PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
         Ok(true) // the tests' throwaway server; nothing to trust or distrust
     }
 }

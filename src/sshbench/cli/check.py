@@ -1,0 +1,106 @@
+"""`sshbench clients check FILE`: who a server config that already exists would shut out.
+
+The config is read, never applied: an sshd_config or a drop-in goes through
+this machine's own `sshd -T` (with a throwaway host key in a private dir,
+so nothing of the system's is needed), which prints the effective lists
+exactly as that sshd would use them; a file that already holds a server's
+`sshd -T` output (a running server's, copied here) is read as it is. Each
+known client (and recordings of your own, `--clients`) is then negotiated
+against a stock server (this sshd's compiled-in defaults) and against the
+config (analysis/lockout.py): the table says who logs in to each, with what,
+and the exit code is 11 when a client that logs in to a stock server would
+be shut out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+
+from sshbench.algorithms import AlgorithmLists
+from sshbench.analysis.configtext import outcome_rows
+from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
+from sshbench.cli import Context
+from sshbench.clients import select_clients
+from sshbench.errors import ExitCode, ServerError, UsageError
+from sshbench.plumbing.runs import private_dir
+from sshbench.render.lockout import outcome_table
+from sshbench.render.terminal import rich_table
+from sshbench.targets.discovery import dump_server_config, find_tool, lists_from_dump, parse_dump, run_tool
+from sshbench.untrusted import read_bounded, shown
+
+MAX_CONFIG_BYTES = 1 << 20
+DEBIAN_HOST_KEYS = ("ssh-rsa", "ecdsa-sha2-nistp256", "ssh-ed25519")  # what a stock Debian sshd generates
+SIGNATURES = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"), "ecdsa-sha2-nistp256": ("ecdsa-sha2-nistp256",),
+              "ecdsa-sha2-nistp384": ("ecdsa-sha2-nistp384",), "ecdsa-sha2-nistp521": ("ecdsa-sha2-nistp521",),
+              "ssh-ed25519": ("ssh-ed25519",), "ssh-dss": ("ssh-dss",)}
+
+
+def _is_dump(text: str) -> bool:
+    """`sshd -T` output: lowercase keyword lines, with the algorithm lists among them."""
+    keys = {line.split(" ", 1)[0] for line in text.splitlines() if line.strip()}
+    return {"kexalgorithms", "ciphers", "macs"} <= keys and all(k == k.lower() for k in keys)
+
+
+def _key_types(dump: dict[str, list[str]], ours: str) -> tuple[tuple[str, ...], str]:
+    """The host key types the config's server has (from its keys' .pub files), or Debian's, and what was used."""
+    found = []
+    for path in dump.get("hostkey", []):
+        if path == ours:
+            continue
+        try:
+            with open(path + ".pub", encoding="ascii", errors="replace") as fh:
+                found.append(fh.read(200).split(" ", 1)[0])
+        except OSError:
+            continue
+    if found:
+        return tuple(found), "host keys: the config's own (their .pub files)"
+    return DEBIAN_HOST_KEYS, "host keys: not readable here, so a stock Debian server's (RSA, ECDSA P-256, Ed25519)"
+
+
+def _offer(lists: AlgorithmLists, types: tuple[str, ...]) -> AlgorithmLists:
+    signatures = {sig for t in types for sig in SIGNATURES.get(t, (t,))}
+    return AlgorithmLists(cipher=lists.cipher, mac=lists.mac, kex=lists.kex,
+                          hostkey=tuple(a for a in lists.hostkey if a in signatures))
+
+
+def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
+    clients = select_clients(args.clients)
+    raw = read_bounded(args.config, MAX_CONFIG_BYTES, "clients check: ", "1 MiB: not a config")
+    text = raw.decode("utf-8", errors="replace")
+    sshd = find_tool("sshd", args.sshd)
+    work = private_dir("sshbench-check-")
+    try:
+        key = os.path.join(work, "host_ed25519")
+        made = run_tool([find_tool("ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-f", key])
+        if made.returncode != 0:
+            raise ServerError(f"ssh-keygen could not make a throwaway host key: {made.stderr.strip()[-200:]}")
+        extra = ["-o", f"HostKey={key}", "-o", "PidFile=none"]
+        stock = dump_server_config(sshd, "/dev/null", extra)
+        if stock.returncode != 0:
+            raise ServerError(f"{sshd} -T of its own defaults failed: {stock.stderr.strip()[-200:]}")
+        if _is_dump(text):
+            dump, how = parse_dump(text), "read as a saved `sshd -T` output"
+        else:
+            done = dump_server_config(sshd, args.config, extra)
+            if done.returncode != 0:
+                said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")
+            dump, how = parse_dump(done.stdout), f"read with {sshd} -T"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    types, keys_said = _key_types(dump, key)
+    today = _offer(lists_from_dump(parse_dump(stock.stdout)), types)
+    after = _offer(lists_from_dump(dump), types)
+    result: ServerLists = check(clients, today, {kind: after.of(kind) for kind in NEGOTIATED if after.of(kind)})
+    for table in rich_table(outcome_table(outcome_rows(result), f"Who can log in with {shown(args.config)}",
+                                          "a stock server (this sshd's defaults)", "with this config")):
+        ctx.out.print(table)
+    shut = result.shut_out()
+    ctx.out.print(f"{shown(args.config)}: {how}; {keys_said}; checked against {len(clients)} clients: "
+                  + ("every one that logs in to a stock server still can" if not shut else
+                     f"SHUTS OUT {len(shut)}: " + ", ".join(o.client.name for o in shut) + " (the table says why)"),
+                  highlight=False, markup=False, soft_wrap=True)
+    return int(ExitCode.LOCKOUT if shut else ExitCode.OK)
+
