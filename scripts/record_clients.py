@@ -63,11 +63,14 @@ DEBIAN11 = {  # pool paths on deb.debian.org (debian-security for the updates)
 }
 # Observed against OpenSSH 9.2p1's sshd offering only AEAD ciphers and a MAC the client lacks (2026-11-23, and
 # 2026-11-25 for the library clients): connected (False) or "no acceptable macs" (paramiko 5.1.0, JSch 2.28.8
-# "mac.c2s", node ssh2 0.8.9 "no matching client->server HMAC": True). PuTTY 0.74 got past key exchange.
-# Windows' and macOS's are OpenSSH. Clients never observed (MINA SSHD, sshj, libssh) are recorded as needing one.
+# "mac.c2s", node ssh2 0.8.9 "no matching client->server HMAC", Apache MINA SSHD 2.14.0 "Unable to negotiate key
+# exchange for mac algorithms", sshj 0.39.0 "settlement of Client2ServerMACAlgorithms": True; libssh 0.12.0
+# logged in: False). PuTTY 0.74 got past key exchange. Windows' and macOS's are OpenSSH. Clients never observed are
+# recorded as needing one.
 MAC_WITH_AEAD = {"openssh": False, "hpn-ssh": False, "dropbear": False, "putty": False, "asyncssh": False,
                  "go-x-crypto": False, "paramiko": True, "windows-openssh": False, "macos-openssh": False,
-                 "russh": False, "node-ssh2-1": False, "node-ssh2-0": True, "jsch": True}
+                 "russh": False, "node-ssh2-1": False, "node-ssh2-0": True, "jsch": True,
+                 "apache-mina-sshd": True, "sshj": True, "libssh-": False}
 CLIENTS = os.path.join(ROOT, "tests", "clients")
 
 

@@ -21,6 +21,7 @@ leaves a `.done` stamp and is not built again.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -100,11 +101,26 @@ BUILDERS: dict[str, tuple[str, Callable[[str, Path], None]]] = {
     **{name: ("node", node) for name in NODE}, "rust": ("rust", rust), "go-x-crypto-2020": ("go", go_2020)}
 
 
+# the sources compiled into a build: a change to them rebuilds it (python and node clients run from tests/clients)
+COMPILED = {"java": "java", "rust": "rust", "go": "goclient"}
+
+
+def stamp(family: str) -> str:
+    """What a build was made from: the hash of its compiled sources, so an edited client is rebuilt."""
+    digest = hashlib.sha256()
+    if family in COMPILED:
+        for path in sorted((SOURCES / COMPILED[family]).rglob("*")):
+            if path.is_file():
+                digest.update(str(path.relative_to(SOURCES)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def prepared(name: str, dest: Path = DEST) -> Path | None:
-    """Where a client was built, or None if it was not (yet)."""
+    """Where a client was built from today's sources, or None if it was not (yet)."""
     family, _ = BUILDERS[name]
     out = dest / family / name
-    return out if (out / ".done").exists() else None
+    done = out / ".done"
+    return out if done.exists() and done.read_text(encoding="utf-8").strip() == stamp(family) else None
 
 
 def main() -> int:
@@ -116,7 +132,7 @@ def main() -> int:
     for name in args.only or BUILDERS:
         family, build = BUILDERS[name]
         out = args.dest / family / name
-        if (out / ".done").exists():
+        if prepared(name, args.dest) is not None:
             continue
         try:
             build(name, out)
@@ -127,7 +143,7 @@ def main() -> int:
             print(f"test-clients: {name}: {exc}", file=sys.stderr)
             failed += 1
             continue
-        (out / ".done").touch()
+        (out / ".done").write_text(stamp(family) + "\n", encoding="utf-8")
         print(f"test-clients: {name} ready in {out}", flush=True)
     return 1 if failed else 0
 

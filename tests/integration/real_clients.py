@@ -55,6 +55,12 @@ _NO_COMMON = {
              "mac": r"Algorithm negotiation fail"},  # JSch names no kind
     "russh": {"kex": r"No common Kex algorithm", "cipher": r"No common Cipher algorithm",
               "mac": r"No common Mac algorithm"},
+    "mina": {"kex": r"Unable to negotiate key exchange for kex", "cipher": r"Unable to negotiate key exchange for "
+             r"encryption", "mac": r"Unable to negotiate key exchange for mac"},
+    "sshj": {"kex": r"settlement of KeyExchangeAlgorithms", "cipher": r"settlement of Client2ServerCipher",
+             "mac": r"settlement of Client2ServerMAC"},
+    "libssh": {"kex": r"kex error : no match for method kex algos", "cipher": r"no match for method encryption",
+               "mac": r"no match for method mac"},
     "node": {"kex": r"no matching key exchange algorithm", "cipher": r"no matching (C->S|client->server) cipher",
              "mac": r"no matching (C->S|client->server) H?MAC"},
 }
@@ -191,19 +197,30 @@ def built(family: str, name: str) -> Path | None:
 
 
 def libraries() -> list[RealClient]:
-    """The library clients scripts/test_clients.py built: JSch 0.1.55 and its fork, paramiko 2.4 and 2.7,
-    node ssh2 0.8 and 1.x, russh (no NIST curves). Each logs in with a key and runs the command."""
+    """The library clients scripts/test_clients.py built: JSch 0.1.55 and its fork, Apache MINA SSHD, sshj,
+    paramiko 2.4 and 2.7, libssh (ansible-pylibssh), Go x/crypto of 2020, node ssh2 0.8 and 1.x, russh (no NIST
+    curves). Each logs in with a key and runs the command."""
     found: list[RealClient] = []
-    for build, name in (("jsch-0.1.55", "jsch-0.1.55"), ("jsch-2.28.8", "jsch-2.28.8")):
+    for build, name, family, main, key in (("jsch-0.1.55", "jsch-0.1.55", "jsch", "JschClient", "ecdsa"),
+                                           ("jsch-2.28.8", "jsch-2.28.8", "jsch", "JschClient", "ecdsa"),
+                                           ("mina-2.14.0", "apache-mina-sshd-2.14.0", "mina", "MinaClient", "ecdsa"),
+                                           ("sshj-0.39.0", "sshj-0.39.0", "sshj", "SshjClient", "openssh")):
         if (where := built("java", build)) is not None:
             cp = f"{where}/*:{where}/classes"
-            java = ["java", "-cp", cp, "JschClient", "127.0.0.1"]
-            found.append(RealClient(name, "jsch", [*java, "{port}"], _login(java, "ecdsa")))
+            java = ["java", "-cp", cp, main, "127.0.0.1"]
+            found.append(RealClient(name, family, [*java, "{port}"], _login(java, key)))
     for version in ("2.4.3", "2.7.2"):
         if (where := built("python", f"paramiko-{version}")) is not None:
             program = [str(where / "bin" / "python"), str(SOURCES / "python" / "paramiko_client.py")]
             found.append(RealClient(f"paramiko-{version}", "paramiko", [*program, "127.0.0.1", "{port}"],
                                     _login([*program, "127.0.0.1"], "openssh")))
+    if (where := built("python", "pylibssh-1.4.0")) is not None:
+        program = [str(where / "bin" / "python"), str(SOURCES / "python" / "pylibssh_client.py"), "127.0.0.1"]
+        found.append(RealClient("libssh-0.12.0", "libssh", [*program, "{port}"], _login(program, "openssh")))
+    if (where := built("go", "go-x-crypto-2020")) is not None:
+        go = [str(where / "goclient"), "127.0.0.1"]
+        found.append(RealClient("go-x-crypto-0.0.0-20200622", "go", [*go, "{port}", "x", "/nonexistent", "true"],
+                                _login(go, "openssh")))
     node = ["node", str(SOURCES / "node" / "client.js")]
     for version, pem in (("0.8.9", True), ("1.17.0", False)):
         if (where := built("node", f"ssh2-{version}")) is not None:

@@ -5,7 +5,9 @@ recorded offer, whether it can log in with a drop-in and with what. Here
 that prediction meets reality: a real embedded sshd Includes the drop-in
 (as Debian's sshd_config includes sshd_config.d/*.conf), and OpenSSH (also
 limited to OpenSSH 8.4p1's lists), Dropbear's dbclient, PuTTY's plink,
-paramiko, AsyncSSH, Go's x/crypto/ssh and curl's libssh2 each log in and run
+paramiko (5.1, 2.7, 2.4), AsyncSSH, Go's x/crypto/ssh (today's and 2020's),
+curl's libssh2, JSch (0.1.55 and the fork), Apache MINA SSHD, sshj, libssh
+(ansible-pylibssh), node ssh2 (0.8 and 1.x) and russh each log in and run
 a command. A client predicted to connect must; one predicted shut out must
 fail, in its own words, on the kind the check named.
 """
