@@ -67,12 +67,14 @@ def test_text_compresses_and_random_does_not(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["text", "mixed"])
 def test_a_pattern_has_no_repeat_a_compressor_window_could_find(kind: str, tmp_path: Path) -> None:
     """zstd's window at the levels used is 2-8 MiB: a pattern that repeated within it would compress to nothing
-    (the old 1 MiB text block, repeated, gave zstd 36:1). The whole pattern compresses like its first 4 MiB."""
+    (the old 1 MiB text block, repeated, gave zstd 36:1). The whole pattern compresses no better than its most
+    compressible quarter (the mixed tree's quarters differ: its kinds of file are shuffled)."""
     data = Path(make_payload(kind, str(tmp_path), seed=2).path or "").read_bytes()
     assert len(data) == PATTERN_BYTES
     whole = len(data) / len(zlib.compress(data, 6))
-    part = len(data[:4 * CHUNK]) / len(zlib.compress(data[:4 * CHUNK], 6))
-    assert whole < part * 1.1
+    quarter = PATTERN_BYTES // 4
+    parts = [quarter / len(zlib.compress(data[i:i + quarter], 6)) for i in range(0, PATTERN_BYTES, quarter)]
+    assert whole < max(parts) * 1.1
     for start in range(0, PATTERN_BYTES - 2 * CHUNK, 4 * CHUNK):  # no 64 KiB block occurs twice
         assert data.count(data[start:start + 65536]) == 1
 
@@ -94,7 +96,7 @@ def test_the_mixed_corpus_is_a_real_tar_of_kinds_of_file_and_the_same_every_time
             names.append(member.name)
     kinds = {name.split("/")[1] for name in names}
     assert {"docs", "src", "data", "logs", "media"} <= kinds
-    assert any(name.endswith("measure/corpus.py") for name in names), "sshbench's own sources are in it"
+    assert not any(name.endswith("measure/corpus.py") for name in names), "no sshbench source: it changes by release"
     ratio = len(first) / len(zlib.compress(first, 6))
     assert 1.6 < ratio < 2.6, f"a project-like tree compresses about 2:1 with zlib, not {ratio:.2f}"
 
