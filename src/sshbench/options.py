@@ -71,6 +71,9 @@ class RunOptions:
     # with its length (log SD 0.29 at 128 MiB, 0.25 at 1.5 GiB), and with the start-up kept out of the rate
     # (the steady state) more, shorter samples settle more pairs in the same time (docs/methodology.md)
     sample_seconds: float = 0.3
+    # Decision mode measures the noise after CALIBRATE_PASSES passes (analysis/noise.py) and may lengthen the
+    # samples from there; --sample-seconds or --size fix the length instead
+    adapt_length: bool = True
     warmup_bytes: int = 64 * MiB  # warm-up transfer size; its rate sizes the case (--sample-seconds)
     # Decision mode (the default): every case gets min_runs samples, then only the cases not yet settled
     # against a ranking neighbour (different, or equivalent within +-tie_margin) get more, up to max_runs

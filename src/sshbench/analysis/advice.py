@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sshbench.analysis.references import pipe_ciphers
+from sshbench.analysis.references import pipe_ciphers, reliable
 from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.implementations import Implementation, by_banner, implementation
 from sshbench.methods import method as transfer_method
@@ -134,7 +134,7 @@ def _controls(report: Report) -> list[Advice]:
         if stat is None or case.link:
             continue
         if case.kind is CaseKind.CONTROL:
-            tcp = stat.median
+            tcp = stat.median if reliable(stat) else None  # an unreliable one is said so, not compared
         elif case.kind is not CaseKind.CEILING and case.is_pipe:
             fastest = max(fastest, stat.median)
     if tcp is not None and fastest and tcp < CONTROL_HEADROOM * fastest:

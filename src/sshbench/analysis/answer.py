@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 
 from sshbench.analysis.decide import costs
+from sshbench.analysis.forecast import Forecast
+from sshbench.analysis.pairs import PairData
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
@@ -45,6 +47,7 @@ class Comparison:
     high: float | None
     relation: Relation
     pairs: int = 0  # back-to-back pairs behind the verdict (0: all samples, unpaired)
+    forecast: Forecast | None = None  # not yet separable: what settling it would take at this noise
 
     @property
     def plus_minus(self) -> float | None:
@@ -100,6 +103,7 @@ def answers(report: Report) -> list[Answer]:
     links = [link.label for link in report.environment.links] or [""]
     builds = builds_of(report) or [""]
     views = report.joined()
+    data = PairData(report)
     for link, build, direction in ((link, build, d) for link in links for build in builds
                                    for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
         rows = ranked_ciphers(report, direction, link, build)
@@ -113,19 +117,41 @@ def answers(report: Report) -> list[Answer]:
         default = client_default(report, list(names.values()))
         if len(safe) > 1:
             role = "the runner-up" + (" and this client's default" if names[safe[1].case_id] == default else "")
-            comparisons.append(compare(report, rows, best, safe[1], names, role))
+            comparisons.append(compare(report, rows, best, safe[1], names, role, data))
             if comparisons[0].relation is not Relation.DIFFERENT:  # first by its median only: say so up front
                 note = ("as fast as the runner-up" if comparisons[0].relation is Relation.EQUIVALENT else
-                        "first by its median; not yet separable from the runner-up")
+                        "listed first by its median, but its order against the runner-up is not proven"
+                        if comparisons[0].ratio < 1 else "first by its median; not yet separable from the runner-up")
         else:
             note = "the only safe cipher measured"
         if default == names[best.case_id]:
             note = (note + "; " if note else "") + "it is this client's default already"
         elif default is not None and (len(safe) < 2 or default != names[safe[1].case_id]):
             other = next(s for s in rows if names[s.case_id] == default)
-            comparisons.append(compare(report, rows, best, other, names, "this client's default"))
+            comparisons.append(compare(report, rows, best, other, names, "this client's default", data))
         out.append(Answer(direction, link, build, names[best.case_id], rate, best.samples_ok, tuple(comparisons),
                           note, cheapest(report, rows, names)))
+    return out
+
+
+def answer_pairs(report: Report) -> set[tuple[str, str]]:
+    """The neighbour pairs (faster, slower) the answer's comparisons rest on: in each cipher table, from the
+    fastest safe cipher down to the runner-up and this client's default, whichever ranks lower. The schedule
+    spends on them first (plan/funding.py)."""
+    out: set[tuple[str, str]] = set()
+    links = [link.label for link in report.environment.links] or [""]
+    builds = builds_of(report) or [""]
+    views = report.joined()
+    for link, build, direction in ((link, build, d) for link in links for build in builds
+                                   for d in (Direction.UPLOAD, Direction.DOWNLOAD)):
+        rows = ranked_ciphers(report, direction, link, build)
+        names = [views[s.case_id].case.subject for s in rows]
+        safe = [i for i, s in enumerate(rows) if safe_cipher(report, names[i])]
+        if len(safe) < 2:
+            continue
+        default = client_default(report, names)
+        last = max(safe[1], names.index(default) if default in names else 0)
+        out |= {(rows[i].case_id, rows[i + 1].case_id) for i in range(safe[0], last)}
     return out
 
 
@@ -149,8 +175,22 @@ def cheapest(report: Report, rows: list[Summary], names: dict[str, str]) -> Chea
 
 
 def compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
-            role: str) -> Comparison:
-    """`best` against `other`: the ranking's own verdict where they are neighbours, else one 95% comparison."""
+            role: str, data: PairData | None = None) -> Comparison:
+    """`best` against `other`: the ranking's own verdict where they are neighbours, else one 95% comparison;
+    with the forecast of what would settle it where it is open (given the report's PairData)."""
+    found = _compare(report, rows, best, other, names, role)
+    if found.relation is not Relation.UNSETTLED or data is None:
+        return found
+    neighbours = rows.index(other) == rows.index(best) + 1
+    competing = sum(1 for s in rows if s.relation is Relation.UNSETTLED) if neighbours else 1
+    ahead = data.forecast(best.case_id, other.case_id, True, competing,
+                          None if neighbours else (1 - LEVEL, (1 - LEVEL) / 2))
+    return Comparison(found.other, found.role, found.ratio, found.low, found.high, found.relation, found.pairs,
+                      ahead)
+
+
+def _compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
+             role: str) -> Comparison:
     if rows.index(other) == rows.index(best) + 1 and other.ratio_to_previous is not None and \
             other.relation is not None:
         return Comparison(names[other.case_id], role, other.ratio_to_previous, other.ratio_low, other.ratio_high,

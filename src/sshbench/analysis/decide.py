@@ -19,10 +19,13 @@ Tests run on the logarithm of each sample's cost (time per byte for
 throughput, seconds for a handshake), so a shift is a ratio. A table holds
 many pairs, and a run looks at its verdicts several times (the decision
 schedule stops sampling a pair once it is settled), so each verdict is
-corrected twice: Holm's step-down over the table's pairs, at alpha divided
-by the number of planned looks (Bonferroni over looks). The chance that a
-table holds any wrong "different" (or any wrong "equivalent") is then at
-most alpha over the whole run, however many rounds it took.
+corrected twice: Holm's step-down over the table's pairs, and at each look a
+group-sequential boundary (analysis/sequential.py: alpha spent over the
+table's planned looks as the information grows, the looks' shared data
+accounted for). The chance that a table holds any wrong "different" (or any
+wrong "equivalent") is then at most alpha over the whole run, however many
+rounds it took. Files from before 0.4 were decided with Bonferroni over
+looks (alpha / looks at every look), and are re-read that way.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from sshbench.analysis.paired import paired_interval, paired_tests
-from sshbench.analysis.robust import holm, holm_thresholds, mann_whitney_greater, mann_whitney_p, shift_interval
+from sshbench.analysis.robust import mann_whitney_greater, mann_whitney_p, shift_interval
+from sshbench.analysis.sequential import threshold
 from sshbench.kinds import Relation
 from sshbench.options import RunOptions
 
@@ -55,26 +59,66 @@ Paired = Mapping[tuple[str, str], Sequence[float]]  # (case, case) -> log(value_
 class DecisionRule:
     margin: float = DEFAULT_MARGIN  # equivalent: the ratio's interval lies within 1 +- margin
     alpha: float = ALPHA  # family-wise error per table and kind of verdict, over all looks
-    looks: int = 1  # planned looks at the verdicts (Bonferroni over looks)
+    looks: int = 1  # planned looks at the verdicts (Bonferroni over looks, where `points` is empty)
     max_runs: int | None = None  # samples a case can still reach: pairs that cannot settle by then are futile
     setup: DecisionRule | None = None  # the handshake tables' own rule, where it differs (more looks, a higher cap)
     paired: bool = True  # pairs visited back to back are decided on their ratios (files before 0.3: never)
+    # The planned looks as sample counts (pairs' back-to-back visits, or each case's samples): group-sequential
+    # boundaries over them (analysis/sequential.py). Empty: Bonferroni over `looks` (files before 0.4).
+    points: tuple[int, ...] = ()
 
     def for_table(self, bigger_better: bool) -> DecisionRule:
         """The rule of a throughput table (bigger is better), or of a handshake table."""
         return self if bigger_better or self.setup is None else self.setup
 
+    def level(self, share: float, n: int, two_sided: bool = True) -> float:
+        """The p-value below which a test of `n` samples (or pairs) rejects, at `share` of alpha (Holm's step)."""
+        if self.points:
+            return threshold(share, self.points, n, two_sided)
+        return share / self.looks
+
     @property
     def per_look(self) -> float:
-        return self.alpha / self.looks
+        """The most lenient threshold a lone test can face: at the last planned look, the whole alpha."""
+        return self.level(self.alpha, self.points[-1] if self.points else 0)
 
     def describe(self) -> str:
         """The rule in the words a caption uses."""
         looks = "" if self.looks == 1 else f", and Bonferroni over the table's {self.looks} looks"
+        if self.points:
+            looks = (f", at group-sequential boundaries over its looks at {_counts(self.points)} samples (an "
+                     f"equal share of alpha per look)")
         paired = f", or Wilcoxon signed-rank on back-to-back pairs where there are {MIN_PAIRED}" if self.paired else ""
         return (f"different: Mann-Whitney U{paired}, p < {self.alpha:g} after Holm's correction over the table's "
                 f"pairs{looks}; equivalent: the same correction on two one-sided tests of a "
                 f"±{self.margin * 100:g}% ratio")
+
+
+def _counts(points: Sequence[int]) -> str:
+    return ", ".join(str(p) for p in points[:-1]) + f" and {points[-1]}" if len(points) > 1 else str(points[0])
+
+
+def step_down(p_values: Sequence[float], samples: Sequence[int], rule: DecisionRule, two_sided: bool) \
+        -> list[float | None]:
+    """Holm's step-down with each test at its own look: the threshold each rejected hypothesis passed (None:
+    not rejected).
+
+    With m hypotheses left, each faces the boundary for alpha / m at the look
+    its sample count has reached; rejecting one raises the others' share
+    (Maurer and Bretz's sequentially rejective group-sequential tests, 2013,
+    of which Holm is the simplest graph). Without looks it is plain Holm.
+    """
+    left = set(range(len(p_values)))
+    passed: list[float | None] = [None] * len(p_values)
+    while left:
+        share = rule.alpha / len(left)
+        found = [(p_values[i], i) for i in left if p_values[i] <= rule.level(share, samples[i], two_sided)]
+        if not found:
+            break
+        _, index = min(found)
+        passed[index] = rule.level(share, samples[index], two_sided)
+        left.discard(index)
+    return passed
 
 
 def look_points(min_runs: int, max_runs: int) -> tuple[int, ...]:
@@ -131,23 +175,23 @@ def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigg
     use = {pair: len(ratios[pair]) >= MIN_PAIRED for pair in pairs}
     tests = [paired_tests(ratios[(f, s)], rule.margin) if use[(f, s)] else
              pair_tests(logs[s], logs[f], rule.margin) for f, s in pairs]
-    different = holm([p for p, _ in tests], rule.per_look)
-    equivalent = holm([p for _, p in tests], rule.per_look)
+    counts = [len(ratios[(f, s)]) if use[(f, s)] else min(len(logs[f]), len(logs[s])) for f, s in pairs]
     # Each pair's interval at the level of the test that settled it, so the two never disagree on screen: a
-    # difference at its Holm step (two-sided), an equivalence at its step as two one-sided tests; an unsettled
-    # pair at the widest step, where it includes 1 and reaches past the margin.
-    step_diff = holm_thresholds([p for p, _ in tests], rule.per_look)
-    step_eq = holm_thresholds([p for _, p in tests], rule.per_look)
+    # difference at its step's threshold (two-sided), an equivalence at its step as two one-sided tests; an
+    # unsettled pair at the strictest step, where it includes 1 and reaches past the margin.
+    different = step_down([p for p, _ in tests], counts, rule, two_sided=True)
+    equivalent = step_down([p for _, p in tests], counts, rule, two_sided=False)
     out = []
-    for index, ((faster, slower), (p_diff, p_eq), is_diff, is_eq) in enumerate(
-            zip(pairs, tests, different, equivalent, strict=True)):
+    for (faster, slower), (p_diff, p_eq), at_diff, at_eq, n in zip(
+            pairs, tests, different, equivalent, counts, strict=True):
         d = ratios[(faster, slower)]
-        level = 1 - step_diff[index] if is_diff else 1 - 2 * step_eq[index] if is_eq else \
-            1 - rule.per_look / len(pairs)
+        level = 1 - at_diff if at_diff is not None else 1 - 2 * at_eq if at_eq is not None else \
+            1 - rule.level(rule.alpha / len(pairs), n)
         found = paired_interval(d, level) if use[(faster, slower)] else \
             shift_interval(logs[slower], logs[faster], level)
         estimate, low, high = found or (math.nan, None, None)
-        relation = Relation.DIFFERENT if is_diff else Relation.EQUIVALENT if is_eq else Relation.UNSETTLED
+        relation = Relation.DIFFERENT if at_diff is not None else Relation.EQUIVALENT if at_eq is not None else \
+            Relation.UNSETTLED
         futile = relation is Relation.UNSETTLED and (
             _futile_paired(d, rule) if len(d) >= FUTILITY_PAIRED else
             _futile(estimate, logs[slower], logs[faster], rule))
@@ -184,10 +228,18 @@ def _futile(estimate: float, slower: Sequence[float], faster: Sequence[float], r
     se_max = math.sqrt((_spread(slower) ** 2 + _spread(faster) ** 2) / rule.max_runs)
     if se_max == 0:
         return False
+    return _power(estimate, se_max, rule) < FUTILITY
+
+
+def _power(estimate: float, se_max: float, rule: DecisionRule) -> float:
+    """The chance, with `estimate` as the truth, that a test of standard error se_max settles the pair at the
+    last look (at Holm's most lenient step): a difference, or an equivalence within the margin."""
     normal = NormalDist()
-    differ = normal.cdf(abs(estimate) / se_max - normal.inv_cdf(1 - rule.per_look / 2))
-    match = normal.cdf((math.log(1 + rule.margin) - abs(estimate)) / se_max - normal.inv_cdf(1 - rule.per_look))
-    return max(differ, match) < FUTILITY
+    last = rule.max_runs or 0
+    differ = normal.cdf(abs(estimate) / se_max - normal.inv_cdf(1 - rule.level(rule.alpha, last) / 2))
+    match = normal.cdf((math.log(1 + rule.margin) - abs(estimate)) / se_max
+                       - normal.inv_cdf(1 - rule.level(rule.alpha, last, two_sided=False)))
+    return max(differ, match)
 
 
 def _futile_paired(d: Sequence[float], rule: DecisionRule) -> bool:
@@ -198,10 +250,7 @@ def _futile_paired(d: Sequence[float], rule: DecisionRule) -> bool:
     se_max = _spread(d) / math.sqrt(rule.max_runs)
     if se_max == 0:
         return False
-    normal = NormalDist()
-    differ = normal.cdf(abs(estimate) / se_max - normal.inv_cdf(1 - rule.per_look / 2))
-    match = normal.cdf((math.log(1 + rule.margin) - abs(estimate)) / se_max - normal.inv_cdf(1 - rule.per_look))
-    return max(differ, match) < FUTILITY
+    return _power(estimate, se_max, rule) < FUTILITY
 
 
 def unsettled_cases(found: Sequence[PairVerdict]) -> set[str]:
@@ -225,18 +274,33 @@ def rule_for(options: RunOptions) -> DecisionRule:
         return DecisionRule(margin=options.tie_margin)
 
     def capped(cap: int) -> DecisionRule:
-        looks = 1 + len(look_points(MIN_PAIRED, max(MIN_PAIRED, cap)))
-        return DecisionRule(margin=options.tie_margin, looks=looks, max_runs=cap)
+        points = planned_looks(options.min_runs, cap)
+        return DecisionRule(margin=options.tie_margin, looks=len(points), max_runs=cap, points=points)
 
     return dataclasses.replace(capped(options.max_runs), setup=capped(options.max_runs * SETUP_RUNS_FACTOR))
+
+
+def planned_looks(min_runs: int, cap: int) -> tuple[int, ...]:
+    """The sample counts a table looks at: when every case has its minimum, then at MIN_PAIRED back-to-back
+    pairs and x1.5 up to its cap (plan/decision.py visits pairs to exactly these)."""
+    return tuple(sorted({min(min_runs, cap), *look_points(MIN_PAIRED, max(MIN_PAIRED, cap))}))
 
 
 LEGACY_LOOKS = 5  # what decision mode planned before each table had its own looks (files without `looks`)
 
 
-def recorded_rule(options: RunOptions, looks: Mapping[str, int]) -> DecisionRule:
-    """The rule a saved run's verdicts were made with, from the looks it recorded (Report.looks); files from
-    before it did (sshbench < 0.3) had one rule for every table, unpaired."""
+def recorded_rule(options: RunOptions, looks: Mapping[str, int],
+                  points: Mapping[str, Sequence[int]] | None = None, paired: bool = True) -> DecisionRule:
+    """The rule a saved run's verdicts were made with, from the looks it recorded (Report.looks, and since 0.4
+    Report.look_points: group-sequential boundaries, and `paired`: whether the design it chose decided the
+    throughput tables on back-to-back pairs); files from before 0.3 had one rule for every table, unpaired, and
+    files from before 0.4 Bonferroni over looks."""
+    if points:
+        throughput, handshake = tuple(points.get("throughput", ())), tuple(points.get("handshake", ()))
+        return DecisionRule(margin=options.tie_margin, looks=len(throughput) or 1, points=throughput,
+                            max_runs=throughput[-1] if throughput else None, paired=paired,
+                            setup=DecisionRule(margin=options.tie_margin, looks=len(handshake) or 1, points=handshake,
+                                               max_runs=handshake[-1] if handshake else None))
     if looks:
         return DecisionRule(margin=options.tie_margin, looks=looks.get("throughput", 1),
                             setup=DecisionRule(margin=options.tie_margin, looks=looks.get("handshake", 1)))

@@ -8,29 +8,45 @@ ceiling) and read the same per-cipher pipe summaries.
 from __future__ import annotations
 
 from sshbench.kinds import CaseKind
-from sshbench.results.model import Report, Stat, Summary
+from sshbench.results.model import Case, Report, Stat, Summary
+
+# A reference is worth comparing SSH with only when it is known this well: its median's 95% interval within
+# +-RELIABLE (or, with too few samples for one, every sample within +-STEADY of the median). The raw TCP control
+# on a noisy 2-vCPU EPYC VM read 1,325 +-1,456 MB/s (+-110%, n=6): a figure that says nothing.
+RELIABLE = 0.25
+STEADY = 0.05
 
 
-def raw_tcp(report: Report) -> dict[str, Stat]:
-    """The raw TCP control's throughput per link ("" for loopback)."""
-    out = {}
+def reliable(stat: Stat) -> bool:
+    """Whether a reference's figure may be compared with (module comment)."""
+    width = stat.relative_half_width
+    if width is not None:
+        return width <= RELIABLE
+    return stat.median > 0 and max(stat.median - stat.min, stat.max - stat.median) <= STEADY * stat.median
+
+
+def references(report: Report) -> list[tuple[Case, Stat]]:
+    """Every reference measured (the raw TCP control per link, each crypto ceiling), reliable or not."""
     views = report.joined()
-    for summary in report.summaries:
-        case = views[summary.case_id].case
-        if case.kind is CaseKind.CONTROL and summary.throughput_bytes_per_second:
-            out[case.link] = summary.throughput_bytes_per_second
-    return out
+    return [(views[s.case_id].case, s.throughput_bytes_per_second) for s in report.summaries
+            if views[s.case_id].case.kind in (CaseKind.CONTROL, CaseKind.CEILING) and s.throughput_bytes_per_second]
+
+
+def raw_tcp(report: Report, reliable_only: bool = True) -> dict[str, Stat]:
+    """The raw TCP control's throughput per link ("" for loopback): only where it is reliable, unless asked."""
+    return {case.link: stat for case, stat in references(report)
+            if case.kind is CaseKind.CONTROL and (reliable(stat) or not reliable_only)}
 
 
 def ceilings(report: Report) -> dict[str, Stat]:
-    """Each cipher's crypto ceiling (openssl speed) measured in the run."""
-    out = {}
-    views = report.joined()
-    for summary in report.summaries:
-        case = views[summary.case_id].case
-        if case.kind is CaseKind.CEILING and case.cipher and summary.throughput_bytes_per_second:
-            out[case.cipher] = summary.throughput_bytes_per_second
-    return out
+    """Each cipher's crypto ceiling (openssl speed) measured in the run, where it is reliable."""
+    return {case.cipher: stat for case, stat in references(report)
+            if case.kind is CaseKind.CEILING and case.cipher and reliable(stat)}
+
+
+def unreliable(report: Report) -> list[tuple[Case, Stat]]:
+    """The references too noisy to compare with: shown as such, never used for a ratio or a verdict."""
+    return [(case, stat) for case, stat in references(report) if not reliable(stat)]
 
 
 def pipe_ciphers(report: Report, direction: str) -> dict[str, Summary]:

@@ -358,6 +358,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
         size_bytes=parse_size(args.size) if args.size else None,
         sample_seconds=D.sample_seconds if args.sample_seconds is None else args.sample_seconds,
+        adapt_length=args.sample_seconds is None and not args.size,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
         setup_runs=D.setup_runs if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),

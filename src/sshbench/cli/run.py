@@ -17,10 +17,13 @@ from collections.abc import Callable, Iterator
 from rich.text import Text
 
 from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.analysis.decide import rule_for
+from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.cli import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
 from sshbench.errors import ExitCode, UsageError
+from sshbench.options import RunOptions
 from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
@@ -99,7 +102,35 @@ def plan_lines(prepared: Prepared) -> list[str]:
                    "measuring); the time budget is "
                    + ("none" if budget is None else f"{duration(budget / len(prepared.hosts))}"
                       + (" (this host's share)" if len(prepared.hosts) > 1 else "")))
+        out += [f"plan: {name}: {line}" for line in forecast_lines(host.options, tables, minimum[0],
+                                                                     None if budget is None else
+                                                                     budget / len(prepared.hosts))]
     return out
+
+
+def forecast_lines(options: RunOptions, tables: Counter[str], minimum: float, budget: float | None) -> list[str]:
+    """What the run can settle in its budget, forecast for a quiet and a noisy machine (the run itself measures its
+    noise and forecasts each open pair of its answer)."""
+    if options.mode != "decision" or not tables:
+        return []
+    per_pass = minimum / max(1, options.min_runs)
+    samples = options.max_runs if budget is None or not per_pass else \
+        max(options.min_runs, min(options.max_runs, int(budget / per_pass)))
+    rule = rule_for(options)
+    share = rule.alpha / max(1, max(tables.values()) - 1)
+    levels = rule.level(share, samples), rule.level(share, samples, two_sided=False)
+    words = []
+    for label, noise in (("a quiet machine", QUIET_NOISE), ("a noisy one", NOISY_NOISE)):
+        found = resolution(samples, noise, options.tie_margin, *levels)
+        equal = (f"equivalent within ±{options.tie_margin * 100:g}% where closer than "
+                 f"{found.equivalent_below * 100:.1f}%" if found.equivalent_below is not None else
+                 f"no equivalence within ±{options.tie_margin * 100:g}% (that would need "
+                 f"±{found.margin_needed * 100:.0f}%)")
+        words.append(f"on {label} ({noise * 100:g}% per sample) it tells apart differences of "
+                     f"{found.different_from * 100:.0f}% or more, and shows {equal}")
+    return [f"forecast: with about {samples} samples of each throughput case in this budget, " + "; ".join(words),
+            "forecast: the run measures its own noise after the minimum and says, for every comparison its answer "
+            "leaves open, how much longer would settle it"]
 
 
 def _server_names(given: str, destinations: list[str]) -> list[str]:

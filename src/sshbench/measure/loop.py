@@ -17,6 +17,7 @@ its time use.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from sshbench.analysis.decide import DecisionRule, rule_for
+from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import summarize
 from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
 from sshbench.options import RunOptions
@@ -45,6 +47,7 @@ DOOMED_AFTER = 5  # failed samples in a row, all with the same error ...
 DOOMED_CASES = 3  # ... over at least this many cases
 SAVE_EVERY = 1.0  # seconds between saves of the results file during a run (a SIGKILL loses at most this much)
 SAVE_COST_SHARE = 0.05  # ... and saving takes at most this share of the run's time
+MINIMUM_SHARE = 0.5  # a longer sample is chosen only while min_runs more of every case fit in this share of the rest
 
 
 class Sampler(Protocol):
@@ -67,8 +70,11 @@ def auto_size(warmup: Sample, target_seconds: float, streams: int = 1) -> int | 
     """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB); with several
     streams, enough that each stream's share has a steady state of its own."""
     rate = warmup.throughput_bytes_per_second
-    if rate is None:
-        return None
+    return None if rate is None else sized(rate, target_seconds, streams)
+
+
+def sized(rate: float, target_seconds: float, streams: int = 1) -> int:
+    """Bytes that last about `target_seconds` at `rate` (whole MiB, within the automatic sizes' bounds)."""
     size = int(rate * target_seconds) // MiB * MiB
     return max(MIN_AUTO_SIZE, streams * MIN_STREAM_SIZE, min(MAX_AUTO_SIZE, size))
 
@@ -122,6 +128,7 @@ class _Run:
     failures: list[Sample] = field(default_factory=list)  # the failed samples since the last good one
     rule: DecisionRule = field(default_factory=DecisionRule)
     save: Callable[[Report], None] = lambda _report: None
+    adapt: bool = True  # choose the design from the noise, and spend the time left where it settles most
     _saved_at: float | None = None
     _save_cost: float = 0.0
 
@@ -142,6 +149,10 @@ class _Run:
         self._save_cost = time.perf_counter() - started
         self._saved_at = now
 
+    def spendable(self) -> float | None:
+        """The seconds left that decision mode hands out among open pairs (plan/funding.py); None otherwise."""
+        return self.left() if self.options.mode == "decision" and self.adapt else None
+
     def left(self) -> float | None:
         budget = self.options.time_budget_seconds
         return None if budget is None else budget - (self.hooks.clock() - self.started)
@@ -161,13 +172,14 @@ class _Run:
 
 def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptions,
              save: Callable[[Report], None], reporter: Reporter | None = None, hooks: Hooks | None = None,
-             rule: DecisionRule | None = None) -> Report:
+             rule: DecisionRule | None = None, adapt: bool = True) -> Report:
     """Visit rounds until the schedule is done, the budget or byte cap would be overrun, or a stop rule fires.
 
     On Ctrl-C the report is marked interrupted, saved and the interrupt re-raised; a stop rule or any other
     failure marks it failed with the reason. Cases that move data and have no size yet get --size, or the
     warm-up size (and then the size the warm-up's rate calls for). `rule` decides between neighbours (default:
-    the options' own, rule_for; bench/decision_calibration.py compares others).
+    the options' own, rule_for; bench/decision_calibration.py compares others). `adapt=False` keeps the design
+    the options give whatever the noise (the simulations that compare designs).
     """
     reporter = reporter or NullReporter()
     hooks = hooks or Hooks()
@@ -176,17 +188,20 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
             record.size_bytes = options.size_bytes or max(options.warmup_bytes, record.case.streams * MIN_STREAM_SIZE)
             record.size_source = "fixed" if options.size_bytes else "warmup"
     run = _Run(report, plan, options, hooks, {r.case.id: r for r in report.cases}, started=hooks.clock(),
-               rule=rule or rule_for(options), save=save)
+               rule=rule or rule_for(options), save=save, adapt=adapt)
     report.looks = {"throughput": run.rule.looks, "handshake": run.rule.for_table(False).looks}
+    report.look_points = {"throughput": list(run.rule.points), "handshake": list(run.rule.for_table(False).points)}
     reporter.started(report, sum(plan.required(round_state(report)).values()))
     try:
-        while rnd := _live(plan.next_round(round_state(report)), run.records):
+        while rnd := _live(plan.next_round(round_state(report, run.spendable())), run.records):
             if rnd[0].round == 1 and options.time_budget_seconds is not None and options.mode != "fixed":
                 _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
             for position, visit in enumerate(rnd):
                 if run.records[visit.case.id].status is not CaseStatus.SKIPPED:
                     _visit(run, visit, rnd[position:], sampler, reporter)
             run.summarize()  # the next round is planned from the verdicts so far
+            if run.adapt:
+                _calibrate(run)
         report.status = "complete"
     except _BudgetSpent:
         report.status = "complete"
@@ -233,6 +248,50 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.done += 1
     # the same counts, less this visit's expected time: it is done (no second pass over the report)
     reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost)))
+
+
+def _calibrate(run: _Run) -> None:
+    """Once every pipe throughput case has its minimum (decision mode): measure the machine's noise and choose the
+    sample length and pairing for the rest of the run (analysis/noise.py). Not sooner: two samples a case gave
+    estimates too rough to act on (the length flipped between 0.3 and 3 s from one seed to the next in
+    simulation), and every case's minimum is measured at the one length anyway."""
+    report, options = run.report, run.options
+    if report.design is not None or options.mode != "decision":
+        return
+    ids = {r.case.id for r in report.cases if r.case.kind in (CaseKind.CIPHER, CaseKind.MAC) and r.case.is_pipe
+           and r.status is not CaseStatus.SKIPPED}
+    done: dict[str, int] = {}
+    for sample in report.samples:
+        if sample.ok and not sample.warmup and sample.case_id in ids:
+            done[sample.case_id] = done.get(sample.case_id, 0) + 1
+    if not ids or min(done.get(i, 0) for i in ids) < options.min_runs:
+        return
+    noise = measure(report.samples, ids)
+    adapt = options.adapt_length and options.size_bytes is None
+    design = choose(noise, options.sample_seconds, _longest(run, noise.fixed_seconds) if adapt else None)
+    report.design = design
+    if not design.paired:
+        run.rule = dataclasses.replace(run.rule, paired=False)
+    if design.sample_seconds != options.sample_seconds:
+        run.options = dataclasses.replace(options, sample_seconds=design.sample_seconds)
+        for record in run.records.values():
+            rate = run.estimates.rates.get(record.case.id)
+            if record.size_source == "auto" and rate:
+                before = record.size_bytes
+                record.size_bytes = sized(rate, target_seconds(record.case, run.options), record.case.streams)
+                if record.case.id in run.estimates.seconds:
+                    run.estimates.seconds[record.case.id] += (record.size_bytes - before) / rate
+
+
+def _longest(run: _Run, fixed: float | None) -> float:
+    """The longest data phase (at most MAX_SAMPLE_SECONDS) with which every throughput case could still get
+    min_runs more samples in MINIMUM_SHARE of the time left: room for the looks after the minimum."""
+    left = run.left()
+    cases = sum(1 for r in run.records.values() if r.size_source == "auto" and r.status is not CaseStatus.SKIPPED)
+    if left is None or not cases:
+        return MAX_SAMPLE_SECONDS
+    visits = cases * run.options.min_runs
+    return min(MAX_SAMPLE_SECONDS, max(0.0, (MINIMUM_SHARE * left - visits * (fixed or 0.25)) / visits))
 
 
 def _summaries(report: Report, options: RunOptions, rule: DecisionRule) -> list[Summary]:

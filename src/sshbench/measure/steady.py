@@ -102,8 +102,8 @@ class SteadyWindow:
         return moved
 
     def fill(self, sample: Sample) -> None:
-        """The aggregate steady state into `sample` (nothing where the window never opened), and each stream's own
-        rate where there are several."""
+        """The aggregate steady state into `sample` (nothing where the window never opened), the bytes of its first
+        half (in time), and each stream's own rate where there are several."""
         if len(self.streams) > 1:
             sample.stream_bytes_per_second = [rate for s in self.streams if (rate := s.rate) is not None]
         start, end = self.open_time, self.close_time
@@ -114,5 +114,7 @@ class SteadyWindow:
         if moved <= 0:
             return
         sample.steady_bytes, sample.steady_seconds = moved, end - start
+        middle = (start + end) / 2
+        sample.steady_half_bytes = sum(s.at(middle) - s.at(start) for s in self.streams)
         spent = [None if a is None or b is None else max(0.0, a - b) for a, b in zip(after, before, strict=True)]
         sample.client_cpu_steady_seconds, sample.server_cpu_steady_seconds, sample.link_cpu_steady_seconds = spent

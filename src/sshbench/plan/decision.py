@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from sshbench.analysis.decide import SETUP_RUNS_FACTOR
 from sshbench.plan.rounds import (
     REFERENCE_RUNS,
+    UNRELIABLE_RUNS,
     RoundState,
     chains_of,
     is_reference,
@@ -116,7 +117,8 @@ class DecisionSchedule:
         due = []
         for case in self.references:
             n = state.visits.get(case.id, 0)
-            if case.id not in state.out and (n < REFERENCE_RUNS or (n < self.min_runs and case.id not in state.steady)):
+            if case.id not in state.out and (n < REFERENCE_RUNS or (n < self.min_runs and case.id not in state.steady)
+                                             or (n < UNRELIABLE_RUNS and case.id in state.unreliable)):
                 due.append(case)
         return due
 
@@ -192,8 +194,15 @@ class _Table:
             due = {p for p in live if progress(p) < self.points[self.look]}
             if due:
                 return due
+            fresh = self._unsettled(state)
+            if not fresh and any(p[0] in self.members for p in state.waiting):
+                self.active = set()  # its open pairs wait for time another table's may free: not finished
+                return set()
+            if not fresh:
+                self.look = len(self.points)  # nothing open, nothing waiting: the table is done
+                return set()
             self.look += 1  # a look: every active pair has reached the look point
-            self.active = self._unsettled(state)
+            self.active = fresh
         return set()
 
     def pending(self, state: RoundState) -> dict[str, int]:

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from sshbench.analysis.decide import look_points
+from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats import headline_value
 from sshbench.kinds import Relation
+from sshbench.plan.funding import funded
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
 
@@ -37,6 +39,10 @@ class RoundState:
     paired: Mapping[frozenset[str], int] = field(default_factory=dict)  # back-to-back visits made per pair
     order: Mapping[str, float] = field(default_factory=dict)  # position in its table so far (by the medians)
     seconds: Mapping[str, float] = field(default_factory=dict)  # a visit's typical wall time, per case
+    # open pairs the time left is not spent on yet (plan/funding.py): they wait, neither settled nor futile
+    waiting: frozenset[tuple[str, str]] = frozenset()
+    # references whose figure is too noisy to compare with yet (analysis/references.reliable): they get more
+    unreliable: frozenset[str] = frozenset()
 
 
 class Schedule(Protocol):
@@ -52,9 +58,11 @@ class Schedule(Protocol):
 
 
 # References (the raw TCP control, crypto ceilings) are not ranked: they need only the samples their own noise
-# needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this.
+# needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this;
+# then, while that interval is wider than analysis/references.RELIABLE, up to UNRELIABLE_RUNS.
 REFERENCE_RUNS = 3
 REFERENCE_SPREAD = 0.05
+UNRELIABLE_RUNS = 15
 
 
 def is_reference(case: Case) -> bool:
@@ -94,26 +102,34 @@ def chains_of(pairs: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> list[
     return chains
 
 
-def round_state(report: Report) -> RoundState:
+def round_state(report: Report, left: float | None = None) -> RoundState:
     """A report's progress as a schedule sees it.
 
     Visits count failures too, so a failing case cannot loop; the unsettled
-    cases come from the verdicts in the report's summaries.
+    cases come from the verdicts in the report's summaries. With the seconds
+    `left` in a budget, only the open pairs that time is spent on count as
+    unsettled (plan/funding.py); the others wait their turn.
     """
     visits: dict[str, int] = {}
     for sample in report.samples:
         if not sample.warmup:
             visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
     ranked = sorted((s for s in report.summaries if s.rank is not None), key=lambda s: (s.group, s.rank or 0))
-    unsettled, pairs = set(), set()
+    pairs: set[tuple[str, str]] = set()
     for above, below in itertools.pairwise(ranked):
         if below.group == above.group and below.relation is Relation.UNSETTLED and not below.futile:
-            unsettled |= {above.case_id, below.case_id}
             pairs.add((above.case_id, below.case_id))
+    waiting: set[tuple[str, str]] = set()
+    if left is not None:
+        chosen = funded(report, pairs, left)
+        pairs, waiting = chosen, pairs - chosen
+    unsettled = {case_id for pair in pairs for case_id in pair}
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
+    noisy = frozenset(case.id for case, _ in unreliable(report))
     return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
                       frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady,
-                      frozenset(pairs), _paired_visits(report), *_order_and_seconds(report))
+                      frozenset(pairs), _paired_visits(report), *_order_and_seconds(report), frozenset(waiting),
+                      noisy)
 
 
 def _order_and_seconds(report: Report) -> tuple[dict[str, float], dict[str, float]]:

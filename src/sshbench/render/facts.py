@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from sshbench.analysis.advice import limits
+from sshbench.analysis.noise import describe
+from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
 from sshbench.compressors import OFF, choice
@@ -129,6 +131,11 @@ def mode(report: Report) -> list[Fact]:
                             f"are not yet settled (different, or equivalent within ±{opts.tie_margin * 100:g}%), "
                             f"at most {opts.max_runs}, time budget {budget}")]
     out += [Fact("", line, style) for line, style in _outcome(report)]
+    if report.design is not None:
+        design = report.design
+        out.append(Fact("noise", f"measured after {design.at_samples} throughput samples: {describe(design.noise)}"))
+        out.append(Fact("design", f"{design.reason}; placement {opts.placement}"
+                                  + (" (--placement free to compare)" if opts.placement == "split" else "")))
     if report.partner_kex:
         out.append(Fact("kex", f"{report.partner_kex} for every throughput and host key case (fixed for the run; "
                                "only the key exchange table varies it)"))
@@ -185,4 +192,10 @@ def problems(report: Report) -> list[Fact]:
            for record in report.cases if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)]
     out += [Fact("failed", f"keystroke echo {echo.cipher}{f' @{echo.link}' if echo.link else ''}: {echo.error}", "bad")
             for echo in report.echoes if not echo.ok]
+    for case, stat in unreliable(report):
+        width = stat.relative_half_width
+        spread = f"±{width * 100:.0f}%" if width is not None else f"{stat.min / 1e6:,.0f}-{stat.max / 1e6:,.0f} MB/s"
+        out.append(Fact("unreliable", f"reference {case.id}: {stat.median / 1e6:,.0f} MB/s ({spread}, n={stat.count}) "
+                                      f"is too noisy to compare SSH with (wider than ±{RELIABLE * 100:g}%): not used "
+                                      "for efficiency shares, link verdicts or limits", "warn"))
     return out + [Fact("warning", f"{w.message}; {w.advice}", "warn") for w in report.warnings]

@@ -13,7 +13,7 @@ from dataclasses import replace
 from sshbench.algorithms import Kind
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
 from sshbench.analysis.links import Bound, bounds
-from sshbench.analysis.references import raw_tcp
+from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view
 from sshbench.render.labels import flagged_name, pm
@@ -33,7 +33,7 @@ def _ms(seconds: float | None) -> str:
 
 def links_overview(report: Report) -> Table:
     """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
-    tcp = raw_tcp(report)
+    tcp = raw_tcp(report, reliable_only=False)
     rows = []
     build = next(iter(builds_of(report)), "")
     for link in report.environment.links:
@@ -48,9 +48,10 @@ def links_overview(report: Report) -> Table:
                   if link.connect_seconds else "-")
         wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
         raw = tcp.get(link.label)
-        bdp = "-" if raw is None or not rtt else f"{raw.median * rtt / 2**20:,.2f}"
+        bdp = "-" if raw is None or not rtt or not reliable(raw) else f"{raw.median * rtt / 2**20:,.2f}"
         hosts = {None: "-", True: "tuned", False: "kernel's"}[link.tcp_tuned]
-        rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(pm(raw, 1e6)), cell(bdp),
+        tcp_cell = pm(raw, 1e6) + ("" if raw is None or reliable(raw) else " unreliable")
+        rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(tcp_cell), cell(bdp),
                          *(cell(limit) for limit in limits), cell(hosts), cell(link.emulator), cell(wire))))
     columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
                Column("raw TCP\nMB/s", numeric=True), Column("BDP\nMiB", numeric=True, priority=2),

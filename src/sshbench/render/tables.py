@@ -124,7 +124,8 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
     if report.partner_kex and kind is not Kind.KEX:
         lines.append(f"every connection used key exchange {report.partner_kex} (fixed for the run)")
     lines.append(FACTOR_CAPTION)
-    rule = recorded_rule(opts, report.looks).for_table(kind in (Kind.CIPHER, Kind.MAC))
+    rule = recorded_rule(opts, report.looks, report.look_points,
+                         report.design is None or report.design.paired).for_table(kind in (Kind.CIPHER, Kind.MAC))
     return [*lines, *legend(rule, opts.mode == "precision", _legacy(report))]
 
 

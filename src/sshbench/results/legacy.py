@@ -7,7 +7,9 @@ intervals, the looks each kind of table planned). Schema 8 made streams and
 compression case dimensions: a schema-7 run's `compression` was one switch
 for the whole run (true: SSH's zlib on every connection), so its cipher and
 MAC cases become `ssh`-compressed cases, their ids and groups renamed to
-match (`...:upload` -> `...:upload~ssh`). Schema 3 (sshbench 0.1
+match (`...:upload` -> `...:upload~ssh`). Schema 9 only added fields
+(the looks' sample counts, the measured noise and the design it chose,
+each steady state's halves). Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -26,7 +28,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -7 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -8 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -36,6 +38,8 @@ def upgrade(data: object) -> object:
             data = _added_fields(data, old)
     if data.get("schema_version") == 7:
         data = _from_7(data)
+    if data.get("schema_version") == 8:
+        data = _added_fields(data, 8)
     return data
 
 

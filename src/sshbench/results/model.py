@@ -19,6 +19,7 @@ from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and 
 from sshbench.kinds import Direction as Direction
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
+from sshbench.results.design import Design
 from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
 from sshbench.results.schema import Signed
 from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
@@ -28,8 +29,10 @@ from sshbench.untrusted import AlgorithmName
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
 # 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
 # 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
-# 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates
-SCHEMA_VERSION = 8
+# 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates;
+# 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
+# each steady state's two halves (Sample.steady_half_bytes)
+SCHEMA_VERSION = 9
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,9 @@ class Sample:
     # first bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
     steady_bytes: int | None = None
     steady_seconds: float | None = None
+    # Bytes moved in the first half of those steady seconds: how much a sample's rate varies within one
+    # connection (the two halves' ratio), against how much it varies between connections (analysis/noise.py)
+    steady_half_bytes: int | None = None
     client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
     server_cpu_steady_seconds: float | None = None
     link_cpu_steady_seconds: float | None = None  # ... and of the emulated link's wire process (--link)
@@ -370,6 +376,12 @@ class Report:
     # Looks planned at the verdicts, per kind of table ("throughput", "handshake"): what their correction divides
     # by (analysis/decide.py; empty in files from before each table had its own)
     looks: dict[str, int] = field(default_factory=dict)
+    # The sample counts of those looks, per kind of table: the group-sequential boundaries' information (empty in
+    # files from before 0.4, whose verdicts were corrected by Bonferroni over `looks`)
+    look_points: dict[str, list[int]] = field(default_factory=dict)
+    # The noise measured after the first passes and the design it chose (sample length, pairing), with the figures
+    # that decided it (analysis/noise.py; None: not measured, as in fixed and precision modes and older files)
+    design: Design | None = None
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:
