@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' synthetic runs
 
-from tests.synthetic import relations, simulate
+from tests.synthetic import BYTES, relations, simulate
 
 from sshbench.analysis.decide import DecisionRule
 from sshbench.kinds import Relation
@@ -29,8 +29,8 @@ from sshbench.options import RunOptions
 def null_rate(runs: int, cases: int, cv: float, rule_looks: bool) -> float:
     wrong = 0
     for seed in range(runs):
-        options = RunOptions()
-        report = simulate([700.0] * cases, cv, seed, options, None if rule_looks else DecisionRule(
+        options = RunOptions(time_budget_seconds=None, size_bytes=BYTES)
+        report = simulate([700e6] * cases, cv, seed, options, None if rule_looks else DecisionRule(
             margin=options.tie_margin, max_runs=options.max_runs))
         wrong += Relation.DIFFERENT in relations(report)
     return wrong / runs
@@ -49,7 +49,7 @@ def main() -> None:
     for step in (1.1, 1.2):
         settled = wrong = pairs = 0
         for seed in range(args.runs // 4):
-            rates = [1000.0 / step**i for i in range(6)]
+            rates = [1000e6 / step**i for i in range(6)]
             rng.shuffle(rates)
             report = simulate(rates, 0.12, seed)
             ordered = sorted(report.summaries, key=lambda s: s.rank or 0)

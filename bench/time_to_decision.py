@@ -1,15 +1,15 @@
-"""Time to a decision: the design before 0.3 against today's, same cases, same wall time, against a long reference.
+"""Time to a decision: an earlier design against today's, same cases, same wall time, against a long reference.
 
 Runs in one invocation, one after the other:
 
 1. before: sshbench as it was at --before (the source of that revision, from
-   git, run with this checkout's virtualenv): shuffled rounds, ~1 s samples
-   sized per case and timed over the whole data phase, verdicts on
-   unpaired samples only, one correction for every table;
-2. now: this checkout's default (back-to-back passes and pairs, short
-   samples timed over their steady state, each table its own looks, the
-   handshake tables with more samples, cost rankings beside, and now
-   the client and server sides on separate CPUs, --placement split);
+   git, run with this checkout's virtualenv); by default the design before
+   the machine's noise was measured: back-to-back passes and pairs, 0.3-s
+   steady-state samples, every open pair sampled alike, Bonferroni over
+   each table's looks (96399a4 is 0.2's: shuffled rounds, unpaired);
+2. now: this checkout's default (the noise measured after the minimum and
+   the sample length and pairing chosen from it, the answer's pairs first,
+   group-sequential boundaries, the time left spent on pairs in reach);
 3. reference: a long fixed-mode run of the same cases (this checkout's
    placement, so the truth "before" is judged by is split too) with every throughput
    case the same size (--reference-size), --reference-runs samples per
@@ -22,7 +22,9 @@ wrong-way verdicts (pairs called "different" that the reference orders the
 other way: significantly, or at all) and agreement (of the case pairs the
 reference separates, Mann-Whitney with Holm over each table's pairs, the
 share the design's ranking orders the same way). And the machine's load
-average around each.
+average around each. Then, per design, the answer's comparisons (the
+runner-up and the client's default, per direction) as today's code states
+them from that design's samples, and the design the run chose.
 
 Usage: python bench/time_to_decision.py [--before REV] [--budget 8m] [--reference-runs 30]
        [--reference-size 128MiB] [-- SSHBENCH OPTIONS...]
@@ -41,11 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from clirun import run_sshbench
+from sshbench.analysis.answer import answers
 from sshbench.analysis.robust import holm, mann_whitney_p
+from sshbench.kinds import Relation
+from sshbench.results.store import read_results
 
 Doc = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]
-BEFORE = "96399a4"  # the last revision with the design this one replaces (sshbench 0.2's decision mode)
+BEFORE = "523f194"  # the last revision with the design this one replaces (paired passes, Bonferroni over looks,
+# every open pair sampled alike, the sample length fixed; 96399a4 is sshbench 0.2's decision mode)
 SETTLED = ("different", "equivalent")
 
 
@@ -126,6 +132,24 @@ def samples_per_case(doc: Doc) -> str:
     return f"{n[0]}-{n[-1]}, median {statistics.median(n):g}" if n else "-"
 
 
+def answer_lines(path: Path) -> list[str]:
+    """The answer's comparisons as today's code states them from that file's samples (the runner-up and the
+    client's default, per direction), and the design the run chose, if it chose one."""
+    report = read_results(str(path))[0]
+    lines = []
+    for answer in answers(report):
+        for comparison in answer.comparisons:
+            interval = f"[{comparison.low:.2f}, {comparison.high:.2f}]" if comparison.low and comparison.high else ""
+            lines.append(f"{answer.direction.value} {answer.best} vs {comparison.other} ({comparison.role}): "
+                         f"{comparison.ratio:.2f}x {interval} {comparison.relation.value}")
+    settled = sum(c.relation is not Relation.UNSETTLED for a in answers(report) for c in a.comparisons)
+    total = sum(len(a.comparisons) for a in answers(report))
+    lines.insert(0, f"the answer's comparisons settled: {settled} of {total}")
+    if report.design is not None:
+        lines.append(f"design: {report.design.reason}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", default=BEFORE, help=f"the revision of the earlier design (default {BEFORE})")
@@ -139,15 +163,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.keep) if args.keep else Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
-        runs: list[tuple[str, Doc, float, str]] = []
+        runs: list[tuple[str, Doc, float, str, list[str]]] = []
         if not args.skip_before:
             env = {**os.environ, "PYTHONPATH": str(old_source(args.before, out))}
             before_load = load()
             doc, wall = run_sshbench([*args.options, "--time-budget", args.budget], out / "before.json", env)
-            runs.append((f"before ({args.before})", doc, wall, f"{before_load} -> {load()}"))
+            runs.append((f"before ({args.before})", doc, wall, f"{before_load} -> {load()}",
+                         answer_lines(out / "before.json")))
         now_load = load()
         doc, wall = run_sshbench([*args.options, "--time-budget", args.budget], out / "now.json")
-        runs.append(("now (this checkout)", doc, wall, f"{now_load} -> {load()}"))
+        runs.append(("now (this checkout)", doc, wall, f"{now_load} -> {load()}", answer_lines(out / "now.json")))
         ref_load = load()
         reference, ref_wall = run_sshbench([*args.options, "--runs", str(args.reference_runs), "--setup-runs",
                                             str(3 * args.reference_runs), "--size", args.reference_size,
@@ -158,7 +183,7 @@ def main() -> None:
           f"separates {sum(truth.values())} of {len(truth)} case pairs (Holm over each table's pairs)")
     print(f"{'design':24} {'wall':>6} {'samples':>8} {'n per case':>18} {'settled':>12} {'different':>10} "
           f"{'wrong way':>10} {'(signif.)':>9} {'agreement':>12}  load 1/5/15 min")
-    for label, doc, wall, loads in runs:
+    for label, doc, wall, loads, _answer in runs:
         found = judged(doc, truth)
         hits, known = agreement(doc, truth)
         print(f"{label:24} {wall:5.0f}s {len(doc['samples']):8} {samples_per_case(doc):>18} "
@@ -167,6 +192,8 @@ def main() -> None:
         cost = judged(doc, truth, "cost_relation", "cost_rank")
         if cost["pairs"]:
             print(f"{'':24} cost rankings: {cost['settled']} of {cost['pairs']} neighbour pairs settled")
+    for label, _doc, _wall, _loads, answer in runs:
+        print(f"{label}:", *answer, sep="\n  ")
     sys.stdout.flush()
 
 
