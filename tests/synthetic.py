@@ -14,6 +14,7 @@ with the real decision schedule: what a run would decide on such a machine.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
@@ -140,17 +141,21 @@ class FakeSampler:
 
 def simulate(rates: list[float] | list[list[float]], cv: float, seed: int, options: RunOptions | None = None,
              rule: DecisionRule | None = None, paired: bool = True, sizes: dict[str, int] | None = None,
-             adapt: bool = True, **machine: object) -> Report:
+             adapt: bool = True, builds: dict[str, float] | None = None, **machine: object) -> Report:
     """A decision-mode run, through the real loop and schedule, over cases with these true rates (bytes/s of
     BYTES-sized samples, unbudgeted unless `options` say otherwise; a list of lists is up to three tables);
     `machine` sets FakeSampler's drift and fixed costs (and may set noise_cv for `cv`); `paired=False` is the
     design without back-to-back runs, `adapt=False` the one that does not choose its sample length and pairing
-    from the noise nor spend the time left by forecast."""
+    from the noise nor spend the time left by forecast; `builds`: every case on each of these builds, its true
+    rate times the build's factor (the first is the baseline, like --build stock --build ...)."""
     options = options or RunOptions(time_budget_seconds=None, size_bytes=BYTES)
     tables = [list(t) for t in rates if isinstance(t, list)] or \
         [[float(r) for r in rates if not isinstance(r, list)]]
     cases = [case(i, t) for t, table in enumerate(tables) for i in range(len(table))]
     truth = [r for table in tables for r in table]
+    if builds:
+        cases = [dataclasses.replace(c, build=name) for name in builds for c in cases]
+        truth = [r * factor for factor in builds.values() for r in truth]
     clock = FakeClock()
     sampler = FakeSampler({c.id: r for c, r in zip(cases, truth, strict=True)}, clock, seed=seed,
                           **{"noise_cv": cv, **machine})  # type: ignore[arg-type]

@@ -83,6 +83,9 @@ class RunOptions:
     tie_margin: float = 0.05
     min_runs: int = 6
     max_runs: int = 30
+    # --max-runs not given: decision mode may raise max_runs, before measuring, to what the time budget could
+    # take of every case (plan/budget.runs_cap), so a narrow run with a long budget uses it
+    max_runs_auto: bool = False
     time_budget_seconds: float | None = 480.0
     # Hosts (or embedded servers) that share what is left of the budget, this one included (plan/budget.py):
     # a budget too small for this one's minimum is too small for each of them.

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from sshbench.analysis.decide import DecisionRule, rule_for
+from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.noise import choose, measure
 from sshbench.kinds import Relation
 from sshbench.options import RunOptions
@@ -106,3 +107,20 @@ def test_a_run_chooses_its_design_after_the_minimum_and_says_why() -> None:
     assert fixed.design is not None and fixed.design.sample_seconds == 0.3
     assert "as asked" in fixed.design.reason
     assert _score(report)[0] > _score(fixed)[0], "longer samples settle more where the noise is within connections"
+
+
+def test_the_builds_a_run_compares_get_samples_until_their_comparison_settles() -> None:
+    """A run started to compare two builds (one cipher each, so no table has a neighbour pair) goes on sampling
+    the cross pair, in its budget, until it settles; before, it stopped at the minimum with the builds "not
+    separable" (README's --build example: 27 s of 6 minutes)."""
+    options = RunOptions(time_budget_seconds=360.0)
+    settled = 0
+    for seed in range(4):
+        report = simulate([[400e6], [300e6]], 0, seed, options, builds={"stock": 1.0, "hpn": 1.25}, **WHITE)
+        n = [s.samples_ok for s in report.summaries if s.rank is not None]
+        assert min(n) > options.min_runs, n
+        rule = rule_for(options)
+        found = cross_verdicts(report, rule)
+        assert len(found) == 2 and all(v.faster.endswith("#hpn") for v in found if v.relation is Relation.DIFFERENT)
+        settled += sum(v.relation is Relation.DIFFERENT for v in found)
+    assert settled >= 6, settled  # 8 comparisons of a 25% step at 20% noise per sample

@@ -169,8 +169,16 @@ def paired_costs(paired: Paired | None, faster: str, slower: str, bigger_better:
 def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigger_better: bool,
              rule: DecisionRule, paired: Paired | None = None) -> list[PairVerdict]:
     """Verdicts for each neighbour pair of `ordered` (fastest first), corrected over the table's pairs."""
-    pairs = list(itertools.pairwise(ordered))
-    logs = {case_id: costs(values.get(case_id, ()), bigger_better) for case_id in ordered}
+    return pair_verdicts(list(itertools.pairwise(ordered)), values, bigger_better, rule, paired)
+
+
+def pair_verdicts(pairs: Sequence[tuple[str, str]], values: Mapping[str, Sequence[float]], bigger_better: bool,
+                  rule: DecisionRule, paired: Paired | None = None) -> list[PairVerdict]:
+    """Verdicts for these pairs (faster, slower), corrected over all of them: a table's neighbours, or the
+    comparisons across one dimension of a run (analysis/dimensions.py)."""
+    if not pairs:
+        return []
+    logs = {case_id: costs(values.get(case_id, ()), bigger_better) for pair in pairs for case_id in pair}
     ratios = {pair: paired_costs(paired, *pair, bigger_better) for pair in pairs}
     use = {pair: len(ratios[pair]) >= MIN_PAIRED for pair in pairs}
     tests = [paired_tests(ratios[(f, s)], rule.margin) if use[(f, s)] else

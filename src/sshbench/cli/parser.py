@@ -24,6 +24,7 @@ from sshbench.options import (
     parse_duration,
     parse_fraction,
 )
+from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
 from sshbench.render.exporters import EXPORTERS
 from sshbench.targets.servers import SERVERS
 from sshbench.units import parse_size
@@ -122,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                      f"'equivalent', e.g. 5%% or 0.05 (default: {D.tie_margin * 100:g}%%)")
     how.add_argument("--min-runs", type=int, help=f"measured samples per case at least (default: {D.min_runs}, "
                      "the fewest that give a 95%% interval)")
-    how.add_argument("--max-runs", type=int, help=f"measured samples per case at most (default: {D.max_runs})")
+    how.add_argument("--max-runs", type=int, help=f"measured samples per case at most (default: {D.max_runs}, or "
+                     f"up to {MAX_RUNS_FROM_BUDGET} where the time budget could take every case further)")
     how.add_argument("--precision", help="precision mode instead: sample until each median's 95%% interval "
                      "is within this, e.g. 3%% or 0.03")
     how.add_argument("--runs", type=int, help="fixed mode instead: exactly this many measured samples per "
@@ -349,7 +351,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
         partner_kex=args.partner_kex or D.partner_kex,
         min_runs=D.min_runs if args.min_runs is None else args.min_runs,
-        max_runs=D.max_runs if args.max_runs is None else args.max_runs,
+        max_runs=D.max_runs if args.max_runs is None else args.max_runs, max_runs_auto=args.max_runs is None,
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
         hostkeys=_sweep(args.hostkeys, links), links=links,

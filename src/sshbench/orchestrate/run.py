@@ -32,7 +32,7 @@ from sshbench.measure.loop import bytes_moved
 from sshbench.options import RunOptions
 from sshbench.orchestrate.builds import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
-from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, too_long
+from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, runs_cap, too_long
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
 from sshbench.results.events import Reporter
 from sshbench.results.model import CaseStatus, Report
@@ -175,6 +175,7 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
         needed = minimum_before(cases, options, rtt, options.file_shape.total_bytes)
         if sum(needed.values()) <= share:
             busy = minimum_before(cases, options, rtt, options.file_shape.total_bytes, BUSY)
+            options = dataclasses.replace(options, max_runs=runs_cap(cases, options, rtt, share))
             return dataclasses.replace(host, options=options), (sum(needed.values()), sum(busy.values()))
         message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
         drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)

@@ -16,6 +16,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from sshbench.analysis.decide import SETUP_RUNS_FACTOR
 from sshbench.kinds import CaseKind, Direction
 from sshbench.linkspec import parse_label
 from sshbench.options import RunOptions
@@ -180,3 +181,22 @@ def too_long(needed: dict[Case, float], spent: float, left: float, options: RunO
             f"leaves {duration(max(0.0, left))}: raise "
             f"--time-budget to {math.ceil((spent + total) * shared / 60)}m or more, or measure less "
             f"({less or 'fewer algorithms, or a smaller --size'}; --fit leaves out the largest)")
+
+
+MAX_RUNS_FROM_BUDGET = 200  # the most samples per throughput case a budget raises --max-runs to
+
+
+def runs_cap(cases: list[Case], options: RunOptions, rtt: dict[str, float], share: float) -> int:
+    """max_runs for a run that was not given --max-runs (decision mode): the default, or as many samples of
+    every case as its share of the budget could take at the quick guesses, up to MAX_RUNS_FROM_BUDGET. Chosen
+    before anything is measured, so the looks it plans (analysis/decide.py) are fixed in advance. Without it a
+    narrow run with a long budget (one cipher on two builds, 6 minutes) stopped its open comparisons at 30
+    samples, "futile" at that cap, with most of its time unused."""
+    if options.mode != "decision" or not options.max_runs_auto or not math.isfinite(share):
+        return options.max_runs
+    per_pass = sum(visit_guess(case, options, rtt.get(case.link, 0.0), False) /
+                   (1 if case.moves_data else SETUP_RUNS_FACTOR)
+                   for case in cases if case.kind not in (CaseKind.CONTROL, CaseKind.CEILING))
+    if per_pass <= 0:
+        return options.max_runs
+    return max(options.max_runs, min(MAX_RUNS_FROM_BUDGET, int(share / per_pass)))

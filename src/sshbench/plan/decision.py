@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sshbench.analysis.decide import SETUP_RUNS_FACTOR
+from sshbench.analysis.dimensions import cross_pairs, families
 from sshbench.plan.rounds import (
     REFERENCE_RUNS,
     UNRELIABLE_RUNS,
@@ -74,6 +75,10 @@ class DecisionSchedule:
             table = self._tables.setdefault(case.group, _Table(case.group, pair_look_points(
                 max_runs * (1 if case.moves_data else SETUP_RUNS_FACTOR))))
             table.members.append(case.id)
+        for (dimension, moves_data), pairs in families(cross_pairs(self.cases)).items():
+            self._tables[f"across {dimension}" + ("" if moves_data else " (set-up)")] = _Table(
+                dimension, pair_look_points(max_runs * (1 if moves_data else SETUP_RUNS_FACTOR)),
+                sorted({i for p in pairs for i in (p.base, p.other)}), cross=True)
         self._next_chain = 0
 
     def next_round(self, state: RoundState) -> list[Visit]:
@@ -108,10 +113,10 @@ class DecisionSchedule:
     def _unpaired_round(self, state: RoundState) -> list[Visit]:
         """The design before 0.3: every case to min_runs in shuffled rounds, then the cases of unsettled pairs,
         one by one, to the pair look points (counted as visits beyond the minimum)."""
-        wanted = []
+        wanted: dict[str, Case] = {}  # a case of a neighbour pair and a cross pair is visited once
         for table in self._tables.values():
-            wanted += [self._ids[i] for i in table.due_unpaired(state, self.min_runs)]
-        return shuffled(self._rng, [*wanted, *self._references_due(state)], self._round)
+            wanted |= {i: self._ids[i] for i in table.due_unpaired(state, self.min_runs)}
+        return shuffled(self._rng, [*wanted.values(), *self._references_due(state)], self._round)
 
     def _references_due(self, state: RoundState) -> list[Case]:
         due = []
@@ -139,6 +144,9 @@ class _Table:
     members: list[str] = field(default_factory=list)
     look: int = -1  # -1: the minimum; then the index of the look point being worked towards
     active: set[tuple[str, str]] = field(default_factory=set)
+    # a table of cross pairs (analysis/dimensions.py): its cases get their minimum in their own tables, and its
+    # pairs are stars (one case on the first build against each other build), visited as chains of two
+    cross: bool = False
     _coin: bool = True
     _passes: int = 0
 
@@ -161,12 +169,12 @@ class _Table:
         order while a case is short of the minimum, then the active unsettled pairs' chains."""
         live = self._live(state)
         if self.minimum and self.short_of_minimum(state, min_runs):
-            return [sorted(live, key=lambda i: (state.order.get(i, math.inf), i))]
+            return [] if self.cross else [sorted(live, key=lambda i: (state.order.get(i, math.inf), i))]
         if self.minimum:
             self.look = 0
             self.active = self._unsettled(state)
         pairs = self._advance(state, lambda p: state.paired.get(frozenset(p), 0))
-        return chains_of(pairs)
+        return [list(p) for p in sorted(pairs)] if self.cross else chains_of(pairs)
 
     def short_of_minimum(self, state: RoundState, min_runs: int) -> int:
         """Passes this table still needs for its minimum (0: it has it)."""
@@ -176,7 +184,7 @@ class _Table:
         live = self._live(state)
         short = [i for i in live if state.visits.get(i, 0) < min_runs]
         if self.minimum and short:
-            return short
+            return [] if self.cross else short
         if self.minimum:
             self.look = 0
             self.active = self._unsettled(state)
@@ -184,7 +192,13 @@ class _Table:
         return sorted({i for p in pairs for i in p})
 
     def _unsettled(self, state: RoundState) -> set[tuple[str, str]]:
-        return {p for p in state.unsettled_pairs if p[0] in self.members and not set(p) & state.out}
+        return {p for p in state.unsettled_pairs if self._mine(p, state) and not set(p) & state.out}
+
+    def _mine(self, pair: tuple[str, str], state: RoundState) -> bool:
+        """A neighbour pair of this table, or (a cross table) a cross pair of its cases."""
+        if self.cross:
+            return pair in state.cross and pair[0] in self.members and pair[1] in self.members
+        return pair not in state.cross and pair[0] in self.members
 
     def _advance(self, state: RoundState, progress: Callable[[tuple[str, str]], int]) -> set[tuple[str, str]]:
         """The pairs still short of the current look point; at a look (all reached it), the next point with the
@@ -195,7 +209,7 @@ class _Table:
             if due:
                 return due
             fresh = self._unsettled(state)
-            if not fresh and any(p[0] in self.members for p in state.waiting):
+            if not fresh and any(self._mine(p, state) for p in state.waiting):
                 self.active = set()  # its open pairs wait for time another table's may free: not finished
                 return set()
             if not fresh:
@@ -210,7 +224,7 @@ class _Table:
         if self.minimum or self.look >= len(self.points):
             return {}
         out: dict[str, int] = {}
-        for chain in chains_of(self.active):
+        for chain in [list(p) for p in sorted(self.active)] if self.cross else chains_of(self.active):
             left = max(self.points[self.look] - state.paired.get(frozenset(pair), 0)
                        for pair in itertools.pairwise(chain))
             for case_id in chain:

@@ -7,7 +7,9 @@ almost none. Instead, at each round, every open pair gets its forecast
 (analysis/forecast.py: the seconds of visits it still needs at this
 machine's noise), and the time left is handed out: first to the pairs the
 answer states (the fastest safe cipher down to the runner-up and this
-client's default, analysis/answer.answer_pairs) that can settle in it,
+client's default, analysis/answer.answer_pairs) and the cross pairs a run
+with several builds, stream counts or compressions exists for
+(analysis/dimensions.py) that can settle in it,
 then to the others, cheapest first, until it is spent. The rest wait:
 they stay "not yet separable" (not futile), and get their turn when a
 funded pair settles and frees its share. Nothing here decides a verdict,
@@ -26,10 +28,13 @@ from sshbench.results.model import Report
 Pair = tuple[str, str]
 
 
-def funded(report: Report, pairs: Set[Pair], left: float | None) -> set[Pair]:
+def funded(report: Report, pairs: Set[Pair], left: float | None,
+           also_first: Set[Pair] = frozenset()) -> set[Pair]:
     """The pairs (faster, slower) of `pairs` the time left goes to (all of them without a budget, or when it
-    takes every one to its cap). A pair at its cap gets nothing more either way; one forecast to need more
-    than its cap to settle is funded after those that can, for the visits up to its cap."""
+    takes every one to its cap); `also_first`: pairs funded with the answer's (the cross pairs a run with
+    several builds, stream counts or compressions exists for). A pair at its cap gets nothing more either
+    way; one forecast to need more than its cap to settle is funded after those that can, for the visits up
+    to its cap."""
     if left is None or len(pairs) < 2:
         return set(pairs)
     data = PairData(report)
@@ -52,7 +57,7 @@ def funded(report: Report, pairs: Set[Pair], left: float | None) -> set[Pair]:
         need[(faster, slower)] = found.seconds if reach[(faster, slower)] and found.seconds is not None else to_cap
     if sum(need.values()) <= left:
         return set(need)  # the time left takes every open pair as far as it can go: no choice to make
-    first = answer_pairs(report)
+    first = answer_pairs(report) | set(also_first)
     order = sorted(need, key=lambda p: (not reach[p], p not in first, need[p], p))
     chosen: set[Pair] = set()
     spent = 0.0

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sshbench.analysis.decide import look_points
+from sshbench.analysis.decide import look_points, recorded_rule
+from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats import headline_value
 from sshbench.kinds import Relation
@@ -43,6 +44,9 @@ class RoundState:
     waiting: frozenset[tuple[str, str]] = frozenset()
     # references whose figure is too noisy to compare with yet (analysis/references.reliable): they get more
     unreliable: frozenset[str] = frozenset()
+    # the unsettled pairs that are cross pairs (analysis/dimensions.py: one case on two builds, stream counts or
+    # compressions), not neighbours of a table: the schedule visits them in tables of their own
+    cross: frozenset[tuple[str, str]] = frozenset()
 
 
 class Schedule(Protocol):
@@ -119,9 +123,11 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     for above, below in itertools.pairwise(ranked):
         if below.group == above.group and below.relation is Relation.UNSETTLED and not below.futile:
             pairs.add((above.case_id, below.case_id))
+    cross = _open_cross_pairs(report)
+    pairs |= cross
     waiting: set[tuple[str, str]] = set()
     if left is not None:
-        chosen = funded(report, pairs, left)
+        chosen = funded(report, pairs, left, cross)
         pairs, waiting = chosen, pairs - chosen
     unsettled = {case_id for pair in pairs for case_id in pair}
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
@@ -129,7 +135,18 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
                       frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady,
                       frozenset(pairs), _paired_visits(report), *_order_and_seconds(report), frozenset(waiting),
-                      noisy)
+                      noisy, frozenset(cross))
+
+
+def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
+    """The cross pairs (faster, slower) not yet settled, nor futile: decision mode only (the other modes take a
+    fixed number of samples of every case)."""
+    if report.options.mode != "decision":
+        return set()
+    design = report.design
+    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
+    return {(v.faster, v.slower) for v in cross_verdicts(report, rule)
+            if v.relation is Relation.UNSETTLED and not v.futile}
 
 
 def _order_and_seconds(report: Report) -> tuple[dict[str, float], dict[str, float]]:

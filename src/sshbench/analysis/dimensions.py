@@ -1,0 +1,106 @@
+"""The comparisons a run exists for across its dimensions: the same case on each build, stream count, compression.
+
+A run with `--build stock --build hpn-ssh` asks "does HPN-SSH help here?",
+one with `--streams 1,4` "do 4 streams move more?". Those cases sit in
+tables of their own (one per build, stream count, compression), so no
+ranking ever puts them side by side, and before this module a run ended
+once each table's own neighbours were settled, with the comparison it was
+started for left at its minimum (a README example stopped after 27 s of
+its 6 minutes, the two builds "not separable", 1.01x [0.73, 1.71]).
+
+Here every such case is paired with the same case at its dimension's
+first value (the first build given, the fewest streams, no compression
+where measured): a cross pair. The schedule visits cross pairs back to back
+like neighbours (plan/decision.py), and funds them first with the answer's
+own pairs (plan/funding.py); their verdicts use the same tests, looks and
+boundaries, Holm over the pairs of one dimension. What the reports show of
+them (analysis/builds.py, analysis/remedies.py) stays one stated comparison
+per cell, at 95%.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from sshbench.analysis.decide import DecisionRule, PairVerdict, pair_verdicts
+from sshbench.analysis.stats import counted, headline_value, paired_ratios
+from sshbench.compressors import OFF
+from sshbench.results.model import Case, CaseKind, CaseStatus, Report
+
+DIMENSIONS = ("build", "streams", "compression")
+REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
+
+
+@dataclass(frozen=True)
+class CrossPair:
+    """A case at its dimension's first value (`base`) and the same case at another value (`other`)."""
+
+    dimension: str
+    base: str
+    other: str
+    moves_data: bool
+
+
+def _first(dimension: str, values: list[object]) -> object:
+    if dimension == "streams":
+        return min(values)  # type: ignore[type-var]
+    if dimension == "compression" and OFF in values:
+        return OFF
+    return values[0]  # builds: the first given (usually stock)
+
+
+def cross_pairs(cases: list[Case]) -> list[CrossPair]:
+    """Every cross pair among these cases (references and file-less duplicates aside), in a stable order."""
+    measured = [c for c in cases if c.kind not in REFERENCES]
+    ids = {c.id for c in measured}
+    out = []
+    for dimension in DIMENSIONS:
+        values: list[object] = []
+        for case in measured:
+            if getattr(case, dimension) not in values:
+                values.append(getattr(case, dimension))
+        if len(values) < 2:
+            continue
+        first = _first(dimension, values)
+        for case in measured:
+            if getattr(case, dimension) != first:
+                continue
+            for value in values:
+                change: dict[str, Any] = {dimension: value}
+                other = dataclasses.replace(case, **change)
+                if value != first and other.id in ids:
+                    out.append(CrossPair(dimension, case.id, other.id, case.moves_data))
+    return out
+
+
+def families(pairs: list[CrossPair]) -> dict[tuple[str, bool], list[CrossPair]]:
+    """The cross pairs by dimension and kind of figure (rates or handshake times): each family is corrected
+    together, and the schedule visits each as one table."""
+    out: dict[tuple[str, bool], list[CrossPair]] = {}
+    for pair in pairs:
+        out.setdefault((pair.dimension, pair.moves_data), []).append(pair)
+    return out
+
+
+def cross_verdicts(report: Report, rule: DecisionRule) -> list[PairVerdict]:
+    """The verdict of every cross pair whose two cases have samples, faster first by their medians."""
+    live = {r.case.id for r in report.cases if r.status is not CaseStatus.SKIPPED}
+    values: dict[str, list[float]] = {}
+    for sample in counted(report.samples):
+        if (value := headline_value(sample)) is not None and value > 0:
+            values.setdefault(sample.case_id, []).append(value)
+    paired = paired_ratios(report.samples)
+    out: list[PairVerdict] = []
+    for (_, moves_data), members in families(cross_pairs([r.case for r in report.cases])).items():
+        ordered = []
+        for pair in members:
+            if pair.base not in live or pair.other not in live or not values.get(pair.base) \
+                    or not values.get(pair.other):
+                continue
+            base, other = sorted(values[pair.base]), sorted(values[pair.other])
+            base_first = (base[len(base) // 2] >= other[len(other) // 2]) == moves_data
+            ordered.append((pair.base, pair.other) if base_first else (pair.other, pair.base))
+        out += pair_verdicts(ordered, values, moves_data, rule.for_table(moves_data), paired)
+    return out
