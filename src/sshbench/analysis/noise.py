@@ -149,20 +149,22 @@ def choose(noise: Noise, current_seconds: float, longest: float | None = MAX_SAM
         length = f"length: {current_seconds:g} s, as asked (--sample-seconds or --size)"
     elif noise.within is not None and noise.between is not None and noise.fixed_seconds is not None:
         within2, between2, fixed = noise.within**2, noise.between**2, noise.fixed_seconds
+        # the data phase the noise was measured at: the samples' own (longer than asked over a delayed link)
+        now = max(current_seconds, noise.steady_seconds * DATA_PER_STEADY if noise.steady_seconds else 0.0)
 
         def cost(target: float) -> float:  # a sample's variance x its wall time: lower settles faster
-            return (between2 + within2 * current_seconds / target) * (fixed + target)
+            return (between2 + within2 * now / target) * (fixed + target)
 
-        best = longest if between2 <= 0 else math.sqrt(within2 * current_seconds * fixed / between2)
-        best = max(current_seconds, min(longest, best))
-        gain = cost(best) / cost(current_seconds)
+        best = longest if between2 <= 0 else math.sqrt(within2 * now * fixed / between2)
+        best = max(now, min(longest, best))
+        gain = cost(best) / cost(now)
         if gain <= LENGTH_GAIN:
             seconds = round(best, 2)
-            length = (f"length: {seconds:g} s samples (was {current_seconds:g} s): the noise within a connection "
+            length = (f"length: {seconds:g} s samples (was {now:.2g} s): the noise within a connection "
                       f"averages away, and the {fixed:.2f} s each visit costs beside it is paid less often: "
                       f"{1 / gain:.1f}x the information per second")
         else:
-            length = (f"length: {current_seconds:g} s kept (a longer sample would give at most {1 / gain:.2f}x the "
+            length = (f"length: {now:.2g} s kept (a longer sample would give at most {1 / gain:.2f}x the "
                       "information per second)")
     return Design(noise, seconds, paired, f"{length}; {pairing}", noise.samples)
 
