@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,6 +24,15 @@ from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
 DATA = Path(__file__).parent / "data"
+
+# The tests send SIGINT, SIGTERM and SIGHUP to the sshbench they start and expect it to handle them. A child
+# inherits a signal its parent ignores, and sshbench keeps a signal the shell ignores ignored (as a background job
+# or under nohup should); so a suite started as `nohup make test &` saw its runs complete instead of being
+# interrupted. The suite's own processes take the usual dispositions back, whoever started it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def recorded(name: str) -> str:
