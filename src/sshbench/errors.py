@@ -26,6 +26,8 @@ class ExitCode(IntEnum):
     EXPOSED = 9  # sshbench recommend: even with the recommended config the connection stays open to Terrapin
     LINK = 10  # --link: an emulated link cannot be made here (not root, no TUN device, no ip command)
     LOCKOUT = 11  # sshbench recommend: the server drop-in would shut out clients that log in today; not written
+    OFFERS_WEAK = 12  # sshbench algos HOST: the server offers weak algorithms (--fail-on weak, the default)
+    OFFERS_BROKEN = 13  # sshbench algos HOST: it offers broken ones, or is open to Terrapin (--fail-on broken/weak)
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
     OUTPUT_CLOSED = 141  # stdout's reader went away while a run was still measuring (128 + SIGPIPE, as shells say)

@@ -282,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "(its first KEXINIT, no login), like ssh-audit")
     algos.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     algos.add_argument("--json", "-j", action="store_true", help="one JSON document instead of tables")
+    algos.add_argument("--fail-on", choices=("weak", "broken", "never"), default="weak",
+                       help="with a destination: exit 12 when the server offers weak algorithms, 13 when broken ones "
+                       "or Terrapin (default: weak; broken: only 13; never: always 0)")
     algos.add_argument("--server", default="openssh", help="without a destination: which embedded server "
                        f"({', '.join(SERVERS)})")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
