@@ -8,6 +8,7 @@ STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum 
 .PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds
 
 run: deps
+	@echo "sshbench: installed as $(abspath $(BIN))/sshbench (put $(abspath $(BIN)) on PATH to call it sshbench)"
 	$(BIN)/sshbench $(ARGS)
 
 test: deps

@@ -22,10 +22,53 @@ from sshbench.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 MAN_DATE = "2026-11"  # the man page's date: fixed, so the files depend on the parser alone
-FILES = {
-    "share/man/man1/sshbench.1": lambda: str(Manpage(_parser(), _data={
+EXAMPLES = [
+    ("sshbench", "the default run: every algorithm on a private loopback sshd, the answer first"),
+    ("sshbench user@host --time-budget 10m", "a real host, through your own ssh setup; the server is never changed"),
+    ("sudo sshbench --link rtt=80ms --streams 1,4", "what fills a long link: parallel streams against one"),
+    ("sshbench algos host; echo $?", "the server's offer judged: 0 clean, 12 weak, 13 broken or Terrapin"),
+    ("sshbench recommend RESULTS.json --write ./conf", "a client block and server drop-in, checked against clients"),
+    ("sshbench compare BEFORE.json AFTER.json --fail-above 5%", "exit 7 on a significant slowdown"),
+]
+ENVIRONMENT = [
+    ("SSHBENCH_DEBUG", "set to 1: an internal error (exit 70) shows its traceback"),
+    ("NO_COLOR", "set: no colours in terminal output (also dropped when output is not a terminal)"),
+    ("TMPDIR", "where runs keep their private 0700 temp dirs (keys, configs, test files)"),
+    ("SSHBENCH_SOURCES", "make ssh-builds: the tarballs (paths or URLs) to build for --build"),
+]
+
+
+def _man_page() -> str:
+    """The parser's man page, with the sections argparse does not know: exit status (the README's table, which
+    a unit test keeps equal to errors.ExitCode), environment and examples."""
+    page = Manpage(_parser(), _data={
         "date": MAN_DATE, "version": __version__, "manual_title": "sshbench manual",
-        "description": "measure SSH ciphers, MACs, key exchanges and transfer tools; recommend safe configs"})),
+        "description": "measure SSH ciphers, MACs, key exchanges and transfer tools; recommend safe configs"})
+    page.add_section("exit status", "=", "\n".join(f".TP\n.B {code}\n{_roff(text)}" for code, text in _exit_codes()))
+    page.add_section("environment", "=", "\n".join(f".TP\n.B {name}\n{_roff(text)}" for name, text in ENVIRONMENT))
+    page.add_section("examples", "=", "\n".join(f".TP\n.B {_roff(cmd)}\n{_roff(text)}" for cmd, text in EXAMPLES))
+    return str(page)
+
+
+def _exit_codes() -> list[tuple[str, str]]:
+    """(code, meaning) rows of the README's exit code table."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Exit codes", 1)[1]
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 2 and cells[0].isdigit():
+            rows.append((cells[0], cells[1].replace("`", "").replace("\\|", "|")))
+    return rows
+
+
+def _roff(text: str) -> str:
+    """Text safe in a roff line: backslashes doubled, a leading dot or quote escaped."""
+    text = text.replace("\\", "\\e")
+    return "\\&" + text if text[:1] in (".", "'") else text
+
+
+FILES = {
+    "share/man/man1/sshbench.1": _man_page,
     "share/bash-completion/completions/sshbench": lambda: shtab.complete(_parser(), "bash"),
     "share/zsh/site-functions/_sshbench": lambda: shtab.complete(_parser(), "zsh"),
 }

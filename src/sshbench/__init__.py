@@ -1,3 +1,3 @@
 """sshbench: measure SSH ciphers, MACs, key exchanges and transfer methods."""
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"

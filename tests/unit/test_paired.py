@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from sshbench.analysis.paired import paired_interval, signed_rank_greater, signed_rank_p
 from sshbench.kinds import Relation
 from sshbench.options import RunOptions
-from sshbench.results.model import Report
 from tests.synthetic import simulate
 
 RATES = [500e6 / 1.08**i for i in range(8)]  # eight ciphers, each 8% slower than the one above
@@ -47,31 +46,6 @@ def test_the_interval_excludes_zero_exactly_when_the_test_rejects(d: list[float]
         return  # ties: the test uses the normal approximation, the interval the exact distribution
     rejects = signed_rank_p(d) < 0.05
     assert rejects == (low > 0 or high < 0) or math.isclose(signed_rank_p(d), 0.05, rel_tol=0.2)
-
-
-def _settled(report: Report) -> tuple[int, int]:
-    """(neighbour pairs settled, of them called different the wrong way round) against the known truth."""
-    ordered = sorted(report.summaries, key=lambda s: s.rank or 0)
-    index = {s.case_id: int(s.case_id.split(":")[1][1:]) for s in ordered}
-    settled = sum(s.relation in (Relation.DIFFERENT, Relation.EQUIVALENT) for s in ordered[1:])
-    wrong = sum(1 for above, below in itertools.pairwise(ordered)
-                if below.relation is Relation.DIFFERENT and index[above.case_id] > index[below.case_id])
-    return settled, wrong
-
-
-def test_back_to_back_pairs_settle_more_than_unpaired_rounds_under_drift_and_never_the_wrong_way() -> None:
-    paired: list[tuple[int, int]] = []
-    unpaired: list[tuple[int, int]] = []
-    samples = {True: 0, False: 0}
-    for seed in range(10):
-        for design, out in ((True, paired), (False, unpaired)):
-            report = simulate(RATES, 0.05, seed, RunOptions(time_budget_seconds=300, sample_seconds=0.5),
-                              paired=design, **DRIFT)  # type: ignore[arg-type]
-            out.append(_settled(report))
-            samples[design] += len(report.samples)
-    assert sum(w for _, w in paired) == 0 and sum(w for _, w in unpaired) == 0, "never the wrong way round"
-    assert statistics.mean(s for s, _ in paired) >= 3 * max(0.5, statistics.mean(s for s, _ in unpaired))
-    assert samples[True] <= 1.1 * samples[False], "no more samples than the unpaired design had"
 
 
 def test_a_fixed_cost_and_unequal_sizes_cannot_reverse_a_verdict_once_it_is_kept_out() -> None:

@@ -135,5 +135,6 @@ def main(argv: list[str] | None = None) -> int:
             raise
         what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
         ctx.say(f"sshbench: internal error ({what}); this is a bug in sshbench: please report it with the command "
-                f"line (SSHBENCH_DEBUG=1 shows the traceback){ctx.kept(ExitCode.INTERNAL)}")
+                f"line and its traceback (run it again with SSHBENCH_DEBUG=1; CONTRIBUTING.md, 'Reporting a bug')"
+                f"{ctx.kept(ExitCode.INTERNAL)}")
         return int(ExitCode.INTERNAL)

@@ -8,7 +8,10 @@ about. A test runs each suggestion.
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
+import sys
 
 from sshbench.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.analysis.answer import ranked_ciphers
@@ -59,8 +62,21 @@ def split_options(argv: list[str]) -> tuple[list[str], list[str]]:
     return (kept[1:] if kept[:1] == ["run"] else kept), chosen
 
 
+def program() -> list[str]:
+    """This program as the user can run it again: `sshbench` where PATH finds this very program, else the path
+    it was started by (`.venv/bin/sshbench` after `make run`, which puts nothing on PATH), or `python -m
+    sshbench` with this interpreter."""
+    started = sys.argv[0] if sys.argv and sys.argv[0] else "sshbench"
+    if os.path.basename(started) == "__main__.py":
+        return [sys.executable, "-m", "sshbench"]
+    found = shutil.which("sshbench")
+    if found and os.path.realpath(found) == os.path.realpath(started):
+        return ["sshbench"]
+    return [started]
+
+
 def command(argv: list[str], *extra: str) -> str:
-    return shlex.join(["sshbench", *split_options(argv)[0], *extra])
+    return shlex.join([*program(), *split_options(argv)[0], *extra])
 
 
 def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ssh_config: str | None) -> list[str]:
@@ -83,8 +99,8 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ss
             "--precision", "1%"))
     common = [c for c in first if all(c in [_name(r, s) for s in _safe_ranked(r)] for r in reports[1:])]
     if len(reports) > 1 and common:
-        lines.append(f"Hosts by shape, each divided by its own {common[0]}:  sshbench compare "
-                     f"{shlex.quote(writer.json_path)} --normalize {common[0]}")
+        lines.append(f"Hosts by shape, each divided by its own {common[0]}:  "
+                     + shlex.join([*program(), "compare", writer.json_path, "--normalize", common[0]]))
     lines.append(f"Same schedule again:  {command(argv, *split_options(argv)[1], '--seed', str(reports[0].seed))}")
     lines.append(f"What each side supports:  {_algos(reports, ssh_config)}")
     return lines
@@ -95,10 +111,10 @@ def _algos(reports: list[Report], ssh_config: str | None) -> str:
     hosts = [r.environment.server.destination for r in reports if r.environment.server.destination]
     if not hosts:
         kinds = [r.environment.server.software for r in reports]
-        return "   ".join("sshbench algos" if kind == "openssh" else f"sshbench algos --server {kind}"
+        return "   ".join(shlex.join([*program(), "algos"] + ([] if kind == "openssh" else ["--server", kind]))
                            for kind in dict.fromkeys(kinds))
     extra = ["--ssh-config", ssh_config] if ssh_config else []
-    return "   ".join(shlex.join(["sshbench", "algos", host, *extra]) for host in hosts)
+    return "   ".join(shlex.join([*program(), "algos", host, *extra]) for host in hosts)
 
 
 def _selection_args(cases: list[Case]) -> list[str]:
