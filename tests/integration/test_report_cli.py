@@ -93,7 +93,18 @@ def test_jsonl_and_quiet_modes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     assert events[0]["event"] == "started" and events[-1]["event"] == "finished"
-    assert [e["event"] for e in events[1:-1]] == ["sample"] * 3
+    kinds = [e["event"] for e in events[1:-1]]
+    assert kinds[:3] == ["sample"] * 3 and kinds[3] == "summary" and kinds[-1] == "answer"
+    assert set(kinds[3:-1]) <= {"summary", "warning"}
+    assert next(e for e in events if e["event"] == "summary")["case_id"] == "cipher:aes128-ctr:upload"
+    answer = next(e for e in events if e["event"] == "answer")["answer"]
+    assert answer[0]["cipher"] == "aes128-ctr" and answer[0]["direction"] == "upload"
     assert events[-1]["results"] == str(tmp_path / "j.json")
+    decided = sshbench("--ciphers", "aes128-gcm@openssh.com,3des-cbc", "--directions", "upload", "--macs", "none",
+                       "--kex", "none", "--hostkeys", "none", "--no-controls", "--time-budget", "1m", "--jsonl",
+                       "--output", str(tmp_path / "d.json"))
+    settled = [json.loads(line) for line in decided.stdout.splitlines() if '"settled"' in line]
+    assert decided.returncode == 0 and settled, decided.stderr  # 3des-cbc is many times slower: it settles
+    assert settled[0]["case_id"] == "cipher:3des-cbc:upload" and settled[0]["relation"] == "different"
     quiet = sshbench(*args, "--quiet", "--output", str(tmp_path / "q.json"))
     assert quiet.returncode == 0 and quiet.stdout.strip() == str(tmp_path / "q.json") and quiet.stderr == ""

@@ -79,6 +79,12 @@ def mistyped_command(args: list[str]) -> str | None:
             f"'sshbench run {word}')")
 
 
+def _json_flag(parser: argparse.ArgumentParser, instead: str, schema: str) -> None:
+    """--json: the command's one JSON document (render/jsondoc.py; its JSON Schema ships in sshbench/schemas)."""
+    parser.add_argument("--json", "-j", action="store_true",
+                        help=f"one JSON document on stdout instead of {instead} (schema: sshbench/{schema})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sshbench", description="Measure SSH ciphers, MACs, key exchanges and transfer tools on "
                      "a private loopback OpenSSH server or a real host, and turn the numbers into a safe config. "
@@ -228,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
     rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
     rec.add_argument("--ssh", help="ssh binary used to validate the client block")
+    _json_flag(rec, "the text", "recommend")
     rec.set_defaults(handler="recommend:cmd_recommend")
 
     cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
@@ -265,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--wide", action="store_true", help="every table column, however narrow the terminal")
     for exporter in EXPORTERS:  # render/exporters.py: one line there adds a format here
         rep.add_argument(exporter.option, metavar="DIR" if exporter.writes_directory else "FILE", help=exporter.help)
+    _json_flag(rep, "the tables", "report")
     rep.set_defaults(handler="report:cmd_report")
 
     cmp = sub.add_parser("compare", help="compare runs case by case, with intervals and significance")
@@ -274,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "TCP control) or a cipher name, to compare machines by shape")
     cmp.add_argument("--fail-above", metavar="PCT", help="exit 7 when any case is significantly slower than the "
                      "baseline by more than this, e.g. 5%%")
+    _json_flag(cmp, "the tables", "compare")
     cmp.set_defaults(handler="report:cmd_compare")
 
     algos = sub.add_parser("algos", help="what this client and a server (the embedded one, or DESTINATION) "
@@ -281,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     algos.add_argument("destination", nargs="?", help="[user@]host[:port] or a Host alias: read that server's offer "
                        "(its first KEXINIT, no login), like ssh-audit")
     algos.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
-    algos.add_argument("--json", "-j", action="store_true", help="one JSON document instead of tables")
+    _json_flag(algos, "the tables", "algos")
     algos.add_argument("--fail-on", choices=("weak", "broken", "never"), default="weak",
                        help="with a destination: exit 12 when the server offers weak algorithms, 13 when broken ones "
                        "or Terrapin (default: weak; broken: only 13; never: always 0)")

@@ -18,6 +18,7 @@ from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, UsageError
 from sshbench.outputs import file_in, output_dir, safe_name, unique_names
 from sshbench.render.config import print_recommendation
+from sshbench.render.jsondoc import recommend_document
 from sshbench.render.terminal import host_rule
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
@@ -65,7 +66,9 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
             results.append((report, checked_recommendation(report, client, server, policy, pattern,
                                                            host_keys=args.host_key_algorithms, exact=args.exact,
                                                            clients=clients, allow_lockout=args.allow_lockout)))
-    for report, advice in results:
+    if args.json:
+        print(recommend_document(results), end="", flush=True)
+    for report, advice in results if not args.json else []:
         if len(runs) > 1:
             ctx.out.print(host_rule(report))
         print_recommendation(ctx.out, advice, clients_table=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from sshbench.analysis.compare import compare, pair_runs
+from sshbench.analysis.compare import Change, compare, pair_runs
 from sshbench.analysis.fleet import merge
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, UsageError
@@ -13,6 +13,7 @@ from sshbench.options import parse_fraction
 from sshbench.outputs import Output, file_in, output_dir, text_output
 from sshbench.render.compare import comparison_table
 from sshbench.render.exporters import EXPORTERS, ChartBook, Exporter
+from sshbench.render.jsondoc import compare_document, report_document
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.store import read_results
 
@@ -43,7 +44,9 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
         if given:
             chosen.append((exporter, output_dir(given, exporter.option) if exporter.writes_directory else
                            text_output(given, exporter.option, exporter.default_name or "", files)))
-    if not chosen and fleet:  # many machines: the comparison, not each machine's full report
+    if args.json:  # the document instead of the terminal tables; file exporters still write theirs
+        print(report_document(runs), end="", flush=True)
+    elif not chosen and fleet:  # many machines: the comparison, not each machine's full report
         ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
     elif not chosen:
         for report in runs:
@@ -73,20 +76,30 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
     if threshold is not None and not 0 < threshold <= 10:
         raise UsageError(f"--fail-above {args.fail_above}: use a slowdown above 0, e.g. 5%")
     regressed = False
+    compared: list[tuple[str, str, list[Change]]] = []
+    notes: list[str] = []
     for (base_label, base), (label, run) in pair_runs([(path, read_results(path)) for path in args.results]):
         try:
             changes = compare(base, run, args.normalize)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
+        compared.append((base_label, label, changes))
+        lines = []
         if threshold is not None:
             for change in changes:
                 if change.regression_beyond(threshold):
                     regressed = True
-                    ctx.out.print(f"regression: {change.why_regression(threshold)}", highlight=False, markup=False)
+                    lines.append(f"regression: {change.why_regression(threshold)}")
         blind = [c for c in changes if not c.detectable]
         if blind:
-            ctx.out.print(f"{len(blind)} of {len(changes)} cases have too few samples ({blind[0].samples[0]} vs "
-                          f"{blind[0].samples[1]}, ...) for any change to reach significance after the correction: "
-                          "measure more samples (--min-runs)", highlight=False, markup=False)
+            lines.append(f"{len(blind)} of {len(changes)} cases have too few samples ({blind[0].samples[0]} vs "
+                         f"{blind[0].samples[1]}, ...) for any change to reach significance after the correction: "
+                         "measure more samples (--min-runs)")
+        notes += lines
+        if not args.json:
+            ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
+            for line in lines:
+                ctx.out.print(line, highlight=False, markup=False)
+    if args.json:
+        print(compare_document(compared, threshold, notes), end="", flush=True)
     return int(ExitCode.REGRESSION if regressed else ExitCode.OK)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 from rich.text import Text
 
+from sshbench.analysis.answer import answers
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.decide import rule_for
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
@@ -27,8 +28,10 @@ from sshbench.options import RunOptions
 from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
+from sshbench.render.jsondoc import answer_json
 from sshbench.render.progress import reporter_for
 from sshbench.render.terminal import answer_block, full_report, host_rule, hosts_report
+from sshbench.results.codec import report_to_dict
 from sshbench.results.model import CaseKind, CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.link.netns import check_can_emulate
@@ -166,6 +169,14 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     ctx.code_if_closed = ExitCode.SAMPLES_FAILED if failed else ExitCode.OK  # the results are complete now
     out = ctx.out
     if args.jsonl:
+        for report in reports:  # what the tables say, for scripts: each case's final summary, the warnings, the answer
+            saved = report_to_dict(report)
+            for summary in saved["summaries"]:
+                print(json.dumps({"event": "summary", "host": report.label, **summary}), flush=True)
+            for warning in saved["warnings"]:
+                print(json.dumps({"event": "warning", "host": report.label, **warning}), flush=True)
+            print(json.dumps({"event": "answer", "host": report.label,
+                              "answer": [answer_json(a) for a in answers(report)]}, allow_nan=False), flush=True)
         print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
                           "csv": writer.csv_path, "hosts": [r.label for r in reports],
                           "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Column
 
 from sshbench.errors import OutputClosed
+from sshbench.kinds import Relation
 from sshbench.results.events import NullReporter, Visit
 from sshbench.results.events import Progress as RunProgress
 from sshbench.results.model import Report, Sample
@@ -114,6 +115,8 @@ class JsonLinesReporter(_Plain):
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self._host = "embedded"
+        self._report: Report | None = None
+        self._told: set[tuple[str, str, str]] = set()  # (host, case, relation) already sent as "settled"
 
     def _emit(self, event: dict[str, Any]) -> None:
         try:
@@ -123,13 +126,29 @@ class JsonLinesReporter(_Plain):
             raise OutputClosed from None
 
     def started(self, report: Report, total: int) -> None:
-        self._host = report.label
+        self._host, self._report = report.label, report
         self._emit({"event": "started", "host": self._host, "started_at": report.started_at, "seed": report.seed,
                     "cases": len(report.cases), "minimum_samples": total})
 
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
         row = sample_row(sample, self._host)
         self._emit({"event": "sample", **row, "done": progress.done, "eta_seconds": round(progress.eta_seconds, 1)})
+        self._settled()
+
+    def _settled(self) -> None:
+        """A "settled" event for each verdict against a ranking neighbour that became different or equivalent
+        since the last (the summaries are brought up to date at most once a second, with the results file)."""
+        for summary in self._report.summaries if self._report is not None else []:
+            relation = summary.relation
+            if relation is None or relation is Relation.UNSETTLED:
+                continue
+            key = (self._host, summary.case_id, relation.value)
+            if key not in self._told:
+                self._told.add(key)
+                self._emit({"event": "settled", "host": self._host, "case_id": summary.case_id,
+                            "group": summary.group, "rank": summary.rank, "relation": relation.value,
+                            "ratio_to_previous": summary.ratio_to_previous, "low": summary.ratio_low,
+                            "high": summary.ratio_high})
 
 
 class LineReporter(_Plain):

@@ -1,0 +1,109 @@
+"""The `--json` documents of `report`, `compare` and `recommend`: what the tables say, for scripts.
+
+Each is one JSON object on stdout with `schema` (its name, "sshbench/report"
+...) and `schema_version`, described by a JSON Schema shipped in the package
+(src/sshbench/schemas/, docs/results-format.md) that the tests validate every
+command's output against. Figures are in base units (bytes per second,
+seconds) like the results file; ratios are plain numbers ("1.36 times as
+fast"). Renderers only: they take what the analysis made and never run
+anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from sshbench.analysis.answer import Answer, answers
+from sshbench.analysis.compare import Change
+from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.analysis.forecast import Forecast
+from sshbench.results.codec import report_to_dict
+from sshbench.results.model import Report, Stat
+
+SCHEMA_VERSION = 1
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def _stat(stat: Stat | None) -> dict[str, Any] | None:
+    if stat is None:
+        return None
+    return {"median": _number(stat.median), "low": _number(stat.ci_low), "high": _number(stat.ci_high), "n": stat.count}
+
+
+def _forecast(found: Forecast | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {"samples": found.samples, "seconds": _number(found.seconds), "outcome": found.outcome.value,
+            "wider_margin_samples": found.wider_samples, "wider_margin_seconds": _number(found.wider_seconds)}
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """One answer (per direction, link, build) as plain data: the --json report's and --jsonl's \"answer\"."""
+    cheapest = answer.cheapest
+    return {
+        "direction": answer.direction.value, "link": answer.link, "build": answer.build, "cipher": answer.best,
+        "bytes_per_second": _stat(answer.rate), "samples": answer.samples, "note": answer.note,
+        "comparisons": [{"other": c.other, "role": c.role, "ratio": _number(c.ratio), "low": _number(c.low),
+                         "high": _number(c.high), "relation": c.relation.value, "pairs": c.pairs,
+                         "forecast": _forecast(c.forecast)} for c in answer.comparisons],
+        "cheapest": None if cheapest is None else {
+            "cipher": cheapest.name, "cpu_seconds_per_gib": _stat(cheapest.cost), "other": cheapest.other,
+            "ratio": _number(cheapest.ratio), "low": _number(cheapest.low), "high": _number(cheapest.high),
+            "relation": None if cheapest.relation is None else cheapest.relation.value},
+    }
+
+
+def _dumps(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
+
+
+def report_document(runs: Sequence[Report]) -> str:
+    """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
+    out = []
+    for report in runs:
+        saved = report_to_dict(report)
+        out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
+                    "tool_version": report.tool_version, "started_at": report.started_at,
+                    "answer": [answer_json(a) for a in answers(report)], "summaries": saved["summaries"],
+                    "warnings": saved["warnings"]})
+    return _dumps({"schema": "sshbench/report", "schema_version": SCHEMA_VERSION, "runs": out})
+
+
+def compare_document(pairs: Sequence[tuple[str, str, Sequence[Change]]], threshold: float | None,
+                     notes: Sequence[str]) -> str:
+    """`compare A B --json`: per pair of runs every case's change, its interval, and whether it regressed."""
+    out = []
+    for base, other, changes in pairs:
+        out.append({"baseline": base, "run": other, "changes": [{
+            "case_id": c.case_id, "baseline": _number(c.baseline), "other": _number(c.other),
+            "change": _number(c.change), "low": _number(c.low), "high": _number(c.high),
+            "p_value": _number(c.p_value), "p_adjusted": _number(c.p_adjusted), "significant": c.significant,
+            "detectable": c.detectable, "bigger_better": c.bigger_better, "samples": list(c.samples),
+            "regression": threshold is not None and c.regression_beyond(threshold)} for c in changes]})
+    return _dumps({"schema": "sshbench/compare", "schema_version": SCHEMA_VERSION, "fail_above": threshold,
+                   "comparisons": out, "notes": list(notes)})
+
+
+def recommend_document(results: Sequence[tuple[Report, CheckedRecommendation]]) -> str:
+    """`recommend FILE --json`: per run the config texts, what validation found, and who the drop-in keeps in."""
+    out = []
+    for report, advice in results:
+        rec = advice.rec
+        dropin = rec.dropin
+        out.append({
+            "label": report.label, "policy": rec.policy.name, "client_block": advice.client_text,
+            "server_dropin": advice.server_text, "server_advice": advice.server_advice,
+            "problems": list(advice.problems), "prediction": list(advice.prediction),
+            "terrapin_exposure": rec.exposure, "dropin_withheld": rec.dropin_withheld,
+            "additions": [] if dropin is None else [{"kind": a.kind.value, "name": a.name, "clients": list(a.clients)}
+                                                    for a in dropin.additions],
+            "shut_out": [] if dropin is None else [o.client.name for o in dropin.shut_out()],
+            "terrapin": None if advice.terrapin is None else dataclasses.asdict(advice.terrapin)})
+    return _dumps({"schema": "sshbench/recommend", "schema_version": SCHEMA_VERSION, "runs": out})

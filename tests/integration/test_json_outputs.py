@@ -1,0 +1,82 @@
+"""Every command's --json document validates against the JSON Schema sshbench ships for it, and any command's
+output may be cut short by its reader (`| head -1`) without an error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]  # no stubs; used by this test only
+import pytest
+
+from sshbench.errors import ExitCode
+from tests.integration.cli_helpers import sshbench
+
+pytestmark = pytest.mark.integration
+DATA = Path(__file__).resolve().parents[1] / "data"
+SMALL, HOSTS = str(DATA / "results-small.json"), str(DATA / "results-hosts.json")
+
+
+def schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(resources.files("sshbench.schemas").joinpath(f"{name}.schema.json")
+                                        .read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(loaded)
+    return loaded
+
+
+def valid(name: str, stdout: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(stdout)
+    jsonschema.validate(document, schema(name), cls=jsonschema.Draft202012Validator)
+    return document
+
+
+@pytest.mark.parametrize("results", [SMALL, HOSTS], ids=["one-run", "hosts"])
+def test_report_json_validates_and_carries_the_answer(results: str) -> None:
+    done = sshbench("report", results, "--json")
+    assert done.returncode == ExitCode.OK, done.stderr
+    doc = valid("report", done.stdout)
+    assert doc["runs"] and all(run["summaries"] for run in doc["runs"])
+    assert any(run["answer"] for run in doc["runs"])
+
+
+def test_compare_json_validates_and_keeps_the_exit_code() -> None:
+    done = sshbench("compare", SMALL, SMALL, "--json", "--fail-above", "5%")
+    assert done.returncode == ExitCode.OK, done.stderr
+    doc = valid("compare", done.stdout)
+    assert doc["fail_above"] == 0.05 and doc["comparisons"][0]["changes"]
+    assert not any(c["regression"] for c in doc["comparisons"][0]["changes"])
+
+
+def test_recommend_json_validates() -> None:
+    done = sshbench("recommend", SMALL, "--json")
+    assert done.returncode in (ExitCode.OK, ExitCode.EXPOSED), done.stderr
+    doc = valid("recommend", done.stdout)
+    assert doc["runs"][0]["client_block"].rstrip().splitlines()[-1].startswith("    ")
+
+
+def test_algos_json_validates() -> None:
+    done = sshbench("algos", "--json")
+    assert done.returncode == ExitCode.OK, done.stderr
+    doc = valid("algos", done.stdout)
+    assert doc["verdict"] is None  # the embedded server is never judged
+
+
+@pytest.mark.parametrize("args", [["report", SMALL], ["report", SMALL, "--json"], ["compare", SMALL, SMALL],
+                                  ["algos"], ["algos", "--json"], ["clients", "list"]],
+                         ids=["report", "report-json", "compare", "algos", "algos-json", "clients-list"])
+def test_a_reader_that_stops_early_is_not_an_error(args: list[str]) -> None:
+    """`sshbench ... | head -1`: the command exits with its own code, quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "sshbench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away after one line, as head does
+    err = proc.stderr.read()
+    proc.wait(timeout=300)
+    assert first
+    assert proc.returncode == ExitCode.OK, err
+    assert "Traceback" not in err and "internal error" not in err
