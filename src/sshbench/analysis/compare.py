@@ -140,3 +140,28 @@ def pair_runs(files: list[tuple[str, list[Report]]]) -> list[tuple[Labelled, Lab
         per_host = len(hosts[0])
         return [(labelled[i % per_host], labelled[i]) for i in range(per_host, len(labelled))]
     return [(labelled[0], other) for other in labelled[1:]]
+
+
+def measured_differently(base: Report, other: Report) -> tuple[list[str], list[str]]:
+    """What two runs measured differently, beyond the machine's own noise: (options that change what is
+    measured, such as --no-aesni, so that a slowdown between them is not a regression; facts of the machines,
+    a CPU or an OpenSSH version, which a comparison may be for). Empty lists: alike."""
+    one, two = base.options, other.options
+    options = [(label, a, b) for label, a, b in (
+        ("--no-aesni", one.no_aesni, two.no_aesni), ("--data", one.data, two.data),
+        ("--placement", one.placement, two.placement), ("--compression", one.compression, two.compression),
+        ("--streams", one.streams, two.streams), ("--link", one.links, two.links), ("--build", one.builds, two.builds))
+        if a != b]
+    env_a, env_b = base.environment, other.environment
+    facts = [(label, a, b) for label, a, b in (("CPU", env_a.host.cpu_model, env_b.host.cpu_model),
+                                               ("ssh", env_a.client.version, env_b.client.version)) if a != b]
+    return ([f"{label} {_shown(a)} vs {_shown(b)}" for label, a, b in options],
+            [f"{label} {_shown(a)} vs {_shown(b)}" for label, a, b in facts])
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple | list):
+        return ",".join(str(v) for v in value) or "none"
+    return str(value)

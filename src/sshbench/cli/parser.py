@@ -234,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--write", metavar="DIR", help="also write ssh_config.sshbench and 50-sshbench.conf into DIR")
     rec.add_argument("--sshd", help="sshd binary used to validate the drop-in")
     rec.add_argument("--ssh", help="ssh binary used to validate the client block")
+    rec.add_argument("--for-no-aesni", action="store_true", help="accept a --no-aesni run: a config for CPUs "
+                     "without AES instructions (refused otherwise on a machine that has them)")
     _json_flag(rec, "the text", "recommend")
     rec.set_defaults(handler="recommend:cmd_recommend")
 
@@ -282,6 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "TCP control) or a cipher name, to compare machines by shape")
     cmp.add_argument("--fail-above", metavar="PCT", help="exit 7 when any case is significantly slower than the "
                      "baseline by more than this, e.g. 5%%")
+    cmp.add_argument("--allow-different", action="store_true", help="--fail-above between runs made with "
+                     "different options (--no-aesni, --data, --link ...): refused unless given")
     _json_flag(cmp, "the tables", "compare")
     cmp.set_defaults(handler="report:cmd_compare")
 

@@ -40,9 +40,13 @@ def newest(paths: list[str], ctx: Context) -> tuple[str, list[Report]]:
     loaded = [(path, read_results(path)) for path in dict.fromkeys(paths)]
     if len(loaded) == 1:
         return loaded[0]
-    path, runs = max(loaded, key=lambda item: (max(_started(r) for r in item[1]), item[0]))
+    # a run with AES-NI masked measured a CPU without it: never the basis of a config when a real one is there
+    real = [item for item in loaded if not any(r.options.no_aesni for r in item[1])] or loaded
+    path, runs = max(real, key=lambda item: (max(_started(r) for r in item[1]), item[0]))
+    masked = len(loaded) - len(real)
     ctx.say(f"sshbench: {len(loaded)} results files given; using the newest run, {path} (started "
-            f"{runs[0].started_at}); name one file to choose another")
+            f"{runs[0].started_at})" + (f", passing over {masked} made with --no-aesni" if masked else "")
+            + "; name one file to choose another")
     return path, runs
 
 
@@ -55,6 +59,11 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
     policy = policy_from(args.policy)
     clients = select_clients(args.clients)
     _, runs = newest(args.results, ctx)
+    masked = [r for r in runs if r.options.no_aesni and r.environment.host.cpu_flags.get("aes")]
+    if masked and not args.for_no_aesni:
+        raise UsageError(f"{masked[0].label}: this run masked AES-NI (--no-aesni), so its ranking is for a CPU "
+                         "without AES instructions, not this machine's; use a run without --no-aesni, or pass "
+                         "--for-no-aesni to make a config for such CPUs")
     if args.host is not None and len(runs) > 1:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
                          "per host")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from sshbench.analysis.compare import Change, compare, pair_runs
+from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
 from sshbench.analysis.fleet import merge
 from sshbench.cli import Context
 from sshbench.errors import ExitCode, UsageError
@@ -79,12 +79,19 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
     compared: list[tuple[str, str, list[Change]]] = []
     notes: list[str] = []
     for (base_label, base), (label, run) in pair_runs([(path, read_results(path)) for path in args.results]):
+        options, facts = measured_differently(base, run)
+        if options and threshold is not None and not args.allow_different:
+            raise UsageError(f"compare --fail-above: {base_label} and {label} measured different things "
+                             f"({'; '.join(options)}): a slowdown between them is not a regression; compare runs "
+                             "made with the same options, or pass --allow-different")
         try:
             changes = compare(base, run, args.normalize)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         compared.append((base_label, label, changes))
-        lines = []
+        lines = [f"note: {base_label} and {label} measured different things ({'; '.join(options)}): the changes "
+                 "below are theirs as much as the machine's"] if options else []
+        lines += [f"note: {base_label} and {label} differ in {'; '.join(facts)}"] if facts else []
         if threshold is not None:
             for change in changes:
                 if change.regression_beyond(threshold):
