@@ -65,6 +65,12 @@ def test_algos_json_validates() -> None:
     assert doc["verdict"] is None  # the embedded server is never judged
 
 
+def test_clients_list_json_validates() -> None:
+    done = sshbench("clients", "list", "--json")
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert any(c["name"] == "jsch-0.1.55" for c in valid("clients", done.stdout)["clients"])
+
+
 @pytest.mark.parametrize("args", [["report", SMALL], ["report", SMALL, "--json"], ["compare", SMALL, SMALL],
                                   ["algos"], ["algos", "--json"], ["clients", "list"]],
                          ids=["report", "report-json", "compare", "algos", "algos-json", "clients-list"])

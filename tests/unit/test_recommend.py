@@ -186,6 +186,8 @@ def test_modern_policy_with_nothing_allowed_leaves_defaults() -> None:
     rec = build(report_with({(Kind.CIPHER, "aes128-ctr"): 1e9}), "modern", strict_both=True)
     assert client_directives(rec) == []
     assert any("no measured algorithm passes policy modern" in note for note in rec.notes)
+    block = client_block(rec)  # no empty `Host *` block (a tinysshd run's used to be one): comments only
+    assert "\nHost " not in block and all(line.startswith("#") for line in block.splitlines() if line)
 
 
 def test_negotiation_picks_the_first_client_choice_the_server_has() -> None:

@@ -141,7 +141,10 @@ def client_block(rec: Recommendation, host: str = "*") -> str:
     quote in it would let whoever chose it add config lines (`Match exec ...`).
     """
     host_pattern(host, "the Host pattern")
-    body = "".join(f"    {d}\n" for d in client_directives(rec))
+    directives = client_directives(rec)
+    if not directives:  # nothing measured changes the client's defaults (e.g. a tinysshd run): no empty block
+        return "\n".join(comments(rec)) + f"\n# nothing to add for Host {host}: this client's defaults stay\n"
+    body = "".join(f"    {d}\n" for d in directives)
     return "\n".join(comments(rec)) + f"\nHost {host}\n{body}"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import os
 import socket
 from datetime import UTC, datetime
@@ -42,6 +43,11 @@ def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
         if args.name not in known:
             raise UsageError(f"clients show: no known client {args.name!r}; known: {', '.join(known)}")
         ctx.out.print(known[args.name].to_json(), end="", highlight=False, markup=False, soft_wrap=True)
+        return int(ExitCode.OK)
+    if getattr(args, "json", False):  # the recordings themselves, each as `clients show` prints it
+        print(json.dumps({"schema": "sshbench/clients", "schema_version": 1,
+                          "clients": [json.loads(offer.to_json()) for offer in known_clients()]}, indent=2),
+              flush=True)
         return int(ExitCode.OK)
     table = Table("name", "software", "origin", "strict kex", "used by", title="Known clients (sshbench clients)",
                   title_justify="left")

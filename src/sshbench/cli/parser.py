@@ -241,7 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
     cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check")
-    cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench")
+    _json_flag(cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench"),
+               "the table", "clients")
     show = cli_sub.add_parser("show", help="one known client's recorded offer, as JSON")
     show.add_argument("name", help="a name from `sshbench clients list`")
     record = cli_sub.add_parser("record", help="record a client's offer (its first KEXINIT): run a command with "

@@ -42,6 +42,7 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     for exporter in EXPORTERS:
         given = getattr(args, exporter.dest)
         if given:
+            exporter.check()
             chosen.append((exporter, output_dir(given, exporter.option) if exporter.writes_directory else
                            text_output(given, exporter.option, exporter.default_name or "", files)))
     if args.json:  # the document instead of the terminal tables; file exporters still write theirs

@@ -43,16 +43,18 @@ from sshbench.untrusted import UntrustedText, host_name
 def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     """parse -> orchestrate (prepare, measure each host) -> render."""
     request = request_from_args(args)
+    if args.plan:  # nothing is measured or saved: no results directory is made either
+        ctx.code_if_closed = ExitCode.OK
+        with contextlib.ExitStack() as stack, _preparing(ctx, args) as say:
+            prepared = prepare(request, stack, say, ctx.say)
+        for line in plan_lines(prepared):
+            ctx.out.print(line, highlight=False, markup=False, soft_wrap=True)
+        return ExitCode.OK
     ctx.writer = writer = ResultsWriter(request.options.output)
     ctx.code_if_closed = ExitCode.OUTPUT_CLOSED  # until the results are complete
     with contextlib.ExitStack() as stack:
         with _preparing(ctx, args) as say:  # a few seconds before the first sample: say what is happening
             prepared = prepare(request, stack, say, ctx.say)
-        if args.plan:
-            ctx.code_if_closed = ExitCode.OK
-            for line in plan_lines(prepared):
-                ctx.out.print(line, highlight=False, markup=False, soft_wrap=True)
-            return ExitCode.OK
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
             runs = measure_all(prepared, request, writer, reporter, ctx.say)
     return _finish(args, ctx, writer, runs)

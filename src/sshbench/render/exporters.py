@@ -62,6 +62,11 @@ class Exporter:
         function: Callable[[list[Report]], Iterator[tuple[str, bytes]]] = self._bound(book)
         return function
 
+    def check(self) -> None:
+        """Raise now if this exporter cannot run here (matplotlib missing): before any output is created, so a
+        refused --charts DIR leaves no empty DIR behind."""
+        self._load()
+
     def _bound(self, book: ChartBook | None) -> Any:
         function = self._load()
         return functools.partial(function, book=book or ChartBook()) if self.uses_charts else function
