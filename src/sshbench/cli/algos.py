@@ -32,7 +32,7 @@ from sshbench.targets.remote import offers, resolve
 from sshbench.targets.servers import embedded_server
 
 OFFER_TIMEOUT = 15.0
-SCHEMA_VERSION = 1  # of the --json document ("schema": "sshbench/algos"); docs/results-format.md
+SCHEMA_VERSION = 1  # of the --json document ("schema": "sshbench/algos"); docs/reports.md
 EXIT_FOR = {Severity.CLEAN: ExitCode.OK, Severity.WEAK: ExitCode.OFFERS_WEAK, Severity.BROKEN: ExitCode.OFFERS_BROKEN}
 
 

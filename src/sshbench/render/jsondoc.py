@@ -2,7 +2,7 @@
 
 Each is one JSON object on stdout with `schema` (its name, "sshbench/report"
 ...) and `schema_version`, described by a JSON Schema shipped in the package
-(src/sshbench/schemas/, docs/results-format.md) that the tests validate every
+(src/sshbench/schemas/, docs/reports.md) that the tests validate every
 command's output against. Figures are in base units (bytes per second,
 seconds) like the results file; ratios are plain numbers ("1.36 times as
 fast"). Renderers only: they take what the analysis made and never run
