@@ -62,18 +62,7 @@ def convert(tp: Any, value: object, path: str, depth: int = 0) -> Any:
         raise SchemaError(f"{path}: nested deeper than {MAX_DEPTH} levels")
     origin = get_origin(tp)
     if origin is Annotated:
-        base, *extras = get_args(tp)
-        if any(isinstance(e, _Signed) for e in extras):
-            return _number(base, value, path, signed=True)
-        checks = [e for e in extras if callable(e)]
-        if checks and isinstance(value, str):
-            try:
-                for check in checks:
-                    check(value, path)
-            except UntrustedText as exc:
-                raise SchemaError(str(exc)) from None
-            return value
-        return convert(base, value, path, depth)
+        return _annotated(get_args(tp), value, path, depth)
     if origin in (Union, types.UnionType):
         return _union(get_args(tp), value, path, depth)
     if origin is Literal:
@@ -82,27 +71,57 @@ def convert(tp: Any, value: object, path: str, depth: int = 0) -> Any:
         return value
     if tp is Any or tp is object:
         return _plain(value, path, depth)
-    if origin in (list, tuple):
-        if not isinstance(value, list):
-            raise SchemaError(f"{path} must be a list, not {_kind(value)}")
-        item = get_args(tp)[0] if get_args(tp) else Any
-        items = [convert(item, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise SchemaError(f"{path} must be an object, not {_kind(value)}")
-        _, item = get_args(tp) if get_args(tp) else (str, Any)
-        return {_key(k, path): convert(item, v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+    if origin in (list, tuple, dict):
+        return _container(origin, get_args(tp), value, path, depth)
     if is_typeddict(tp):
         return _record(tp, value, path, depth, dataclass=False)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _record(tp, value, path, depth, dataclass=True)
     if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum(tp, value, path)
+    return _scalar(tp, value, path)
+
+
+def _annotated(args: tuple[Any, ...], value: object, path: str, depth: int) -> Any:
+    """Annotated[base, checks...]: a signed number, or a string passed through each named check."""
+    base, *extras = args
+    if any(isinstance(e, _Signed) for e in extras):
+        return _number(base, value, path, signed=True)
+    checks = [e for e in extras if callable(e)]
+    if checks and isinstance(value, str):
         try:
-            return tp(value)
-        except ValueError:
-            raise SchemaError(f"{path} must be one of {', '.join(str(m.value) for m in tp)}, "
-                              f"not {_show(value)}") from None
+            for check in checks:
+                check(value, path)
+        except UntrustedText as exc:
+            raise SchemaError(str(exc)) from None
+        return value
+    return convert(base, value, path, depth)
+
+
+def _container(origin: Any, args: tuple[Any, ...], value: object, path: str, depth: int) -> Any:
+    """list[X] and tuple[X, ...] from a JSON list; dict[str, X] from an object (keys checked)."""
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{path} must be an object, not {_kind(value)}")
+        _, item = args if args else (str, Any)
+        return {_key(k, path): convert(item, v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+    if not isinstance(value, list):
+        raise SchemaError(f"{path} must be a list, not {_kind(value)}")
+    item = args[0] if args else Any
+    items = [convert(item, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return tuple(items) if origin is tuple else items
+
+
+def _enum(tp: type[Enum], value: object, path: str) -> Enum:
+    try:
+        return tp(value)
+    except ValueError:
+        raise SchemaError(f"{path} must be one of {', '.join(str(m.value) for m in tp)}, "
+                          f"not {_show(value)}") from None
+
+
+def _scalar(tp: Any, value: object, path: str) -> Any:
+    """bool, int, float, str (checked as untrusted text) and None."""
     if tp is bool:
         if not isinstance(value, bool):
             raise SchemaError(f"{path} must be true or false, not {_kind(value)}")
