@@ -7,6 +7,8 @@ with every sample's negotiation proven and the server CPU exact (wait4); nothing
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +68,8 @@ def test_all_servers_compared_server_by_server(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["hosts"] == ["embedded", "embedded-dropbear", "embedded-tinysshd"]
     assert "Cipher x host, upload" in done.stdout and "embedded-dropbear" in done.stdout
-    assert "sshbench algos   sshbench algos --server dropbear   sshbench algos --server tinysshd" in done.stdout
+    program = f"{shlex.quote(sys.executable)} -m sshbench"  # as the run was started (cli/hints.program)
+    assert f"{program} algos   {program} algos --server dropbear   {program} algos --server tinysshd" in done.stdout
     offer = sshbench("algos", "--server", "tinysshd", "--json")
     assert offer.returncode == ExitCode.OK, offer.stderr
     rows = json.loads(offer.stdout)["algorithms"]

@@ -47,7 +47,7 @@ def test_back_to_back_pairs_settle_more_than_unpaired_rounds_under_drift_and_nev
 
 def test_without_any_difference_a_wrong_different_is_rare() -> None:
     """Family-wise: how many tables of 5 identical cases end with any pair called different (must be <= 5%)."""
-    runs = 120
+    runs = 60  # 0 of 400 in bench/decision_calibration.py; a rule at twice the bound would show ~6 here
     wrong = sum(Relation.DIFFERENT in relations(simulate([700.0] * 5, cv=0.2, seed=seed)) for seed in range(runs))
     assert wrong / runs <= 0.05
 

@@ -136,6 +136,8 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
                         received["t_mark"], received["mark_bytes"] = time.perf_counter(), total
                 received["t_last"] = time.perf_counter()
                 received["bytes"] = total
+            except OSError:  # the connection reset or closed under it (the sender failed, or an interrupt): the
+                return  # main thread reports the missing bytes; a traceback from this thread would say nothing more
             finally:
                 os.close(read_end)
                 os.close(write_end)
