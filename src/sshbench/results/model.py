@@ -21,6 +21,8 @@ from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.design import Design
 from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
+from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
+from sshbench.results.runfacts import TimeUse as TimeUse
 from sshbench.results.schema import Signed
 from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
 from sshbench.results.summary import Summary as Summary
@@ -299,42 +301,6 @@ class CaseRecord:
     size_source: Literal["", "fixed", "auto", "warmup", "file"] = ""
     status: CaseStatus = CaseStatus.PENDING
     reason: str | None = None
-
-
-@dataclass
-class EchoResult:
-    """Keystroke echo round trips through one SSH session (measure/echo.py): interactive latency."""
-
-    cipher: AlgorithmName
-    mac: AlgorithmName | None = None
-    link: str = ""  # as Case.link
-    build: str = ""  # as Case.build: the echo goes through that build's client and server
-    obscured: bool = False  # the client is OpenSSH 9.5+: ObscureKeystrokeTiming (on by default) delays keystrokes
-    ok: bool = False
-    echo_seconds: list[float] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass
-class TimeUse:
-    """Where a run's wall time went: how much of it moved measured data."""
-
-    wall_seconds: float  # the measuring part of the run: first sample started -> last finished
-    sample_seconds: float  # inside samples (ssh or the tool started -> exited, references included)
-    data_seconds: float  # inside data phases, every kind of case
-    throughput_sample_seconds: float  # inside throughput samples (cipher, MAC, method cases)
-    throughput_data_seconds: float  # their data phases
-
-    @property
-    def data_share(self) -> float | None:
-        """Share of the wall time spent in data phases."""
-        return self.data_seconds / self.wall_seconds if self.wall_seconds else None
-
-    @property
-    def throughput_data_share(self) -> float | None:
-        """Share of the throughput samples' time spent in their data phase (the rest: start-up, handshake)."""
-        return self.throughput_data_seconds / self.throughput_sample_seconds if self.throughput_sample_seconds \
-            else None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,46 @@
+"""Two facts of a run beside its samples: keystroke echoes (interactive latency) and where its wall time went.
+
+Kept out of results/model.py (which re-exports them) so that module holds the records every stage reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sshbench.untrusted import AlgorithmName
+
+
+@dataclass
+class EchoResult:
+    """Keystroke echo round trips through one SSH session (measure/echo.py): interactive latency."""
+
+    cipher: AlgorithmName
+    mac: AlgorithmName | None = None
+    link: str = ""  # as Case.link
+    build: str = ""  # as Case.build: the echo goes through that build's client and server
+    obscured: bool = False  # the client is OpenSSH 9.5+: ObscureKeystrokeTiming (on by default) delays keystrokes
+    ok: bool = False
+    echo_seconds: list[float] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class TimeUse:
+    """Where a run's wall time went: how much of it moved measured data."""
+
+    wall_seconds: float  # the measuring part of the run: first sample started -> last finished
+    sample_seconds: float  # inside samples (ssh or the tool started -> exited, references included)
+    data_seconds: float  # inside data phases, every kind of case
+    throughput_sample_seconds: float  # inside throughput samples (cipher, MAC, method cases)
+    throughput_data_seconds: float  # their data phases
+
+    @property
+    def data_share(self) -> float | None:
+        """Share of the wall time spent in data phases."""
+        return self.data_seconds / self.wall_seconds if self.wall_seconds else None
+
+    @property
+    def throughput_data_share(self) -> float | None:
+        """Share of the throughput samples' time spent in their data phase (the rest: start-up, handshake)."""
+        return self.throughput_data_seconds / self.throughput_sample_seconds if self.throughput_sample_seconds \
+            else None
