@@ -17,11 +17,15 @@ SMALL = Path(__file__).resolve().parents[1] / "data" / "results-small.json"
 
 @pytest.fixture
 def masked(tmp_path: Path) -> Path:
-    """The recorded run, as if made with --no-aesni a day later (on the same machine, which has AES-NI)."""
+    """The recorded run, as if made with --no-aesni a day later (on the same machine, which has AES-NI).
+
+    Its path is long on purpose: the note quotes both paths, and a note wrapped at the terminal's width once split
+    its phrase across lines where the checkout's path was longer (CI's)."""
     data = json.loads(SMALL.read_text())
     data["options"]["no_aesni"] = True
     data["started_at"] = "2026-11-22T01:00:38+00:00"
-    path = tmp_path / "no-aesni.json"
+    path = tmp_path / ("a-long-directory-name-" * 4) / "no-aesni.json"
+    path.parent.mkdir()
     path.write_text(json.dumps(data))
     return path
 

@@ -75,8 +75,9 @@ class Context:
         with contextlib.suppress(OSError):
             self.err.print(shown(line), highlight=False, markup=False, soft_wrap=True)
 
-    def path(self, text: str) -> None:
-        """A path on stdout (what a script reads), escaped like `say`."""
+    def line(self, text: str) -> None:
+        """One line on stdout (a path, a note: what a script reads or greps), escaped like `say` and never
+        wrapped by rich, so no phrase of it is split across lines however long the paths it quotes."""
         self.out.print(shown(text), highlight=False, markup=False, soft_wrap=True)
 
     def output_closed(self) -> int:

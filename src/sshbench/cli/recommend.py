@@ -109,4 +109,4 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
     outputs = [file_in(directory, name, "--write") for name in files]
     for output, text in zip(outputs, files.values(), strict=True):
         output.write(text)
-        ctx.path(f"wrote {output.path}")
+        ctx.line(f"wrote {output.path}")

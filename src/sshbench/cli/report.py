@@ -91,7 +91,7 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
             raise UsageError(str(exc)) from None
         compared.append((base_label, label, changes))
         lines = [f"note: {base_label} and {label} measured different things ({'; '.join(options)}): the changes "
-                 "below are theirs as much as the machine's"] if options else []
+                 "above are theirs as much as the machine's"] if options else []
         lines += [f"note: {base_label} and {label} differ in {'; '.join(facts)}"] if facts else []
         if threshold is not None:
             for change in changes:
@@ -107,7 +107,7 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
         if not args.json:
             ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
             for line in lines:
-                ctx.out.print(line, highlight=False, markup=False)
+                ctx.line(line)
     if args.json:
         print(compare_document(compared, threshold, notes), end="", flush=True)
     return int(ExitCode.REGRESSION if regressed else ExitCode.OK)

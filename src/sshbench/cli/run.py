@@ -183,7 +183,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
                           "csv": writer.csv_path, "hosts": [r.label for r in reports],
                           "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
     elif args.quiet:
-        ctx.path(writer.json_path or "")
+        ctx.line(writer.json_path or "")
     else:
         for report, advice in runs:
             if len(runs) > 1:
