@@ -75,6 +75,31 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def started_at(pid: int) -> int | None:
+    """When a process started, in clock ticks since boot (field 22 of /proc/PID/stat); None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rpartition(")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def described(pids: set[int]) -> str:
+    """What each process is (state, cgroup, command line), for a failing assertion's message."""
+    lines = []
+    for pid in sorted(pids):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                state = fh.read().rpartition(")")[2].split()[0]
+            cgroup = Path(f"/proc/{pid}/cgroup").read_text().strip()
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            lines.append(f"{pid}: gone")
+            continue
+        lines.append(f"{pid} [{state}] {cgroup}: {argv[:200]}")
+    return "; ".join(lines)
+
+
 def alive(pid: int) -> bool:
     """Running (not a zombie)."""
     try:
