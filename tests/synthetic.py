@@ -77,6 +77,12 @@ class FakeSampler:
     seed: int = 0
     fail: set[str] = field(default_factory=set)  # case ids whose every sample fails
     steady: bool = True  # time the steady state as the pipe does (False: the whole data phase only)
+    # In free placement (place("free"), the placement trial's switch): per-sample noise and speed. None: the
+    # machine does not care where its ends run.
+    free_noise_cv: float | None = None
+    free_speed: float = 1.0
+    placement: str = "split"
+    taken: list[tuple[str, str]] = field(default_factory=list)  # (case id, placement) of every sample, in order
     _rng: random.Random = field(init=False)
     _load: float = 0.0
     _at: float = 0.0
@@ -91,8 +97,13 @@ class FakeSampler:
         self._load = self._load * keep + self.drift_sd * math.sqrt(1 - keep * keep) * self._rng.gauss(0, 1)
         return math.exp(self._load)
 
+    def place(self, kind: str) -> None:
+        self.placement = kind
+
     def __call__(self, visit: Visit, size: int, timeout: float, tick: object) -> Sample:
         case_id = visit.case.id
+        self.taken.append((case_id, self.placement))
+        free = self.placement == "free" and self.free_noise_cv is not None
         result = Sample(case_id, visit.round, visit.round == 0, False, "", size)
         if case_id in self.fail:
             result.error = "simulated failure"
@@ -105,7 +116,9 @@ class FakeSampler:
             result.total_seconds = self.setup_seconds + handshake
             self.clock.now += result.total_seconds
             return result
-        rate = self.rates[case_id] / self.load() * self._rng.lognormvariate(0, self.noise_cv)
+        rate = self.rates[case_id] / self.load() * self._rng.lognormvariate(
+            0, self.free_noise_cv if free and self.free_noise_cv is not None else self.noise_cv)
+        rate *= self.free_speed if free else 1.0
         if visit.case.kind is CaseKind.CEILING:  # openssl speed: whole seconds, no connection
             result.ok, result.bytes_received, result.data_seconds = True, int(rate), 1.0
             result.total_seconds = 1.1
@@ -141,13 +154,15 @@ class FakeSampler:
 
 def simulate(rates: list[float] | list[list[float]], cv: float, seed: int, options: RunOptions | None = None,
              rule: DecisionRule | None = None, paired: bool = True, sizes: dict[str, int] | None = None,
-             adapt: bool = True, builds: dict[str, float] | None = None, **machine: object) -> Report:
+             adapt: bool = True, builds: dict[str, float] | None = None, placed: bool = False,
+             **machine: object) -> Report:
     """A decision-mode run, through the real loop and schedule, over cases with these true rates (bytes/s of
     BYTES-sized samples, unbudgeted unless `options` say otherwise; a list of lists is up to three tables);
     `machine` sets FakeSampler's drift and fixed costs (and may set noise_cv for `cv`); `paired=False` is the
     design without back-to-back runs, `adapt=False` the one that does not choose its sample length and pairing
     from the noise nor spend the time left by forecast; `builds`: every case on each of these builds, its true
-    rate times the build's factor (the first is the baseline, like --build stock --build ...)."""
+    rate times the build's factor (the first is the baseline, like --build stock --build ...); `placed`: the run
+    may try both placements (--placement auto), the machine's free_noise_cv and free_speed saying what free does."""
     options = options or RunOptions(time_budget_seconds=None, size_bytes=BYTES)
     tables = [list(t) for t in rates if isinstance(t, list)] or \
         [[float(r) for r in rates if not isinstance(r, list)]]
@@ -165,8 +180,8 @@ def simulate(rates: list[float] | list[list[float]], cv: float, seed: int, optio
             record.size_bytes, record.size_source = sizes[record.case.id], "file"
     plan = schedule_for(options, cases, seed) if options.mode != "decision" else \
         DecisionSchedule(cases, options.min_runs, options.max_runs, seed, paired=paired)
-    return run_loop(report, plan, sampler, options, lambda _report: None, hooks=Hooks(clock=clock), rule=rule,
-                    adapt=adapt)
+    hooks = Hooks(clock=clock, place=sampler.place if placed else None)
+    return run_loop(report, plan, sampler, options, lambda _report: None, hooks=hooks, rule=rule, adapt=adapt)
 
 
 # Two machines the design is tested on (tests/unit/test_design.py, bench/decision_calibration.py), each with a

@@ -112,9 +112,10 @@ class RunOptions:
     streams: tuple[int, ...] = (1,)
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
-    # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py) or
-    # wherever the scheduler puts them ("free"). Real hosts are on their own machine either way.
-    placement: Literal["split", "free"] = "split"
+    # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py),
+    # wherever the scheduler puts them ("free"), or the steadier of the two on this machine, from a short trial of
+    # both ("auto", analysis/placing.py). Real hosts are on their own machine either way.
+    placement: Literal["auto", "split", "free"] = "auto"
     methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods/)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)
     remote_workdir: str | None = None  # real hosts: where the server's test files go (default: its $TMPDIR)

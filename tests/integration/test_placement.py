@@ -17,6 +17,7 @@ from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.conftest import cpu_list
+from tests.integration.cli_helpers import sshbench
 from tests.integration.processes import wait_for_samples
 
 pytestmark = [pytest.mark.integration,
@@ -86,3 +87,26 @@ def test_a_cpuset_that_shrinks_mid_run_gives_free_placement_with_a_warning_not_a
     assert data["status"] == "complete" and all(s["ok"] for s in data["samples"])
     assert "fell back to free placement during the run" in data["environment"]["host"]["placement"]
     assert "placement-changed" in {w["code"] for w in data["warnings"]}
+
+
+def test_auto_placement_tries_both_on_a_real_server_and_measures_in_the_one_it_chose(tmp_path: Path) -> None:
+    """--placement auto (the default) in a decision run: 8 samples of each placement before the minimum,
+    kept apart from every case's samples; the run records the placement it chose and shows why."""
+    out = tmp_path / "r.json"
+    done = sshbench("--ciphers", "aes128-ctr,aes256-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
+                    "--no-controls", "--directions", "upload", "--time-budget", "2m", "--sample-seconds", "0.1",
+                    "--max-runs", "8", "--output", str(out), tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    data = json.loads(out.read_text())
+    trial = data["placement_trial"]
+    assert trial["chosen"] in ("split", "free") and len(trial["split"]) + len(trial["free"]) >= 10
+    assert trial["case_id"] in {r["case"]["id"] for r in data["cases"]} and trial["seconds"] > 0
+    assert data["environment"]["host"]["placement"].startswith(trial["chosen"])
+    counted: dict[str, int] = {}
+    for sample in data["samples"]:
+        if not sample["warmup"]:
+            counted[sample["case_id"]] = counted.get(sample["case_id"], 0) + 1
+    assert len(counted) == 2 and max(counted.values()) - min(counted.values()) <= 2, \
+        f"the trial's 16 samples were counted as its case's: {counted}"
+    report = sshbench("report", str(out))
+    assert trial["reason"].split(":")[0] in report.stdout  # "split kept" / "split chosen" / "free chosen"

@@ -149,7 +149,7 @@ def measured_differently(base: Report, other: Report) -> tuple[list[str], list[s
     one, two = base.options, other.options
     options = [(label, a, b) for label, a, b in (
         ("--no-aesni", one.no_aesni, two.no_aesni), ("--data", one.data, two.data),
-        ("--placement", one.placement, two.placement), ("--compression", one.compression, two.compression),
+        ("--placement", _placed(base), _placed(other)), ("--compression", one.compression, two.compression),
         ("--streams", one.streams, two.streams), ("--link", one.links, two.links), ("--build", one.builds, two.builds))
         if a != b]
     env_a, env_b = base.environment, other.environment
@@ -157,6 +157,14 @@ def measured_differently(base: Report, other: Report) -> tuple[list[str], list[s
                                                ("ssh", env_a.client.version, env_b.client.version)) if a != b]
     return ([f"{label} {_shown(a)} vs {_shown(b)}" for label, a, b in options],
             [f"{label} {_shown(a)} vs {_shown(b)}" for label, a, b in facts])
+
+
+def _placed(report: Report) -> str:
+    """The placement a run measured in: what it recorded (--placement auto chooses during the run), else asked."""
+    recorded = report.environment.host.placement
+    if recorded:
+        return "free" if recorded.startswith("free") else "split"
+    return report.options.placement
 
 
 def _shown(value: object) -> str:

@@ -140,9 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                      f"sizing automatically, fixed for the run (default: {D.sample_seconds:.1f} s, then "
                      "what the run's measured noise calls for in decision mode)")
     how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
-    how.add_argument("--placement", choices=("split", "free"), help="embedded servers: "
+    how.add_argument("--placement", choices=("auto", "split", "free"), help="embedded servers: "
                      "client and server on separate halves of this machine's CPUs, as on two machines "
-                     "(split, default), or wherever the scheduler puts them (free); see docs/methodology.md")
+                     "(split), wherever the scheduler puts them (free), or whichever of the two a short trial "
+                     "finds steadier here (auto, default; split unless free is significantly steadier); see "
+                     "docs/methodology.md")
     how.add_argument("--timeout", type=float, default=D.timeout_seconds, help="seconds allowed per connection on "
                      f"top of the expected transfer time (default: {D.timeout_seconds:g})")
     data = run.add_argument_group("data and crypto")

@@ -22,17 +22,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
 
 from sshbench.analysis.decide import DecisionRule, rule_for
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import summarize
 from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.measure import placing
+from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.options import RunOptions
 from sshbench.plan.budget import FIT_MARGIN, STEADY_AFTER, target_seconds, too_long
 from sshbench.plan.rounds import Schedule, round_state
-from sshbench.results.events import NullReporter, Progress, Reporter, Visit
-from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary, TimeUse
+from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.units import MiB
 
 MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
@@ -50,13 +51,6 @@ SAVE_COST_SHARE = 0.05  # ... and saving takes at most this share of the run's t
 MINIMUM_SHARE = 0.5  # a longer sample is chosen only while min_runs more of every case fit in this share of the rest
 
 
-class Sampler(Protocol):
-    def __call__(self, visit: Visit, size: int, timeout: float, tick: Callable[[int], None]) -> Sample:
-        """One sample of `visit` moving `size` bytes (0 for cases that move none), within `timeout` seconds;
-        `tick` is told the bytes moved as they move. Never raises for a failed sample: it returns one."""
-        ...
-
-
 @dataclass
 class Hooks:
     """What the loop asks of the world between samples; the defaults are a quiet machine's answers."""
@@ -64,6 +58,8 @@ class Hooks:
     clock: Callable[[], float] = time.monotonic
     check_alive: Callable[[], None] = lambda: None  # RunStopped when the way to the server is gone
     doomed: Callable[[list[Sample]], None] = lambda failures: stop_if_same_failure(failures)
+    # Moves both ends to "split" or "free" placement (--placement auto, measure/placing.py); None: no trial
+    place: Callable[[str], None] | None = None
 
 
 def auto_size(warmup: Sample, target_seconds: float, streams: int = 1) -> int | None:
@@ -194,6 +190,8 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     reporter.started(report, sum(plan.required(round_state(report)).values()))
     try:
         while rnd := _live(plan.next_round(round_state(report, run.spendable())), run.records):
+            if rnd[0].round == 1 and hooks.place is not None and report.placement_trial is None:
+                _try_placements(run, sampler, hooks.place)  # the warm-up sized every case: which placement?
             if rnd[0].round == 1 and options.time_budget_seconds is not None and options.mode != "fixed":
                 _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
             for position, visit in enumerate(rnd):
@@ -248,6 +246,18 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.done += 1
     # the same counts, less this visit's expected time: it is done (no second pass over the report)
     reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost)))
+
+
+def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None]) -> None:
+    """The placement trial, where it is cheap beside the run (measure/placing.py); its choice in force after."""
+    found = placing.decide(run.report.cases, run.estimates.rates,
+                           lambda r: run.estimates.of(r.case, r.size_bytes), run.options.time_budget_seconds,
+                           run.options.mode == "decision")
+    if isinstance(found, CaseRecord):
+        timeout = run.options.timeout_seconds + run.estimates.transfer_allowance(found.case, found.size_bytes)
+        found = placing.run_trial(found, sampler, place, timeout, run.hooks.clock)
+    run.report.placement_trial = found
+    run.checkpoint(force=True)
 
 
 def _calibrate(run: _Run) -> None:
@@ -333,20 +343,6 @@ def _check_minimum_fits(run: _Run) -> None:
                                       left, run.options))
 
 
-def time_use(report: Report, wall: float) -> TimeUse:
-    """Where the wall time went, from the samples' own phase times."""
-    throughput = (CaseKind.CIPHER, CaseKind.MAC)
-    kinds = {r.case.id: r.case.kind for r in report.cases}
-    samples = [(s, kinds.get(s.case_id)) for s in report.samples if s.total_seconds is not None]
-    return TimeUse(
-        wall_seconds=wall,
-        sample_seconds=sum(s.total_seconds or 0.0 for s, _ in samples),
-        data_seconds=sum(s.data_seconds or 0.0 for s, _ in samples),
-        throughput_sample_seconds=sum(s.total_seconds or 0.0 for s, kind in samples if kind in throughput),
-        throughput_data_seconds=sum(s.data_seconds or 0.0 for s, kind in samples if kind in throughput and s.ok),
-    )
-
-
 def stop_if_same_failure(failures: list[Sample]) -> None:
     """RunStopped when DOOMED_AFTER failures in a row, with one error, over DOOMED_CASES cases or more, show that
     every later sample would fail the same way (a server that went away)."""
@@ -364,12 +360,6 @@ def _nothing_measured(report: Report, budget: float | None) -> str:
             if budget is not None and "time budget" in why else
             "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
     return f"nothing was measured ({why}): {hint}"
-
-
-def bytes_moved(report: Report) -> int:
-    """Bytes sent over the network so far (local ceilings move none)."""
-    local = {r.case.id for r in report.cases if r.case.kind is CaseKind.CEILING}
-    return sum(s.bytes_received or s.size_bytes for s in report.samples if s.case_id not in local)
 
 
 def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:

@@ -55,11 +55,13 @@ class TargetSampler:
 
 def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
             save: Callable[[Report], None], reporter: Reporter | None = None,
-            settings: SampleSettings | None = None, files: TransferFiles | None = None) -> Report:
+            settings: SampleSettings | None = None, files: TransferFiles | None = None,
+            place: Callable[[str], None] | None = None) -> Report:
     """Run rounds until the schedule is done or the time budget would be overrun (measure/loop.py).
 
     `files` are the test files the file methods (scp, sftp, rsync) move; their
-    cases are sized by the file, not by the warm-up.
+    cases are sized by the file, not by the warm-up. `place` moves both ends
+    between placements for the placement trial (measure/placing.py).
     """
     settings = settings or SampleSettings(env=options.crypto_env())
     for record in report.cases:
@@ -71,7 +73,8 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
             record.size_bytes, record.size_source = files.shape.total_bytes, "file"
     sampler = TargetSampler(target, settings, files, shutil.which("openssl"))
     hooks = Hooks(check_alive=target.check_alive,
-                  doomed=lambda failures: stop_if_doomed(failures, files, local_disks=target.server_cpu_exact))
+                  doomed=lambda failures: stop_if_doomed(failures, files, local_disks=target.server_cpu_exact),
+                  place=place)
     return run_loop(report, plan, sampler, options, save, reporter, hooks)
 
 

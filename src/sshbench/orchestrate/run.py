@@ -26,9 +26,9 @@ from sshbench.compressors import choice
 from sshbench.errors import BudgetTooSmall, MissingToolError, ServerError
 from sshbench.kinds import PIPE, Direction
 from sshbench.linkspec import parse_label
+from sshbench.measure.accounting import bytes_moved
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
-from sshbench.measure.loop import bytes_moved
 from sshbench.options import RunOptions
 from sshbench.orchestrate.builds import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host

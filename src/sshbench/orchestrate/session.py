@@ -122,10 +122,10 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             env.files = _files_facts(options, files, host.payload)
             env.files.commands = command_templates(target, files, host.methods)
         plan = schedule_for(options, live, host.seed)
-        stack.enter_context(_placed(host, env))
+        place = stack.enter_context(_placed(host, env))
         save(report)
         execute(report, plan, target, options, save, reporter,
-                SampleSettings(host.payload, options.crypto_env()), files)
+                SampleSettings(host.payload, options.crypto_env()), files, place)
         if options.echo_count:
             clients = {build.name: build.client.version for build in env.builds}
             for case in echo_cases(report):
@@ -149,29 +149,42 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
 
 
 @contextlib.contextmanager
-def _placed(host: Host, env: Environment) -> Iterator[None]:
-    """The embedded ends on their own CPUs for the measuring (--placement), recorded; undone after."""
+def _placed(host: Host, env: Environment) -> Iterator[Callable[[str], None] | None]:
+    """The embedded ends on their own CPUs for the measuring (--placement), recorded; undone after. Yields,
+    for --placement auto, what moves both ends to "split" or "free" placement (the trial, measure/placing.py)."""
     allowed = placement.allowed()
     if host.remote is not None:
         env.host.client_cpus = len(allowed) if allowed else env.host.cpu_count
-        yield  # the server is another machine; this one's CPUs are all the client's
+        yield None  # the server is another machine; this one's CPUs are all the client's
         return
-    where = placement.split(allowed) if host.options.placement == "split" else None
-    env.host.placement = where.describe() if where is not None else "free"
-    everything = len(allowed) if allowed else env.host.cpu_count
-    env.host.client_cpus = len(where.client) if where is not None else everything
-    env.host.server_cpus = len(where.server) if where is not None else everything
+    where = placement.split(allowed) if host.options.placement != "free" else None
     servers = [build.server for build in host.builds] or [host.server]
+
+    def use(kind: str) -> None:
+        chosen = where if kind == "split" else None
+        for server in servers:
+            server.place(chosen.server if chosen is not None else None)
+        placement.switch(chosen, allowed)
+        _record_placement(env, chosen, allowed)
+
+    _record_placement(env, where, allowed)
     for server in servers:
         server.place(where.server if where is not None else None)
     try:
         with placement.client_side(where):
-            yield
+            yield use if host.options.placement == "auto" and where is not None else None
     finally:
         for server in servers:
             server.place(None)
-        if where is not None and (why := placement.fell_back()) is not None:
+        if env.host.placement != "free" and (why := placement.fell_back()) is not None:
             env.host.placement = f"{env.host.placement}; {PLACEMENT_FELL_BACK}: {why}"
+
+
+def _record_placement(env: Environment, where: placement.Placement | None, allowed: frozenset[int] | None) -> None:
+    env.host.placement = where.describe() if where is not None else "free"
+    everything = len(allowed) if allowed else env.host.cpu_count
+    env.host.client_cpus = len(where.client) if where is not None else everything
+    env.host.server_cpus = len(where.server) if where is not None else everything
 
 
 def echo_cases(report: Report) -> list[Case]:

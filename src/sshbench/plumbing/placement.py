@@ -120,7 +120,7 @@ def fell_back() -> str | None:
     return _fallback[0] if _fallback else None
 
 
-_active: list[Placement] = []  # the placement of the block client_side() is running, for server_cpus()
+_active: list[Placement] = []  # the split in force while client_side() runs (empty: free), for server_cpus()
 
 
 def server_cpus() -> frozenset[int] | None:
@@ -129,17 +129,24 @@ def server_cpus() -> frozenset[int] | None:
     return _active[-1].server if _active else None
 
 
+def switch(placement: Placement | None, everything: frozenset[int] | None) -> None:
+    """Within client_side(): move the calling (measuring) thread to the client's CPUs of `placement`, or to
+    `everything` for free placement; server_cpus() follows. The placement trial (measure/placing.py) uses it
+    between samples; the server side moves with each server's place()."""
+    _active.clear()
+    if placement is not None:
+        _active.append(placement)
+    pin_this_thread(placement.client if placement is not None else everything)
+
+
 @contextlib.contextmanager
 def client_side(placement: Placement | None) -> Iterator[None]:
     """Run the block on the client's CPUs, then give the thread back the CPUs it had."""
     before = allowed()
     _fallback.clear()
-    pin_this_thread(placement.client if placement is not None else None)
-    if placement is not None:
-        _active.append(placement)
+    switch(placement, None)
     try:
         yield
     finally:
-        if placement is not None:
-            _active.pop()
-            pin_this_thread(before)
+        _active.clear()
+        pin_this_thread(before)

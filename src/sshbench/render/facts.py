@@ -69,6 +69,15 @@ def _streams(counts: tuple[int, ...]) -> str:
     return "" if counts == (1,) else f"; {', '.join(map(str, counts))} parallel connections per transfer"
 
 
+def _placement(report: Report) -> str:
+    """The placement the run measured in, and how it was set (asked, or chosen by the trial)."""
+    asked = report.options.placement
+    trial = report.placement_trial
+    if asked == "auto" and trial is not None:
+        return f"{trial.chosen} ({'chosen by the trial' if trial.split else 'auto, not tried'})"
+    return f"{asked}, as asked" if asked != "auto" else "auto"
+
+
 def facts(report: Report) -> list[Fact]:
     """The machine, both sides' software, the data, and what limited the run, one line each."""
     env, opts = report.environment, report.options
@@ -84,6 +93,9 @@ def facts(report: Report) -> list[Fact]:
                            host.placement else host.placement.removeprefix("split: ") + ", as on two machines"
                            if host.placement.startswith("split") else
                            "free: client and server shared every CPU, wherever the scheduler put them"))
+        if report.placement_trial is not None:  # --placement auto: the trial that chose it (analysis/placing.py)
+            trial = report.placement_trial
+            out.insert(2, Fact("", f"{trial.reason}{f' ({trial.seconds:.0f} s trial)' if trial.split else ''}"))
     for build in env.builds:  # --build: each build's two programs, and the switches they declared
         said = "; ".join(f"{side} {', '.join(f'{k} {v}' for k, v in switches.items())}" for side, switches in
                          (("client", build.client_settings), ("server", build.server_settings)) if switches)
@@ -134,8 +146,7 @@ def mode(report: Report) -> list[Fact]:
     if report.design is not None:
         design = report.design
         out.append(Fact("noise", f"measured after {design.at_samples} throughput samples: {describe(design.noise)}"))
-        out.append(Fact("design", f"{design.reason}; placement {opts.placement}"
-                                  + (" (--placement free to compare)" if opts.placement == "split" else "")))
+        out.append(Fact("design", f"{design.reason}; placement {_placement(report)}"))
     if report.partner_kex:
         out.append(Fact("kex", f"{report.partner_kex} for every throughput and host key case (fixed for the run; "
                                "only the key exchange table varies it)"))

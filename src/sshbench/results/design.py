@@ -27,3 +27,16 @@ class Design:
     paired: bool  # verdicts on back-to-back pairs where there are enough
     reason: str  # the figures that decided it, in words
     at_samples: int = 0  # throughput samples measured when it was chosen
+
+
+@dataclass(frozen=True)
+class PlacementTrial:
+    """The short trial of both placements an embedded run with `--placement auto` begins with
+    (analysis/placing.py): what each gave, and what was chosen from it."""
+
+    case_id: str  # the one case sampled, alternately split and free
+    split: list[float]  # its rates (bytes/s), in split placement
+    free: list[float]  # ... and in free placement; neither enters any verdict
+    chosen: str  # "split" or "free", for the rest of the run
+    seconds: float  # the trial's wall time
+    reason: str  # the figures that decided it, in words

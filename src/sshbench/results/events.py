@@ -1,8 +1,10 @@
 """What a run tells whoever watches it, as it happens: the protocol the measuring loop calls and a renderer
-implements (render/progress.py), so neither needs the other."""
+implements (render/progress.py), so neither needs the other; and what takes one sample of a visit (the
+Sampler the loop and the placement trial call)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -50,3 +52,8 @@ class NullReporter:
         pass
 
 
+class Sampler(Protocol):
+    def __call__(self, visit: Visit, size: int, timeout: float, tick: Callable[[int], None]) -> Sample:
+        """One sample of `visit` moving `size` bytes (0 for cases that move none), within `timeout` seconds;
+        `tick` is told the bytes moved as they move. Never raises for a failed sample: it returns one."""
+        ...

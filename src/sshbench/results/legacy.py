@@ -9,7 +9,7 @@ for the whole run (true: SSH's zlib on every connection), so its cipher and
 MAC cases become `ssh`-compressed cases, their ids and groups renamed to
 match (`...:upload` -> `...:upload~ssh`). Schema 9 only added fields
 (the looks' sample counts, the measured noise and the design it chose,
-each steady state's halves). Schema 3 (sshbench 0.1
+each steady state's halves), and schema 10 the placement trial. Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -28,7 +28,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -8 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -9 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -38,8 +38,9 @@ def upgrade(data: object) -> object:
             data = _added_fields(data, old)
     if data.get("schema_version") == 7:
         data = _from_7(data)
-    if data.get("schema_version") == 8:
-        data = _added_fields(data, 8)
+    for old in (8, 9):
+        if data.get("schema_version") == old:
+            data = _added_fields(data, old)
     return data
 
 

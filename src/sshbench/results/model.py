@@ -19,7 +19,7 @@ from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and 
 from sshbench.kinds import Direction as Direction
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
-from sshbench.results.design import Design
+from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -33,8 +33,8 @@ from sshbench.untrusted import AlgorithmName
 # 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
 # 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates;
 # 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
-# each steady state's two halves (Sample.steady_half_bytes)
-SCHEMA_VERSION = 9
+# each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial)
+SCHEMA_VERSION = 10
 
 
 @dataclass(frozen=True)
@@ -348,6 +348,9 @@ class Report:
     # The noise measured after the first passes and the design it chose (sample length, pairing), with the figures
     # that decided it (analysis/noise.py; None: not measured, as in fixed and precision modes and older files)
     design: Design | None = None
+    # The trial of both placements an embedded run with --placement auto began with, and its choice
+    # (analysis/placing.py; None: a real host, a placement given, or a file from before 0.4)
+    placement_trial: PlacementTrial | None = None
     schema_version: int = SCHEMA_VERSION
 
     def case(self, case_id: str) -> CaseRecord:
