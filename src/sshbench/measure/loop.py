@@ -190,10 +190,11 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     reporter.started(report, sum(plan.required(round_state(report)).values()))
     try:
         while rnd := _live(plan.next_round(round_state(report, run.spendable())), run.records):
-            if rnd[0].round == 1 and hooks.place is not None and report.placement_trial is None:
-                _try_placements(run, sampler, hooks.place)  # the warm-up sized every case: which placement?
+            spare = None
             if rnd[0].round == 1 and options.time_budget_seconds is not None and options.mode != "fixed":
-                _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
+                spare = _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
+            if rnd[0].round == 1 and hooks.place is not None and report.placement_trial is None:
+                _try_placements(run, sampler, hooks.place, spare)  # the warm-up sized every case: which placement?
             for position, visit in enumerate(rnd):
                 if run.records[visit.case.id].status is not CaseStatus.SKIPPED:
                     _visit(run, visit, rnd[position:], sampler, reporter)
@@ -248,11 +249,12 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost)))
 
 
-def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None]) -> None:
-    """The placement trial, where it is cheap beside the run (measure/placing.py); its choice in force after."""
+def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None], spare: float | None) -> None:
+    """The placement trial, where it is cheap beside the run and the minimum leaves room for it
+    (measure/placing.py); its choice in force after."""
     found = placing.decide(run.report.cases, run.estimates.rates,
                            lambda r: run.estimates.of(r.case, r.size_bytes), run.options.time_budget_seconds,
-                           run.options.mode == "decision")
+                           run.options.mode == "decision", spare)
     if isinstance(found, CaseRecord):
         timeout = run.options.timeout_seconds + run.estimates.transfer_allowance(found.case, found.size_bytes)
         found = placing.run_trial(found, sampler, place, timeout, run.hooks.clock)
@@ -328,8 +330,9 @@ def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> dict[str, 
     return {case_id: n - in_round.get(case_id, 0) for case_id, n in needed if n > in_round.get(case_id, 0)}
 
 
-def _check_minimum_fits(run: _Run) -> None:
-    """Refuse, before measuring, a budget that cannot give every case its minimum (an interval for each)."""
+def _check_minimum_fits(run: _Run) -> float:
+    """Refuse, before measuring, a budget that cannot give every case its minimum (an interval for each); else
+    the seconds the budget leaves beyond the minimum (with its margin)."""
     report, estimates = run.report, run.estimates
     required = run.plan.required(round_state(report))
     needed = {run.records[case_id].case: count * estimates.of(run.records[case_id].case,
@@ -341,6 +344,7 @@ def _check_minimum_fits(run: _Run) -> None:
         spent = run.hooks.clock() - run.started
         raise BudgetTooSmall(too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent,
                                       left, run.options))
+    return left - sum(needed.values()) * FIT_MARGIN
 
 
 def stop_if_same_failure(failures: list[Sample]) -> None:

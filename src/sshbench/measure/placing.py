@@ -44,8 +44,9 @@ def skipped(why: str) -> PlacementTrial:
 
 
 def decide(records: list[CaseRecord], rates: dict[str, float], visit_seconds: Callable[[CaseRecord], float],
-           budget: float | None, decision: bool) -> CaseRecord | PlacementTrial:
-    """The case to try both placements on, or (no trial) the placement kept and why."""
+           budget: float | None, decision: bool, spare: float | None = None) -> CaseRecord | PlacementTrial:
+    """The case to try both placements on, or (no trial) the placement kept and why; `spare`: the seconds the
+    budget leaves beyond every case's minimum, which the trial must not eat into."""
     if not decision or budget is None:
         return skipped("it is for decision mode with a time budget (a fixed or precision run keeps split)")
     record = trial_case(records, rates)
@@ -54,6 +55,9 @@ def decide(records: list[CaseRecord], rates: dict[str, float], visit_seconds: Ca
     cost = 2 * TRIAL_SAMPLES * visit_seconds(record)
     if cost > MAX_SHARE * budget:
         return skipped(f"it would take about {cost:.0f} s, over {MAX_SHARE:.0%} of the {budget:.0f} s budget")
+    if spare is not None and cost > spare:
+        return skipped(f"it would take about {cost:.0f} s, and the budget leaves {max(0.0, spare):.0f} s beyond "
+                       "every case's minimum")
     return record
 
 
