@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.analysis.links import Bound
+from sshbench.cli.parser import options_from_args, parse
 from sshbench.errors import UsageError
 from sshbench.linkspec import LinkSpec, parse_label, parse_links
 from sshbench.results.model import Stat
@@ -90,3 +91,13 @@ def test_a_failed_echo_session_is_listed_with_its_error() -> None:
                                            EchoResult("aes128-ctr", ok=True, echo_seconds=[0.001])])
     found = [fact.text for fact in problems(report)]
     assert found == ["keystroke echo aes128-ctr @rtt=20ms: no readiness line"]
+
+
+def test_repeated_link_options_add_up_in_order_each_link_once() -> None:
+    """`--link A --link B` is both (it kept only the last, silently); the same link twice is measured once."""
+    given = ["--link", "rtt=20ms", "--link", "rtt=80ms,rate=100mbit", "--link", "rtt=20ms"]
+    options = options_from_args(parse(["run", *given]))
+    assert options.links == ("rtt=20ms", "rtt=80ms,rate=100mbit")
+    with pytest.raises(UsageError, match="13 links in all; at most 12"):
+        options_from_args(parse(["run", "--link", "rtt=1ms,2ms,3ms,4ms,5ms,6ms,7ms",
+                                 "--link", "rtt=8ms,9ms,10ms,11ms,12ms,13ms"]))

@@ -13,7 +13,7 @@ from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, parse_compression
 from sshbench.errors import UsageError
 from sshbench.kinds import PIPE
-from sshbench.linkspec import parse_links
+from sshbench.linkspec import MAX_LINKS, parse_links
 from sshbench.methods import METHODS, parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
@@ -164,9 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
     link = run.add_argument_group("emulated link (root: the embedded server behind a link in sshbench's own "
                                   "network namespaces, see docs/links.md)")
-    link.add_argument("--link", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]; a list sweeps, e.g. "
-                      "rtt=0,20ms,80ms: every case crosses each link, interleaved (the MAC, key exchange and host "
-                      "key sweeps are off unless named: the link does not change their CPU cost)")
+    link.add_argument("--link", action="append", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]; a list "
+                      "sweeps, e.g. rtt=0,20ms,80ms: every case crosses each link, interleaved (the MAC, key "
+                      "exchange and host key sweeps are off unless named: the link does not change their CPU "
+                      "cost); repeat it for links that differ in more than one value (--link rtt=20ms "
+                      "--link rtt=80ms,rate=100mbit)")
     link.add_argument("--echo", type=int, help="keystroke echo round trips per cipher (and per link), as sshping "
                       "measures interactive latency (default: 40 with --link, else 0)")
     link.add_argument("--link-tcp", choices=("tuned", "kernel"), help="the emulated hosts' TCP buffers: a tuned "
@@ -220,6 +222,14 @@ def _int_option(value: Any, name: str) -> int:
 DEFAULT_TIME_BUDGET = "8m"
 
 
+def _links(given: list[str]) -> tuple[str, ...]:
+    """Every link of every --link, in the order given, each once (at most MAX_LINKS in all)."""
+    labels = tuple(dict.fromkeys(link.label for text in given for link in parse_links(text)))
+    if len(labels) > MAX_LINKS:
+        raise UsageError(f"--link names {len(labels)} links in all; at most {MAX_LINKS} per run")
+    return labels
+
+
 def _time_budget(args: argparse.Namespace, links: int) -> float | None:
     """'none' disables it; in fixed mode (--runs) there is none unless asked for. Over emulated links the
     default is per link: each link is a whole set of cases, and a long round trip slows every handshake."""
@@ -266,7 +276,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     """The run's settings from its arguments, checked once (RunOptions checks the values themselves)."""
     methods = parse_methods(args.method)
     _refuse_ignored(args, methods)
-    links = tuple(link.label for link in parse_links(args.link)) if args.link is not None else ()
+    links = _links(args.link or [])
     return RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
         tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
