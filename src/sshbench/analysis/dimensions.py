@@ -1,4 +1,5 @@
-"""The comparisons a run exists for across its dimensions: the same case on each build, stream count, compression.
+"""The comparisons a run exists for across its dimensions: the same case on each build, stream count, compression
+and link.
 
 A run with `--build stock --build hpn-ssh` asks "does HPN-SSH help here?",
 one with `--streams 1,4` "do 4 streams move more?". Those cases sit in
@@ -10,10 +11,12 @@ its 6 minutes, the two builds "not separable", 1.01x [0.73, 1.71]).
 
 Here every such case is paired with the same case at its dimension's
 first value (the first build given, the fewest streams, no compression
-where measured): a cross pair. The schedule visits cross pairs back to back
+where measured, the first link given): a cross pair. The schedule visits cross pairs back to back
 like neighbours (plan/decision.py), and funds them first with the answer's
 own pairs (plan/funding.py); their verdicts use the same tests, looks and
-boundaries, Holm over the pairs of one dimension. What the reports show of
+boundaries, Holm over the pairs of one dimension. Those of the remedies
+(builds, streams, compression) are funded first; a link's like a
+neighbour's. What the reports show of
 them (analysis/builds.py, analysis/remedies.py) stays one stated comparison
 per cell, at 95%.
 """
@@ -29,7 +32,10 @@ from sshbench.analysis.stats import counted, headline_value, paired_ratios
 from sshbench.compressors import OFF
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 
-DIMENSIONS = ("build", "streams", "compression")
+# A build, more streams, a compressor are remedies a user can choose: their cross pairs are funded first, with the
+# answer's own (plan/rounds.py). A link is where the transfer runs, not a choice: its cross pairs (the same case on
+# rtt=0 and on rtt=80ms) are sampled like neighbours, where a forecast says they can settle.
+DIMENSIONS = ("build", "streams", "compression", "link")
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
 
 
@@ -48,7 +54,7 @@ def _first(dimension: str, values: list[object]) -> object:
         return min(values)  # type: ignore[type-var]
     if dimension == "compression" and OFF in values:
         return OFF
-    return values[0]  # builds: the first given (usually stock)
+    return values[0]  # builds and links: the first given (usually stock; the first link of --link)
 
 
 def cross_pairs(cases: list[Case]) -> list[CrossPair]:

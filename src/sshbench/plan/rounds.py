@@ -127,7 +127,8 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     pairs |= cross
     waiting: set[tuple[str, str]] = set()
     if left is not None:
-        chosen = funded(report, pairs, left, cross)
+        links = {r.case.id: r.case.link for r in report.cases}
+        chosen = funded(report, pairs, left, {p for p in cross if links.get(p[0]) == links.get(p[1])})
         pairs, waiting = chosen, pairs - chosen
     unsettled = {case_id for pair in pairs for case_id in pair}
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
