@@ -65,3 +65,10 @@ def test_man_page_and_completions_match_the_parser() -> None:
     assert all(f'"{path}"' in pyproject for path in ("share/man/man1/sshbench.1",
                                                      "share/bash-completion/completions/sshbench",
                                                      "share/zsh/site-functions/_sshbench"))
+
+
+def test_every_subcommand_has_its_function_and_nothing_else_does() -> None:
+    from sshbench.cli.dispatch import COMMANDS
+    from sshbench.cli.parser import SUBCOMMANDS
+
+    assert set(COMMANDS) == set(SUBCOMMANDS)

@@ -100,13 +100,18 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     from sshbench.errors import MissingToolError
-    from sshbench.render.exporters import EXPORTERS
+    from sshbench.render.chartbook import ChartBook
+    from sshbench.render.exporters import EXPORTERS, DirectoryExporter
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails, as if not installed
     monkeypatch.delitem(sys.modules, "sshbench.render.charts", raising=False)
+    import sshbench.render
+
+    monkeypatch.delattr(sshbench.render, "charts", raising=False)  # as if never imported
     charts_exporter = next(e for e in EXPORTERS if e.option == "--charts")
+    assert isinstance(charts_exporter, DirectoryExporter)
     with pytest.raises(MissingToolError, match=r"pip install 'sshbench\[charts\]'"):
-        charts_exporter.files()
+        charts_exporter.files([load_report()], ChartBook())
     with pytest.raises(MissingToolError):
         charts_exporter.check()  # what `report` asks before it creates the directory: a refusal leaves none
     monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)

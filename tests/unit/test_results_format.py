@@ -7,7 +7,8 @@ import io
 import json
 
 from sshbench.render import summary_csv
-from sshbench.render.exporters import EXPORTERS
+from sshbench.render.chartbook import ChartBook
+from sshbench.render.exporters import EXPORTERS, DirectoryExporter, FileExporter
 from sshbench.results.codec import report_to_dict, results_from_dict, results_to_dict
 from sshbench.results.environment import ServerKind
 from sshbench.results.legacy import upgrade
@@ -85,7 +86,12 @@ def test_summary_csv_has_a_row_per_case_and_host() -> None:
         float(gcm["throughput_ci_high"])
 
 
-def test_every_exporter_has_a_distinct_option_and_a_renderer() -> None:
+def test_every_exporter_has_a_distinct_option_and_renders_a_saved_run() -> None:
     assert len({e.option for e in EXPORTERS}) == len(EXPORTERS)
+    runs = read_results(str(DATA / "results-hosts.json"))
     for exporter in EXPORTERS:
-        assert callable(exporter.files() if exporter.writes_directory else exporter.render())
+        exporter.check()
+        if isinstance(exporter, DirectoryExporter):
+            assert next(iter(exporter.files(runs[:1], ChartBook())))[1]
+        else:
+            assert isinstance(exporter, FileExporter) and exporter.render(runs, ChartBook()).strip()

@@ -21,7 +21,7 @@ import json
 
 from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.analysis.audit import Audit, Severity, audit
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.errors import ExitCode, ServerError, UsageError
 from sshbench.orchestrate.session import embedded_terrapin
 from sshbench.render.config import print_terrapin

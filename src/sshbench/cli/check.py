@@ -21,7 +21,7 @@ import shutil
 from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.configtext import outcome_rows
 from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, ServerError, UsageError
 from sshbench.plumbing.runs import private_dir

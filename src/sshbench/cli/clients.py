@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 from rich.table import Table
 
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.clients import ClientOffer, known_clients, offer_name
 from sshbench.errors import ExitCode, UsageError
 from sshbench.outputs import text_output

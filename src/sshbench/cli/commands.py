@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sshbench.render.exporters import EXPORTERS
+from sshbench.render.exporters import EXPORTERS, DirectoryExporter
 from sshbench.targets.servers import SERVERS
 
 
@@ -47,7 +47,6 @@ def add_tool_commands(sub: Any) -> None:
     rec.add_argument("--for-no-aesni", action="store_true", help="accept a --no-aesni run: a config for CPUs "
                      "without AES instructions (refused otherwise on a machine that has them)")
     _json_flag(rec, "the text", "recommend")
-    rec.set_defaults(handler="recommend:cmd_recommend")
 
     cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
     cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check")
@@ -77,16 +76,16 @@ def add_tool_commands(sub: Any) -> None:
     check.add_argument("--clients", metavar="all|NAMES|FILE|DIR", action="append",
                        help="whom to check (as recommend --clients; default: all known clients)")
     check.add_argument("--sshd", help="the sshd that reads the config (default: from PATH or /usr/sbin)")
-    cli.set_defaults(handler="clients:cmd_clients", clients_command="list")
+    cli.set_defaults(clients_command="list")
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")
     rep.add_argument("results", nargs="+", help="a results JSON written by sshbench run; several files or "
                      "directories of them (*.json) make one fleet report: every machine side by side")
     rep.add_argument("--wide", action="store_true", help="every table column, however narrow the terminal")
-    for exporter in EXPORTERS:  # render/exporters.py: one line there adds a format here
-        rep.add_argument(exporter.option, metavar="DIR" if exporter.writes_directory else "FILE", help=exporter.help)
+    for exporter in EXPORTERS:  # render/exporters/: a module and one line there add a format here
+        rep.add_argument(exporter.option, metavar="DIR" if isinstance(exporter, DirectoryExporter) else "FILE",
+                         help=exporter.help)
     _json_flag(rep, "the tables", "report")
-    rep.set_defaults(handler="report:cmd_report")
 
     cmp = sub.add_parser("compare", help="compare runs case by case, with intervals and significance")
     cmp.add_argument("results", nargs="+", help="results files; the first is the baseline (one multi-host file: "
@@ -98,7 +97,6 @@ def add_tool_commands(sub: Any) -> None:
     cmp.add_argument("--allow-different", action="store_true", help="--fail-above between runs made with "
                      "different options (--no-aesni, --data, --link ...): refused unless given")
     _json_flag(cmp, "the tables", "compare")
-    cmp.set_defaults(handler="report:cmd_compare")
 
     algos = sub.add_parser("algos", help="what this client and a server (the embedded one, or DESTINATION) "
                            "support, with grades and Terrapin")
@@ -113,4 +111,3 @@ def add_tool_commands(sub: Any) -> None:
                        f"({', '.join(SERVERS)})")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
     algos.add_argument("--ssh", help="ssh client binary")
-    algos.set_defaults(handler="algos:cmd_algos")

@@ -207,7 +207,6 @@ def build_parser() -> argparse.ArgumentParser:
                      "then one for the finished run; no tables")
     out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
     out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
-    run.set_defaults(handler="run:cmd_run")
 
     add_tool_commands(sub)
     return parser

@@ -13,7 +13,7 @@ from datetime import datetime
 from sshbench import untrusted
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.policy import policy_from
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.errors import ExitCode, UsageError
 from sshbench.outputs import file_in, output_dir, safe_name, unique_names

@@ -7,12 +7,13 @@ import os
 
 from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
 from sshbench.analysis.fleet import merge
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.errors import ExitCode, UsageError
 from sshbench.options import parse_fraction
 from sshbench.outputs import Output, file_in, output_dir, text_output
+from sshbench.render.chartbook import ChartBook
 from sshbench.render.compare import comparison_table
-from sshbench.render.exporters import EXPORTERS, ChartBook, Exporter
+from sshbench.render.exporters import EXPORTERS, DirectoryExporter, Exporter, dest
 from sshbench.render.jsondoc import compare_document, report_document
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.store import read_results
@@ -40,11 +41,11 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     # every output is resolved (and refused) before anything is rendered or written
     chosen: list[tuple[Exporter, Output | str]] = []
     for exporter in EXPORTERS:
-        given = getattr(args, exporter.dest)
+        given = getattr(args, dest(exporter))
         if given:
             exporter.check()
-            chosen.append((exporter, output_dir(given, exporter.option) if exporter.writes_directory else
-                           text_output(given, exporter.option, exporter.default_name or "", files)))
+            chosen.append((exporter, output_dir(given, exporter.option) if isinstance(exporter, DirectoryExporter)
+                           else text_output(given, exporter.option, exporter.default_name, files)))
     if args.json:  # the document instead of the terminal tables; file exporters still write theirs
         print(report_document(runs), end="", flush=True)
     elif not chosen and fleet:  # many machines: the comparison, not each machine's full report
@@ -58,13 +59,15 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
             ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
     book = ChartBook()  # this command's charts: drawn once for the page and the files alike
     for exporter, output in chosen:
-        if isinstance(output, Output):
-            output.write(exporter.render(book)(runs))
+        if not isinstance(exporter, DirectoryExporter):
+            assert isinstance(output, Output)
+            output.write(exporter.render(runs, book))
             if not output.is_stdout:
                 ctx.say(f"wrote {output.path}")
             continue
+        assert isinstance(output, str)
         written = 0
-        for relative, data in exporter.files(book)(runs):
+        for relative, data in exporter.files(runs, book):
             subdir, name = os.path.split(relative)
             file_in(os.path.join(output, subdir), name, exporter.option).write(data)
             written += 1

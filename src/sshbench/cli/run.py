@@ -20,7 +20,7 @@ from sshbench.analysis.answer import answers
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.decide import rule_for
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
-from sshbench.cli import Context
+from sshbench.cli.context import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
 from sshbench.errors import ExitCode, UsageError

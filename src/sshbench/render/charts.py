@@ -20,6 +20,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from sshbench.algorithms import Kind
 from sshbench.outputs import safe_name, unique_names
+from sshbench.render.chartbook import ChartBook
 from sshbench.render.charttools import (
     COLORS,
     Chart,
@@ -32,7 +33,6 @@ from sshbench.render.charttools import (
     name_label,
     style,
 )
-from sshbench.render.exporters import ChartBook
 from sshbench.render.labels import HOSTS_NOTE, hosts_note
 from sshbench.render.linkcharts import link_charts, streams_charts
 from sshbench.render.matrix import method_label, method_matrices

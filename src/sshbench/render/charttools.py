@@ -4,7 +4,7 @@ Figures are matplotlib Figure objects of their own (no pyplot, no global
 state, no display): nothing needs closing, and the style (no mathtext for
 text from results files, SVG text as text) is applied only while sshbench
 draws and saves, never set on import. A command that renders several
-outputs shares one ChartBook (render/exporters.py), so each chart is drawn once.
+outputs shares one ChartBook (render/chartbook.py), so each chart is drawn once.
 """
 
 from __future__ import annotations

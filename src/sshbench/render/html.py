@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from sshbench.analysis.configtext import stored_if_consistent
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
-from sshbench.render.exporters import ChartBook
+from sshbench.render.chartbook import ChartBook
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note

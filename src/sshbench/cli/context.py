@@ -1,0 +1,86 @@
+"""What a command prints to and how its output ends: the consoles, the results kept so far, a closed pipe.
+
+Every command module takes a Context (cli/dispatch.py hands it over); it
+lives here, apart from the package's entry point, so that the commands and
+the entry point that dispatches to them do not import each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import IO
+
+from rich.console import Console as RichConsole
+
+from sshbench.errors import ExitCode, OutputClosed
+from sshbench.results.store import ResultsWriter
+from sshbench.untrusted import shown
+
+
+class Console(RichConsole):
+    """rich's Console, but a closed pipe is ours to handle: rich's own answer is SystemExit(1), which read as
+    "some samples failed" after a complete run piped into `head -1`."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        _silence(self.file)
+        if not self.stderr:  # a closed stderr only loses progress lines; a closed stdout ends the command
+            raise OutputClosed
+
+
+def _silence(stream: IO[str]) -> None:
+    """Point a closed stream at /dev/null, so nothing later (the interpreter's own final flush) fails on it."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+
+
+@dataclass
+class Context:
+    """What a command prints to, and where its results are kept (set by `run` once they have a home)."""
+
+    out: RichConsole
+    err: RichConsole
+    writer: ResultsWriter | None = None
+    argv: list[str] = field(default_factory=list)  # the arguments as given (hints repeat them)
+    # The exit code if stdout's reader goes away from now on: a command sets its result's code before it prints
+    # it; a run sets OUTPUT_CLOSED while it measures (and its results are then kept as interrupted).
+    code_if_closed: ExitCode = ExitCode.OK
+
+    def table_width(self, wide: bool) -> int | None:
+        """The width tables fit into: the terminal's (pipes: 180), or None with --wide (every column)."""
+        return None if wide else self.out.width
+
+    def say(self, line: str) -> None:
+        """One line on stderr (no markup); a closed terminal (SIGHUP) is not an error.
+
+        Lines quote paths, file names and what peers said, any of which may
+        hold an escape sequence or a newline: every control character is shown
+        as its escape (untrusted.shown), so no line can clear the screen,
+        retitle the terminal or forge a second line."""
+        with contextlib.suppress(OSError):
+            self.err.print(shown(line), highlight=False, markup=False, soft_wrap=True)
+
+    def line(self, text: str) -> None:
+        """One line on stdout (a path, a note: what a script reads or greps), escaped like `say` and never
+        wrapped by rich, so no phrase of it is split across lines however long the paths it quotes."""
+        self.out.print(shown(text), highlight=False, markup=False, soft_wrap=True)
+
+    def output_closed(self) -> int:
+        """The exit for a closed stdout: quiet, the results kept (as interrupted if the run was measuring)."""
+        _silence(sys.stdout)
+        if self.code_if_closed is ExitCode.OUTPUT_CLOSED:
+            self.kept(ExitCode.INTERRUPTED)
+        return int(self.code_if_closed)
+
+    def kept(self, code: ExitCode) -> str:
+        """Where the results measured so far are, after giving the run its final status (saved once more)."""
+        if self.writer is None:
+            return ""
+        where = self.writer.finish("interrupted" if code is ExitCode.INTERRUPTED else "failed")
+        return f"; results so far kept in {where}" if where else ""

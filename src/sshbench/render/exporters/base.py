@@ -1,0 +1,59 @@
+"""What a report format is to `sshbench report`: an option, its help, and a renderer of saved runs.
+
+Two kinds: a file exporter turns the runs of a results file into one text
+(HTML, Markdown ...), written to a file or stdout; a directory exporter
+into several files (the charts). Each is a module of this package, with
+one line in EXPORTERS (__init__.py); the CLI adds its option from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+from sshbench.render.chartbook import ChartBook
+from sshbench.results.model import Report
+
+
+class _Format(Protocol):
+    @property
+    def option(self) -> str:
+        """The `sshbench report` option, e.g. "--html"."""
+        ...
+
+    @property
+    def help(self) -> str:
+        """The option's help (argparse: a literal % is written %%)."""
+        ...
+
+    def check(self) -> None:
+        """Raise now (MissingToolError) if this format cannot be made here: before any output is created, so a
+        refused `--charts DIR` leaves no empty DIR behind."""
+        ...
+
+
+@runtime_checkable
+class FileExporter(_Format, Protocol):
+    @property
+    def default_name(self) -> str:
+        """The file's name inside a directory given as its path."""
+        ...
+
+    def render(self, runs: list[Report], book: ChartBook) -> str:
+        """The whole text; `book` holds the command's charts, drawn once whoever asks."""
+        ...
+
+
+@runtime_checkable
+class DirectoryExporter(_Format, Protocol):
+    def files(self, runs: list[Report], book: ChartBook) -> Iterator[tuple[str, bytes]]:
+        """Each file's path (relative to the directory) and bytes."""
+        ...
+
+
+Exporter = FileExporter | DirectoryExporter
+
+
+def dest(exporter: Exporter) -> str:
+    """The argparse attribute of an exporter's option."""
+    return exporter.option.removeprefix("--").replace("-", "_")

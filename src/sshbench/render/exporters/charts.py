@@ -1,0 +1,41 @@
+"""`--charts DIR`: every chart as PNG and SVG (render/charts.py), where matplotlib, an optional extra, is installed.
+
+render/charts.py is imported only when charts are made, so that `sshbench
+--version` and every other command do not pay for matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import ModuleType
+
+from sshbench.errors import MissingToolError
+from sshbench.render.chartbook import ChartBook
+from sshbench.results.model import Report
+
+
+class ChartsExporter:
+    option = "--charts"
+    help = "PNG and SVG charts, written into this directory"
+
+    def check(self) -> None:
+        self._drawing()
+
+    def files(self, runs: list[Report], book: ChartBook) -> Iterator[tuple[str, bytes]]:
+        self.check()
+        from sshbench.render import charts
+
+        return charts.files(runs, book)
+
+    def _drawing(self) -> ModuleType:
+        try:
+            from sshbench.render import charts
+        except ModuleNotFoundError as exc:
+            if exc.name != "matplotlib":
+                raise
+            raise MissingToolError(f"{self.option} needs matplotlib, an optional extra: pip install "
+                                   "'sshbench[charts]' (make run installs it)") from None
+        return charts
+
+
+EXPORTER = ChartsExporter()

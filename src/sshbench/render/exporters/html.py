@@ -1,0 +1,23 @@
+"""`--html FILE`: one self-contained page (render/html.py), its charts inline as SVG where matplotlib is."""
+
+from __future__ import annotations
+
+from sshbench.render.chartbook import ChartBook
+from sshbench.results.model import Report
+
+
+class HtmlExporter:
+    option = "--html"
+    help = "one self-contained HTML file (inline SVG charts, no network; '-' for stdout)"
+    default_name = "report.html"
+
+    def check(self) -> None:
+        """Always possible: without matplotlib the page says so where its charts would be."""
+
+    def render(self, runs: list[Report], book: ChartBook) -> str:
+        from sshbench.render import html  # when asked for: every command builds the parser from here
+
+        return html.render(runs, book)
+
+
+EXPORTER = HtmlExporter()
