@@ -24,7 +24,7 @@ from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import parse_size
+from sshbench.vocabulary.units import parse_size
 
 HOG = "while True: pass"
 

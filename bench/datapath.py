@@ -19,7 +19,7 @@ import time
 from sshbench.measure.controls import run_tcp_control
 from sshbench.measure.datapath import drain, grow_pipe, send_zeros
 from sshbench.results.model import Case, CaseKind, Direction
-from sshbench.units import parse_size
+from sshbench.vocabulary.units import parse_size
 
 
 def pipe_rate(size: int) -> float:

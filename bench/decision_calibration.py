@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' sy
 
 from tests.synthetic import BYTES, relations, simulate
 
-from sshbench.analysis.decide import DecisionRule
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import DecisionRule
 from sshbench.options import RunOptions
+from sshbench.vocabulary.case_terms import Relation
 
 
 def null_rate(runs: int, cases: int, cv: float, rule_looks: bool) -> float:

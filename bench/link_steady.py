@@ -28,14 +28,14 @@ from pathlib import Path
 from clirun import run_sshbench
 from link_vs_hand import hand_pipeline
 from sshbench.analysis.links import bounds
-from sshbench.linkspec import parse_label
 from sshbench.plumbing.runs import run_claimed
 from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import parse_size
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.units import parse_size
 
 
 def hand_figures(rtts: list[str], ciphers: list[str], size: int, count: int) -> dict[tuple[str, str], list[float]]:
@@ -64,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     netns.check_can_emulate()
     rtts, ciphers = args.rtts.split(","), args.ciphers.split(",")
-    links = "rtt=" + ",".join(rtts)  # one key, its values listed (linkspec.py)
+    links = "rtt=" + ",".join(rtts)  # one key, its values listed (vocabulary/linkspec.py)
     for run in range(1, args.runs + 1):
         with tempfile.TemporaryDirectory() as tmp:
             _, wall = run_sshbench(["--link", links, "--ciphers", args.ciphers, "--directions", "upload",

@@ -27,7 +27,6 @@ import subprocess
 import time
 
 from sshbench.implementations import OPENSSH
-from sshbench.linkspec import parse_label
 from sshbench.measure.pipe import run_sample
 from sshbench.plumbing.runs import run_claimed
 from sshbench.results.model import Case, CaseKind, Direction
@@ -37,7 +36,8 @@ from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import EmulatedLinks, LinkPath
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import parse_size
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.units import parse_size
 
 CIPHER = "aes128-gcm@openssh.com"
 

@@ -27,7 +27,7 @@ from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import parse_size
+from sshbench.vocabulary.units import parse_size
 
 CIPHERS = ("aes128-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 

@@ -32,7 +32,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sshbench.compressors import choice, parse_compression
-from sshbench.linkspec import parse_label
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.plumbing.runs import run_claimed
@@ -43,7 +42,8 @@ from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import EmulatedLinks, LinkPath
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import parse_size
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.units import parse_size
 
 CIPHER = "aes128-gcm@openssh.com"
 

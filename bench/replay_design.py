@@ -30,13 +30,13 @@ from collections import Counter
 from pathlib import Path
 
 from sshbench.analysis.answer import answers
-from sshbench.analysis.decide import rule_for
 from sshbench.analysis.noise import choose, describe, measure
 from sshbench.analysis.stats import summarize
-from sshbench.kinds import CaseKind, Relation
+from sshbench.analysis.verdicts import rule_for
 from sshbench.render.verdict import forecast_text
 from sshbench.results.model import Report, Summary
 from sshbench.results.store import read_results
+from sshbench.vocabulary.case_terms import CaseKind, Relation
 
 
 def load(path: Path) -> tuple[Report, object]:

@@ -45,8 +45,8 @@ from typing import Any
 from clirun import run_sshbench
 from sshbench.analysis.answer import answers
 from sshbench.analysis.robust import holm, mann_whitney_p
-from sshbench.kinds import Relation
 from sshbench.results.store import read_results
+from sshbench.vocabulary.case_terms import Relation
 
 Doc = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,15 +20,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sshbench.analysis.decide import DecisionRule
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import DecisionRule
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.budget import STEADY_FROM
 from sshbench.plan.decision import DecisionSchedule
-from sshbench.plan.schedule import schedule_for
+from sshbench.plan.schedules import schedule_for
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
+from sshbench.vocabulary.case_terms import Relation
 
 BYTES = 100_000_000
 

@@ -20,7 +20,7 @@ from sshbench.plumbing.procs import become_subreaper, end_children
 from sshbench.plumbing.runs import run_claimed
 from sshbench.plumbing.signals import interrupts_end_the_command
 
-INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; errors.py is not imported yet)
+INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; vocabulary/errors.py is not imported yet)
 
 
 def main(argv: list[str] | None = None) -> int:

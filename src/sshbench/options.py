@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sshbench.buildspec import parse_builds
 from sshbench.compressors import OFF, choice
-from sshbench.errors import UsageError
-from sshbench.kinds import PIPE, Direction
-from sshbench.linkspec import parse_label
-from sshbench.units import MiB, format_bytes
+from sshbench.vocabulary.buildspec import parse_builds
+from sshbench.vocabulary.case_terms import PIPE, Direction
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.units import MiB, format_bytes
 
 DEFAULT_CIPHER_MAC = "hmac-sha2-256-etm@openssh.com"
 DEFAULT_MAC_CIPHER = "aes128-ctr"
@@ -77,7 +77,7 @@ class RunOptions:
     warmup_bytes: int = 64 * MiB  # warm-up transfer size; its rate sizes the case (--sample-seconds)
     # Decision mode (the default): every case gets min_runs samples, then only the cases not yet settled
     # against a ranking neighbour (different, or equivalent within +-tie_margin) get more, up to max_runs
-    # and the time budget (analysis/decide.py). Precision mode when precision is set: rounds continue
+    # and the time budget (analysis/verdicts.py). Precision mode when precision is set: rounds continue
     # until every case's 95% median interval is within +-precision. Fixed mode when runs is set.
     precision: float | None = None
     tie_margin: float = 0.05
@@ -125,8 +125,8 @@ class RunOptions:
     file_size_bytes: int | None = None
     sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
     sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
-    links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (linkspec.py)
-    builds: tuple[str, ...] = ()  # SSH builds compared (--build), each as its canonical text (buildspec.py)
+    links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (vocabulary/linkspec.py)
+    builds: tuple[str, ...] = ()  # SSH builds compared (--build), each as its canonical text (vocabulary/buildspec.py)
     # The emulated hosts' TCP buffers: a tuned host's (autotuning up to 128 MiB, targets/link/netns.py), or what the
     # kernel gives a new namespace (an untuned host)
     link_tcp: Literal["tuned", "kernel"] = "tuned"

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.results.codec import results_from_dict
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

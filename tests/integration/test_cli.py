@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.measure.loop import MIN_AUTO_SIZE
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 from tests.integration.test_hostile import assert_one_clean_line
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 from tests.integration.other_servers import missing

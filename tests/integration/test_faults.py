@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers
 
 pytestmark = [pytest.mark.integration,

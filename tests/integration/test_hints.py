@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 from tests.integration.other_servers import missing, other_server
 

@@ -22,8 +22,8 @@ import pytest
 
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
-from sshbench.errors import ExitCode
 from sshbench.results.codec import report_from_dict
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA, leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 

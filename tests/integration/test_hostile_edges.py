@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA
 from tests.integration.cli_helpers import sshbench
 from tests.integration.processes import ALGOS, ROOT, as_nobody, descendants, nobody_env, start, wait_for_samples

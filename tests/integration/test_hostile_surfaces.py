@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA
 from tests.integration.cli_helpers import sshbench
 from tests.integration.test_hostile import ONE_CASE, assert_nothing_left, assert_one_clean_line

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench, standin_block
 
 ALPHA = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, temp_entries
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no stubs; used by this test only
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

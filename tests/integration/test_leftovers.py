@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, our_processes
 from tests.integration.processes import ALGOS, NOBODY, ROOT, described, kill_all, run_as_nobody, start, started_at
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.results.codec import results_from_dict
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench
 

@@ -22,17 +22,17 @@ from typing import Any
 
 import pytest
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.configtext import server_dropin
 from sshbench.analysis.lockout import LABEL
 from sshbench.analysis.policy import policy_from
 from sshbench.analysis.recommend import build
 from sshbench.clients import ClientOffer, known_clients
-from sshbench.errors import ExitCode
 from sshbench.plumbing.kexinit import capture_client
 from sshbench.results.codec import report_from_dict
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 from tests.integration.real_clients import RealClient, available, convert_keys
 

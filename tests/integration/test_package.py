@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sshbench import __version__
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

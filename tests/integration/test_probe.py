@@ -14,7 +14,7 @@ from sshbench.targets.base import ServerProcess
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import MiB
+from sshbench.vocabulary.units import MiB
 
 pytestmark = pytest.mark.integration
 

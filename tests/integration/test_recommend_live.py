@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
-from sshbench.errors import ExitCode
+from sshbench.orchestrate.validate import validate_client_block, validate_server_dropin
 from sshbench.results.codec import report_from_dict
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.validate import validate_client_block, validate_server_dropin
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 from tests.integration.other_servers import missing, other_server
 from tests.integration.terminal import in_terminal

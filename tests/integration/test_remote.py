@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import temp_entries
 from tests.integration.cli_helpers import sshbench, standin_block
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA
 from tests.integration.cli_helpers import sshbench
 

@@ -8,12 +8,12 @@ import pytest
 
 from sshbench.measure.runner import execute
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import FixedSchedule
+from sshbench.plan.schedules import FixedSchedule
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import MiB
+from sshbench.vocabulary.units import MiB
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
 
 pytestmark = pytest.mark.integration

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.errors import ServerError
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.privsep import PRIVSEP_DIR, PrivsepDir
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.errors import ServerError
 from tests.conftest import leftovers, our_processes
 
 pytestmark = pytest.mark.integration

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.errors import ExitCode
 from sshbench.render.remedies import HERE_HEADING, LINK_HEADING
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers
 from tests.integration.cli_helpers import sshbench
 from tests.integration.processes import ALGOS, ROOT, descendants, start, wait_for_samples

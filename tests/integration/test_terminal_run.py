@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.integration.terminal import in_terminal
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.localfiles import LocalFiles
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.units import MiB
+from sshbench.vocabulary.units import MiB
 
 CIPHER = "aes128-ctr"
 MAC = "hmac-sha2-256-etm@openssh.com"

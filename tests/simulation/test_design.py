@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.decide import DecisionRule, rule_for
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.noise import choose, measure
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.options import RunOptions
 from sshbench.results.model import Report
+from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import DRIFTING, WHITE, simulate
 
 # A machine whose noise is inside each connection (it averages away over a longer sample), with a costly visit

@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 import statistics
 
-from sshbench.kinds import Relation
 from sshbench.options import RunOptions
 from sshbench.results.model import Report
+from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import relations, simulate
 
 RATES = [500e6 / 1.08**i for i in range(8)]  # eight ciphers, each 8% slower than the one above

@@ -4,7 +4,7 @@ from sshbench.analysis.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.results.environment import DuringRun, Environment, HostFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
-from sshbench.units import GiB
+from sshbench.vocabulary.units import GiB
 
 FAST = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
 TCP = Case(CaseKind.CONTROL, Direction.UPLOAD)

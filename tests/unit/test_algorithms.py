@@ -1,5 +1,5 @@
-from sshbench.algorithms import TABLE, Grade, Kind, is_aead, lookup, needs_certificate
 from sshbench.targets.discovery import parse_query_list
+from sshbench.vocabulary.algorithms import TABLE, Grade, Kind, is_aead, lookup, needs_certificate
 from tests.conftest import recorded
 
 

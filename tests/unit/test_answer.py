@@ -15,21 +15,21 @@ import math
 import re
 from collections.abc import Mapping
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.answer import answers
-from sshbench.analysis.decide import SETUP_RUNS_FACTOR, rule_for
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR, rule_for
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
+from sshbench.plan.base import RoundState, pair_look_points
 from sshbench.plan.budget import STEADY_AFTER
 from sshbench.plan.decision import DecisionSchedule
-from sshbench.plan.rounds import RoundState, pair_look_points
 from sshbench.render import html, markdown
 from sshbench.render.progress import LineReporter
 from sshbench.render.terminal import full_report
 from sshbench.results.events import Progress, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
-from sshbench.units import MiB
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.units import MiB
 from tests.synthetic import FakeClock, FakeSampler
 
 GCM, GCM256, CHACHA, CTR = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",

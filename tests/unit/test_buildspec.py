@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.builds import build_rows
+from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.views import base_group, build_view
-from sshbench.buildspec import MAX_BUILDS, STOCK, BuildSpec, parse_build, parse_builds
-from sshbench.errors import UsageError
-from sshbench.kinds import Relation
 from sshbench.results.environment import BuildFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
+from sshbench.vocabulary.buildspec import MAX_BUILDS, STOCK, BuildSpec, parse_build, parse_builds
+from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.errors import UsageError
 
 
 def test_forms_and_names() -> None:

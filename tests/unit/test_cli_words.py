@@ -11,7 +11,7 @@ import pytest
 
 from sshbench.cli import main
 from sshbench.cli.parser import mistyped_command
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from sshbench.analysis.compare import compare
 from sshbench.analysis.stats import summarize
 from sshbench.results.environment import IperfFacts, RemoteFacts, ServerFacts, ServerKind
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
-from sshbench.units import GiB
+from sshbench.vocabulary.units import GiB
 
 GCM = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
 TCP = Case(CaseKind.CONTROL, Direction.UPLOAD)

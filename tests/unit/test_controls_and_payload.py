@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.algorithms import EVP_OF
 from sshbench.measure.controls import parse_speed
 from sshbench.measure.corpus import PATTERN_BYTES
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe, make_payload
+from sshbench.vocabulary.algorithms import EVP_OF
 from tests.conftest import recorded
 
 

@@ -2,10 +2,10 @@ import os
 
 import pytest
 
-from sshbench.algorithms import Kind
-from sshbench.errors import MissingToolError
 from sshbench.targets import discovery
 from sshbench.targets.discovery import find_tool, lists_from_dump, parse_dump, parse_query_list, parse_version
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.errors import MissingToolError
 from tests.conftest import recorded
 
 

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from sshbench.errors import ExitCode
+from sshbench.vocabulary.errors import ExitCode
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 
@@ -20,7 +20,7 @@ def test_two_commands_near_the_top() -> None:
 
 
 def test_the_entry_point_exits_130_like_the_cli() -> None:
-    from sshbench.__main__ import INTERRUPTED  # the entry point cannot import errors.py before its handlers
+    from sshbench.__main__ import INTERRUPTED  # the entry point cannot import vocabulary/errors.py before its handlers
 
     assert INTERRUPTED == ExitCode.INTERRUPTED
 

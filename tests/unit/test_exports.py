@@ -99,9 +99,9 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without matplotlib: --charts is one clear error naming the extra; HTML says so and keeps the rest."""
     import sys
 
-    from sshbench.errors import MissingToolError
     from sshbench.render.chartbook import ChartBook
     from sshbench.render.exporters import EXPORTERS, DirectoryExporter
+    from sshbench.vocabulary.errors import MissingToolError
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails, as if not installed
     monkeypatch.delitem(sys.modules, "sshbench.render.charts", raising=False)

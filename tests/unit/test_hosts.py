@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from sshbench.analysis.stats import summarize
 from sshbench.options import RunOptions
-from sshbench.outputs import safe_name
 from sshbench.plan.budget import host_share
 from sshbench.render import markdown
 from sshbench.render.hosts import host_tables
@@ -24,6 +23,7 @@ from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind
 from sshbench.results.model import Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.remote import host_pattern
+from sshbench.vocabulary.outputs import safe_name
 from tests.conftest import load_report
 
 

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from sshbench.analysis.links import Bound
 from sshbench.cli.parser import options_from_args, parse
-from sshbench.errors import UsageError
-from sshbench.linkspec import LinkSpec, parse_label, parse_links
 from sshbench.results.model import Stat
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import LinkSpec, parse_label, parse_links
 
 
 def test_a_list_sweeps_and_keys_combine() -> None:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.algorithms import AlgorithmLists, Grade, Kind, lookup
 from sshbench.analysis.lockout import check, keep_in, negotiate
 from sshbench.clients import ClientOffer, known_clients, load_offer_file, select_clients
-from sshbench.errors import UsageError
+from sshbench.vocabulary.algorithms import AlgorithmLists, Grade, Kind, lookup
+from sshbench.vocabulary.errors import UsageError
 
 KNOWN = {c.name: c for c in known_clients()}
 # OpenSSH 9.2p1's compiled-in server offer (sshd -T with no algorithm lines, Debian 12), host keys it has.

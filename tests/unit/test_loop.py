@@ -11,15 +11,15 @@ import itertools
 
 import pytest
 
-from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
-from sshbench.kinds import CaseKind, Direction
 from sshbench.measure.loop import DOOMED_AFTER, SAVE_EVERY, Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.decision import DecisionSchedule
-from sshbench.plan.schedule import schedule_for
+from sshbench.plan.schedules import schedule_for
 from sshbench.results.events import NullReporter, Progress, Visit
 from sshbench.results.model import Case, CaseRecord, Report, Sample
-from sshbench.units import MiB
+from sshbench.vocabulary.case_terms import CaseKind, Direction
+from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.vocabulary.units import MiB
 from tests.synthetic import FakeClock, FakeSampler, case
 
 RATE = 200 * MiB  # bytes/s of each simulated case

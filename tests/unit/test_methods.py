@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from sshbench.analysis.advice import Code, advise
 from sshbench.analysis.stats import summarize
-from sshbench.errors import UsageError
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE
 from sshbench.measure.testfiles import check_free_space, make_source, space_needed
@@ -24,7 +23,8 @@ from sshbench.render.matrix import matrix_cell, matrix_tables, method_matrices
 from sshbench.render.table_model import plain
 from sshbench.results.environment import DiskFacts, Environment, FilesFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
-from sshbench.units import MiB
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.units import MiB
 from tests.conftest import recorded
 
 

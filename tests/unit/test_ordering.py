@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.algorithms import TABLE, Grade, Kind
 from sshbench.analysis.ordering import PREFERENCE, Candidate, comparisons, order, proven_faster, security_rank
+from sshbench.vocabulary.algorithms import TABLE, Grade, Kind
 
 MARGIN = 0.05
 ORDERABLE = {kind: sorted(n for n, a in TABLE.items() if a.kind is kind and a.grade in (Grade.RECOMMENDED,

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sshbench.analysis.paired import paired_interval, signed_rank_greater, signed_rank_p
-from sshbench.kinds import Relation
 from sshbench.options import RunOptions
+from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import simulate
 
 RATES = [500e6 / 1.08**i for i in range(8)]  # eight ciphers, each 8% slower than the one above

@@ -5,16 +5,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.algorithms import AlgorithmLists, Kind
-from sshbench.errors import UsageError
 from sshbench.options import RunOptions
 from sshbench.plan.cases import SweepSettings, build_cases, plan_cases
 from sshbench.plan.partners import sweep_partner
-from sshbench.plan.schedule import schedule
+from sshbench.plan.schedules import schedule
 from sshbench.plan.selection import Selection, select
 from sshbench.plumbing.kexinit import parse_kexinit_payload
 from sshbench.results.model import Case, CaseKind, CaseStatus, Direction
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, parse_query_list
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
+from sshbench.vocabulary.errors import UsageError
 from tests.conftest import recorded
 
 CLIENT = ClientInfo(

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.policy import policy_from
-from sshbench.errors import UsageError
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.errors import UsageError
 
 
 def _file(tmp_path: Path, text: str) -> str:

@@ -1,5 +1,5 @@
-from sshbench.plan.rounds import RoundState
-from sshbench.plan.schedule import PrecisionSchedule
+from sshbench.plan.base import RoundState
+from sshbench.plan.schedules import PrecisionSchedule
 from sshbench.results.model import Case, CaseKind, Direction
 
 A = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="a")

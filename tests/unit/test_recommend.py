@@ -5,14 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.algorithms import TABLE, AlgorithmLists, Grade, Kind, lookup
 from sshbench.analysis.configtext import client_block, client_directives, server_advice, server_dropin
 from sshbench.analysis.recommend import KEYWORDS, build, client_has_prepend, negotiated, prediction
 from sshbench.analysis.safety import terrapin_exposed
 from sshbench.analysis.stats import summarize
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, TerrapinSide
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
-from sshbench.units import GiB
+from sshbench.vocabulary.algorithms import TABLE, AlgorithmLists, Grade, Kind, lookup
+from sshbench.vocabulary.units import GiB
 
 MEASURABLE = {kind: sorted(n for n, a in TABLE.items() if a.kind is kind and not a.marker and "cert" not in n
                            and not n.startswith(("sk-", "webauthn-")))

@@ -3,15 +3,15 @@ its interval, marked where not separable from the one above, the cheapest that f
 
 from __future__ import annotations
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.remedies import path_answers
-from sshbench.kinds import Relation
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
-from sshbench.plan.schedule import schedule_for
+from sshbench.plan.schedules import schedule_for
 from sshbench.render.remedies import LINK_HEADING, remedy_lines
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import FakeClock, FakeSampler
 
 GCM = "aes128-gcm@openssh.com"

@@ -18,8 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sshbench.cli.parser import options_from_args, parse
-from sshbench.errors import UsageError
-from sshbench.linkspec import LinkSpec
 from sshbench.methods import parse_methods
 from sshbench.plan.cases import plan_cases
 from sshbench.render.html import render as html
@@ -27,6 +25,8 @@ from sshbench.render.markdown import render_all as markdown
 from sshbench.render.terminal import full_report
 from sshbench.results.model import Report, Sample
 from sshbench.results.store import ResultsWriter, read_results
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import LinkSpec
 from tests.unit.test_plan import CLIENT, SERVER
 
 CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com", "aes128-ctr",

@@ -9,8 +9,8 @@ from statistics import NormalDist
 
 import pytest
 
-from sshbench.analysis.decide import DecisionRule, planned_looks, rule_for, step_down
 from sshbench.analysis.sequential import boundaries, threshold
+from sshbench.analysis.verdicts import DecisionRule, planned_looks, rule_for, step_down
 from sshbench.options import RunOptions
 
 FRACTIONS = (0.2, 0.4, 0.6, 0.9, 1.0)  # a default run's throughput looks: 6, 12, 18, 27 and 30 samples

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from sshbench.analysis.stats import describe, rank, summarize
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Sample
-from sshbench.units import GiB
+from sshbench.vocabulary.units import GiB
 
 
 def test_describe_known_values() -> None:

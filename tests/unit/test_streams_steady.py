@@ -7,11 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.compressors import choice, parse_compression
-from sshbench.errors import UsageError
 from sshbench.measure import steady
 from sshbench.measure.pipe import shares
 from sshbench.results.model import Case, CaseKind, Direction, Sample
-from sshbench.units import MiB
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.units import MiB
 
 
 class _Clock:

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.errors import UsageError
-from sshbench.units import format_bytes, parse_size
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.units import format_bytes, parse_size
 
 
 @pytest.mark.parametrize(("text", "expected"), [

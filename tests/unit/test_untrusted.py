@@ -12,18 +12,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench import untrusted
 from sshbench.analysis.configtext import client_block, server_dropin, stored_if_consistent
 from sshbench.analysis.recommend import build
-from sshbench.errors import OutputError, RunStopped, UsageError
 from sshbench.measure.loop import DOOMED_AFTER
 from sshbench.measure.runner import stop_if_doomed
-from sshbench.outputs import text_output
 from sshbench.results.codec import report_to_dict
 from sshbench.results.environment import StoredRecommendation
 from sshbench.results.model import Sample
 from sshbench.results.schema import SchemaError
 from sshbench.results.store import ResultsWriter, read_results
+from sshbench.vocabulary import untrusted
+from sshbench.vocabulary.errors import OutputError, RunStopped, UsageError
+from sshbench.vocabulary.outputs import text_output
 from tests.conftest import DATA, load_report
 
 

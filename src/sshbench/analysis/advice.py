@@ -16,7 +16,7 @@ from sshbench.implementations import Implementation, by_banner, implementation
 from sshbench.methods import method as transfer_method
 from sshbench.results.environment import PLACEMENT_FELL_BACK, RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
-from sshbench.units import GiB
+from sshbench.vocabulary.units import GiB
 
 BUSY_LOAD_PER_CPU = 0.5  # 1-minute load average per CPU before the run started
 OTHERS_CPU_SHARE = 0.10  # CPU time used by other processes during the run, as a share of all CPUs

@@ -10,7 +10,7 @@ that ratio, and a verdict: different, equivalent within the tie margin, or
 not yet separable.
 
 Where the two are ranking neighbours, the ratio, interval and verdict are
-the ranking's own (analysis/decide.py: back-to-back pairs where there are
+the ranking's own (analysis/verdicts.py: back-to-back pairs where there are
 enough, corrected for the table's pairs and the run's looks). Otherwise
 the comparison is one stated comparison between two cases: the
 Hodges-Lehmann ratio with its 95% Moses interval over all their samples
@@ -23,15 +23,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sshbench.analysis.decide import costs
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of
-from sshbench.kinds import Direction, Relation
 from sshbench.results.model import Report, Stat, Summary
+from sshbench.vocabulary.case_terms import Direction, Relation
 
 LEVEL = 0.95
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, lookup
 from sshbench.results.environment import TerrapinFacts
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, lookup
 
 
 class Severity(StrEnum):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from sshbench.analysis.robust import mann_whitney_p, shift_interval, smallest_p
 from sshbench.analysis.stats import counted, headline_value
-from sshbench.errors import UsageError
 from sshbench.results.model import Case, CaseKind, Report
+from sshbench.vocabulary.errors import UsageError
 
 SIGNIFICANCE = 0.05
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.algorithms import ALGORITHM_KINDS, lookup
 from sshbench.analysis.lockout import ServerLists
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
@@ -17,7 +16,8 @@ from sshbench.clients import shipped_names
 from sshbench.implementations import implementation
 from sshbench.results.environment import StoredRecommendation, TerrapinFacts
 from sshbench.results.model import Report
-from sshbench.untrusted import algorithm_name, destination, host_pattern
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, lookup
+from sshbench.vocabulary.untrusted import algorithm_name, destination, host_pattern
 
 DROPIN_PATH = "/etc/ssh/sshd_config.d/50-sshbench.conf"
 HOSTKEY_NOTE = ("HostKeyAlgorithms: not set. Setting it at all (even with ^) turns off ssh's preference for the "

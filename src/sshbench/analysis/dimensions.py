@@ -17,7 +17,7 @@ own pairs (plan/funding.py); their verdicts use the same tests, looks and
 boundaries, Holm over the pairs of one dimension. Those of the remedies
 (builds, streams, compression) are funded first; a link's like a
 neighbour's. What the reports show of
-them (analysis/builds.py, analysis/remedies.py) stays one stated comparison
+them (analysis/build_ratios.py, analysis/remedies.py) stays one stated comparison
 per cell, at 95%.
 """
 
@@ -27,13 +27,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from sshbench.analysis.decide import DecisionRule, PairVerdict, pair_verdicts
 from sshbench.analysis.stats import counted, headline_value, paired_ratios
+from sshbench.analysis.verdicts import DecisionRule, PairVerdict, pair_verdicts
 from sshbench.compressors import OFF
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 
 # A build, more streams, a compressor are remedies a user can choose: their cross pairs are funded first, with the
-# answer's own (plan/rounds.py). A link is where the transfer runs, not a choice: its cross pairs (the same case on
+# answer's own (plan/base.py). A link is where the transfer runs, not a choice: its cross pairs (the same case on
 # rtt=0 and on rtt=80ms) are sampled like neighbours, where a forecast says they can settle.
 DIMENSIONS = ("build", "streams", "compression", "link")
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)

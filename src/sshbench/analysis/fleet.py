@@ -22,16 +22,16 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates
 from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.analysis.safety import safe_cipher
-from sshbench.errors import UsageError
 from sshbench.results.model import Report
-from sshbench.untrusted import UntrustedText, host_name
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.untrusted import UntrustedText, host_name
 
 CHACHA = "chacha20-poly1305@openssh.com"
 MIN_HOSTS_FOR_OUTLIERS = 4  # a robust z-score (median absolute deviation) means little with fewer hosts

@@ -10,7 +10,7 @@ samples each case needs in all: a forecast with the estimate taken as the
 truth (half the time it takes longer), said as "about".
 
 The schedule uses the same figure to spend the budget where it settles
-most (plan/rounds.py: the pairs that need the fewest more seconds first,
+most (plan/base.py: the pairs that need the fewest more seconds first,
 the answer's own comparisons before all), and the answer shows it for each
 comparison it leaves open, with the wider margin that would settle sooner.
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from sshbench.kinds import Relation
+from sshbench.vocabulary.case_terms import Relation
 
 WIDER_MARGIN = 0.10  # the looser tie margin a forecast offers when the run's own would take long
 MAX_SAMPLES = 100_000  # beyond this a pair is "out of reach" (a difference too small for this noise)

@@ -36,9 +36,9 @@ from sshbench.analysis.advice import (
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import counted
 from sshbench.compressors import choice
-from sshbench.linkspec import parse_label
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
+from sshbench.vocabulary.linkspec import parse_label
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from sshbench.algorithms import AlgorithmLists, Kind, is_aead, lookup
 from sshbench.analysis.ordering import security_rank
 from sshbench.clients import ClientOffer, known_clients
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, is_aead, lookup
 
 # The order SSH negotiates in (RFC 4253, 7.1): a failure names the first kind with nothing in common.
 NEGOTIATED = (Kind.KEX, Kind.HOSTKEY, Kind.CIPHER, Kind.MAC)

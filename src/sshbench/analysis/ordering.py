@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import Grade, Kind, lookup
 from sshbench.analysis.robust import min_samples_for_interval, shift_interval
+from sshbench.vocabulary.algorithms import Grade, Kind, lookup
 
 ALPHA = 0.05  # family-wise error of all the swaps in one line
 

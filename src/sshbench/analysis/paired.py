@@ -18,7 +18,7 @@ verdict is decided on those ratios:
   from the same null distribution, so it excludes 0 exactly when the test
   rejects.
 - paired_tests: a difference (two-sided) and an equivalence within
-  1 +- margin (two one-sided tests), as decide.py asks of every pair.
+  1 +- margin (two one-sided tests), as verdicts.py asks of every pair.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sshbench.algorithms import Grade, Kind, lookup
-from sshbench.errors import UsageError
-from sshbench.untrusted import read_bounded
+from sshbench.vocabulary.algorithms import Grade, Kind, lookup
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.untrusted import read_bounded
 
 BUILT_IN = {"modern": (Grade.RECOMMENDED,), "compatible": (Grade.RECOMMENDED, Grade.ACCEPTABLE)}
 FILE_KINDS = {"ciphers": Kind.CIPHER, "macs": Kind.MAC, "kex": Kind.KEX, "hostkeys": Kind.HOSTKEY}

@@ -18,7 +18,7 @@ Rules (docs/configs.md), in order:
    asks for the policy's strict lists (`allow_lockout`).
 
 Nothing here touches the system: it returns values; configtext.py makes the
-texts, validate.py checks them with the real tools, the CLI prints them.
+texts, orchestrate/validate.py checks them with the real tools, the CLI prints them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
 from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import Candidate, Move, order
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
@@ -36,12 +35,13 @@ from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.analysis.views import builds_of
-from sshbench.buildspec import STOCK
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
-from sshbench.units import GiB
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
+from sshbench.vocabulary.buildspec import STOCK
+from sshbench.vocabulary.units import GiB
 
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 POLICIES = tuple(BUILT_IN)

@@ -7,8 +7,8 @@ ceiling) and read the same per-cipher pipe summaries.
 
 from __future__ import annotations
 
-from sshbench.kinds import CaseKind
 from sshbench.results.model import Case, Report, Stat, Summary
+from sshbench.vocabulary.case_terms import CaseKind
 
 # A reference is worth comparing SSH with only when it is known this well: its median's 95% interval within
 # +-RELIABLE (or, with too few samples for one, every sample within +-STEADY of the median). The raw TCP control

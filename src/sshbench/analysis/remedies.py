@@ -8,7 +8,7 @@ with the plain case - this client's default cipher (where measured), one
 connection, no compression, the first build, the pipe - and says how many
 times as fast each moved the payload: the Hodges-Lehmann ratio with its
 95% Moses interval over all their samples, one stated comparison each (as
-analysis/builds.py does), and the verdict it supports. A change is one
+analysis/build_ratios.py does), and the verdict it supports. A change is one
 dimension (the fastest safe cipher, N streams, a compressor, another build
 or transfer method) or several at once, as the run crossed them.
 
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 
 from sshbench.analysis.advice import LINK_FULL_SHARE
 from sshbench.analysis.answer import client_default
-from sshbench.analysis.decide import costs
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of
 from sshbench.compressors import OFF, choice
-from sshbench.kinds import CaseKind, Direction, Relation
 from sshbench.results.model import Case, Report, Stat, Summary
+from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 LEVEL = 0.95
 

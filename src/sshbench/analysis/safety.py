@@ -6,9 +6,9 @@ ciphers, so they ask here, below all of them.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Kind, lookup
 from sshbench.analysis.policy import BUILT_IN
 from sshbench.results.model import Report
+from sshbench.vocabulary.algorithms import Kind, lookup
 
 CHACHA = "chacha20-poly1305@openssh.com"
 CHACHA_MT = "chacha20-poly1305-mt@hpnssh.org"  # HPN-SSH: the same construction, multithreaded

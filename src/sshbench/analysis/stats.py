@@ -6,7 +6,7 @@ one-sided outliers (a sample can be slowed down by a neighbour, never sped
 up), which drag the mean. Every median carries its 95% order-statistic
 interval (see robust.py for why no normality is assumed); each neighbour
 in a ranking is marked different, equivalent or not yet separable from the
-one above it (decide.py).
+one above it (verdicts.py).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.decide import DecisionRule, Paired, PairVerdict, costs, verdicts
 from sshbench.analysis.robust import median_interval, outliers, shift_interval
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import DecisionRule, Paired, PairVerdict, costs, verdicts
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
-from sshbench.units import GiB
+from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.units import GiB
 
 CONFIDENCE = 0.95
 

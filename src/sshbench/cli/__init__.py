@@ -17,9 +17,9 @@ import sys
 from sshbench.cli.context import Console, Context
 from sshbench.cli.dispatch import COMMANDS
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
-from sshbench.errors import ExitCode, OutputClosed, SshbenchError, UsageError
 from sshbench.plumbing import runs, sweep
 from sshbench.targets.link import netns
+from sshbench.vocabulary.errors import ExitCode, OutputClosed, SshbenchError, UsageError
 
 SWEEPING = ("run", "recommend", "algos")  # the commands that start servers
 

@@ -19,10 +19,8 @@ import argparse
 import dataclasses
 import json
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.analysis.audit import Audit, Severity, audit
 from sshbench.cli.context import Context
-from sshbench.errors import ExitCode, ServerError, UsageError
 from sshbench.orchestrate.session import embedded_terrapin
 from sshbench.render.config import print_terrapin
 from sshbench.render.terminal import algorithms_tables
@@ -30,6 +28,8 @@ from sshbench.results.environment import TerrapinFacts
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.remote import offers, resolve
 from sshbench.targets.servers import embedded_server
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
+from sshbench.vocabulary.errors import ExitCode, ServerError, UsageError
 
 OFFER_TIMEOUT = 15.0
 SCHEMA_VERSION = 1  # of the --json document ("schema": "sshbench/algos"); docs/reports.md

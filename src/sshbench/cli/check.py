@@ -18,17 +18,17 @@ import argparse
 import os
 import shutil
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.configtext import outcome_rows
 from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
-from sshbench.errors import ExitCode, ServerError, UsageError
 from sshbench.plumbing.runs import private_dir
 from sshbench.render.lockout import outcome_table
 from sshbench.render.terminal import rich_table
 from sshbench.targets.discovery import dump_server_config, find_tool, lists_from_dump, parse_dump, run_tool
-from sshbench.untrusted import read_bounded, shown
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.errors import ExitCode, ServerError, UsageError
+from sshbench.vocabulary.untrusted import read_bounded, shown
 
 MAX_CONFIG_BYTES = 1 << 20
 DEBIAN_HOST_KEYS = ("ssh-rsa", "ecdsa-sha2-nistp256", "ssh-ed25519")  # what a stock Debian sshd generates

@@ -22,11 +22,11 @@ from rich.table import Table
 
 from sshbench.cli.context import Context
 from sshbench.clients import ClientOffer, known_clients, offer_name
-from sshbench.errors import ExitCode, UsageError
-from sshbench.outputs import text_output
 from sshbench.plumbing.kexinit import capture_client, software_version
 from sshbench.results.schema import SchemaError
-from sshbench.untrusted import UntrustedText, host_name, text
+from sshbench.vocabulary.errors import ExitCode, UsageError
+from sshbench.vocabulary.outputs import text_output
+from sshbench.vocabulary.untrusted import UntrustedText, host_name, text
 
 MAX_RECORD_SECONDS = 600.0
 

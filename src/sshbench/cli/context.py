@@ -16,9 +16,9 @@ from typing import IO
 
 from rich.console import Console as RichConsole
 
-from sshbench.errors import ExitCode, OutputClosed
 from sshbench.results.store import ResultsWriter
-from sshbench.untrusted import shown
+from sshbench.vocabulary.errors import ExitCode, OutputClosed
+from sshbench.vocabulary.untrusted import shown
 
 
 class Console(RichConsole):

@@ -13,13 +13,13 @@ import shlex
 import shutil
 import sys
 
-from sshbench.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.views import builds_of
-from sshbench.kinds import PIPE, CaseKind, Direction
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, Kind
+from sshbench.vocabulary.case_terms import PIPE, CaseKind, Direction
 
 # Options a suggestion replaces (with how many values each takes); everything else is kept as given.
 SELECTION = {"--ciphers": 1, "--macs": 1, "--kex": 1, "--hostkeys": 1, "--method": 1, "--precision": 1,

@@ -8,12 +8,8 @@ import os
 from typing import Any, NoReturn
 
 from sshbench import __version__
-from sshbench.buildspec import parse_builds
 from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, parse_compression
-from sshbench.errors import UsageError
-from sshbench.kinds import PIPE
-from sshbench.linkspec import MAX_LINKS, parse_links
 from sshbench.methods import METHODS, parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
@@ -27,7 +23,11 @@ from sshbench.options import (
 )
 from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
 from sshbench.targets.servers import SERVERS
-from sshbench.units import parse_size
+from sshbench.vocabulary.buildspec import parse_builds
+from sshbench.vocabulary.case_terms import PIPE
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import MAX_LINKS, parse_links
+from sshbench.vocabulary.units import parse_size
 
 D = RunOptions()  # the one source of every default: the parser, its help and options_from_args read it
 SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare", "clients")

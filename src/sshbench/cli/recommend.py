@@ -10,13 +10,11 @@ from __future__ import annotations
 import argparse
 from datetime import datetime
 
-from sshbench import untrusted
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.policy import policy_from
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
-from sshbench.errors import ExitCode, UsageError
-from sshbench.outputs import file_in, output_dir, safe_name, unique_names
+from sshbench.orchestrate.validate import checked_recommendation
 from sshbench.render.config import print_recommendation
 from sshbench.render.jsondoc import recommend_document
 from sshbench.render.terminal import host_rule
@@ -25,7 +23,9 @@ from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.remote import host_pattern
 from sshbench.targets.servers import embedded_server
-from sshbench.validate import checked_recommendation
+from sshbench.vocabulary import untrusted
+from sshbench.vocabulary.errors import ExitCode, UsageError
+from sshbench.vocabulary.outputs import file_in, output_dir, safe_name, unique_names
 
 
 def _started(report: Report) -> datetime:

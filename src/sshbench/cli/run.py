@@ -18,12 +18,11 @@ from rich.text import Text
 
 from sshbench.analysis.answer import answers
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.decide import rule_for
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
+from sshbench.analysis.verdicts import rule_for
 from sshbench.cli.context import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
-from sshbench.errors import ExitCode, UsageError
 from sshbench.options import RunOptions
 from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.plan.budget import duration
@@ -37,7 +36,8 @@ from sshbench.results.store import ResultsWriter
 from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import parse_destination
 from sshbench.targets.servers import SERVERS
-from sshbench.untrusted import UntrustedText, host_name
+from sshbench.vocabulary.errors import ExitCode, UsageError
+from sshbench.vocabulary.untrusted import UntrustedText, host_name
 
 
 def cmd_run(args: argparse.Namespace, ctx: Context) -> int:

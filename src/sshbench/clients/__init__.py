@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Literal
 
-from sshbench.algorithms import AlgorithmLists, Kind, lookup
-from sshbench.errors import UsageError
 from sshbench.results.schema import SchemaError, build
-from sshbench.untrusted import AlgorithmName, json_value, read_bounded
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, lookup
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.untrusted import AlgorithmName, json_value, read_bounded
 
 FORMAT = 1
 MAX_OFFER_BYTES = 256 * 1024

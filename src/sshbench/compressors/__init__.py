@@ -15,7 +15,7 @@ from sshbench.compressors.lz4 import LZ4
 from sshbench.compressors.off import OFF_COMPRESSOR
 from sshbench.compressors.ssh import SSH_COMPRESSOR
 from sshbench.compressors.zstd import ZSTD
-from sshbench.errors import UsageError
+from sshbench.vocabulary.errors import UsageError
 
 COMPRESSORS: dict[str, Compressor] = {
     OFF: OFF_COMPRESSOR,

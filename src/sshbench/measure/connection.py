@@ -31,7 +31,7 @@ from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.model import Case, Direction
 from sshbench.targets.base import Target
-from sshbench.untrusted import clean
+from sshbench.vocabulary.untrusted import clean
 
 READY = b"SSHBENCH-READY"
 TIMES_MARK = "SSHBENCH-TIMES"  # the remote shell's `times` follows: its own CPU, then its children's

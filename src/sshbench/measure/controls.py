@@ -24,8 +24,6 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from sshbench.algorithms import EVP_OF
-from sshbench.errors import VerificationError
 from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
 from sshbench.plan.budget import steady_mark
@@ -33,6 +31,8 @@ from sshbench.plumbing import placement, procs
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import TcpEnds
+from sshbench.vocabulary.algorithms import EVP_OF
+from sshbench.vocabulary.errors import VerificationError
 
 SPEED_BLOCK = 16384  # bytes per EVP call: close to SSH's 32 KiB packets, and openssl speed's largest default
 _RATE_RE = re.compile(r"^\+F:\d+:([^:]+):([\d.]+)", re.MULTILINE)

@@ -30,7 +30,6 @@ from datetime import UTC, datetime
 from typing import IO
 
 from sshbench.compressors import OFF
-from sshbench.errors import OutputError, UsageError
 from sshbench.measure.datapath import Payload
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import expected_compression, negotiation_mismatch, tail_lines
@@ -43,7 +42,8 @@ from sshbench.plumbing.trees import remove_tree, tree_sha256
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import ServerProcess, Target
 from sshbench.targets.localfiles import LocalFiles
-from sshbench.untrusted import clean
+from sshbench.vocabulary.errors import OutputError, UsageError
+from sshbench.vocabulary.untrusted import clean
 
 _PORT_RE = re.compile(r"sshbench fdpass: local port (\d+)")
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_./+:@%-]+")

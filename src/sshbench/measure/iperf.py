@@ -14,12 +14,12 @@ import shutil
 import subprocess
 import time
 
-from sshbench.errors import ServerError
 from sshbench.plumbing import procs
 from sshbench.plumbing.procs import kill_group, spawn
 from sshbench.results.environment import IperfFacts
 from sshbench.targets.remote import RemoteTarget
-from sshbench.untrusted import json_value
+from sshbench.vocabulary.errors import ServerError
+from sshbench.vocabulary.untrusted import json_value
 
 PORT = 5201  # iperf3's own default, which firewall rules for it usually name
 SECONDS = 3  # per direction, after OMIT_SECONDS of TCP slow start that are not counted

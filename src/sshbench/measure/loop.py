@@ -23,18 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sshbench.analysis.decide import DecisionRule, rule_for
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import summarize
-from sshbench.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.measure import placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.options import RunOptions
+from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import FIT_MARGIN, STEADY_AFTER, target_seconds, too_long
-from sshbench.plan.rounds import Schedule, round_state
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
-from sshbench.units import MiB
+from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.vocabulary.units import MiB
 
 MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
 MAX_AUTO_SIZE = 64 * 1024 * MiB

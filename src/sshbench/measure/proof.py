@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 
-from sshbench.algorithms import is_aead
 from sshbench.compressors import choice
 from sshbench.measure.connection import Connection, Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import Target
+from sshbench.vocabulary.algorithms import is_aead
 
 STDERR_TAIL = 8
 CPU_MARK = "SSHBENCH-CPU"

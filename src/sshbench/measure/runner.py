@@ -14,16 +14,16 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sshbench.errors import OutputError
 from sshbench.measure.controls import run_crypto_ceiling, run_tcp_control
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
 from sshbench.measure.loop import Hooks, run_loop, stop_if_same_failure
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.options import RunOptions
-from sshbench.plan.rounds import Schedule
+from sshbench.plan.base import Schedule
 from sshbench.results.events import Reporter, Visit
 from sshbench.results.model import CaseKind, Report, Sample
 from sshbench.targets.base import Target
+from sshbench.vocabulary.errors import OutputError
 
 # Failures that doom every later sample: a full or read-only disk (the file methods' files, either side).
 _DISK_FULL = ("No space left on device", "Disk quota exceeded", "Read-only file system")

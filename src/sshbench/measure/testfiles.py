@@ -16,12 +16,12 @@ import os
 import shutil
 import time
 
-from sshbench.errors import UsageError
 from sshbench.measure.datapath import Payload
 from sshbench.options import FileShape
 from sshbench.plumbing.trees import remove_tree, tree_files
 from sshbench.results.environment import DiskFacts
-from sshbench.units import MiB, format_bytes
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.units import MiB, format_bytes
 
 CHUNK = 1 * MiB
 TINY_BYTES = 1  # the overhead transfer: same tool and algorithms, one byte

@@ -7,13 +7,13 @@ made from its name, so an -B x -R sweep needs no registry entry per knob.
 
 from __future__ import annotations
 
-from sshbench.errors import UsageError
-from sshbench.kinds import PIPE
 from sshbench.methods.base import NULL, Endpoint, Ssh, Transfer, TransferMethod
 from sshbench.methods.pipe import Pipe
 from sshbench.methods.rsync import Rsync
 from sshbench.methods.scp import Scp
 from sshbench.methods.sftp import Sftp, variants
+from sshbench.vocabulary.case_terms import PIPE
+from sshbench.vocabulary.errors import UsageError
 
 METHODS: dict[str, TransferMethod] = {
     PIPE: Pipe(),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from sshbench.kinds import PIPE
 from sshbench.methods.base import Endpoint, Ssh, Transfer
+from sshbench.vocabulary.case_terms import PIPE
 
 
 class Pipe:

@@ -23,14 +23,11 @@ from datetime import UTC, datetime
 from sshbench import __version__
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.compressors import choice
-from sshbench.errors import BudgetTooSmall, MissingToolError, ServerError
-from sshbench.kinds import PIPE, Direction
-from sshbench.linkspec import parse_label
 from sshbench.measure.accounting import bytes_moved
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.options import RunOptions
-from sshbench.orchestrate.builds import check_names, merged, offered, start_builds, with_none
+from sshbench.orchestrate.build_sides import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
 from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, runs_cap, too_long
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
@@ -42,6 +39,9 @@ from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.remote import RemoteHost, open_remote
 from sshbench.targets.servers import embedded_server
+from sshbench.vocabulary.case_terms import PIPE, Direction
+from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError
+from sshbench.vocabulary.linkspec import parse_label
 
 Say = Callable[[str], None]
 

@@ -14,10 +14,8 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.analysis.advice import advise
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.errors import OutputError, ServerError, UsageError
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
@@ -27,8 +25,9 @@ from sshbench.measure.pipe import SampleSettings
 from sshbench.measure.runner import execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
-from sshbench.orchestrate.builds import build_facts
-from sshbench.plan.schedule import schedule_for
+from sshbench.orchestrate.build_sides import build_facts
+from sshbench.orchestrate.validate import checked_recommendation
+from sshbench.plan.schedules import schedule_for
 from sshbench.plumbing import placement
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
 from sshbench.results.environment import (
@@ -53,7 +52,8 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import BuildSide, BuildsTarget, EmbeddedTarget
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
-from sshbench.validate import checked_recommendation
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.errors import OutputError, ServerError, UsageError
 
 
 @dataclass(frozen=True)

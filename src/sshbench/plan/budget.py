@@ -16,11 +16,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sshbench.analysis.decide import SETUP_RUNS_FACTOR
-from sshbench.kinds import CaseKind, Direction
-from sshbench.linkspec import parse_label
+from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.options import RunOptions
 from sshbench.results.model import Case
+from sshbench.vocabulary.case_terms import CaseKind, Direction
+from sshbench.vocabulary.linkspec import parse_label
 
 # The minimum must fit with this much to spare: sample times vary 15-40% on a shared machine.
 FIT_MARGIN = 1.1
@@ -189,7 +189,7 @@ MAX_RUNS_FROM_BUDGET = 200  # the most samples per throughput case a budget rais
 def runs_cap(cases: list[Case], options: RunOptions, rtt: dict[str, float], share: float) -> int:
     """max_runs for a run that was not given --max-runs (decision mode): the default, or as many samples of
     every case as its share of the budget could take at the quick guesses, up to MAX_RUNS_FROM_BUDGET. Chosen
-    before anything is measured, so the looks it plans (analysis/decide.py) are fixed in advance. Without it a
+    before anything is measured, so the looks it plans (analysis/verdicts.py) are fixed in advance. Without it a
     narrow run with a long budget (one cipher on two builds, 6 minutes) stopped its open comparisons at 30
     samples, "futile" at that cap, with most of its time unused."""
     if options.mode != "decision" or not options.max_runs_auto or not math.isfinite(share):

@@ -22,16 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from sshbench.algorithms import EVP_OF, AlgorithmLists, Kind, is_aead, lookup
 from sshbench.compressors import Choice, choice
-from sshbench.errors import MissingToolError, UsageError
-from sshbench.kinds import CaseKind, Direction
 from sshbench.methods import missing_tools, sftp_variants
 from sshbench.options import RunOptions
 from sshbench.plan.partners import Partner, partner_kex, sweep_partner
 from sshbench.plan.selection import Selection, select
 from sshbench.results.model import PIPE, Case, CaseRecord, CaseStatus
 from sshbench.targets.discovery import ClientInfo
+from sshbench.vocabulary.algorithms import EVP_OF, AlgorithmLists, Kind, is_aead, lookup
+from sshbench.vocabulary.case_terms import CaseKind, Direction
+from sshbench.vocabulary.errors import MissingToolError, UsageError
 
 
 @dataclass(frozen=True)

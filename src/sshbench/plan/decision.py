@@ -1,7 +1,7 @@
 """The decision schedule: every case to its minimum in back-to-back passes, then passes over unsettled pairs.
 
 Why back to back, and how the verdicts that steer it are made: the
-docstring of DecisionSchedule below, analysis/decide.py and
+docstring of DecisionSchedule below, analysis/verdicts.py and
 analysis/paired.py, and docs/methodology.md ("The schedule").
 """
 
@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.decide import SETUP_RUNS_FACTOR
 from sshbench.analysis.dimensions import cross_pairs, families
-from sshbench.plan.rounds import (
+from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
+from sshbench.plan.base import (
     REFERENCE_RUNS,
     UNRELIABLE_RUNS,
     RoundState,
@@ -55,7 +55,7 @@ class DecisionSchedule:
     throughput sample, so the handshake tables settle in the time one pass
     of the throughput tables takes. Handshake cases may reach
     SETUP_RUNS_FACTOR times max_runs. Verdicts are corrected for every
-    planned look of their table (analysis/decide.py), so stopping early does
+    planned look of their table (analysis/verdicts.py), so stopping early does
     not make a difference easier to "find". References get REFERENCE_RUNS
     samples, and min_runs when those spread.
     """

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.algorithms import AlgorithmLists, Kind, is_aead, lookup
-from sshbench.errors import UsageError
 from sshbench.targets.discovery import ClientInfo
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, is_aead, lookup
+from sshbench.vocabulary.errors import UsageError
 
 AUTO = "auto"
 DEFAULT = "default"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.algorithms import AlgorithmLists, Kind, needs_certificate
-from sshbench.errors import UsageError
 from sshbench.targets.discovery import ClientInfo
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, needs_certificate
+from sshbench.vocabulary.errors import UsageError
 
 KEYWORDS = ("all", "default", "none")
 

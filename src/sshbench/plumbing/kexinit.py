@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
-from sshbench.algorithms import AlgorithmLists, Kind, lookup
-from sshbench.errors import MissingToolError, ServerError
 from sshbench.plumbing.procs import kill_group, reap, spawn
-from sshbench.untrusted import UntrustedText, algorithm_name, printable
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, lookup
+from sshbench.vocabulary.errors import MissingToolError, ServerError
+from sshbench.vocabulary.untrusted import UntrustedText, algorithm_name, printable
 
 SSH_MSG_KEXINIT = 20
 MAX_BANNER_LINES = 50  # RFC 4253 4.2 allows text lines before the identification string

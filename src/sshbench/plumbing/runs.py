@@ -49,8 +49,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sshbench.errors import OutputError
 from sshbench.plumbing import cgroups
+from sshbench.vocabulary.errors import OutputError
 
 MARK_FILE = ".sshbench-run"
 ROOT_STATE_DIR = "/run/sshbench"

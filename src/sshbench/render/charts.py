@@ -18,8 +18,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from sshbench.algorithms import Kind
-from sshbench.outputs import safe_name, unique_names
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.charttools import (
     COLORS,
@@ -37,6 +35,8 @@ from sshbench.render.labels import HOSTS_NOTE, hosts_note
 from sshbench.render.linkcharts import link_charts, streams_charts
 from sshbench.render.matrix import method_label, method_matrices
 from sshbench.results.model import Report, Stat, Summary
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.outputs import safe_name, unique_names
 
 
 def _by_subject(report: Report, kind: Kind, metric: str) -> dict[str, dict[str, Stat]]:

@@ -22,9 +22,9 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from sshbench.algorithms import Grade, Kind
 from sshbench.render.labels import NO_INTERVAL, flagged_name, grade_of
 from sshbench.results.model import Report, Stat
+from sshbench.vocabulary.algorithms import Grade, Kind
 
 STYLE: dict[Any, Any] = {
     # Text from a results file (a CPU model, versions) is shown as it is: a '$' in it must not start mathtext,

@@ -17,9 +17,9 @@ from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
 from sshbench.compressors import OFF, choice
-from sshbench.kinds import CaseKind, Relation
 from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
+from sshbench.vocabulary.case_terms import CaseKind, Relation
 
 MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)

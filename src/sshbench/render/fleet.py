@@ -8,7 +8,6 @@ computes; this only lays out.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.fleet import (
     DIRECTIONS,
     MIN_HOSTS_FOR_OUTLIERS,
@@ -21,6 +20,7 @@ from sshbench.analysis.fleet import (
 from sshbench.render.labels import flagged_name
 from sshbench.render.table_model import Column, Row, Table, cell
 from sshbench.results.model import Report
+from sshbench.vocabulary.algorithms import Kind
 
 
 def platform_table(runs: list[Report]) -> Table:

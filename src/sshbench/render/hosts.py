@@ -6,15 +6,15 @@ server's disks, which sshbench does not measure remotely.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.advice import limit_of
 from sshbench.analysis.references import pipe_ciphers
-from sshbench.kinds import CaseKind
 from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import flagged_name, grade_of, pm
 from sshbench.render.table_model import Column, Row, Span, Table, cell
 from sshbench.results.environment import ServerFacts, ServerKind, TerrapinFacts
 from sshbench.results.model import CaseStatus, Report, Summary
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.case_terms import CaseKind
 
 DIRECTIONS = ("upload", "download")
 

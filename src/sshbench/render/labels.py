@@ -7,10 +7,10 @@ the same thing in every format.
 
 from __future__ import annotations
 
-from sshbench.algorithms import Grade, Kind, lookup
-from sshbench.analysis.decide import DecisionRule
-from sshbench.kinds import Direction, Relation
+from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Stat
+from sshbench.vocabulary.algorithms import Grade, Kind, lookup
+from sshbench.vocabulary.case_terms import Direction, Relation
 
 # The grade as a table cell; weak and broken are marked so they stand out even without colour.
 GRADE_MARK = {Grade.WEAK: "! weak", Grade.BROKEN: "!! broken"}

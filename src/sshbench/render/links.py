@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
 from sshbench.analysis.links import Bound, bounds
 from sshbench.analysis.references import raw_tcp, reliable
@@ -20,6 +19,7 @@ from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Direction, Report
+from sshbench.vocabulary.algorithms import Kind
 
 VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
 LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.algorithms import Kind
-from sshbench.kinds import PIPE, CaseKind
 from sshbench.methods import method
 from sshbench.render.labels import MATRIX_LEGEND, flagged_name, pm
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Report, Summary
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.case_terms import PIPE, CaseKind
 
 
 @dataclass(frozen=True)

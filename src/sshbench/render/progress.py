@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Column
 
-from sshbench.errors import OutputClosed
-from sshbench.kinds import Relation
 from sshbench.results.events import NullReporter, Visit
 from sshbench.results.events import Progress as RunProgress
 from sshbench.results.model import Report, Sample
 from sshbench.results.store import sample_row
+from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.errors import OutputClosed
 
 
 def _duration(seconds: float) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.algorithms import Grade
+from sshbench.vocabulary.algorithms import Grade
 
 
 @dataclass(frozen=True)

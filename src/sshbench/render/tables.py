@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.algorithms import EVP_OF, Grade, Kind
-from sshbench.analysis.decide import recorded_rule
 from sshbench.analysis.references import ceilings, raw_tcp
+from sshbench.analysis.verdicts import recorded_rule
 from sshbench.analysis.views import Variant, base_group, build_view, builds_of, variant_view, variants_of
 from sshbench.compressors import choice
-from sshbench.kinds import CaseKind, Direction
-from sshbench.render.builds import build_tables
+from sshbench.render.build_tables import build_tables
 from sshbench.render.labels import (
     GRADE_STYLE,
     NO_INTERVAL,
@@ -33,7 +31,9 @@ from sshbench.render.matrix import matrix_tables
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell, plain
 from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
-from sshbench.units import MiB, format_bytes
+from sshbench.vocabulary.algorithms import EVP_OF, Grade, Kind
+from sshbench.vocabulary.case_terms import CaseKind, Direction
+from sshbench.vocabulary.units import MiB, format_bytes
 
 
 def _rank(summary: Summary) -> Cell:
@@ -249,7 +249,7 @@ def result_tables(report: Report) -> list[Table]:
     """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest.
 
     Over emulated links: the cross-link tables (render/links.py), then these tables once per link. With
-    several SSH builds: the builds side by side (render/builds.py), then these tables once per build.
+    several SSH builds: the builds side by side (render/build_tables.py), then these tables once per build.
     """
     if report.environment.links:
         return link_tables(report, [(label, [*build_tables(view, label), *_per_build(view)])

@@ -19,7 +19,6 @@ from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from sshbench.algorithms import AlgorithmLists, Kind, lookup
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
@@ -27,6 +26,7 @@ from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.render.tables import result_tables
 from sshbench.render.verdict import answer_sections
 from sshbench.results.model import Report
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, lookup
 
 # Semantic styles (table_model.py) as terminal colours.
 COLOURS = {"good": "green", "warn": "yellow", "bad": "red", "weak": "yellow", "broken": "bold red", "dim": "dim",

@@ -12,10 +12,10 @@ from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.remedies import Ratio, ratio_to
 from sshbench.analysis.views import variants_of
 from sshbench.compressors import OFF, choice
-from sshbench.kinds import CaseKind, Direction, Relation
 from sshbench.render.labels import flagged_name, mbps
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Case, Report, Summary
+from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 TITLE = {Direction.UPLOAD: "Streams and compression, upload (client -> server)",
          Direction.DOWNLOAD: "Streams and compression, download (server -> client)"}

@@ -9,11 +9,11 @@ from __future__ import annotations
 from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
 from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.remedies import path_answers
-from sshbench.kinds import Relation
 from sshbench.render.facts import Fact
 from sshbench.render.labels import pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
 from sshbench.results.model import Report
+from sshbench.vocabulary.case_terms import Relation
 
 HEADING = "The answer: per direction, the fastest cipher with no known weakness, and by how much"
 

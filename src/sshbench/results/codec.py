@@ -18,15 +18,15 @@ import math
 from enum import Enum
 from typing import Any
 
-from sshbench.algorithms import lookup
-from sshbench.buildspec import BUILD_NAME
-from sshbench.errors import UsageError
-from sshbench.linkspec import parse_label
 from sshbench.methods import method
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
-from sshbench.untrusted import UntrustedText, clean, host_name
+from sshbench.vocabulary.algorithms import lookup
+from sshbench.vocabulary.buildspec import BUILD_NAME
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.untrusted import UntrustedText, clean, host_name
 
 SINGLE = "sshbench/run"
 HOSTS = "sshbench/hosts"

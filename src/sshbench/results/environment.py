@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.implementations import by_banner
 from sshbench.plumbing.kexinit import Kexinit, terrapin
-from sshbench.untrusted import AlgorithmName, Destination, HostName, MultilineText
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.untrusted import AlgorithmName, Destination, HostName, MultilineText
 
 # The CPU flags that change SSH speeds by an order of magnitude: x86 AES-NI, VAES, SHA-NI; Arm's crypto
 # extensions (/proc/cpuinfo "Features": aes, pmull, sha2)
@@ -264,7 +264,7 @@ class BuildFacts:
     """One SSH build a run compared (--build): the two programs as run, and the switches they declared."""
 
     name: str  # as case ids and tables carry it
-    spec: str  # its canonical --build text (buildspec.py)
+    spec: str  # its canonical --build text (vocabulary/buildspec.py)
     client: ClientFacts = field(default_factory=ClientFacts)
     server: ClientFacts = field(default_factory=ClientFacts)  # path, version and OpenSSL of its sshd
     client_settings: dict[str, str] = field(default_factory=dict)  # e.g. HPN-SSH's {"tcprcvbufpoll": "yes"}

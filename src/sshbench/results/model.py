@@ -12,11 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from sshbench.algorithms import Kind
 from sshbench.compressors import OFF
-from sshbench.kinds import PIPE as PIPE
-from sshbench.kinds import CaseKind as CaseKind  # re-exported: the records and their kinds go together
-from sshbench.kinds import Direction as Direction
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.design import Design, PlacementTrial
@@ -26,7 +22,11 @@ from sshbench.results.runfacts import TimeUse as TimeUse
 from sshbench.results.schema import Signed
 from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
 from sshbench.results.summary import Summary as Summary
-from sshbench.untrusted import AlgorithmName
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.case_terms import PIPE as PIPE
+from sshbench.vocabulary.case_terms import CaseKind as CaseKind  # re-exported: the records and their kinds go together
+from sshbench.vocabulary.case_terms import Direction as Direction
+from sshbench.vocabulary.untrusted import AlgorithmName
 
 # 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
 # 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
@@ -340,7 +340,7 @@ class Report:
     time_use: TimeUse | None = None  # where the run's wall time went (None: older files)
     echoes: list[EchoResult] = field(default_factory=list)  # keystroke echo latency per cipher and link (--echo)
     # Looks planned at the verdicts, per kind of table ("throughput", "handshake"): what their correction divides
-    # by (analysis/decide.py; empty in files from before each table had its own)
+    # by (analysis/verdicts.py; empty in files from before each table had its own)
     looks: dict[str, int] = field(default_factory=dict)
     # The sample counts of those looks, per kind of table: the group-sequential boundaries' information (empty in
     # files from before 0.4, whose verdicts were corrected by Bonferroni over `looks`)

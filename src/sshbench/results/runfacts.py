@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sshbench.untrusted import AlgorithmName
+from sshbench.vocabulary.untrusted import AlgorithmName
 
 
 @dataclass

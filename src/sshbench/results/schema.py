@@ -24,8 +24,8 @@ from enum import Enum
 from functools import cache
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from sshbench.errors import SshbenchError
-from sshbench.untrusted import UntrustedText, text
+from sshbench.vocabulary.errors import SshbenchError
+from sshbench.vocabulary.untrusted import UntrustedText, text
 
 T = TypeVar("T")
 MAX_DEPTH = 40  # JSON nesting that a results file never needs; deeper is refused before recursion runs out

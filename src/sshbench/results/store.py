@@ -20,12 +20,12 @@ import tempfile
 from datetime import UTC, datetime
 from typing import Any
 
-from sshbench.errors import OutputError, UsageError
-from sshbench.outputs import STDOUT, atomic_write, in_dev
 from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
-from sshbench.untrusted import json_value, read_bounded
+from sshbench.vocabulary.errors import OutputError, UsageError
+from sshbench.vocabulary.outputs import STDOUT, atomic_write, in_dev
+from sshbench.vocabulary.untrusted import json_value, read_bounded
 
 CSV_COLUMNS = (
     "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.kinds import Relation
+from sshbench.vocabulary.case_terms import Relation
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Summary:
     rank: int | None = None
     outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
     precise: bool | None = None  # headline interval within the precision target (None: no target)
-    # Against the case ranked just above (analysis/decide.py): different, equivalent within the tie margin,
+    # Against the case ranked just above (analysis/verdicts.py): different, equivalent within the tie margin,
     # or not yet separable; None for the first of a group and for unranked cases
     relation: Relation | None = None
     tied_with_previous: bool = False  # relation is not "different" (kept for readers of schema 3 and 4)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
-from sshbench.algorithms import AlgorithmLists
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
+from sshbench.vocabulary.algorithms import AlgorithmLists
 
 HOST_ALIAS = "sshbench-embedded"  # the Host every embedded server's client_config defines
 

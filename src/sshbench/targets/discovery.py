@@ -16,10 +16,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sshbench.algorithms import AlgorithmLists, Kind, lookup
-from sshbench.errors import MissingToolError, ServerError
 from sshbench.implementations import IMPLEMENTATIONS, package_of
 from sshbench.plumbing import procs
+from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, lookup
+from sshbench.vocabulary.errors import MissingToolError, ServerError
 
 _SBIN_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin", os.path.join(sys.prefix, "opt", "usr", "sbin"))
 

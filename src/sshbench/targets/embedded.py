@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from sshbench.errors import RunStopped
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.results.model import Case
 from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, TcpEnds, algorithm_options
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.localfiles import LocalFiles
+from sshbench.vocabulary.errors import RunStopped
 
 
 class EmbeddedTarget:

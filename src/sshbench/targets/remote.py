@@ -21,8 +21,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from sshbench.algorithms import AlgorithmLists
-from sshbench.errors import ServerError, UsageError
 from sshbench.plumbing import procs
 from sshbench.plumbing.kexinit import Kexinit, KexinitError, read_client_kexinit, read_server_kexinit
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, terrapin_report
@@ -30,8 +28,10 @@ from sshbench.results.model import Case
 from sshbench.targets.base import FileOps, ServerProcess, algorithm_options
 from sshbench.targets.discovery import ClientInfo, find_tool
 from sshbench.targets.known_hosts import key_type, known_types, lookup_name, skip_reason
-from sshbench.units import format_bytes
-from sshbench.untrusted import UntrustedText, clean, destination
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.errors import ServerError, UsageError
+from sshbench.vocabulary.units import format_bytes
+from sshbench.vocabulary.untrusted import UntrustedText, clean, destination
 
 RTT_PROBES = 5
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from types import ModuleType
 
-from sshbench.errors import MissingToolError
 from sshbench.render.chartbook import ChartBook
 from sshbench.results.model import Report
+from sshbench.vocabulary.errors import MissingToolError
 
 
 class ChartsExporter:

@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
 
-from sshbench.errors import LinkError
-from sshbench.linkspec import LinkSpec
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, live_children, reap, spawn
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns
 from sshbench.targets.servers.clientconf import FDPASS
+from sshbench.vocabulary.errors import LinkError
+from sshbench.vocabulary.linkspec import LinkSpec
 
 WIRE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
 MTU = 9000  # jumbo frames: what fast LANs and cloud networks use, and few enough packets for the wire's loop

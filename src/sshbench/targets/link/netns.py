@@ -31,8 +31,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from sshbench.errors import LinkError
 from sshbench.plumbing import runs
+from sshbench.vocabulary.errors import LinkError
 
 T = TypeVar("T")
 CLONE_NEWNET = 0x40000000

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from sshbench.errors import UsageError
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.dropbear import EmbeddedDropbear
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.tinysshd import EmbeddedTinysshd
+from sshbench.vocabulary.errors import UsageError
 
 # name -> constructor(client, server binary or None for the default, extra environment)
 SERVERS: dict[str, Callable[[ClientInfo, str | None, Mapping[str, str]], EmbeddedServer]] = {

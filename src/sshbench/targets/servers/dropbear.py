@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from sshbench.errors import ServerError
 from sshbench.targets.discovery import find_tool, run_tool
 from sshbench.targets.servers.namespaced import NamespacedServer
+from sshbench.vocabulary.errors import ServerError
 
 # (dropbearkey -t, extra arguments); ed25519 must work, the others are measured where this build has them
 _HOST_KEYS = (("ed25519", ()), ("ecdsa", ("-s", "256")), ("rsa", ("-s", "3072")))

@@ -41,8 +41,6 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
-from sshbench.algorithms import AlgorithmLists
-from sshbench.errors import MissingToolError, ServerError
 from sshbench.implementations import implementation
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over
 from sshbench.plumbing.runs import private_dir
@@ -50,6 +48,8 @@ from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_to
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
 from sshbench.targets.servers.inetd import Inetd
 from sshbench.targets.servers.lifecycle import InetdServer
+from sshbench.vocabulary.algorithms import AlgorithmLists
+from sshbench.vocabulary.errors import MissingToolError, ServerError
 
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
 

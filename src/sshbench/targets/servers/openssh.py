@@ -20,8 +20,6 @@ import subprocess
 import time
 from collections.abc import Mapping
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
-from sshbench.errors import ServerError
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import (
@@ -39,6 +37,8 @@ from sshbench.targets.servers.clientconf import write_client_config, write_known
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
+from sshbench.vocabulary.errors import ServerError
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./+-]+")

@@ -26,7 +26,7 @@ import fcntl
 import os
 import stat
 
-from sshbench.errors import ServerError
+from sshbench.vocabulary.errors import ServerError
 
 PRIVSEP_DIR = "/run/sshd"  # Debian's compiled-in privilege separation dir
 OURS = 0o711  # sshd accepts it (no group/other write); Debian's own is 0755

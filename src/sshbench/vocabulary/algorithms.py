@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sshbench.untrusted import AlgorithmName
+from sshbench.vocabulary.untrusted import AlgorithmName
 
 
 class Kind(StrEnum):

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from sshbench.errors import UsageError
+from sshbench.vocabulary.errors import UsageError
 
 STOCK = "stock"
 MAX_BUILDS = 6  # each is a full set of cases

@@ -1,6 +1,6 @@
 """What every schedule shares: the state a round is planned from, references, passes and pairs.
 
-A schedule (plan/schedule.py, plan/decision.py) hands the run loop one
+A schedule (plan/schedules.py, plan/decision.py) hands the run loop one
 round at a time, planned from a RoundState: what a report has measured so
 far (visits per case, the verdicts' unsettled pairs, back-to-back visits per
 pair, each case's place in its table and the wall time of its visits).
@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sshbench.analysis.decide import look_points, recorded_rule
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats import headline_value
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import look_points, recorded_rule
 from sshbench.plan.funding import funded
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
+from sshbench.vocabulary.case_terms import Relation
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,6 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from sshbench.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind
-from sshbench.buildspec import parse_builds
-from sshbench.errors import UsageError
 from sshbench.implementations import HPNSSH
 from sshbench.options import RunOptions
 from sshbench.plan.cases import HostPlan
@@ -27,11 +24,14 @@ from sshbench.plan.selection import select
 from sshbench.results.environment import BuildFacts, ClientFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus
 from sshbench.targets.base import NONE, EmbeddedServer
-from sshbench.targets.builds import build_paths
+from sshbench.targets.build_programs import build_paths
 from sshbench.targets.discovery import ClientInfo, client_settings, discover_client
 from sshbench.targets.embedded import BuildSide
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind
+from sshbench.vocabulary.buildspec import parse_builds
+from sshbench.vocabulary.errors import UsageError
 
 Say = Callable[[str], None]
 

@@ -26,7 +26,7 @@ import stat
 import unicodedata
 from typing import Annotated
 
-from sshbench.errors import UsageError
+from sshbench.vocabulary.errors import UsageError
 
 MAX_TEXT = 10_000  # characters in one free-text field
 MAX_MULTILINE = 200_000  # characters in a generated config kept in a results file

@@ -1,6 +1,6 @@
 """Where a build's programs are: this system's (stock), a build `make ssh-builds` made, or an install prefix.
 
-A side of a --build (buildspec.py) names a client program and a server
+A side of a --build (vocabulary/buildspec.py) names a client program and a server
 program. Builds made by scripts/ssh_builds.py live in BUILDS_DIR, one
 install prefix each (`.venv/opt/builds/hpn-ssh-18.8.0`); any other prefix
 is given by its path. In a prefix, the client is bin/ssh (bin/hpnssh for
@@ -15,9 +15,9 @@ import os
 import sys
 from dataclasses import dataclass
 
-from sshbench.buildspec import STOCK, BuildSpec
-from sshbench.errors import MissingToolError
 from sshbench.implementations import IMPLEMENTATIONS
+from sshbench.vocabulary.buildspec import STOCK, BuildSpec
+from sshbench.vocabulary.errors import MissingToolError
 
 BUILDS_DIR = os.environ.get("SSHBENCH_BUILDS") or os.path.join(sys.prefix, "opt", "builds")
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from sshbench.analysis.decide import costs
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of
-from sshbench.kinds import Relation
 from sshbench.results.model import Case, Report, Summary
+from sshbench.vocabulary.case_terms import Relation
 
 LEVEL = 0.95
 

@@ -16,7 +16,6 @@ import random
 
 import pytest
 
-from sshbench.analysis.decide import DecisionRule, look_points, verdicts
 from sshbench.analysis.robust import (
     holm,
     holm_thresholds,
@@ -26,10 +25,11 @@ from sshbench.analysis.robust import (
     smallest_p,
 )
 from sshbench.analysis.stats import summarize
-from sshbench.kinds import Relation
+from sshbench.analysis.verdicts import DecisionRule, look_points, verdicts
+from sshbench.plan.base import round_state
 from sshbench.plan.decision import DecisionSchedule
-from sshbench.plan.rounds import round_state
 from sshbench.results.model import CaseRecord, CaseStatus, Report
+from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import case as _case
 from tests.synthetic import counts, relations, simulate
 from tests.synthetic import sample as _sample

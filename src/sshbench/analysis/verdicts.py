@@ -41,15 +41,16 @@ from statistics import NormalDist
 from sshbench.analysis.paired import paired_interval, paired_tests
 from sshbench.analysis.robust import mann_whitney_greater, mann_whitney_p, shift_interval
 from sshbench.analysis.sequential import threshold
-from sshbench.kinds import Relation
 from sshbench.options import RunOptions
+from sshbench.vocabulary.case_terms import Relation
 
 ALPHA = 0.05
 DEFAULT_MARGIN = 0.05
 LOOK_GROWTH = 1.5  # each look after the first comes at ~1.5x the samples of the one before
 FUTILITY = 0.10  # an unsettled pair whose chance to settle by max_runs is below this gets no more samples
-MIN_PAIRED = 12  # back-to-back visits of a pair from which its verdict is taken from them (schedule.py's first
-# paired look: fewer can never pass the corrections)
+# back-to-back visits of a pair from which its verdict is taken from them (the decision schedule's first paired look:
+# fewer can never pass the corrections)
+MIN_PAIRED = 12
 FUTILITY_PAIRED = 6  # back-to-back pairs from which futility is judged on their spread (what more pairs would
 # give), not on the unpaired spread that drift inflates
 Paired = Mapping[tuple[str, str], Sequence[float]]  # (case, case) -> log(value_first / value_second) per visit

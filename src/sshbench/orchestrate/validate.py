@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import tempfile
 
-from sshbench.algorithms import Kind
 from sshbench.analysis.configtext import CheckedRecommendation, client_block, server_advice, server_dropin
 from sshbench.analysis.policy import Policy
 from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
@@ -19,6 +18,7 @@ from sshbench.clients import ClientOffer
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
+from sshbench.vocabulary.algorithms import Kind
 
 
 def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> list[str]:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sshbench.errors import UsageError
+from sshbench.vocabulary.errors import UsageError
 
 MAX_LINKS = 12  # each link is a full set of cases: more is a typo, or a run of many hours
 MAX_RTT_SECONDS = 10.0

@@ -6,7 +6,7 @@ whole second). Then one schedule per mode (RunOptions.mode):
 - DecisionSchedule (default, plan/decision.py): every case to min_runs in
   back-to-back passes over its table, so every case has an interval; then
   passes over the neighbour pairs not yet settled, each table with its own
-  look points (analysis/decide.py). References (control, ceilings) take the
+  look points (analysis/verdicts.py). References (control, ceilings) take the
   samples their own noise needs.
 - PrecisionSchedule (--precision): shuffled rounds continue for the cases
   whose median interval is still wider than the target.
@@ -20,12 +20,12 @@ import random
 from collections.abc import Sequence
 
 from sshbench.options import RunOptions
+from sshbench.plan.base import RoundState as RoundState
+from sshbench.plan.base import Schedule as Schedule
+from sshbench.plan.base import pair_look_points as pair_look_points
+from sshbench.plan.base import round_state as round_state
+from sshbench.plan.base import short_of, shuffled
 from sshbench.plan.decision import DecisionSchedule as DecisionSchedule
-from sshbench.plan.rounds import RoundState as RoundState
-from sshbench.plan.rounds import Schedule as Schedule
-from sshbench.plan.rounds import pair_look_points as pair_look_points
-from sshbench.plan.rounds import round_state as round_state
-from sshbench.plan.rounds import short_of, shuffled
 from sshbench.results.events import Visit
 from sshbench.results.model import Case
 

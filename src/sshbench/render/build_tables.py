@@ -1,16 +1,16 @@
 """Several SSH builds side by side (--build): per direction, each case's figure on every build, and how many
-times as fast each build is as the first one given, with its interval (analysis/builds.py)."""
+times as fast each build is as the first one given, with its interval (analysis/build_ratios.py)."""
 
 from __future__ import annotations
 
-from sshbench.algorithms import Kind
-from sshbench.analysis.builds import BuildCell, BuildRow, build_rows
+from sshbench.analysis.build_ratios import BuildCell, BuildRow, build_rows
 from sshbench.analysis.views import builds_of
-from sshbench.kinds import Relation
 from sshbench.render.labels import flagged_name, ms, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import CaseKind, Report
+from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.case_terms import Relation
 
 ORDER = ((CaseKind.CIPHER, "upload"), (CaseKind.CIPHER, "download"), (CaseKind.MAC, "upload"),
          (CaseKind.KEX, "setup"), (CaseKind.HOSTKEY, "setup"))

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sshbench.errors import OutputError
+from sshbench.vocabulary.errors import OutputError
 
 STDOUT = "-"
 _RESULTS_MARK = b'"schema": "sshbench/'

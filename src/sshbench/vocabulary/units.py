@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sshbench.errors import UsageError
+from sshbench.vocabulary.errors import UsageError
 
 _MULTIPLIERS: dict[str, int] = {"": 1, "b": 1}
 for _i, _letter in enumerate("kmgt", start=1):

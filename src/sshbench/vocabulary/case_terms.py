@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from sshbench.algorithms import Kind
+from sshbench.vocabulary.algorithms import Kind
 
 PIPE = "pipe"  # the transfer method that is SSH itself: ssh carrying sshbench's own stream (methods/)
 
@@ -42,7 +42,7 @@ class CaseKind(StrEnum):
 
 
 class Relation(StrEnum):
-    """How a ranked case stands against the one ranked just above it (analysis/decide.py)."""
+    """How a ranked case stands against the one ranked just above it (analysis/verdicts.py)."""
 
     DIFFERENT = "different"  # significantly slower
     EQUIVALENT = "equivalent"  # shown equivalent within the run's tie margin
