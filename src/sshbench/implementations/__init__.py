@@ -25,7 +25,13 @@ UNKNOWN = Implementation("unknown", "an unknown server", (), "server process", W
                          "client's first choice that the server offers (RFC 4253, 7.1), so the client block above "
                          "decides", None, {})
 __all__ = ["DROPBEAR", "HPNSSH", "IMPLEMENTATIONS", "OPENSSH", "TINYSSHD", "UNKNOWN", "Implementation", "Window",
-           "by_banner", "implementation", "package_of"]
+           "by_banner", "by_program", "implementation", "package_of"]
+
+
+def by_program(path: str) -> Implementation:
+    """The implementation whose client or server program `path` is, by file name (ssh, hpnsshd ...), or UNKNOWN.
+    The plain names (ssh, sshd) are OpenSSH's: another implementation's build installs its own names."""
+    return next((impl for impl in IMPLEMENTATIONS.values() if impl.is_program(path)), UNKNOWN)
 
 
 def implementation(name: str) -> Implementation:

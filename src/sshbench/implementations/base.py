@@ -48,6 +48,18 @@ class Implementation:
     # Whether its server's TCP socket has TCP_NODELAY as it is deployed: the embedded launcher serves it the same
     # way, so a measurement is of the server as people run it
     nodelay: bool = True
+    # The server config lines that allow the none cipher (HPN-SSH's NoneEnabled), and with it the none MAC; empty:
+    # it has no none cipher. A run's --none-cipher cases exist only where a build's client and server both have it
+    none_cipher_lines: tuple[str, ...] = ()
+    none_mac_lines: tuple[str, ...] = ()
+
+    @property
+    def has_none_cipher(self) -> bool:
+        return bool(self.none_cipher_lines)
+
+    def is_program(self, path: str) -> bool:
+        """Whether `path` is this implementation's client or server, by its file name (a build's bin/ and sbin/)."""
+        return path.rsplit("/", 1)[-1] in (self.client, self.server)
 
     @property
     def receive_window(self) -> int | None:

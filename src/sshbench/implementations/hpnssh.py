@@ -32,4 +32,6 @@ HPNSSH = Implementation(
     client="hpnssh",
     server="hpnsshd",
     settings=("hpndisabled", "tcprcvbufpoll", "noneenabled", "noneswitch", "nonemacenabled"),
+    none_cipher_lines=("NoneEnabled yes",),
+    none_mac_lines=("NoneMacEnabled yes",),
 )

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from collections.abc import Callable
 
-from sshbench.implementations import HPNSSH
+from sshbench.implementations import by_program
 from sshbench.options import RunOptions
 from sshbench.plan.cases import HostPlan
 from sshbench.plan.selection import select
@@ -60,15 +59,14 @@ def start_builds(stack: contextlib.ExitStack, options: RunOptions, say: Say,
     return [BuildSide(spec.name, spec.text, clients[spec.name], server, ports[id(server)]) for spec, server in sides]
 
 
-def _is_hpn(program: str) -> bool:
-    return os.path.basename(program) in (HPNSSH.client, HPNSSH.server)
-
-
 def _server_lines(options: RunOptions, program: str) -> str | None:
-    """What the server of a build must allow for the run's cases: HPN-SSH's none cipher only when asked."""
-    if not (options.none_cipher and _is_hpn(program)):
+    """What the server of a build must allow for the run's cases: the none cipher (and MAC) only when asked, in
+    the words of the implementation the program is (implementations/)."""
+    impl = by_program(program)
+    if not (options.none_cipher and impl.has_none_cipher):
         return None
-    return "NoneEnabled yes\n" + ("NoneMacEnabled yes\n" if options.none_mac else "")
+    lines = [*impl.none_cipher_lines, *(impl.none_mac_lines if options.none_mac else ())]
+    return "".join(f"{line}\n" for line in lines)
 
 
 def with_none(plan: HostPlan, side: BuildSide, options: RunOptions) -> HostPlan:
@@ -79,7 +77,8 @@ def with_none(plan: HostPlan, side: BuildSide, options: RunOptions) -> HostPlan:
     mac = NONE if options.none_mac else None
     cases = [Case(CaseKind.CIPHER, direction, cipher=NONE, mac=mac, kex=plan.partner_kex, link=link)
              for link in options.links or ("",) for direction in options.directions]
-    if _is_hpn(side.client.path) and _is_hpn(side.server.info.path):
+    client, server = by_program(side.client.path), by_program(side.server.info.path)
+    if client.has_none_cipher and client is server:
         return dataclasses.replace(plan, records=[*(CaseRecord(c) for c in cases), *plan.records],
                                    measured=plan.measured + len(cases))
     why = "the none cipher is HPN-SSH's (NoneSwitch): this build's client and server are not both HPN-SSH"

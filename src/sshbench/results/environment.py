@@ -146,11 +146,10 @@ class ServerFacts:
 
         Config advice depends on it: only OpenSSH reads sshd_config.d drop-ins.
         """
-        if self.kind is ServerKind.EMBEDDED and self.embedded and self.embedded.server != "openssh":
-            return self.embedded.server
-        if self.kind is ServerKind.EMBEDDED:  # OpenSSH's launcher runs any sshd build: HPN-SSH's banner says so
-            return "hpnssh" if by_banner(self.version).name == "hpnssh" else "openssh"
-        return by_banner(self.version).name
+        found = by_banner(self.version)
+        if self.kind is ServerKind.EMBEDDED and self.embedded is not None and not found.banner_marker:
+            return self.embedded.server  # the launcher that ran it; a build marked in its banner (HPN-SSH) says more
+        return found.name
 
     @property
     def label(self) -> str:

@@ -68,6 +68,8 @@ class NamespacedServer(InetdServer):
 
     name = "namespaced"
     per_connection = ""
+    # Why this server cannot run for a normal user (in the user namespace a private server needs), or None
+    needs_root: str | None = None
 
     def __init__(self, client: ClientInfo, path: str | None = None, env: Mapping[str, str] | None = None) -> None:
         self.client = client
@@ -145,11 +147,8 @@ class NamespacedServer(InetdServer):
         if os.geteuid() == 0 and os.path.isdir(real_home):
             mount = f"mount --bind {shlex.quote(home)} {shlex.quote(real_home)} && exec "
             return [unshare, "--mount", "--propagation", "private", "/bin/sh", "-c", mount + shlex.join(server)]
-        if self.name == "tinysshd":
-            raise ServerError("--server tinysshd needs root: tinysshd accepts a key only if every directory from "
-                              "~/.ssh up to / is owned by the user or root (its subprocess_auth.c), and in the "
-                              "user namespace a normal user's private server needs, / belongs to an unmapped user; "
-                              "run as root, or use --server dropbear")
+        if self.needs_root is not None:
+            raise ServerError(f"--server {self.name} needs root: {self.needs_root}")
         self._check_user_namespaces(unshare)
         mount = f"mount --bind {shlex.quote(passwd)} /etc/passwd && exec "
         back = [unshare, f"--map-user={os.geteuid()}", f"--map-group={os.getegid()}"]
