@@ -35,6 +35,7 @@ MAX_ECHOES = 10_000
 
 MAX_STREAMS = 64  # parallel connections per transfer: beyond that it measures the machine's process table
 MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
+_KNOB = re.compile(r"[a-z][a-z0-9_]{0,40}")  # a method knob's key, as methods/base.Knob makes it
 _REMOTE_DIR = re.compile(r"/[A-Za-z0-9_./-]*")
 
 
@@ -123,8 +124,9 @@ class RunOptions:
     verify: bool = False  # SHA-256 of every received file, outside the timed part
     files: int | None = None  # many-small-files set: this many files of file_size_bytes
     file_size_bytes: int | None = None
-    sftp_buffers: tuple[int, ...] = ()  # sftp -B sweep
-    sftp_requests: tuple[int, ...] = ()  # sftp -R sweep
+    # The transfer methods' knobs a run sweeps, by key ("sftp_buffers": sftp -B values), each method's own
+    # (methods/: Knob); the methods make their variants from them
+    knobs: tuple[tuple[str, tuple[int, ...]], ...] = ()
     links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (vocabulary/linkspec.py)
     builds: tuple[str, ...] = ()  # SSH builds compared (--build), each as its canonical text (vocabulary/buildspec.py)
     # The emulated hosts' TCP buffers: a tuned host's (autotuning up to 128 MiB, targets/link/netns.py), or what the
@@ -186,13 +188,12 @@ class RunOptions:
             raise UsageError("--files needs a file method: add --method scp,sftp,rsync (or all)")
         if self.files is not None and self.sink == "null":
             raise UsageError("--sink null cannot take a set of files: use --sink file with --files")
-        if any(n < 1 for n in (*self.sftp_buffers, *self.sftp_requests)):
-            raise UsageError("--sftp-buffers and --sftp-requests must be positive numbers")
+        for key, values in self.knobs:
+            if not _KNOB.fullmatch(key) or not values or any(n < 1 for n in values):
+                raise UsageError(f"--{key.replace('_', '-')} needs positive numbers, e.g. 64,256")
         if self.remote_workdir is not None and not _REMOTE_DIR.fullmatch(self.remote_workdir):
             raise UsageError(f"--remote-workdir {self.remote_workdir!r}: use an absolute path of letters, digits "
                              "and ./_- only (it passes through the server's shell)")
-        if (self.sftp_buffers or self.sftp_requests) and "sftp" not in self.methods:
-            raise UsageError("--sftp-buffers/--sftp-requests tune sftp: add sftp to --method")
 
     @property
     def file_methods(self) -> tuple[str, ...]:
@@ -222,7 +223,7 @@ class RunOptions:
         out = dataclasses.asdict(self)
         out["directions"] = [d.value for d in self.directions]
         out["methods"] = list(self.methods)
-        out["sftp_buffers"], out["sftp_requests"] = list(self.sftp_buffers), list(self.sftp_requests)
+        out["knobs"] = [[key, list(values)] for key, values in self.knobs]
         out["links"] = list(self.links)
         out["compression"], out["streams"] = list(self.compression), list(self.streams)
         return out

@@ -14,7 +14,7 @@ from sshbench.analysis.stats import summarize
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE
 from sshbench.measure.testfiles import check_free_space, make_source, space_needed
-from sshbench.methods import METHODS, method, parse_methods, sftp_variants
+from sshbench.methods import METHODS, knobs, method, parse_methods, tuned
 from sshbench.methods.sftp import Sftp
 from sshbench.options import DEFAULT_FILE_BYTES, FileShape, RunOptions
 from sshbench.plumbing.negotiation import parse_text
@@ -47,17 +47,26 @@ def test_labels_are_the_commands_people_type() -> None:
 
 
 def test_sftp_sweep_folds_the_default_combination_into_plain_sftp() -> None:
-    assert sftp_variants((), ()) == ()
-    assert sftp_variants((32768, 131072), (64,)) == ("sftp", "sftp-B131072-R64")
-    assert sftp_variants((), (16, 64)) == ("sftp-B32768-R16", "sftp")
+    assert tuned(("pipe", "sftp"), ()) == ("pipe", "sftp")
+    assert tuned(("sftp", "scp"), (("sftp_buffers", (32768, 131072)), ("sftp_requests", (64,)))) == \
+        ("sftp", "sftp-B131072-R64", "scp")
+    assert tuned(("sftp",), (("sftp_requests", (16, 64)),)) == ("sftp-B32768-R16", "sftp")
+
+
+def test_a_knob_belongs_to_its_method_and_brings_its_own_option() -> None:
+    assert [(m.name, k.option) for m, k in knobs()] == [("sftp", "--sftp-buffers"), ("sftp", "--sftp-requests")]
+    with pytest.raises(UsageError, match="--sftp-requests tunes sftp: add sftp to --method"):
+        tuned(("scp",), (("sftp_requests", (8,)),))
+    with pytest.raises(UsageError, match="unknown method setting 'rsync_blocks'"):
+        tuned(("rsync",), (("rsync_blocks", (8,)),))
 
 
 @given(st.integers(1, 2**20), st.integers(1, 1024))
 def test_tuned_sftp_names_round_trip(buffer: int, requests: int) -> None:
-    for name in sftp_variants((buffer,), (requests,)):
-        tuned = method(name)
-        assert isinstance(tuned, Sftp)
-        assert (tuned.buffer or 32768, tuned.requests or 64) == (buffer, requests)
+    for name in tuned(("sftp",), (("sftp_buffers", (buffer,)), ("sftp_requests", (requests,)))):
+        made = method(name)
+        assert isinstance(made, Sftp)
+        assert (made.buffer or 32768, made.requests or 64) == (buffer, requests)
 
 
 @pytest.mark.parametrize(("name", "cipher", "sent", "received"), [
@@ -80,7 +89,8 @@ def test_file_options_are_validated() -> None:
     assert shape.is_set and shape.total_bytes == 40960
     for bad in ({"sink": "tape"}, {"methods": ("scp",), "files": 0, "file_size_bytes": 1},
                 {"methods": ("scp",), "files": 2}, {"methods": ("pipe",), "files": 2, "file_size_bytes": 1},
-                {"methods": ("scp",), "sftp_requests": (8,)}, {"methods": ("sftp",), "sftp_buffers": (0,)}):
+                {"methods": ("sftp",), "knobs": (("sftp_buffers", (0,)),)},
+                {"methods": ("sftp",), "knobs": (("Bad Key", (1,)),)}):
         with pytest.raises(UsageError):
             RunOptions(**bad)
 

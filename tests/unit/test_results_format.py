@@ -46,6 +46,18 @@ def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> N
     assert hosts == {"schema": "sshbench/hosts", "schema_version": 10, "runs": [{"schema_version": 10}, 3]}
 
 
+def test_a_schema_9_run_s_sftp_sweeps_become_the_sftp_method_s_knobs() -> None:
+    (plain,) = read_results(str(DATA / "results-small.json"))
+    data = json.loads(json.dumps(report_to_dict(plain)))
+    data["schema_version"] = 9
+    options = data["options"]
+    options.pop("knobs")
+    options["methods"] = ["pipe", "sftp"]
+    options["sftp_buffers"], options["sftp_requests"] = [32768, 131072], []
+    (old,) = results_from_dict(data)
+    assert old.options.knobs == (("sftp_buffers", (32768, 131072)),)
+
+
 def test_a_schema_7_run_with_compression_on_becomes_ssh_compressed_cases_with_their_ids_renamed() -> None:
     (plain,) = read_results(str(DATA / "results-small.json"))
     data = json.loads(json.dumps(report_to_dict(plain)))

@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 from sshbench import __version__
 from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, parse_compression
-from sshbench.methods import METHODS, parse_methods
+from sshbench.methods import METHODS, knobs, parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_ECHOES,
@@ -194,8 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--files", type=int, help="many-small-files set: this many files per transfer (with "
                        "--file-size); per-file overhead, not the cipher, dominates there")
     tools.add_argument("--file-size", help="size of each file of the --files set, e.g. 64KiB")
-    tools.add_argument("--sftp-buffers", help="sftp -B sweep, e.g. 32KiB,128KiB,255KiB (sftp's default 32768)")
-    tools.add_argument("--sftp-requests", help="sftp -R sweep, e.g. 64,256 (sftp's default 64)")
+    for _, knob in knobs():  # methods/: a method's knobs bring their own options
+        tools.add_argument(knob.option, help=knob.help)
     out = run.add_argument_group("where")
     out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
@@ -303,8 +303,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
         sink=args.sink or D.sink, verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
-        sftp_buffers=_size_list(args.sftp_buffers, "--sftp-buffers"),
-        sftp_requests=_count_list(args.sftp_requests, "--sftp-requests"),
+        knobs=tuple((knob.key, _size_list(given, knob.option) if knob.sizes else _count_list(given, knob.option))
+                    for _, knob in knobs() if (given := getattr(args, knob.key))),
     )
 
 

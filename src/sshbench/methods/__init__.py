@@ -7,11 +7,11 @@ made from its name, so an -B x -R sweep needs no registry entry per knob.
 
 from __future__ import annotations
 
-from sshbench.methods.base import NULL, Endpoint, Ssh, Transfer, TransferMethod
+from sshbench.methods.base import NULL, Endpoint, Knob, Ssh, Transfer, TransferMethod
 from sshbench.methods.pipe import Pipe
 from sshbench.methods.rsync import Rsync
 from sshbench.methods.scp import Scp
-from sshbench.methods.sftp import Sftp, variants
+from sshbench.methods.sftp import Sftp
 from sshbench.vocabulary.case_terms import PIPE
 from sshbench.vocabulary.errors import UsageError
 
@@ -22,8 +22,8 @@ METHODS: dict[str, TransferMethod] = {
     "sftp": Sftp(),
     "rsync": Rsync(),
 }
-__all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Ssh", "Transfer", "TransferMethod", "method", "missing_tools",
-           "parse_methods", "sftp_variants"]
+__all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Knob", "Ssh", "Transfer", "TransferMethod", "knobs", "method",
+           "missing_tools", "parse_methods", "tuned"]
 
 
 def method(name: str) -> TransferMethod:
@@ -51,8 +51,26 @@ def parse_methods(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def sftp_variants(buffers: tuple[int, ...], requests: tuple[int, ...]) -> tuple[str, ...]:
-    return variants(buffers, requests)
+def knobs() -> list[tuple[TransferMethod, Knob]]:
+    """Every method's knobs, with the method each tunes (the parser adds an option for each)."""
+    return [(m, knob) for m in METHODS.values() for knob in m.knobs]
+
+
+def tuned(names: tuple[str, ...], settings: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[str, ...]:
+    """The methods to measure, each replaced by its variants for the knobs given (RunOptions.knobs); UsageError
+    for a knob whose method is not among `names`, or one no method has (a results file is untrusted)."""
+    given = dict(settings)
+    owners = {knob.key: (m, knob) for m, knob in knobs()}
+    for key in given:
+        if key not in owners:
+            raise UsageError(f"unknown method setting {key!r}: known are {', '.join(owners) or 'none'}")
+        owner, knob = owners[key]
+        if owner.name not in names:
+            raise UsageError(f"{knob.option} tunes {owner.name}: add {owner.name} to --method")
+    out: list[str] = []
+    for name in names:
+        out += method(name).variants(given)
+    return tuple(dict.fromkeys(out))
 
 
 def missing_tools(names: tuple[str, ...]) -> dict[str, str]:

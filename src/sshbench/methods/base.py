@@ -69,12 +69,33 @@ class Transfer:
         return " | ".join(shlex.join(stage) for stage in self.stages)
 
 
+@dataclass(frozen=True)
+class Knob:
+    """A setting of a method's tool that a run can sweep, with its own option (`--sftp-buffers 32KiB,128KiB`):
+    the parser adds the option from here, and the method turns the values into method names (`variants`)."""
+
+    option: str  # e.g. "--sftp-buffers"
+    help: str
+    sizes: bool = False  # values are byte sizes (32KiB), else whole numbers
+
+    @property
+    def key(self) -> str:
+        """Its name in RunOptions.knobs and the results file: the option without dashes ("sftp_buffers")."""
+        return self.option.removeprefix("--").replace("-", "_")
+
+
 class TransferMethod(Protocol):
     name: str  # as case ids and --method spell it: "scp", "scp-legacy", "sftp-B65536-R128"
     label: str  # as tables show it: the command people would type, e.g. "scp -O"
     help: str  # a few words for --method's help where the name alone does not say it ("" otherwise)
     moves_files: bool  # False for the pipe, which streams sshbench's own bytes
     packages: Mapping[str, str]  # the tools it runs -> their Debian packages (scripts/install-deps reads them)
+    knobs: tuple[Knob, ...]  # the settings a run can sweep, each with its own option (empty for most)
+
+    def variants(self, settings: Mapping[str, tuple[int, ...]]) -> tuple[str, ...]:
+        """The method names a run measures for this one, given the values of its knobs (`settings`, by key; a
+        knob not given is absent): its own name alone where it has none or none is given."""
+        ...
 
     def unavailable(self) -> str | None:
         """Why this machine cannot run the method (a tool not installed), or None."""
@@ -92,6 +113,16 @@ class TransferMethod(Protocol):
         """Bytes this method can have in flight at once, given the receiver's SSH channel window (None:
         unknown): the window model the link verdicts use (analysis/links.py)."""
         ...
+
+
+class Untuned:
+    """For a method without knobs: it is measured as itself."""
+
+    name: str
+    knobs: tuple[Knob, ...] = ()
+
+    def variants(self, settings: Mapping[str, tuple[int, ...]]) -> tuple[str, ...]:
+        return (self.name,)
 
 
 def ssh_command(ssh: Ssh) -> list[str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from sshbench.methods.base import Endpoint, Ssh, Transfer
+from sshbench.methods.base import Endpoint, Ssh, Transfer, Untuned
 from sshbench.vocabulary.case_terms import PIPE
 
 
-class Pipe:
+class Pipe(Untuned):
     name = PIPE
     label = PIPE
     help = "ssh carrying a stream: SSH itself"

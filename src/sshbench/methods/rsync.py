@@ -7,10 +7,10 @@ import shutil
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from sshbench.methods.base import Endpoint, Ssh, Transfer, ssh_command
+from sshbench.methods.base import Endpoint, Ssh, Transfer, Untuned, ssh_command
 
 
-class Rsync:
+class Rsync(Untuned):
     name = "rsync"
     label = "rsync"
     help = ""

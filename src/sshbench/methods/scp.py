@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from sshbench.methods.base import Endpoint, Ssh, Transfer
+from sshbench.methods.base import Endpoint, Ssh, Transfer, Untuned
 from sshbench.plumbing import procs
 
 
@@ -22,7 +22,7 @@ def scp_has_legacy_flag(scp: str) -> bool:
     return bool(flags and "O" in flags.group(1))
 
 
-class Scp:
+class Scp(Untuned):
     moves_files = True
     packages: Mapping[str, str] = MappingProxyType({"scp": "openssh-client"})
 

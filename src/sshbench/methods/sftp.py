@@ -8,12 +8,14 @@ import shutil
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from sshbench.methods.base import Endpoint, Ssh, Transfer
+from sshbench.methods.base import Endpoint, Knob, Ssh, Transfer
 
 # OpenSSH's sftp defaults (sftp(1): -B 32768, -R 64): a tuned variant equal to these is plain sftp.
 DEFAULT_BUFFER = 32768
 DEFAULT_REQUESTS = 64
 _TUNED = re.compile(r"sftp-B(\d+)-R(\d+)")
+BUFFERS = Knob("--sftp-buffers", "sftp -B sweep, e.g. 32KiB,128KiB,255KiB (sftp's default 32768)", sizes=True)
+REQUESTS = Knob("--sftp-requests", "sftp -R sweep, e.g. 64,256 (sftp's default 64)")
 
 
 class Sftp:
@@ -21,6 +23,7 @@ class Sftp:
 
     moves_files = True
     packages: Mapping[str, str] = MappingProxyType({"sftp": "openssh-client"})
+    knobs: tuple[Knob, ...] = (BUFFERS, REQUESTS)
 
     def __init__(self, buffer: int | None = None, requests: int | None = None) -> None:
         self.buffer, self.requests = buffer, requests
@@ -55,13 +58,14 @@ class Sftp:
         own = (self.buffer or DEFAULT_BUFFER) * (self.requests or DEFAULT_REQUESTS)
         return own if channel_window is None else min(channel_window, own)
 
-
-def variants(buffers: tuple[int, ...], requests: tuple[int, ...]) -> tuple[str, ...]:
-    """The tuned sftp methods of an -B x -R sweep; the combination equal to sftp's defaults is plain sftp."""
-    if not buffers and not requests:
-        return ()
-    out = []
-    for buffer in buffers or (DEFAULT_BUFFER,):
-        for count in requests or (DEFAULT_REQUESTS,):
-            out.append("sftp" if (buffer, count) == (DEFAULT_BUFFER, DEFAULT_REQUESTS) else f"sftp-B{buffer}-R{count}")
-    return tuple(dict.fromkeys(out))
+    def variants(self, settings: Mapping[str, tuple[int, ...]]) -> tuple[str, ...]:
+        """The tuned sftp methods of an -B x -R sweep; the combination equal to sftp's defaults is plain sftp."""
+        buffers, requests = settings.get(BUFFERS.key, ()), settings.get(REQUESTS.key, ())
+        if not buffers and not requests:
+            return (self.name,)
+        out = []
+        for buffer in buffers or (DEFAULT_BUFFER,):
+            for count in requests or (DEFAULT_REQUESTS,):
+                out.append("sftp" if (buffer, count) == (DEFAULT_BUFFER, DEFAULT_REQUESTS) else
+                           f"sftp-B{buffer}-R{count}")
+        return tuple(dict.fromkeys(out))

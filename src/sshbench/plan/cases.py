@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sshbench.compressors import Choice, choice
-from sshbench.methods import missing_tools, sftp_variants
+from sshbench.methods import missing_tools, tuned
 from sshbench.options import RunOptions
 from sshbench.plan.partners import Partner, partner_kex, sweep_partner
 from sshbench.plan.selection import Selection, select
@@ -67,14 +67,11 @@ def build_cases(selections: Sequence[Selection], settings: SweepSettings) -> lis
 
 
 def expand_methods(options: RunOptions, asked_all: bool) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The methods to measure (sftp tuning variants expanded) and those this machine cannot run, with why.
+    """The methods to measure (each tuned method's variants, methods/) and those this machine cannot run, with why.
 
     A method named explicitly whose tool is missing is an error; with `all` it is skipped and listed.
     """
-    methods = [*options.methods]
-    if "sftp" in methods:
-        at = methods.index("sftp")
-        methods[at:at + 1] = sftp_variants(options.sftp_buffers, options.sftp_requests) or ("sftp",)
+    methods = tuned(options.methods, options.knobs)
     missing = missing_tools(tuple(methods))
     if missing and not asked_all:
         name, why = next(iter(missing.items()))

@@ -9,7 +9,9 @@ for the whole run (true: SSH's zlib on every connection), so its cipher and
 MAC cases become `ssh`-compressed cases, their ids and groups renamed to
 match (`...:upload` -> `...:upload~ssh`). Schema 9 only added fields
 (the looks' sample counts, the measured noise and the design it chose,
-each steady state's halves), and schema 10 the placement trial. Schema 3 (sshbench 0.1
+each steady state's halves). Schema 10 added the placement trial and
+made sftp's -B/-R sweeps (options `sftp_buffers`, `sftp_requests`) the
+sftp method's knobs (`options.knobs`). Schema 3 (sshbench 0.1
 before the typed environment) differs from 4 in two
 places: the server's facts were one flat object whose `kind` was
 "embedded-openssh" or "remote", and the warm-up was called the probe
@@ -38,10 +40,28 @@ def upgrade(data: object) -> object:
             data = _added_fields(data, old)
     if data.get("schema_version") == 7:
         data = _from_7(data)
-    for old in (8, 9):
-        if data.get("schema_version") == old:
-            data = _added_fields(data, old)
+    if data.get("schema_version") == 8:
+        data = _added_fields(data, 8)
+    if data.get("schema_version") == 9:
+        data = _from_9(data)
     return data
+
+
+_SFTP_KNOBS = ("sftp_buffers", "sftp_requests")  # schema 9's options for what are now sftp's knobs
+
+
+def _from_9(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 10 added the placement trial and made sftp's -B/-R sweeps knobs of the sftp method (options.knobs)."""
+    if data.get("schema") == "sshbench/hosts" and isinstance(data.get("runs"), list):
+        return {**data, "schema_version": 10, "runs": [_from_9(r) if isinstance(r, dict) and r.get(
+            "schema_version") == 9 else r for r in data["runs"]]}
+    run: dict[str, Any] = {**data, "schema_version": 10}
+    options = run.get("options")
+    if isinstance(options, dict) and any(key in options for key in _SFTP_KNOBS):
+        kept = {k: v for k, v in options.items() if k not in _SFTP_KNOBS}
+        kept["knobs"] = [[key, options[key]] for key in _SFTP_KNOBS if options.get(key)]
+        run["options"] = kept
+    return run
 
 
 _COMPRESSED_KINDS = ("cipher", "mac")  # what moved data through SSH; controls and ceilings never did

@@ -99,7 +99,7 @@ def _annotated(args: tuple[Any, ...], value: object, path: str, depth: int) -> A
 
 
 def _container(origin: Any, args: tuple[Any, ...], value: object, path: str, depth: int) -> Any:
-    """list[X] and tuple[X, ...] from a JSON list; dict[str, X] from an object (keys checked)."""
+    """list[X], tuple[X, ...] and tuple[X, Y] from a JSON list; dict[str, X] from an object (keys checked)."""
     if origin is dict:
         if not isinstance(value, dict):
             raise SchemaError(f"{path} must be an object, not {_kind(value)}")
@@ -107,6 +107,11 @@ def _container(origin: Any, args: tuple[Any, ...], value: object, path: str, dep
         return {_key(k, path): convert(item, v, f"{path}.{k}", depth + 1) for k, v in value.items()}
     if not isinstance(value, list):
         raise SchemaError(f"{path} must be a list, not {_kind(value)}")
+    if origin is tuple and args and args[-1] is not Ellipsis:  # a pair such as (knob key, values): each its own
+        if len(value) != len(args):
+            raise SchemaError(f"{path} must be a list of {len(args)} items, not {len(value)}")
+        pairs = enumerate(zip(args, value, strict=True))
+        return tuple(convert(tp, v, f"{path}[{i}]", depth + 1) for i, (tp, v) in pairs)
     item = args[0] if args else Any
     items = [convert(item, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     return tuple(items) if origin is tuple else items
