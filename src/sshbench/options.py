@@ -6,17 +6,16 @@ exactly (the seed included).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from sshbench.compressors import OFF, choice
-from sshbench.vocabulary.buildspec import parse_builds
+from sshbench.vocabulary.buildspec import BuildSpec, check_builds
 from sshbench.vocabulary.case_terms import PIPE, Direction
 from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec
 from sshbench.vocabulary.units import MiB, format_bytes
 
 DEFAULT_CIPHER_MAC = "hmac-sha2-256-etm@openssh.com"
@@ -127,8 +126,8 @@ class RunOptions:
     # The transfer methods' knobs a run sweeps, by key ("sftp_buffers": sftp -B values), each method's own
     # (methods/: Knob); the methods make their variants from them
     knobs: tuple[tuple[str, tuple[int, ...]], ...] = ()
-    links: tuple[str, ...] = ()  # emulated links (--link), each as its canonical text (vocabulary/linkspec.py)
-    builds: tuple[str, ...] = ()  # SSH builds compared (--build), each as its canonical text (vocabulary/buildspec.py)
+    links: tuple[LinkSpec, ...] = ()  # emulated links (--link), parsed once (vocabulary/linkspec.py)
+    builds: tuple[BuildSpec, ...] = ()  # SSH builds compared (--build), parsed once (vocabulary/buildspec.py)
     # The emulated hosts' TCP buffers: a tuned host's (autotuning up to 128 MiB, targets/link/netns.py), or what the
     # kernel gives a new namespace (an untuned host)
     link_tcp: Literal["tuned", "kernel"] = "tuned"
@@ -167,9 +166,9 @@ class RunOptions:
                 raise UsageError(f"bad compression {text!r}: not canonical (e.g. zstd:3)")
         if any(not 1 <= n <= MAX_STREAMS for n in self.streams):
             raise UsageError(f"bad --streams: use 1 to {MAX_STREAMS} parallel connections, e.g. 1,4,16")
-        for link in self.links:
-            parse_label(link)  # a results file is untrusted: only links sshbench itself could have made
-        parse_builds(self.builds)  # the same for builds
+        if len(self.links) > MAX_LINKS or len({link.label for link in self.links}) != len(self.links):
+            raise UsageError(f"--link: at most {MAX_LINKS} links, each once")
+        check_builds(self.builds)
         if not 0 <= self.echo_count <= MAX_ECHOES:
             raise UsageError(f"bad --echo {self.echo_count}: use 0 (none) to {MAX_ECHOES}")
         self._check_files()
@@ -219,14 +218,9 @@ class RunOptions:
         """How the run decides when a case has enough samples."""
         return "fixed" if self.runs is not None else "precision" if self.precision is not None else "decision"
 
-    def to_dict(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
-        out["directions"] = [d.value for d in self.directions]
-        out["methods"] = list(self.methods)
-        out["knobs"] = [[key, list(values)] for key, values in self.knobs]
-        out["links"] = list(self.links)
-        out["compression"], out["streams"] = list(self.compression), list(self.streams)
-        return out
+    def link_named(self, label: str) -> LinkSpec | None:
+        """The link a case's `link` label names (None: loopback, or a real host's own network)."""
+        return next((link for link in self.links if link.label == label), None)
 
     @property
     def compressed(self) -> bool:

@@ -97,7 +97,7 @@ def test_repeated_link_options_add_up_in_order_each_link_once() -> None:
     """`--link A --link B` is both (it kept only the last, silently); the same link twice is measured once."""
     given = ["--link", "rtt=20ms", "--link", "rtt=80ms,rate=100mbit", "--link", "rtt=20ms"]
     options = options_from_args(parse(["run", *given]))
-    assert options.links == ("rtt=20ms", "rtt=80ms,rate=100mbit")
+    assert [link.label for link in options.links] == ["rtt=20ms", "rtt=80ms,rate=100mbit"]
     with pytest.raises(UsageError, match="13 links in all; at most 12"):
         options_from_args(parse(["run", "--link", "rtt=1ms,2ms,3ms,4ms,5ms,6ms,7ms",
                                  "--link", "rtt=8ms,9ms,10ms,11ms,12ms,13ms"]))

@@ -12,6 +12,7 @@ from sshbench.results.environment import LinkFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.linkspec import LinkSpec
 from tests.synthetic import FakeClock, FakeSampler
 
 GCM = "aes128-gcm@openssh.com"
@@ -24,8 +25,8 @@ def _run(rates: dict[Case, float], seed: int = 3) -> Report:
     ids = {c.id: r for c, r in rates.items()}
     sampler = FakeSampler(ids, clock, seed=seed, noise_cv=0.03, server_cpu_per_byte={i: 1e-9 for i in ids},
                           client_cpu_per_byte={i: 1e-9 for i in ids})
-    options = RunOptions(runs=8, time_budget_seconds=None, directions=(Direction.UPLOAD,), links=(LINK,),
-                         streams=(1, 4, 16), compression=("off", "zstd:3"))
+    options = RunOptions(runs=8, time_budget_seconds=None, directions=(Direction.UPLOAD,),
+                         links=(LinkSpec.from_text(LINK),), streams=(1, 4, 16), compression=("off", "zstd:3"))
     report = Report("test", "2026-11-25T00:00:00+00:00", seed, options=options,
                     cases=[CaseRecord(c) for c in rates])
     report.environment.links = [LinkFacts(LINK, "test", connect_seconds=[0.08])]

@@ -150,7 +150,8 @@ def measured_differently(base: Report, other: Report) -> tuple[list[str], list[s
     options = [(label, a, b) for label, a, b in (
         ("--no-aesni", one.no_aesni, two.no_aesni), ("--data", one.data, two.data),
         ("--placement", _placed(base), _placed(other)), ("--compression", one.compression, two.compression),
-        ("--streams", one.streams, two.streams), ("--link", one.links, two.links), ("--build", one.builds, two.builds))
+        ("--streams", one.streams, two.streams), ("--link", [x.label for x in one.links], [x.label for x in two.links]),
+        ("--build", [x.text for x in one.builds], [x.text for x in two.builds]))
         if a != b]
     env_a, env_b = base.environment, other.environment
     facts = [(label, a, b) for label, a, b in (("CPU", env_a.host.cpu_model, env_b.host.cpu_model),

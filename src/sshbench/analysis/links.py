@@ -38,7 +38,6 @@ from sshbench.analysis.stats import counted
 from sshbench.compressors import choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
-from sshbench.vocabulary.linkspec import parse_label
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,8 @@ def _reference(report: Report, link: str, direction: str) -> tuple[float | None,
     if link:
         facts = link_facts(report, link)
         tcp = raw_tcp(report).get(link)
-        bits = parse_label(link).rate_bits  # without a raw TCP control: the line rate the link was given
+        spec = report.options.link_named(link)
+        bits = spec.rate_bits if spec is not None else None  # without a raw TCP control: the line rate it was given
         return (facts.rtt_seconds if facts else None), (tcp.median if tcp else bits / 8 if bits else None)
     remote = report.environment.server.remote
     iperf = report.environment.server.iperf

@@ -26,7 +26,7 @@ from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
 from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.linkspec import MAX_LINKS, parse_links
+from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec, parse_links
 from sshbench.vocabulary.units import parse_size
 
 D = RunOptions()  # the one source of every default: the parser, its help and options_from_args read it
@@ -221,12 +221,12 @@ def _int_option(value: Any, name: str) -> int:
 DEFAULT_TIME_BUDGET = "8m"
 
 
-def _links(given: list[str]) -> tuple[str, ...]:
+def _links(given: list[str]) -> tuple[LinkSpec, ...]:
     """Every link of every --link, in the order given, each once (at most MAX_LINKS in all)."""
-    labels = tuple(dict.fromkeys(link.label for text in given for link in parse_links(text)))
-    if len(labels) > MAX_LINKS:
-        raise UsageError(f"--link names {len(labels)} links in all; at most {MAX_LINKS} per run")
-    return labels
+    links = tuple({link.label: link for text in given for link in parse_links(text)}.values())
+    if len(links) > MAX_LINKS:
+        raise UsageError(f"--link names {len(links)} links in all; at most {MAX_LINKS} per run")
+    return links
 
 
 def _time_budget(args: argparse.Namespace, links: int) -> float | None:
@@ -285,7 +285,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
         hostkeys=_sweep(args.hostkeys, links), links=links,
-        builds=tuple(spec.text for spec in parse_builds(args.build)) if args.build else (),
+        builds=parse_builds(args.build) if args.build else (),
         link_tcp=args.link_tcp or D.link_tcp,
         none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,
         echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
@@ -318,7 +318,7 @@ def _streams(text: str | None) -> tuple[int, ...]:
     return tuple(dict.fromkeys(int(w) for w in words))
 
 
-def _sweep(given: str | None, links: tuple[str, ...]) -> str:
+def _sweep(given: str | None, links: tuple[LinkSpec, ...]) -> str:
     """A MAC, key exchange or host key selection: all by default, none by default over emulated links."""
     return given if given is not None else "none" if links else "all"
 

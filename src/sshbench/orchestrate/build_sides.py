@@ -29,7 +29,6 @@ from sshbench.targets.embedded import BuildSide
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind
-from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.errors import UsageError
 
 Say = Callable[[str], None]
@@ -38,7 +37,7 @@ Say = Callable[[str], None]
 def start_builds(stack: contextlib.ExitStack, options: RunOptions, say: Say,
                  links: EmulatedLinks | None) -> list[BuildSide]:
     """Every --build's client checked and its server started (once per server program), inside `stack`."""
-    specs = parse_builds(options.builds)
+    specs = options.builds
     resolved = [(spec, build_paths(spec)) for spec in specs]
     clients: dict[str, ClientInfo] = {}
     for spec, paths in resolved:
@@ -76,7 +75,7 @@ def with_none(plan: HostPlan, side: BuildSide, options: RunOptions) -> HostPlan:
         return plan
     mac = NONE if options.none_mac else None
     cases = [Case(CaseKind.CIPHER, direction, cipher=NONE, mac=mac, kex=plan.partner_kex, link=link)
-             for link in options.links or ("",) for direction in options.directions]
+             for link in [link.label for link in options.links] or [""] for direction in options.directions]
     client, server = by_program(side.client.path), by_program(side.server.info.path)
     if client.has_none_cipher and client is server:
         return dataclasses.replace(plan, records=[*(CaseRecord(c) for c in cases), *plan.records],

@@ -41,7 +41,6 @@ from sshbench.targets.remote import RemoteHost, open_remote
 from sshbench.targets.servers import embedded_server
 from sshbench.vocabulary.case_terms import PIPE, Direction
 from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError
-from sshbench.vocabulary.linkspec import parse_label
 
 Say = Callable[[str], None]
 
@@ -102,7 +101,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     links: EmulatedLinks | None = None
     if options.links:
         say("making the emulated links (network namespaces, devices) and measuring their round trips")
-        links = stack.enter_context(EmulatedLinks([parse_label(text) for text in options.links], seed,
+        links = stack.enter_context(EmulatedLinks(list(options.links), seed,
                                                   tuned=options.link_tcp == "tuned"))
     ports = {server.name: links.serve(server) if links else 0 for server in servers}
     builds = start_builds(stack, options, say, links) if options.builds else []

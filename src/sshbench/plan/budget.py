@@ -20,7 +20,6 @@ from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.options import RunOptions
 from sshbench.results.model import Case
 from sshbench.vocabulary.case_terms import CaseKind, Direction
-from sshbench.vocabulary.linkspec import parse_label
 
 # The minimum must fit with this much to spare: sample times vary 15-40% on a shared machine.
 FIT_MARGIN = 1.1
@@ -112,7 +111,8 @@ LINK_CONTROL_SECONDS = 5.0
 def target_seconds(case: Case, options: RunOptions) -> float:
     """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, longer over a
     delayed emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
-    rtt = parse_label(case.link).rtt_seconds if case.link else 0.0
+    link = options.link_named(case.link)
+    rtt = link.rtt_seconds if link is not None else 0.0
     if not rtt:
         return options.sample_seconds
     if case.kind is CaseKind.CONTROL:

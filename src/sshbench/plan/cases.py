@@ -127,7 +127,7 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     cipher_mac = mac_partner.name or options.cipher_mac
     mac_cipher = cipher_partner.name or options.mac_cipher
     settings = SweepSettings(cipher_mac, mac_cipher, options.directions, methods, kex)
-    links = options.links or ("",)
+    links = [link.label for link in options.links] or [""]
     crossed = [(c, why) for link in links for case in build_cases(selections, settings)
                for c, why in variants(replace(case, link=link), options, compression)]
     records = [CaseRecord(c) for c, why in crossed if why is None]

@@ -25,7 +25,6 @@ from sshbench.results.schema import SchemaError, build
 from sshbench.vocabulary.algorithms import lookup
 from sshbench.vocabulary.buildspec import BUILD_NAME
 from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.untrusted import UntrustedText, clean, host_name
 
 SINGLE = "sshbench/run"
@@ -39,6 +38,8 @@ def _plain(value: Any) -> Any:
         return clean(value)  # one line of printable text: never write what the loader would refuse
     if isinstance(value, Enum):
         return value.value
+    if callable(getattr(type(value), "from_text", None)):  # a --link or --build spec: stored as its own text
+        return clean(value.text)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, Case):
@@ -137,11 +138,8 @@ def _check_consistency(report: Report, where: str) -> None:
             method(case.method)
         except UsageError:
             raise SchemaError(f"{prefix}cases[{i}].method is not a transfer method: {_shown(case.method)}") from None
-        if case.link:
-            try:
-                parse_label(case.link)
-            except UsageError:
-                raise SchemaError(f"{prefix}cases[{i}].link is not one link: {_shown(case.link)}") from None
+        if case.link and report.options.link_named(case.link) is None:
+            raise SchemaError(f"{prefix}cases[{i}].link is not one of the run's links: {_shown(case.link)}")
         if case.build and not BUILD_NAME.fullmatch(case.build):
             raise SchemaError(f"{prefix}cases[{i}].build is not a build's name: {_shown(case.build)}")
         if case.id in ids:

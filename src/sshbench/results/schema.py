@@ -8,7 +8,8 @@ a second schema. Rules beyond the Python type:
 - booleans are not numbers, integers are not booleans;
 - strings pass untrusted.text (one printable line), or the check named in
   their Annotated[...] metadata (algorithm names, host names, multi-line
-  config text);
+  config text); a type with `from_text` (LinkSpec, BuildSpec) is stored as
+  its canonical text and parsed back by it;
 - keys a type does not know are ignored: they never reach a renderer.
 A failure is SchemaError with the path of the offending field
 (e.g. `samples[3].negotiated.kex`).
@@ -75,6 +76,8 @@ def convert(tp: Any, value: object, path: str, depth: int = 0) -> Any:
         return _container(origin, get_args(tp), value, path, depth)
     if is_typeddict(tp):
         return _record(tp, value, path, depth, dataclass=False)
+    if isinstance(tp, type) and callable(getattr(tp, "from_text", None)):
+        return _from_text(tp, value, path)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _record(tp, value, path, depth, dataclass=True)
     if isinstance(tp, type) and issubclass(tp, Enum):
@@ -115,6 +118,17 @@ def _container(origin: Any, args: tuple[Any, ...], value: object, path: str, dep
     item = args[0] if args else Any
     items = [convert(item, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     return tuple(items) if origin is tuple else items
+
+
+def _from_text(tp: type, value: object, path: str) -> Any:
+    """A value stored as its canonical text (a --link or --build spec), parsed by the type's own from_text: only
+    what sshbench itself could have written passes."""
+    if not isinstance(value, str):
+        raise SchemaError(f"{path} must be text, not {_kind(value)}")
+    try:
+        return tp.from_text(text(value, path))  # type: ignore[attr-defined]
+    except SshbenchError as exc:
+        raise SchemaError(f"{path}: {exc}") from None
 
 
 def _enum(tp: type[Enum], value: object, path: str) -> Enum:

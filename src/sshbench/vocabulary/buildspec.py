@@ -35,6 +35,11 @@ class BuildSpec:
     server: str = STOCK
     label: str = ""
 
+    @classmethod
+    def from_text(cls, text: str) -> BuildSpec:
+        """The build its canonical text names: how a results file stores it (UsageError otherwise)."""
+        return parse_build(text)
+
     @property
     def name(self) -> str:
         """How tables and case ids name this build."""
@@ -94,10 +99,15 @@ def parse_build(text: str) -> BuildSpec:
 def parse_builds(values: list[str] | tuple[str, ...]) -> tuple[BuildSpec, ...]:
     """Every --build given, checked: at most MAX_BUILDS, names unique."""
     specs = tuple(parse_build(v) for v in values)
+    check_builds(specs)
+    return specs
+
+
+def check_builds(specs: tuple[BuildSpec, ...]) -> None:
+    """At most MAX_BUILDS, names unique (UsageError otherwise)."""
     if len(specs) > MAX_BUILDS:
         raise UsageError(f"--build: {len(specs)} builds; at most {MAX_BUILDS} (each is a full set of cases)")
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"--build: two builds are both called {twice[0]!r}: give one label=NAME")
-    return specs

@@ -42,6 +42,16 @@ class LinkSpec:
     loss: float = 0.0  # probability a packet is dropped, each direction
     jitter_seconds: float = 0.0  # round-trip variation: each direction's delay varies by half of it
 
+    @classmethod
+    def from_text(cls, text: str) -> LinkSpec:
+        """The link its canonical text (`label`) names: how a results file stores it (UsageError otherwise)."""
+        return parse_label(text)
+
+    @property
+    def text(self) -> str:
+        """Canonical text, for results files: the label."""
+        return self.label
+
     @property
     def plain(self) -> bool:
         """A cable: nothing to emulate (a veth pair carries it, no emulator process in the way)."""
