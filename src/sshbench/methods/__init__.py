@@ -1,8 +1,9 @@
 """The transfer methods, by name: one module each, one line in METHODS.
 
 A case's `method` is the name; `method(name)` is the object that runs it
-(methods/base.py: TransferMethod). A tuned sftp ("sftp-B65536-R128") is
-made from its name, so an -B x -R sweep needs no registry entry per knob.
+(methods/base.py: TransferMethod). A tuned variant ("sftp-B65536-R128") is
+made by its method from its name (`variant`), so a sweep of a method's
+knobs needs no registry entry per value.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Knob", "Ssh", "Transfer", "Tr
 
 def method(name: str) -> TransferMethod:
     """The method a case names; UsageError for a name sshbench does not know."""
-    found = METHODS.get(name) or Sftp.parse(name)
+    found = METHODS.get(name) or next((v for m in METHODS.values() if (v := m.variant(name)) is not None), None)
     if found is None:
         raise UsageError(f"unknown transfer method {name!r}: use {', '.join(METHODS)} or all")
     return found

@@ -97,6 +97,11 @@ class TransferMethod(Protocol):
         knob not given is absent): its own name alone where it has none or none is given."""
         ...
 
+    def variant(self, name: str) -> TransferMethod | None:
+        """The variant of this method that `name` spells ("sftp-B65536-R128"), or None: how a case's method is
+        found again from its name."""
+        ...
+
     def unavailable(self) -> str | None:
         """Why this machine cannot run the method (a tool not installed), or None."""
         ...
@@ -123,6 +128,9 @@ class Untuned:
 
     def variants(self, settings: Mapping[str, tuple[int, ...]]) -> tuple[str, ...]:
         return (self.name,)
+
+    def variant(self, name: str) -> TransferMethod | None:
+        return None
 
 
 def ssh_command(ssh: Ssh) -> list[str]:

@@ -32,11 +32,10 @@ class Sftp:
         self.label = f"sftp -B {buffer} -R {requests}" if tuned else "sftp"
         self.help = ""
 
-    @classmethod
-    def parse(cls, name: str) -> Sftp | None:
+    def variant(self, name: str) -> Sftp | None:
         """A tuned sftp from its name, or None if the name is not one."""
         match = _TUNED.fullmatch(name)
-        return cls(int(match.group(1)), int(match.group(2))) if match else None
+        return Sftp(int(match.group(1)), int(match.group(2))) if match else None
 
     def unavailable(self) -> str | None:
         return None if shutil.which("sftp") else "sftp is not installed (Debian package openssh-client)"
