@@ -52,6 +52,9 @@ class Implementation:
     # it has no none cipher. A run's --none-cipher cases exist only where a build's client and server both have it
     none_cipher_lines: tuple[str, ...] = ()
     none_mac_lines: tuple[str, ...] = ()
+    # ... and the client's: the ssh -o options that switch to it after login (it is never named in Ciphers)
+    none_cipher_client: tuple[str, ...] = ()
+    none_mac_client: tuple[str, ...] = ()
 
     @property
     def has_none_cipher(self) -> bool:

@@ -34,4 +34,6 @@ HPNSSH = Implementation(
     settings=("hpndisabled", "tcprcvbufpoll", "noneenabled", "noneswitch", "nonemacenabled"),
     none_cipher_lines=("NoneEnabled yes",),
     none_mac_lines=("NoneMacEnabled yes",),
+    none_cipher_client=("NoneEnabled=yes", "NoneSwitch=yes"),
+    none_mac_client=("NoneMacEnabled=yes",),
 )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
+from sshbench.implementations import by_program
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -111,18 +112,18 @@ class Target(Protocol):
         ...
 
 
-NONE = "none"  # HPN-SSH's none cipher and none MAC: switched to after login (NoneSwitch), never named in Ciphers
+NONE = "none"  # the none cipher and none MAC (HPN-SSH's): switched to after login, never named in Ciphers
 
 
-def algorithm_options(case: Case) -> list[str]:
-    """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults. HPN-SSH's none
-    cipher is not asked for by name: the client switches to it after login (NoneEnabled, NoneSwitch; with
-    NoneMacEnabled the MAC too), which the server must allow (its NoneEnabled)."""
+def algorithm_options(case: Case, program: str = "ssh") -> list[str]:
+    """`-o` options that pin the algorithms a case asks for; the rest stay at ssh's defaults. The none cipher
+    is not asked for by name: the client `program` switches to it after login, with the options its
+    implementation declares (implementations/: none_cipher_client), which the server must allow."""
     argv: list[str] = []
     if case.cipher == NONE:
-        argv += ["-o", "NoneEnabled=yes", "-o", "NoneSwitch=yes"]
-        if case.mac == NONE:
-            argv += ["-o", "NoneMacEnabled=yes"]
+        client = by_program(program)
+        switches = [*client.none_cipher_client, *(client.none_mac_client if case.mac == NONE else ())]
+        argv += [word for option in switches for word in ("-o", option)]
     for keyword, value in (("Ciphers", case.cipher), ("MACs", case.mac),
                            ("KexAlgorithms", case.kex), ("HostKeyAlgorithms", case.hostkey)):
         if value and value != NONE:

@@ -42,7 +42,7 @@ class EmbeddedTarget:
         return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
 
     def tool_ssh_options(self, case: Case) -> list[str]:
-        argv = ["-F", self.server.client_config, "-v", *algorithm_options(case)]
+        argv = ["-F", self.server.client_config, "-v", *algorithm_options(case, self.ssh_program)]
         if case.link:  # the command line's ProxyCommand wins over the config's: connect across the link
             proxy = self.links[case.link].proxy_command(self.link_port, self.server.expect_dir)
             argv += ["-o", f"ProxyCommand={proxy}"]
