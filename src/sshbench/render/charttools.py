@@ -32,6 +32,9 @@ STYLE: dict[Any, Any] = {
     "text.parse_math": False,
     # SVG text as text, not glyph outlines: a third of the size, searchable, and selectable in the HTML report.
     "svg.fonttype": "none",
+    # The SVG's element ids from a fixed salt, not a random one: the same results render to the same bytes, so a
+    # chart can be compared, cached or committed (scripts/snapshot_outputs.py proves refactors change nothing).
+    "svg.hashsalt": "sshbench",
 }
 
 RECOMMENDED_COLOR = "#1a7f37"
