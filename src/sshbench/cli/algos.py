@@ -27,6 +27,7 @@ from sshbench.render.terminal import algorithms_tables
 from sshbench.results.environment import TerrapinFacts
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.remote import offers, resolve
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import embedded_server
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, lookup
 from sshbench.vocabulary.errors import ExitCode, ServerError, UsageError
@@ -73,7 +74,7 @@ def _status(verdict: Audit | None, fail_on: str) -> int:
 
 def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
     client = discover_client(args.ssh)
-    if args.destination and args.server != "openssh":
+    if args.destination and args.server != DEFAULT_SERVER:
         raise UsageError("--server chooses the embedded server; with a destination its own offer is read, so "
                          "leave --server out")
     verdict: Audit | None = None
@@ -82,7 +83,7 @@ def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
         label = f"{args.destination}: {banner} (its first KEXINIT, read without logging in)"
         verdict = audit(offered, terrapin)
     else:
-        with embedded_server(args.server, client, args.sshd if args.server == "openssh" else None) as server:
+        with embedded_server(args.server, client, args.sshd if args.server == DEFAULT_SERVER else None) as server:
             info = server.info
             offered, terrapin = info.enabled, embedded_terrapin(client, server)
             label = (f"{info.path}  {info.version}{', ' + info.openssl if info.openssl else ''} (embedded "

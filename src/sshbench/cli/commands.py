@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from sshbench.render.exporters import EXPORTERS, DirectoryExporter
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 
 
@@ -107,7 +108,7 @@ def add_tool_commands(sub: Any) -> None:
     algos.add_argument("--fail-on", choices=("weak", "broken", "never"), default="weak",
                        help="with a destination: exit 12 when the server offers weak algorithms, 13 when broken ones "
                        "or Terrapin (default: weak; broken: only 13; never: always 0)")
-    algos.add_argument("--server", default="openssh", help="without a destination: which embedded server "
+    algos.add_argument("--server", default=DEFAULT_SERVER, help="without a destination: which embedded server "
                        f"({', '.join(SERVERS)})")
     algos.add_argument("--sshd", help="sshd binary for the embedded server")
     algos.add_argument("--ssh", help="ssh client binary")

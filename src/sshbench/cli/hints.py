@@ -18,6 +18,7 @@ from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.views import builds_of
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.vocabulary.case_terms import PIPE, CaseKind, Direction
 
@@ -111,7 +112,7 @@ def _algos(reports: list[Report], ssh_config: str | None) -> str:
     hosts = [r.environment.server.destination for r in reports if r.environment.server.destination]
     if not hosts:
         kinds = [r.environment.server.software for r in reports]
-        return "   ".join(shlex.join([*program(), "algos"] + ([] if kind == "openssh" else ["--server", kind]))
+        return "   ".join(shlex.join([*program(), "algos"] + ([] if kind == DEFAULT_SERVER else ["--server", kind]))
                            for kind in dict.fromkeys(kinds))
     extra = ["--ssh-config", ssh_config] if ssh_config else []
     return "   ".join(shlex.join([*program(), "algos", host, *extra]) for host in hosts)

@@ -22,6 +22,7 @@ from sshbench.options import (
     parse_fraction,
 )
 from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "measure that real server with your own ssh setup; several are measured one after another "
                      "into one results file (default: a private loopback sshd)")
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
-    run.add_argument("--server", default="openssh", help=f"the embedded server: {_servers()}, a comma list or "
+    run.add_argument("--server", default=DEFAULT_SERVER, help=f"the embedded server: {_servers()}, a comma list or "
                      "all: each measured in turn, then compared server by server")
     run.add_argument("--label", help="this machine's name in a fleet report (e.g. the inventory name; letters, "
                      "digits and .-_), recorded in the results")
@@ -268,7 +269,7 @@ def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
 
 
 def _servers() -> str:
-    return ", ".join(f"{name} (default)" if name == "openssh" else name for name in SERVERS)
+    return ", ".join(f"{name} (default)" if name == DEFAULT_SERVER else name for name in SERVERS)
 
 
 def options_from_args(args: argparse.Namespace) -> RunOptions:

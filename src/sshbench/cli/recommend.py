@@ -22,6 +22,7 @@ from sshbench.results.model import Report
 from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.remote import host_pattern
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import embedded_server
 from sshbench.vocabulary import untrusted
 from sshbench.vocabulary.errors import ExitCode, UsageError
@@ -69,7 +70,7 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
                          "per host")
     client = discover_client(args.ssh)
     results: list[tuple[Report, CheckedRecommendation]] = []
-    with embedded_server("openssh", client, args.sshd) as server:  # validates the drop-in with the real sshd -t
+    with embedded_server(DEFAULT_SERVER, client, args.sshd) as server:  # validates the drop-in with the real sshd -t
         for report in runs:
             pattern = args.host or host_pattern(report.environment.server.destination)
             results.append((report, checked_recommendation(report, client, server, policy, pattern,

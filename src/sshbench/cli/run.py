@@ -35,6 +35,7 @@ from sshbench.results.model import CaseKind, CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import parse_destination
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.errors import ExitCode, UsageError
 from sshbench.vocabulary.untrusted import UntrustedText, host_name
@@ -79,7 +80,7 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
     if options.none_cipher and not options.builds:
         raise UsageError("--none-cipher measures HPN-SSH's none cipher on the builds that have it: give them with "
                          "--build (e.g. --build stock --build hpn-ssh-18.8.0)")
-    if options.builds and (destinations or _server_names(args.server, destinations) != ["openssh"]):
+    if options.builds and (destinations or _server_names(args.server, destinations) != [DEFAULT_SERVER]):
         raise UsageError("--build compares SSH builds on the embedded OpenSSH server: leave out destinations and "
                          "--server (a real host's server is what it is; measure its clients with --ssh)")
     if options.links:
@@ -145,7 +146,7 @@ def _server_names(given: str, destinations: list[str]) -> list[str]:
     unknown = [n for n in names if n not in SERVERS]
     if unknown or not names:
         raise UsageError(f"--server {given!r}: use one or more of {', '.join(SERVERS)}, or all")
-    if destinations and names != ["openssh"]:
+    if destinations and names != [DEFAULT_SERVER]:
         raise UsageError("--server chooses the embedded server; with a destination the real host is measured, so "
                          "leave --server out")
     return list(dict.fromkeys(names))

@@ -15,11 +15,22 @@ from sshbench.analysis.links import Bound, bounds
 from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view
+from sshbench.implementations import HPNSSH, OPENSSH
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Direction, Report
 from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.units import MiB
+
+
+def _windows() -> str:
+    """The receive windows as the implementations declare them (implementations/): one source for the figures."""
+    stock = (OPENSSH.window.fixed or 0) / MiB
+    hpn = dict(HPNSSH.window.peer_caps).get("OpenSSH_9", 0) / MiB
+    return (f"OpenSSH {stock:g} MiB, channels.h CHAN_SES_WINDOW_DEFAULT; HPN-SSH: its TCP buffer, at most {hpn:g} "
+            "MiB from OpenSSH 9.x")
+
 
 VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
 LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
@@ -66,8 +77,7 @@ def links_overview(report: Report) -> Table:
         "control case through the same link, no SSH; BDP: bandwidth-delay product, raw TCP x RTT: the bytes in "
         "flight that fill this link",
         f"SSH window/RTT: what one SSH channel{which} can carry per round trip: the receiver's channel window "
-        "(OpenSSH 2 MiB, channels.h CHAN_SES_WINDOW_DEFAULT; HPN-SSH: its TCP buffer, at most 15 MiB from "
-        "OpenSSH 9.x) / the measured RTT",
+        f"({_windows()}) / the measured RTT",
         "TCP buffer/RTT: the most TCP itself can carry per round trip: the receiving end's largest receive buffer "
         "(tcp_rmem) / the RTT; the emulated hosts have a tuned host's (128 MiB, so TCP's window never limits) or "
         "the kernel's defaults (--link-tcp kernel)",

@@ -16,6 +16,7 @@ from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.tinysshd import EmbeddedTinysshd
 from sshbench.vocabulary.errors import UsageError
 
+DEFAULT = "openssh"  # the embedded server without --server, and the one that checks an sshd_config drop-in (sshd -t)
 # name -> constructor(client, server binary or None for the default, extra environment)
 SERVERS: dict[str, Callable[[ClientInfo, str | None, Mapping[str, str]], EmbeddedServer]] = {
     "openssh": lambda client, path, env: EmbeddedOpenSSH(client, path, env=env),
