@@ -52,6 +52,8 @@ class Implementation:
     # it has no none cipher. A run's --none-cipher cases exist only where a build's client and server both have it
     none_cipher_lines: tuple[str, ...] = ()
     none_mac_lines: tuple[str, ...] = ()
+    # How the links table's legend states its window, with its source (empty: not stated there)
+    window_note: str = ""
     # ... and the client's: the ssh -o options that switch to it after login (it is never named in Ciphers)
     none_cipher_client: tuple[str, ...] = ()
     none_mac_client: tuple[str, ...] = ()

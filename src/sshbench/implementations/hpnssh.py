@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from sshbench.implementations.base import Implementation, Window
 
+_TOWARDS_OLD_OPENSSH = 15 * 1024 * 1024  # NON_HPN_WINDOW_MAX: towards OpenSSH 8.9 and 9.x peers
+
 HPNSSH = Implementation(
     name="hpnssh",
     title="HPN-SSH",
@@ -26,7 +28,8 @@ HPNSSH = Implementation(
     banner_marker="_hpn",
     process="hpnsshd",
     window=Window(64 * 32 * 1024, follows_tcp=True, cap=256 * 1024 * 1024,
-                  peer_caps=(("OpenSSH_8.9", 15 * 1024 * 1024), ("OpenSSH_9", 15 * 1024 * 1024))),
+                  peer_caps=(("OpenSSH_8.9", _TOWARDS_OLD_OPENSSH), ("OpenSSH_9", _TOWARDS_OLD_OPENSSH))),
+    window_note=f"HPN-SSH: its TCP buffer, at most {_TOWARDS_OLD_OPENSSH // (1024 * 1024)} MiB from OpenSSH 9.x",
     config_advice=None,
     strict_kex_release="an HPN-SSH release based on OpenSSH 9.6",
     client="hpnssh",

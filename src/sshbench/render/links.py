@@ -15,21 +15,17 @@ from sshbench.analysis.links import Bound, bounds
 from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view
-from sshbench.implementations import HPNSSH, OPENSSH
+from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Direction, Report
 from sshbench.vocabulary.algorithms import Kind
-from sshbench.vocabulary.units import MiB
 
 
 def _windows() -> str:
-    """The receive windows as the implementations declare them (implementations/): one source for the figures."""
-    stock = (OPENSSH.window.fixed or 0) / MiB
-    hpn = dict(HPNSSH.window.peer_caps).get("OpenSSH_9", 0) / MiB
-    return (f"OpenSSH {stock:g} MiB, channels.h CHAN_SES_WINDOW_DEFAULT; HPN-SSH: its TCP buffer, at most {hpn:g} "
-            "MiB from OpenSSH 9.x")
+    """The receive windows as the implementations state them (implementations/): one source for the figures."""
+    return "; ".join(impl.window_note for impl in IMPLEMENTATIONS.values() if impl.window_note)
 
 
 VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
