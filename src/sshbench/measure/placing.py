@@ -12,7 +12,8 @@ for no verdict; their rates and the choice are kept in the results
 placement.
 
 The trial runs only where it is cheap beside the run: in decision mode,
-within MAX_SHARE of the time budget.
+within MAX_SHARE of the time budget, and only out of what the budget leaves
+beyond every case's minimum.
 """
 
 from __future__ import annotations
