@@ -22,6 +22,7 @@ passed on unchanged, for the checks to refuse with a precise message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 _EMBEDDED_KEYS = ("path", "listen", "host_key_types", "per_connection", "refused_connections")
@@ -50,11 +51,20 @@ def upgrade(data: object) -> object:
 _SFTP_KNOBS = ("sftp_buffers", "sftp_requests")  # schema 9's options for what are now sftp's knobs
 
 
+def _per_run(data: dict[str, Any], old: int, step: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """A hosts document with `step` applied to each of its runs of schema `old`; a single run, `step` applied."""
+    if data.get("schema") == "sshbench/hosts" and isinstance(data.get("runs"), list):
+        return {**data, "schema_version": old + 1, "runs": [step(r) if isinstance(r, dict) and r.get(
+            "schema_version") == old else r for r in data["runs"]]}
+    return step(data)
+
+
 def _from_9(data: dict[str, Any]) -> dict[str, Any]:
     """Schema 10 added the placement trial and made sftp's -B/-R sweeps knobs of the sftp method (options.knobs)."""
-    if data.get("schema") == "sshbench/hosts" and isinstance(data.get("runs"), list):
-        return {**data, "schema_version": 10, "runs": [_from_9(r) if isinstance(r, dict) and r.get(
-            "schema_version") == 9 else r for r in data["runs"]]}
+    return _per_run(data, 9, _knobs_from_9)
+
+
+def _knobs_from_9(data: dict[str, Any]) -> dict[str, Any]:
     run: dict[str, Any] = {**data, "schema_version": 10}
     options = run.get("options")
     if isinstance(options, dict) and any(key in options for key in _SFTP_KNOBS):
@@ -68,9 +78,10 @@ _COMPRESSED_KINDS = ("cipher", "mac")  # what moved data through SSH; controls a
 
 
 def _from_7(data: dict[str, Any]) -> dict[str, Any]:
-    if data.get("schema") == "sshbench/hosts" and isinstance(data.get("runs"), list):
-        return {**data, "schema_version": 8, "runs": [_from_7(r) if isinstance(r, dict) and r.get(
-            "schema_version") == 7 else r for r in data["runs"]]}
+    return _per_run(data, 7, _compression_from_7)
+
+
+def _compression_from_7(data: dict[str, Any]) -> dict[str, Any]:
     run: dict[str, Any] = {**data, "schema_version": 8}
     options = run.get("options")
     if not isinstance(options, dict) or not isinstance(options.get("compression"), bool):
@@ -123,13 +134,7 @@ def _added_fields(data: dict[str, Any], old: int) -> dict[str, Any]:
     Schema 4 runs were precision or fixed mode (decision mode came with 5):
     their options say so already, since `precision` was always set.
     """
-    runs = data.get("runs")
-    new = old + 1
-    if data.get("schema") == "sshbench/hosts" and isinstance(runs, list):
-        return {**data, "schema_version": new,
-                "runs": [{**r, "schema_version": new} if isinstance(r, dict) and r.get("schema_version") == old
-                         else r for r in runs]}
-    return {**data, "schema_version": new}
+    return _per_run(data, old, lambda run: {**run, "schema_version": old + 1})
 
 
 def _from_3(data: dict[str, Any]) -> dict[str, Any]:

@@ -22,10 +22,8 @@ class ChartsExporter:
         self._drawing()
 
     def files(self, runs: list[Report], book: ChartBook) -> Iterator[tuple[str, bytes]]:
-        self.check()
-        from sshbench.render import charts
-
-        return charts.files(runs, book)
+        made: Iterator[tuple[str, bytes]] = self._drawing().files(runs, book)
+        return made
 
     def _drawing(self) -> ModuleType:
         try:
