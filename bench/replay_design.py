@@ -33,7 +33,7 @@ from sshbench.analysis.answer import answers
 from sshbench.analysis.noise import choose, describe, measure
 from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import rule_for
-from sshbench.render.verdict import forecast_text
+from sshbench.render.labels import forecast_text
 from sshbench.results.model import Report, Summary
 from sshbench.results.store import read_results
 from sshbench.vocabulary.case_terms import CaseKind, Relation

@@ -10,6 +10,7 @@ from sshbench.compressors import choice, parse_compression
 from sshbench.measure import steady
 from sshbench.measure.pipe import shares
 from sshbench.results.model import Case, CaseKind, Direction, Sample
+from sshbench.results.tcpfacts import Basis
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.units import MiB
 
@@ -26,42 +27,120 @@ def _sample() -> Sample:
     return Sample(case_id="c", round=1, warmup=False, ok=True, started_at="", size_bytes=0)
 
 
-def test_n_streams_are_timed_over_the_window_they_all_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two streams of 64 MiB: A at 100 MB/s from t=0, B at 50 MB/s from t=0.2. The window opens when B passes
-    its quarter mark and closes when A finishes; inside it both move at their own rates: 150 MB/s together."""
+def _run(window: steady.SteadyWindow, clock: _Clock, rates: list[float], starts: list[float],
+         size: int = 64 * MiB) -> None:
+    """Each stream moves `size` in 1 MiB chunks at its rate from its start, in time order."""
+    ticks = [window.marks(i) for i in range(len(rates))]
+    events = sorted((start + i * MiB / rate, index) for index, (rate, start) in enumerate(zip(rates, starts))
+                    for i in range(1, size // MiB + 1))
+    for when, index in events:
+        clock.now = when
+        ticks[index](MiB)
+
+
+class _Cpu:
+    """A stream's CPU: `per_byte` seconds for every byte it has moved (client side; the server twice that)."""
+
+    def __init__(self, window: list[steady.SteadyWindow], index: int, per_byte: float) -> None:
+        self.window, self.index, self.per_byte = window, index, per_byte
+
+    def __call__(self) -> tuple[float | None, float | None]:
+        moved = self.window[0].streams[self.index].moved
+        return moved * self.per_byte, 2 * moved * self.per_byte
+
+
+def test_the_transfer_is_timed_from_every_stream_past_its_mark_to_its_last_byte(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two streams of 64 MiB, counted at the receiver (a download): A at 100 MB/s from t=0, B at 50 MB/s from
+    t=0.2. The window opens when B passes its quarter mark and closes when B, the last, has its last byte:
+    A's last 13 MiB and B's last 48 MiB in that time, B alone at the end as in a user's `xargs -P 2`."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
-    cpu = iter([(1.0, 2.0, None), (1.5, 2.75, None)])
-    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: next(cpu))
-    ticks = [window.marks(0), window.marks(1)]
-    events = sorted([(i * MiB / 100e6, 0) for i in range(1, 65)] + [(0.2 + i * MiB / 50e6, 1) for i in range(1, 65)])
-    for when, stream in events:
-        clock.now = when
-        ticks[stream](MiB)
+    holder: list[steady.SteadyWindow] = []
+    probes = [steady.Probe(cpu=_Cpu(holder, 0, 1e-9)), steady.Probe(cpu=_Cpu(holder, 1, 1e-9))]
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None, probes, Basis.DELIVERED)
+    holder.append(window)
+    _run(window, clock, [100e6, 50e6], [0.0, 0.2])
     sample = _sample()
     window.fill(sample)
-    assert sample.steady_seconds is not None and sample.steady_bytes is not None
-    rate = sample.steady_bytes / sample.steady_seconds
-    assert 140e6 < rate < 160e6, rate
-    assert sample.client_cpu_steady_seconds == pytest.approx(0.5) and sample.server_cpu_steady_seconds == 0.75
+    opened, closed = 0.2 + 16 * MiB / 50e6, 0.2 + 64 * MiB / 50e6
+    a_before = int(opened * 100e6 // MiB) * MiB
+    assert sample.steady_seconds == pytest.approx(closed - opened)
+    assert sample.steady_bytes == 64 * MiB - a_before + 48 * MiB
+    assert sample.client_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 1e-9)
+    assert sample.server_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 2e-9)
+    assert sample.timing is Basis.DELIVERED
     assert [round(r / 1e6) for r in sample.stream_bytes_per_second] == [100, 50]
 
 
-def test_streams_that_never_overlap_in_their_steady_state_are_timed_whole() -> None:
-    window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, lambda: (None, None, None))
-    first, second = window.marks(0), window.marks(1)
-    for _ in range(16):
-        first(MiB)
-    for _ in range(16):
-        second(MiB)
+def test_an_upload_is_counted_at_its_receiver_so_buffers_still_filling_cannot_inflate_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer runs ahead of the receiver by what the buffers hold, and those grow during the window (TCP's
+    autotuning): 2 MiB at the mark, 8 MiB at the writer's end. The writer's marks say more than the link
+    carried; the receiver's count (the server's wc, read at the open and waited for at the end) says what it
+    did: 50 MB/s."""
+    clock = _Clock()
+    monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+    monkeypatch.setattr("sshbench.measure.steady.time.sleep", lambda seconds: setattr(clock, "now",
+                                                                                       clock.now + seconds))
+    rate = 50e6
+
+    def received() -> int:
+        return min(64 * MiB, int(clock.now * rate))
+
+    window = steady.SteadyWindow([64 * MiB], lambda _n: None, lambda: None,
+                                 [steady.Probe(delivered=received)], Basis.DELIVERED)
+    tick = window.marks(0)
+    moved = 0
+    while moved < 64 * MiB:  # the writer: ahead of the receiver by 2 MiB, growing to 8 MiB
+        moved += MiB
+        ahead = 2 * MiB + 6 * MiB * moved / (64 * MiB)
+        clock.now = max(0.0, (moved - ahead) / rate)
+        tick(MiB)
+    window.wait_delivered(0, deadline=100.0)
     sample = _sample()
     window.fill(sample)
-    assert sample.steady_bytes is None, "the second entered its steady state after the first had finished"
+    assert sample.steady_bytes is not None and sample.steady_seconds is not None
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(rate, rel=0.01)
+    stream = window.streams[0]
+    assert stream.finished is not None and window.open_time is not None
+    writer = (64 * MiB - stream.at(window.open_time)) / (stream.finished - window.open_time)  # its own marks
+    assert writer > 1.1 * rate, "the writer's marks overstate it by the buffers' growth"
 
 
-def test_a_gate_holds_the_steady_state_back_until_what_is_in_flight_is_full() -> None:
+def test_writer_timing_is_the_window_every_stream_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SENT (a real host's upload): from the last stream past its mark to the first stream's last byte, while
+    every buffer is full at both ends: A and B inside it at their own rates, 150 MB/s together."""
+    clock = _Clock()
+    monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None,
+                                 [steady.Probe(), steady.Probe()], Basis.SENT)
+    _run(window, clock, [100e6, 50e6], [0.0, 0.2])
+    sample = _sample()
+    window.fill(sample)
+    assert sample.steady_seconds is not None and sample.steady_bytes is not None
+    assert 140e6 < sample.steady_bytes / sample.steady_seconds < 160e6
+    assert sample.timing is Basis.SENT
+
+
+def test_streams_that_never_overlap_have_a_window_counted_at_the_receivers_and_none_writer_timed() -> None:
+    for basis, has in ((Basis.DELIVERED, True), (Basis.SENT, False)):
+        window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, lambda: None,
+                                     [steady.Probe(), steady.Probe()], basis)
+        first, second = window.marks(0), window.marks(1)
+        for _ in range(16):
+            first(MiB)
+        for _ in range(16):
+            second(MiB)
+        sample = _sample()
+        window.fill(sample)
+        assert (sample.steady_bytes is not None) is has, basis
+
+
+def test_a_gate_holds_a_writer_timed_steady_state_back_until_what_is_in_flight_is_full() -> None:
     full = [False]
-    window = steady.SteadyWindow([64 * MiB], lambda _n: None, lambda: (0.0, 0.0, None), [lambda: full[0]])
+    window = steady.SteadyWindow([64 * MiB], lambda _n: None, lambda: None,
+                                 [steady.Probe(gate=lambda: full[0])], Basis.SENT)
     tick = window.marks(0)
     for index in range(64):
         full[0] = index >= 40

@@ -90,12 +90,19 @@ def ranked_ciphers(report: Report, direction: Direction, link: str = "", build: 
     return sorted(rows, key=lambda s: s.rank or 0)
 
 
-def client_default(report: Report, offered: list[str]) -> str | None:
+def true_default(report: Report, offered: list[str]) -> str | None:
     """The cipher this client negotiates with this server when left alone: its first default the server offers
-    (RFC 4253, 7.1), if this run measured it."""
+    (RFC 4253, 7.1), measured or not (None: the run does not know the client's defaults)."""
     algos = report.environment.algorithms
     server = set(algos.server_defaults.cipher or algos.server_enabled.cipher) or set(offered)
-    return next((name for name in algos.client_defaults.cipher if name in server and name in offered), None)
+    return next((name for name in algos.client_defaults.cipher if name in server), None)
+
+
+def client_default(report: Report, offered: list[str]) -> str | None:
+    """That default cipher, where this run measured it (`offered`: the ciphers measured); never a later default
+    in its place (the plain transfer was called "this client's default" when only its second one was measured)."""
+    default = true_default(report, offered)
+    return default if default in offered else None
 
 
 def answers(report: Report) -> list[Answer]:
@@ -129,6 +136,8 @@ def answers(report: Report) -> list[Answer]:
         elif default is not None and (len(safe) < 2 or default != names[safe[1].case_id]):
             other = next(s for s in rows if names[s.case_id] == default)
             comparisons.append(compare(report, rows, best, other, names, "this client's default", data))
+        elif default is None and (unmeasured := true_default(report, list(names.values()))) is not None:
+            note = (note + "; " if note else "") + f"this client's default, {unmeasured}, was not measured"
         out.append(Answer(direction, link, build, names[best.case_id], rate, best.samples_ok, tuple(comparisons),
                           note, cheapest(report, rows, names)))
     return out

@@ -92,21 +92,25 @@ def families(pairs: list[CrossPair]) -> dict[tuple[str, bool], list[CrossPair]]:
 
 def cross_verdicts(report: Report, rule: DecisionRule) -> list[PairVerdict]:
     """The verdict of every cross pair whose two cases have samples, faster first by their medians."""
+    out: list[PairVerdict] = []
+    for (_, moves_data), members in families(cross_pairs([r.case for r in report.cases])).items():
+        out += judged(report, rule, [(p.base, p.other) for p in members], moves_data)
+    return out
+
+
+def judged(report: Report, rule: DecisionRule, pairs: list[tuple[str, str]], moves_data: bool) -> list[PairVerdict]:
+    """The verdicts of one family of pairs (corrected together), each faster first by the medians; pairs whose
+    cases are skipped or have no counted samples yet are left out."""
     live = {r.case.id for r in report.cases if r.status is not CaseStatus.SKIPPED}
     values: dict[str, list[float]] = {}
     for sample in counted(report.samples):
         if (value := headline_value(sample)) is not None and value > 0:
             values.setdefault(sample.case_id, []).append(value)
-    paired = paired_ratios(report.samples)
-    out: list[PairVerdict] = []
-    for (_, moves_data), members in families(cross_pairs([r.case for r in report.cases])).items():
-        ordered = []
-        for pair in members:
-            if pair.base not in live or pair.other not in live or not values.get(pair.base) \
-                    or not values.get(pair.other):
-                continue
-            base, other = sorted(values[pair.base]), sorted(values[pair.other])
-            base_first = (base[len(base) // 2] >= other[len(other) // 2]) == moves_data
-            ordered.append((pair.base, pair.other) if base_first else (pair.other, pair.base))
-        out += pair_verdicts(ordered, values, moves_data, rule.for_table(moves_data), paired)
-    return out
+    ordered = []
+    for one, two in pairs:
+        if one not in live or two not in live or not values.get(one) or not values.get(two):
+            continue
+        first, second = sorted(values[one]), sorted(values[two])
+        one_first = (first[len(first) // 2] >= second[len(second) // 2]) == moves_data
+        ordered.append((one, two) if one_first else (two, one))
+    return pair_verdicts(ordered, values, moves_data, rule.for_table(moves_data), paired_ratios(report.samples))

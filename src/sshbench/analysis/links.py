@@ -8,8 +8,13 @@ computed in the same run: the CPUs on either side (CPU s/GiB x rate, against
 a full core per process and the side's CPUs together), raw TCP through the
 very same link (the control case of that link; iperf3 to a real host) and
 window / measured RTT. The verdict names the one the case reached (80% of
-it or more); a case that reached none is "below every limit" (its tool's
-own round trips, or CPUs shared with other work) - never guessed.
+it or more). A case that reached none, on a path where its own sending
+TCP sockets resent segments (their counters over the steady window,
+results/tcpfacts.py), is loss-bound: every lost segment holds SSH's
+in-order stream up for about a round trip while the channel window
+waits, and the congestion window shrinks (rtt=40ms, 1% loss: 42% of the
+window's pace). Only a case with neither is "below every limit" (its
+tool's own round trips, or CPUs shared with other work) - never guessed.
 
 Streams and compression change the ceilings, not the rule: N connections
 have N windows and N processes per side; compression puts fewer bytes on
@@ -39,6 +44,10 @@ from sshbench.compressors import choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
 
+# A sending socket that resent this share of its data segments or more in the steady window, on a case that
+# reached neither its window nor the link, was held back by loss (loopback and clean links resend under 0.1%)
+LOSS_SHARE = 0.002
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -60,6 +69,8 @@ class Bound:
     wire_ratio: float | None = None  # bytes on the link per payload byte (None: not counted)
     cores: dict[str, int | None] = field(default_factory=dict)  # side -> CPUs it could use (None: unknown)
     compressor_shares: dict[str, float] = field(default_factory=dict)  # side -> cores its compressors used
+    loss: float | None = None  # share of data segments its sending sockets resent in the steady window (median)
+    congestion: str | None = None  # the senders' congestion control ("bbr", "cubic" ...)
 
     @property
     def rate(self) -> float:
@@ -95,7 +106,7 @@ class Bound:
 
     @property
     def verdict(self) -> str:
-        """cpu, window, link or none: the ceiling this case reached."""
+        """cpu, window, link, loss or none: the ceiling this case reached, or what held it below them."""
         if self.busy:
             return "cpu"
         limits = {"window": (self.window_limit, self.channel_rate, WINDOW_BOUND_SHARE),
@@ -103,7 +114,7 @@ class Bound:
         reached = {name: limit / rate for name, (limit, rate, share) in limits.items()
                    if limit and rate >= share * limit}
         if not reached:
-            return "none"
+            return "loss" if self.loss is not None and self.loss >= LOSS_SHARE else "none"
         return min(reached, key=lambda name: reached[name])  # the tighter of the two it reached
 
     @property
@@ -120,6 +131,8 @@ class Bound:
             return f"window {self.channel_rate / self.window_limit:.0%}"
         if self.verdict == "link" and self.tcp:
             return f"link {self.wire_rate / self.tcp:.0%}"
+        if self.verdict == "loss" and self.loss is not None:
+            return f"loss {self.loss:.1%} resent"
         return "below limits"
 
     @property
@@ -135,7 +148,11 @@ class Bound:
         if self.tcp:
             said.append(f"raw TCP {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
         said += [f"{side} {share:.0%} of a core" for side, share in self.shares.items()]
+        if self.loss is not None:
+            said.append(f"{self.loss:.2%} of segments resent ({self.congestion or 'TCP'})")
         verdict = {"cpu": f"CPU-bound on the {' and '.join(self.busy)}",
+                   "loss": "loss-bound: every lost segment holds SSH's in-order stream up for a round trip while "
+                           "the window waits, and shrinks TCP's congestion window",
                    "window": "window-bound: SSH's flow control, not the cipher or the link, set the pace",
                    "link": "link-bound: SSH carried nearly what raw TCP did",
                    "none": "below every limit measured: the tool's own round trips, or CPUs shared with other work"}
@@ -151,6 +168,17 @@ def _wire_ratio(report: Report, case_id: str, upload: bool) -> float | None:
     ratios = [wire / s.bytes_received for s in counted(report.samples_of(case_id))
               if s.bytes_received and (wire := s.wire_bytes_sent if upload else s.wire_bytes_received)]
     return statistics.median(ratios) if ratios else None
+
+
+def _tcp_loss(report: Report, case_id: str) -> tuple[float | None, str | None]:
+    """The median share of data segments the case's sending sockets resent in their steady windows, and their
+    congestion control (None, None: no sample had its sockets read)."""
+    facts = [s.tcp for s in counted(report.samples_of(case_id)) if s.tcp is not None and s.tcp.segments]
+    if not facts:
+        return None, None
+    losses = [f.loss for f in facts if f.loss is not None]
+    names = sorted({f.congestion for f in facts})
+    return (statistics.median(losses) if losses else None), "+".join(names) or None
 
 
 def _compressor_shares(report: Report, case_id: str, rate: float) -> dict[str, float]:
@@ -191,7 +219,7 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  core_shares(summary, stat.median), case.streams, case.compression,
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
-                 _compressor_shares(report, case.id, stat.median))
+                 _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id))
 
 
 def bounds(report: Report) -> list[Bound]:

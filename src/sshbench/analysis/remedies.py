@@ -15,11 +15,13 @@ or transfer method) or several at once, as the run crossed them.
 They are listed by ratio, each marked where it is not separable from the
 one above it, so nothing is ordered on a difference the data do not show.
 Each carries its limiter after the change (analysis/links.py) and its CPU
-per byte on the busier side; the remedy that fills the link is the
-cheapest of the significantly faster ones whose link share reaches
-LINK_FULL_SHARE. Compression also gets the line rate below which it pays
-for this data: the payload rate its busiest process can sustain on one
-core, from the CPU per byte measured here.
+per byte on the busier side. The headline names the change that moved
+the most payload (not the cheapest one that reached the link: 4 streams +
+SSH zlib moved 1.23x what lz4 did through the same full link), and
+analysis/contest.py settles it against its nearest rivals. Compression
+also gets the line rate below which it pays for this data: the payload
+rate its busiest process can sustain on one core, from the CPU per byte
+measured here, where its ratio on this data saves bytes at all.
 """
 
 from __future__ import annotations
@@ -29,8 +31,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from sshbench.analysis.advice import LINK_FULL_SHARE
-from sshbench.analysis.answer import client_default
+from sshbench.analysis.answer import client_default, true_default
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
@@ -42,6 +43,7 @@ from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 LEVEL = 0.95
+MIN_SAVING = 1.05  # payload bytes per wire byte below which a compressor saves nothing worth a break-even line
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,11 @@ class BreakEven:
     busiest: str  # "client compressor", "server ssh", ...
     ratio: float | None  # payload bytes per wire byte on this data
 
+    @property
+    def pays(self) -> bool:
+        """Whether it saves bytes at all on this data (random data: 1.00:1, and no link is slow enough)."""
+        return self.ratio is None or self.ratio >= MIN_SAVING
+
 
 @dataclass(frozen=True)
 class PathAnswer:
@@ -90,12 +97,17 @@ class PathAnswer:
     plain_rate: Stat
     plain_bound: Bound | None
     remedies: tuple[Remedy, ...]
-    fills: Remedy | None  # the cheapest significantly faster remedy that fills the link
     break_even: tuple[BreakEven, ...] = ()
+    client_default: str | None = None  # the cipher this client negotiates here when left alone (None: unknown)
+
+    @property
+    def default_measured(self) -> bool:
+        """Whether the plain case is this client's default cipher (else the fastest safe one stands in)."""
+        return self.client_default is not None and self.plain.subject == self.client_default
 
     @property
     def best(self) -> Remedy | None:
-        """The fastest change, only where it is significantly faster than the plain case."""
+        """The change that moved the most payload, only where it is significantly faster than the plain case."""
         return self.remedies[0] if self.remedies and self.remedies[0].faster else None
 
 
@@ -109,7 +121,7 @@ def _cost(report: Report, case_id: str) -> float | None:
     return statistics.median(values) if values else None
 
 
-def _change(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
+def change_of(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
     parts, dims = [], []
     if case.cipher != plain.cipher:
         parts.append(case.subject)
@@ -156,7 +168,7 @@ def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plai
     found = ratio_to(report, summary.case_id, plain.case_id)
     if rate is None or found is None:
         return None
-    change, dims = _change(case, plain_case)
+    change, dims = change_of(case, plain_case)
     return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
                   bound_of(report, summary), _cost(report, summary.case_id))
 
@@ -176,15 +188,29 @@ def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link
 
 
 def _candidates(report: Report, rows: dict[Case, Summary], plain: Case) -> list[Case]:
-    """The plain cipher under every other measured condition, and the fastest safe cipher under the plain ones."""
+    """One case per other measured condition (stream count, compression, build, method): the plain cipher's where
+    it was measured under it, else the fastest safe cipher measured under it (a run that crossed streams with
+    one selected cipher, and measured the client's default only as the plain case); and the fastest safe cipher
+    under the plain conditions."""
     same = [c for c in rows if c.link == plain.link and c.direction is plain.direction and c != plain
-            and c.kind is CaseKind.CIPHER]
-    varied = [c for c in same if c.cipher == plain.cipher]
-    ciphers = [c for c in same if c.cipher != plain.cipher and c.plain and c.is_pipe and c.build == plain.build
-               and safe_cipher(report, c.subject) and rows[c].throughput_bytes_per_second]
-    fastest = max(ciphers, key=lambda c: rows[c].throughput_bytes_per_second.median,  # type: ignore[union-attr]
-                  default=None)
-    return varied + ([fastest] if fastest is not None else [])
+            and c.kind is CaseKind.CIPHER and (c.cipher == plain.cipher or safe_cipher(report, c.subject))]
+    conditions: dict[tuple[object, ...], list[Case]] = {}
+    for case in same:
+        conditions.setdefault((case.streams, case.compression, case.build, case.method), []).append(case)
+    out = []
+    for condition, cases in conditions.items():
+        if condition == (plain.streams, plain.compression, plain.build, plain.method):
+            continue
+        mine = [c for c in cases if c.cipher == plain.cipher]
+        out.append(mine[0] if mine else max(cases, key=lambda c: _median(rows[c])))
+    ciphers = [c for c in same if c.cipher != plain.cipher and c.plain and c.is_pipe and c.build == plain.build]
+    if ciphers:
+        out.append(max(ciphers, key=lambda c: _median(rows[c])))
+    return out
+
+
+def _median(summary: Summary) -> float:
+    return summary.throughput_bytes_per_second.median if summary.throughput_bytes_per_second else 0.0
 
 
 def _ordered(report: Report, remedies: list[Remedy]) -> tuple[Remedy, ...]:
@@ -198,12 +224,6 @@ def _ordered(report: Report, remedies: list[Remedy]) -> tuple[Remedy, ...]:
             remedy = dataclasses.replace(remedy, separable=separable)
         out.append(remedy)
     return tuple(out)
-
-
-def _fills(remedies: tuple[Remedy, ...]) -> Remedy | None:
-    full = [r for r in remedies if r.faster and r.bound is not None and r.bound.link_share is not None
-            and r.bound.link_share >= LINK_FULL_SHARE]
-    return min(full, key=lambda r: (r.cost is None, r.cost or 0.0)) if full else None
 
 
 def break_even(report: Report, case: Case) -> BreakEven | None:
@@ -253,6 +273,7 @@ def path_answers(report: Report) -> list[PathAnswer]:
             stat = rows[plain].throughput_bytes_per_second
             assert stat is not None
             out.append(PathAnswer(path, link, direction, plain, stat, bound_of(report, rows[plain]), remedies,
-                                  _fills(remedies), evens))
+                                  evens, true_default(report, [c.subject for c in rows if c.kind is CaseKind.CIPHER])))
     return out
+
 

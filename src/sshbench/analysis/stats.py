@@ -44,7 +44,8 @@ def describe(values: Sequence[float]) -> Stat | None:
 
 
 def counted(samples: Sequence[Sample]) -> list[Sample]:
-    return [s for s in samples if s.ok and not s.warmup]
+    """The samples a figure rests on: good ones after the warm-up, less those measure/physics.py set aside."""
+    return [s for s in samples if s.ok and not s.warmup and s.unusable is None]
 
 
 def _gib(per_byte: float | None) -> float | None:

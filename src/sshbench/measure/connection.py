@@ -11,6 +11,15 @@ enter and leave the whole pipeline, and the compressor's CPU is its own.
 The remote command says it is ready on stdout, except for a compressed
 download: there stdout is the compressed stream, so the ready line goes to
 stderr (which ssh passes on beside its -v lines).
+
+ssh and its compressor run in process groups of their own inside
+sshbench's session, not in sessions of their own: with the kernel's
+autogroup scheduling, each session is one scheduling group, so N streams
+in N sessions got N shares of a busy CPU where a user's `xargs -P N` from
+one shell gets one (4 streams + SSH zlib: 1.83x as sshbench measured them,
+1.05-1.15x by hand from one shell, 2.10x by hand with a session per
+stream). A process group still ends with one killpg, and is recorded for
+the sweep like a session (plumbing/procs.spawn).
 """
 
 from __future__ import annotations
@@ -27,8 +36,9 @@ from resource import struct_rusage
 
 from sshbench.compressors import Choice
 from sshbench.measure.datapath import drain, grow_pipe
-from sshbench.plumbing.procfs import tree_cpu_seconds
+from sshbench.plumbing.procfs import chars_read, descendants, find_command, tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.plumbing.tcpinfo import TcpInfo, tcp_info_of
 from sshbench.results.model import Case, Direction
 from sshbench.targets.base import Target
 from sshbench.vocabulary.untrusted import clean
@@ -95,14 +105,18 @@ class Connection:
         self.compressor: subprocess.Popen[bytes] | None = None
         self.peer_port: int | None = None
         self.setup_seconds: float | None = None
+        self._sink: int | None = None  # the server's `wc -c` of an upload, once found
+        self._tcp_holder: int | None = None  # the process whose TCP socket sends this connection's data
+        self._tcp_port: int | None = None  # ... matched by this port (None: its only TCP socket, behind a NAT)
         upload = case.direction is Direction.UPLOAD
+        self.upload = upload
         external = compression.external and case.moves_data
         self.ready_on_stderr = external and not upload
         self.t_spawn = time.perf_counter()
         if external and upload:  # source -> compressor -> ssh
             assert compression.level is not None
             self.compressor = spawn(compression.compressor.compress(compression.level), stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, process_group=0)
             assert self.compressor.stdout is not None
             grow_pipe(self.compressor.stdout.fileno())
             ssh_in: int | None = self.compressor.stdout.fileno()
@@ -110,7 +124,7 @@ class Connection:
             ssh_in = subprocess.PIPE
         try:
             self.proc = spawn(argv, stdin=ssh_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                              env=dict(env))
+                              env=dict(env), process_group=0)
         except BaseException:
             self._kill_compressor()
             raise
@@ -126,7 +140,7 @@ class Connection:
         self.payload_out = self.proc.stdout.fileno()
         if external and not upload:  # ssh -> decompressor -> sink
             self.compressor = spawn(compression.compressor.decompress(), stdin=self.proc.stdout,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, process_group=0)
             assert self.compressor.stdout is not None
             self.payload_out = self.compressor.stdout.fileno()
         for fd in (self.payload_in, self.payload_out):
@@ -186,13 +200,40 @@ class Connection:
                     return found
                 self._stderr_seen.wait(0.5)
 
-    def cpu(self) -> tuple[float | None, float | None, float | None]:
-        """CPU so far: the client side (ssh and its compressor), the server's process, the link's emulator."""
+    def cpu(self) -> tuple[float | None, float | None]:
+        """CPU so far: the client side (ssh and its compressor), the server's process tree."""
         client = tree_cpu_seconds(self.proc.pid)
         if client is not None and self.compressor is not None:
             client += tree_cpu_seconds(self.compressor.pid) or 0.0
         server = self.target.server_cpu_so_far(self.peer_port) if self.peer_port is not None else None
-        return client, server, self.target.link_cpu_so_far(self.case)
+        return client, server
+
+    def delivered(self) -> int | None:
+        """Bytes the embedded server's `wc -c` has read of this upload so far (/proc/PID/io): what arrived, not
+        what was sent. None where the server is not ours, or its sink is not found or has ended."""
+        if self._sink is None:
+            server = self.target.server_pid(self.peer_port) if self.peer_port is not None else None
+            self._sink = find_command(server, "wc") if server is not None else None
+            if self._sink is None:
+                return None
+        return chars_read(self._sink)
+
+    def sender_tcp(self) -> TcpInfo | None:
+        """The counters of the TCP socket that sends this connection's data: ssh's for an upload, the embedded
+        server's for a download (None for a real host's download, or where the socket may not be read)."""
+        if self._tcp_holder is not None:
+            return tcp_info_of(self._tcp_holder, self._tcp_port)
+        if self.upload:
+            candidates = [self.proc.pid]
+        else:
+            server = self.target.server_pid(self.peer_port) if self.peer_port is not None else None
+            candidates = descendants(server) if server is not None else []
+        for pid in candidates:
+            for port in (self.peer_port, None) if self.upload else (self.peer_port,):
+                if (found := tcp_info_of(pid, port)) is not None:
+                    self._tcp_holder, self._tcp_port = pid, port
+                    return found
+        return None
 
     def compressed_out(self) -> int | None:
         """Bytes the client's compressor has written so far (/proc/PID/io), None without one or where unread."""

@@ -28,8 +28,10 @@ from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe
 from sshbench.options import AESNI_MASK
 from sshbench.plan.budget import steady_mark
 from sshbench.plumbing import placement, procs
+from sshbench.plumbing.tcpinfo import TcpInfo, read_socket
 from sshbench.results.environment import MaskCheck
 from sshbench.results.model import Case, CaseKind, Direction, Sample
+from sshbench.results.tcpfacts import TcpFacts
 from sshbench.targets.base import TcpEnds
 from sshbench.vocabulary.algorithms import EVP_OF
 from sshbench.vocabulary.errors import VerificationError
@@ -158,6 +160,8 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
             sample.setup_seconds = time.perf_counter() - start
             t0 = time.perf_counter()
             sent = 0
+            mark = steady_mark(size_bytes) or size_bytes + 1
+            opened: TcpInfo | None = None
             while sent < size_bytes:
                 chunk = min(CHUNK, size_bytes - sent)
                 source.send(write_end, chunk)
@@ -165,6 +169,9 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
                 while left:
                     left -= os.splice(read_end, sock.fileno(), left)
                 sent += chunk
+                if opened is None and sent >= mark:
+                    opened = read_socket(sock)  # the sender's counters over its steady part, as a pipe's
+            closed = read_socket(sock) if opened is not None else None
             sock.shutdown(socket.SHUT_WR)
             receiver.join(timeout)
     except OSError as exc:
@@ -190,6 +197,7 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     if "t_mark" in received and received["t_last"] > received["t_mark"]:
         sample.steady_bytes = size_bytes - int(received["mark_bytes"])
         sample.steady_seconds = received["t_last"] - received["t_mark"]
+    sample.tcp = TcpFacts.between([opened], [closed])
     sample.exit_status = 0
     sample.ok = True
     return sample

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
-from sshbench.measure import placing
+from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
@@ -239,6 +239,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     sample.chain = visit.chain
     report.samples.append(sample)
     run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
+    physics.set_aside(record, sample, report, MAX_AUTO_SIZE)
     _update_case(record, sample, options)
     run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
     run.hooks.doomed(run.failures)

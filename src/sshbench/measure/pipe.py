@@ -12,16 +12,17 @@ source port so the server process can be matched exactly), then
 The handshake is never inside the data phase. Both data phases include one
 network round trip (go/ack), about 50 microseconds on loopback.
 
-The per-byte rate is the steady state: the last three quarters of the
-bytes and the time they took, timed on the client (its writes for an
-upload, its reads for a download). At both marks the pipes, SSH's channel
-window and TCP's buffers are full, so what goes in between is what comes
-out (the first mark is never before STEADY_AFTER bytes, and a sample too
-small for that is timed whole). The first quarter absorbs what every connection pays once before its
+The per-byte rate is the steady state (measure/steady.py): from the
+moment every stream is past its first quarter (never before STEADY_AFTER
+bytes) to the moment the last byte arrived, counted where the bytes
+arrive (our sink for a download, the embedded server's `wc -c` for an
+upload; a real host's upload, writer-timed while every buffer is full).
+The first quarter absorbs what every connection pays once before its
 stream runs at full rate (about 0.1 s on loopback here; TCP's ramp over a
 link), which would otherwise make a short sample look slower than a long
 one of the same cipher; data_seconds keeps it, and Sample.fixed_seconds
-says how much it was. Each side's CPU is read at both marks too.
+says how much it was. Each side's CPU, and the sending TCP sockets'
+counters, are read at both ends of that window.
 
 With --streams N the case's bytes are split across N connections started
 together; each carries its share as above, all start their data phase at
@@ -44,9 +45,10 @@ from sshbench.compressors import choice
 from sshbench.measure.connection import TIMES_MARK, Connection
 from sshbench.measure.datapath import Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
-from sshbench.measure.steady import SteadyWindow
+from sshbench.measure.steady import Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
 from sshbench.results.model import Case, Direction, Sample
+from sshbench.results.tcpfacts import Basis
 from sshbench.targets.base import Target
 
 
@@ -137,8 +139,10 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
         if error is None and case.moves_data:
             sample.client_cpu_setup_seconds = _total(c.cpu()[0] for c in connections)
             sample.server_cpu_setup_seconds = _total(c.cpu()[1] for c in connections)
-            window = SteadyWindow(parts, tick or _no_tick, lambda: _cpu_all(connections), _gates(case, connections))
-            error = _data_phases(case, parts, connections, sample, settings.payload, window)
+            basis = Basis.DELIVERED if case.direction is Direction.DOWNLOAD or target.server_cpu_exact else Basis.SENT
+            window = SteadyWindow(parts, tick or _no_tick, lambda: target.link_cpu_so_far(case),
+                                  _probes(case, connections, basis), basis)
+            error = _data_phases(case, parts, connections, sample, settings.payload, window, timeout)
             window.fill(sample)
     except BrokenPipeError:
         error = "ssh exited while data was still being sent"
@@ -159,26 +163,25 @@ def _no_tick(moved: int) -> None:
     pass
 
 
-def _gates(case: Case, connections: list[Connection]) -> list[Callable[[], bool]]:
-    """An upload through a compressor is steady once the compressor's own output has filled what ssh holds in
-    flight (measure/steady.py); anything else, by its byte count alone."""
-    if case.direction is not Direction.UPLOAD or not choice(case.compression).external:
-        return [lambda: True for _ in connections]
+def _probes(case: Case, connections: list[Connection], basis: Basis) -> list[Probe]:
+    """Per stream: its sending socket's counters; an upload's receiver count where the server is ours
+    (DELIVERED); else (SENT), for an upload through a compressor, whether the compressor's own output has
+    filled what ssh holds in flight (the steady state starts only then: at 3:1, three times the payload a
+    plain stream holds)."""
+    upload = case.direction is Direction.UPLOAD
+    external = choice(case.compression).external
 
-    def full(connection: Connection) -> Callable[[], bool]:
-        return lambda: (out := connection.compressed_out()) is not None and out >= STEADY_AFTER
-    return [full(c) for c in connections]
+    def probe(connection: Connection) -> Probe:
+        gate: Callable[[], bool] = (lambda: (out := connection.compressed_out()) is not None
+                                    and out >= STEADY_AFTER) if upload and external else (lambda: True)
+        delivered = connection.delivered if upload and basis is Basis.DELIVERED else None
+        return Probe(gate, delivered, connection.sender_tcp, connection.cpu)
+    return [probe(c) for c in connections]
 
 
 def _total(values: object) -> float | None:
     found = list(values)  # type: ignore[call-overload]
     return None if any(v is None for v in found) else sum(found)
-
-
-def _cpu_all(connections: list[Connection]) -> tuple[float | None, float | None, float | None]:
-    """CPU so far of every connection together: client, server; the link emulator once (it is shared)."""
-    readings = [c.cpu() for c in connections]
-    return _total(r[0] for r in readings), _total(r[1] for r in readings), readings[0][2]
 
 
 def _ready(connections: list[Connection]) -> str | None:
@@ -190,18 +193,19 @@ def _ready(connections: list[Connection]) -> str | None:
 
 
 def _data_phases(case: Case, parts: list[int], connections: list[Connection], sample: Sample, payload: Payload,
-                 window: SteadyWindow) -> str | None:
+                 window: SteadyWindow, timeout: float) -> str | None:
     """Every stream's data phase at once (threads beyond the first); the first error, or None."""
     errors: list[str | None] = [None] * len(connections)
     counts = [0] * len(connections)
     ends = [0.0] * len(connections)
     go = threading.Barrier(len(connections))
+    deadline = time.perf_counter() + timeout
 
     def one(index: int) -> None:
         try:
             go.wait(timeout=60)
-            counts[index], errors[index] = _data_phase(case, parts[index], connections[index], payload,
-                                                       window.marks(index))
+            counts[index], errors[index] = _data_phase(case, parts[index], connections[index], payload, window,
+                                                       index, deadline)
         except BrokenPipeError:
             errors[index] = "ssh exited while data was still being sent"
         except threading.BrokenBarrierError:
@@ -231,13 +235,21 @@ def _data_phases(case: Case, parts: list[int], connections: list[Connection], sa
     return None
 
 
-def _data_phase(case: Case, size_bytes: int, connection: Connection, payload: Payload,
-                marks: Tick) -> tuple[int, str | None]:
-    """Move one stream's bytes: (what its receiver counted, an error text or None)."""
+def _data_phase(case: Case, size_bytes: int, connection: Connection, payload: Payload, window: SteadyWindow,
+                index: int, deadline: float) -> tuple[int, str | None]:
+    """Move one stream's bytes: (what its receiver counted, an error text or None). An upload's arrival is
+    waited for where it can be seen (measure/steady.py): before its input closes, unless a compressor holds
+    the last bytes back until then."""
+    marks = window.marks(index)
     if case.direction is Direction.UPLOAD:
         assert connection.payload_in is not None
         payload.send(connection.payload_in, size_bytes, marks)
+        held_back = choice(case.compression).external
+        if not held_back:
+            window.wait_delivered(index, deadline)
         connection.close_input()
+        if held_back:
+            window.wait_delivered(index, deadline)
         line = connection.lines.readline()
         if line is None or not line.strip().isdigit():
             return 0, "the server did not report a byte count"

@@ -1,18 +1,35 @@
-"""The steady state of a pipe sample, for one connection or N in parallel, from client-side marks.
+"""The steady state of a pipe sample, for one connection or N in parallel: one definition for every case.
 
-One connection (measure/pipe.py's docstring): its steady state runs from
-the moment a quarter of its bytes had moved (never before STEADY_AFTER) to
-the moment the last had, and each side's CPU is read at both marks.
+Why one definition: a comparison of 1 and 4 streams, or of no compression
+and lz4, is only true when both are timed alike. Before, a stream count
+whose streams hardly overlapped had no steady window and was timed whole,
+logins and TCP's ramp included, then ranked against steady one-stream
+samples (loopback: "4 streams 0.49x"; by hand 0.65x).
 
-N connections sharing one transfer (--streams): the window in which every
-stream was in its steady state at once, from the moment the LAST stream
-passed its quarter mark to the moment the FIRST stream finished. The bytes
-all streams moved inside that window over its length is the aggregate
-rate; each side's CPU (all connections and compressors together) is read at
-its two ends. A window that never opens (streams that hardly overlapped)
-leaves the sample timed whole, as a small single transfer is. Each stream's
-own rate is kept too, so an unfair share (one stream starved by the
-others) shows.
+The transfer's steady state runs from the moment every stream is past its
+start (its steady mark: a quarter of its bytes, never before STEADY_AFTER:
+process start and TCP's ramp are behind it) to the moment the LAST byte of
+the whole transfer arrived, and counts the payload the receivers took in
+between. One stream is the case N = 1. A stream that finishes early leaves
+the others to carry the rest, as in a user's `xargs -P N`: that tail is
+part of what N streams deliver.
+
+Counted where the bytes arrive (`Basis.DELIVERED`): a download's
+receiver is our own sink; an upload's is the server's `wc -c`, whose
+/proc/PID/io our side reads when the server is ours (embedded). Buffers and
+windows in between then cannot make a rate look higher than the link
+carried (writer-side marks did: 9.03 MB/s through a 8.86 MB/s ceiling).
+A real host's upload receiver cannot be read, so there the window is
+writer-timed (`Basis.SENT`): from the last stream past its mark to the
+first stream's last byte written, while every stream's buffers are full at
+both ends, as before; every case on that path shares it, and results say
+which basis each sample has.
+
+Each side's CPU (all connections and compressors) and each stream's sending
+TCP socket (retransmissions, congestion window: plumbing/tcpinfo.py) are
+read at the window's two ends. A sample with no window (streams too small
+for a steady state) has none of these and is not counted
+(measure/physics.py).
 """
 
 from __future__ import annotations
@@ -25,54 +42,96 @@ from dataclasses import dataclass, field
 
 from sshbench.measure.datapath import Tick
 from sshbench.plan.budget import steady_mark
+from sshbench.plumbing.tcpinfo import TcpInfo
 from sshbench.results.model import Sample
+from sshbench.results.tcpfacts import Basis, TcpFacts
 
-Cpu = Callable[[], tuple[float | None, float | None, float | None]]  # CPU so far: client, server, link emulator
+Cpu = Callable[[], tuple[float | None, float | None]]  # one connection's CPU so far: client side, server side
+LinkCpu = Callable[[], float | None]  # the link emulator's CPU so far (one process, shared by every stream)
+DELIVERY_POLL_SECONDS = 0.0005  # how often an upload's receiver count is read once its writer has finished
+# A stream's CPU and sending socket are read a second time when it has moved this share of its bytes: at its very
+# end the connection may already be gone (a download's server exits as its last bytes reach us)
+LATE_SHARE = 0.9
+
+
+@dataclass
+class Probe:
+    """What a stream offers beyond its own byte count."""
+
+    gate: Callable[[], bool] = lambda: True  # SENT basis: what it holds in flight is full (a compressor's output)
+    delivered: Callable[[], int | None] | None = None  # bytes its receiver has taken so far (upload, DELIVERED)
+    tcp: Callable[[], TcpInfo | None] = lambda: None  # the counters of its sending TCP socket
+    cpu: Cpu = lambda: (None, None)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A stream's CPU (client side, server side) when it had moved `moved` bytes."""
+
+    moved: int
+    client: float | None
+    server: float | None
 
 
 @dataclass
 class _Stream:
     size: int
     start: int  # bytes after which its steady state begins (size + 1: too small to have one)
+    probe: Probe
     moved: int = 0
     times: list[float] = field(default_factory=list)  # (time, bytes so far) at every chunk
     counts: list[int] = field(default_factory=list)
     entered: float | None = None  # when it passed its start mark
-    finished: float | None = None  # when its last byte moved
+    finished: float | None = None  # when its last byte moved on our side
+    arrived: float | None = None  # when its receiver had its last byte
+    received_open: int | None = None  # an upload's bytes at its receiver when the window opened (DELIVERED)
+    cpu_mark: _Reading | None = None  # its CPU at its own mark ...
+    cpu_late: _Reading | None = None  # ... and at LATE_SHARE of its bytes
+    tcp_open: TcpInfo | None = None  # its sending socket's counters when the window opened ...
+    tcp_late: TcpInfo | None = None  # ... and at LATE_SHARE of its bytes (read only after the open)
 
     def at(self, when: float) -> int:
         """Bytes this stream had moved at `when` (the last chunk at or before it)."""
         index = bisect.bisect_right(self.times, when)
         return self.counts[index - 1] if index else 0
 
+    def read_cpu(self) -> _Reading:
+        client, server = self.probe.cpu()
+        return _Reading(self.moved, client, server)
+
+    def cpu_per_byte(self) -> tuple[float | None, float | None]:
+        """Client and server CPU seconds per byte over its own steady part (its mark to LATE_SHARE)."""
+        first, last = self.cpu_mark, self.cpu_late
+        if first is None or last is None or last.moved <= first.moved:
+            return None, None
+        moved = last.moved - first.moved
+        return (None if first.client is None or last.client is None else max(0.0, last.client - first.client) / moved,
+                None if first.server is None or last.server is None else max(0.0, last.server - first.server) / moved)
+
     @property
     def rate(self) -> float | None:
-        """Its own steady rate (bytes/s), or its whole rate where it had no steady state."""
+        """Its own rate (bytes/s) from its mark to its last byte, or whole where it had no mark."""
         if self.finished is None or not self.times:
             return None
-        if self.entered is not None and self.finished > self.entered:
-            return (self.moved - self.at(self.entered)) / (self.finished - self.entered)
+        end = self.arrived or self.finished
+        if self.entered is not None and end > self.entered:
+            return (self.moved - self.at(self.entered)) / (end - self.entered)
         first = self.times[0]
-        return self.moved / (self.finished - first) if self.finished > first else None
+        return self.moved / (end - first) if end > first else None
 
 
 class SteadyWindow:
-    """Ticks from N streams (each from its own thread), the window they shared and the CPU at its ends."""
+    """Ticks from N streams (each from its own thread), the window they shared, and CPU and TCP at its ends."""
 
-    def __init__(self, sizes: list[int], tick: Tick, cpu: Cpu,
-                 gates: list[Callable[[], bool]] | None = None) -> None:
-        """`gates`: per stream, whether what it holds in flight is full yet, beyond its byte count: an upload
-        through a compressor holds the compressed bytes' worth of payload in ssh's buffers and window (at 3:1,
-        three times what plain bytes would), so it enters its steady state only once the compressor has put
-        out STEADY_AFTER bytes of its own."""
-        self.streams = [_Stream(size, start if (start := steady_mark(size)) is not None else size + 1)
-                        for size in sizes]
-        self.gates = gates or [lambda: True] * len(sizes)
-        self.tick, self.cpu = tick, cpu
+    def __init__(self, sizes: list[int], tick: Tick, link_cpu: LinkCpu, probes: list[Probe], basis: Basis) -> None:
+        self.streams = [_Stream(size, start if (start := steady_mark(size)) is not None else size + 1, probe)
+                        for size, probe in zip(sizes, probes, strict=True)]
+        self.basis = basis
+        self.tick, self.link_cpu = tick, link_cpu
         self._lock = threading.Lock()
-        self.open_time: float | None = None  # when the last stream entered its steady state
-        self.close_time: float | None = None  # when the first stream moved its last byte
-        self._cpu: dict[str, tuple[float | None, float | None, float | None]] = {}
+        self.open_time: float | None = None  # every stream past its mark
+        self.close_time: float | None = None  # DELIVERED: the last byte arrived; SENT: the first stream finished
+        self._link: dict[str, float | None] = {}  # the emulator's CPU at the open and the close
 
     def marks(self, index: int) -> Tick:
         """The tick of stream `index`: told the bytes it moves, chunk by chunk."""
@@ -85,36 +144,118 @@ class SteadyWindow:
                 stream.moved += count
                 stream.times.append(now)
                 stream.counts.append(stream.moved)
-                if stream.entered is None and stream.moved >= stream.start and self.gates[index]():
+                gated = self.basis is Basis.DELIVERED or stream.probe.gate()
+                entered = stream.entered is None and stream.moved >= stream.start and gated
+                if entered:
                     stream.entered = now
                     if self.open_time is None and all(s.entered is not None for s in self.streams):
                         self.open_time = now
                         ends.append("open")
                 if stream.finished is None and stream.moved >= stream.size:
                     stream.finished = now
-                    if self.close_time is None:  # the first to finish closes it, opened or not (then: none)
-                        self.close_time = now
-                        if self.open_time is not None:
-                            ends.append("close")
+                    if not self._upload_delivered:
+                        stream.arrived = now  # our side is the receiver (download), or SENT timing
+                    ends += self._closing(now)
                 self.tick(count)
-            for end in ends:  # CPU read outside the lock: the other streams go on meanwhile
-                self._cpu[end] = self.cpu()
+            # the readings outside the lock: the other streams go on meanwhile
+            if entered:
+                stream.cpu_mark = stream.read_cpu()
+            self._read(ends)
+            if stream.cpu_mark is not None and stream.cpu_late is None and stream.moved >= LATE_SHARE * stream.size:
+                stream.cpu_late = stream.read_cpu()  # only this stream's thread changes its own counts
+                if stream.tcp_open is not None:
+                    stream.tcp_late = stream.probe.tcp()
         return moved
 
+    @property
+    def _upload_delivered(self) -> bool:
+        return self.basis is Basis.DELIVERED and self.streams[0].probe.delivered is not None
+
+    def _closing(self, now: float) -> list[str]:
+        """Whether this moment closes the window (called under the lock when a stream finishes or arrives).
+        SENT: the first stream to finish closes it, opened or not (then there is none); DELIVERED: the last
+        stream's arrival."""
+        if self.close_time is not None:
+            return []
+        if self.basis is Basis.SENT or all(s.arrived is not None for s in self.streams):
+            self.close_time = now
+            return ["close"] if self.open_time is not None else []
+        return []
+
+    def _read(self, ends: list[str]) -> None:
+        for end in ends:
+            self._link[end] = self.link_cpu()
+            if end != "open":
+                continue
+            for stream in self.streams:
+                stream.tcp_open = stream.probe.tcp()
+                if self._upload_delivered:
+                    assert stream.probe.delivered is not None
+                    count = stream.probe.delivered()
+                    if count is None and (stream.arrived is not None or stream.finished is not None):
+                        count = stream.size  # its sink read its last byte and ended before the others began
+                    stream.received_open = None if count is None else min(count, stream.size)
+
+    def wait_delivered(self, index: int, deadline: float) -> None:
+        """An upload stream whose writer has finished: wait (until `deadline` at most) for its receiver to have
+        every byte, and close the window when it is the last (DELIVERED; nothing to wait for otherwise). A sink
+        gone meanwhile has read its last byte and exited: it arrived between the last look and now."""
+        stream = self.streams[index]
+        if not self._upload_delivered:
+            return
+        assert stream.probe.delivered is not None
+        last_below = time.perf_counter()
+        while True:
+            count = stream.probe.delivered()
+            now = time.perf_counter()
+            if count is not None and count < stream.size and now <= deadline:
+                last_below = now
+                time.sleep(DELIVERY_POLL_SECONDS)
+                continue
+            arrived = now if count is not None else (last_below + now) / 2
+            with self._lock:
+                stream.arrived = arrived
+                ends = self._closing(arrived)
+            self._read(ends)
+            return
+
     def fill(self, sample: Sample) -> None:
-        """The aggregate steady state into `sample` (nothing where the window never opened), the bytes of its first
-        half (in time), and each stream's own rate where there are several."""
+        """The steady state into `sample` (nothing where the window never opened), the bytes of its first half (in
+        time), each stream's own rate where there are several, each side's CPU and the sending sockets' TCP
+        facts over the window."""
+        sample.timing = self.basis
         if len(self.streams) > 1:
             sample.stream_bytes_per_second = [rate for s in self.streams if (rate := s.rate) is not None]
         start, end = self.open_time, self.close_time
-        before, after = self._cpu.get("open"), self._cpu.get("close")
-        if start is None or end is None or before is None or after is None or end <= start:
+        if start is None or end is None or end <= start:
             return
-        moved = sum(s.at(end) - s.at(start) for s in self.streams)
-        if moved <= 0:
+        inside = self._bytes_inside(start, end)
+        if inside is None or sum(inside) <= 0:
             return
-        sample.steady_bytes, sample.steady_seconds = moved, end - start
-        middle = (start + end) / 2
+        sample.steady_bytes, sample.steady_seconds = sum(inside), end - start
+        middle = (start + end) / 2  # our side's marks: they only say how much a rate varies within a sample
         sample.steady_half_bytes = sum(s.at(middle) - s.at(start) for s in self.streams)
-        spent = [None if a is None or b is None else max(0.0, a - b) for a, b in zip(after, before, strict=True)]
-        sample.client_cpu_steady_seconds, sample.server_cpu_steady_seconds, sample.link_cpu_steady_seconds = spent
+        sample.client_cpu_steady_seconds, sample.server_cpu_steady_seconds = self._cpu_inside(inside)
+        before, after = self._link.get("open"), self._link.get("close")
+        sample.link_cpu_steady_seconds = None if before is None or after is None else max(0.0, after - before)
+        sample.tcp = TcpFacts.between([s.tcp_open for s in self.streams], [s.tcp_late for s in self.streams])
+
+    def _bytes_inside(self, start: float, end: float) -> list[int] | None:
+        """Each stream's payload inside the window: to its last byte (DELIVERED), counted at the receivers."""
+        if self.basis is Basis.SENT:
+            return [s.at(end) - s.at(start) for s in self.streams]
+        if self._upload_delivered:
+            if any(s.received_open is None for s in self.streams):
+                return None
+            return [s.size - (s.received_open or 0) for s in self.streams]
+        return [s.size - s.at(start) for s in self.streams]
+
+    def _cpu_inside(self, inside: list[int]) -> tuple[float | None, float | None]:
+        """Each side's CPU over the window: every stream's CPU per byte over its own steady part, times its bytes
+        in the window (a stream that ended first cannot be read at the window's close: its server is gone)."""
+        sides: list[float | None] = [0.0, 0.0]
+        for stream, moved in zip(self.streams, inside, strict=True):
+            for side, per_byte in enumerate(stream.cpu_per_byte()):
+                current = sides[side]
+                sides[side] = None if current is None or per_byte is None else current + per_byte * moved
+        return sides[0], sides[1]

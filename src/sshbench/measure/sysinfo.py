@@ -13,6 +13,7 @@ import socket
 import time
 from dataclasses import dataclass
 
+from sshbench.plumbing.tcpinfo import default_congestion
 from sshbench.results.environment import DuringRun, HostFacts
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -62,7 +63,7 @@ def collect() -> HostFacts:
                      machine=platform.machine(), cpu_model=model, cpu_count=os.cpu_count(),
                      cpu_flags={flag: flag in flags for flag in CPU_FLAGS_OF_INTEREST},
                      python=platform.python_version(), load_average_start=load_average(), cpu_mhz=cpu_mhz(),
-                     frequency_governor=frequency_governor())
+                     frequency_governor=frequency_governor(), tcp_congestion=default_congestion())
 
 
 def _proc_stat_cpu() -> tuple[int, int, int] | None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sshbench.analysis.contest import headline_verdicts
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats import headline_value
@@ -47,6 +48,9 @@ class RoundState:
     # the unsettled pairs that are cross pairs (analysis/dimensions.py: one case on two builds, stream counts or
     # compressions), not neighbours of a table: the schedule visits them in tables of their own
     cross: frozenset[tuple[str, str]] = frozenset()
+    # the unsettled pairs of the link answer's headline: its pick against its nearest rivals (any stream count,
+    # compressor or combination; analysis/remedies.headline_pairs), visited in a table of their own
+    headline: frozenset[tuple[str, str]] = frozenset()
 
 
 class Schedule(Protocol):
@@ -65,6 +69,7 @@ class Schedule(Protocol):
 # needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this;
 # then, while that interval is wider than analysis/references.RELIABLE, up to UNRELIABLE_RUNS.
 REFERENCE_RUNS = 3
+REMEASURED = 3  # samples a case may have set aside (measure/physics.py) that do not count as its visits
 REFERENCE_SPREAD = 0.05
 UNRELIABLE_RUNS = 15
 
@@ -115,20 +120,26 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     unsettled (plan/funding.py); the others wait their turn.
     """
     visits: dict[str, int] = {}
+    set_aside: dict[str, int] = {}
     for sample in report.samples:
         if not sample.warmup:
             visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
+        if sample.unusable is not None:  # measured again after a re-size, up to REMEASURED times
+            set_aside[sample.case_id] = set_aside.get(sample.case_id, 0) + 1
+    for case_id, count in set_aside.items():
+        visits[case_id] -= min(REMEASURED, count)
     ranked = sorted((s for s in report.summaries if s.rank is not None), key=lambda s: (s.group, s.rank or 0))
     pairs: set[tuple[str, str]] = set()
     for above, below in itertools.pairwise(ranked):
         if below.group == above.group and below.relation is Relation.UNSETTLED and not below.futile:
             pairs.add((above.case_id, below.case_id))
     cross = _open_cross_pairs(report)
-    pairs |= cross
+    headline = _open_headline_pairs(report) - cross - {(b, a) for a, b in cross}
+    pairs |= cross | headline
     waiting: set[tuple[str, str]] = set()
     if left is not None:
         links = {r.case.id: r.case.link for r in report.cases}
-        chosen = funded(report, pairs, left, {p for p in cross if links.get(p[0]) == links.get(p[1])})
+        chosen = funded(report, pairs, left, {p for p in cross if links.get(p[0]) == links.get(p[1])} | headline)
         pairs, waiting = chosen, pairs - chosen
     unsettled = {case_id for pair in pairs for case_id in pair}
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
@@ -136,7 +147,7 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
                       frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady,
                       frozenset(pairs), _paired_visits(report), *_order_and_seconds(report), frozenset(waiting),
-                      noisy, frozenset(cross))
+                      noisy, frozenset(cross), frozenset(headline))
 
 
 def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
@@ -147,6 +158,14 @@ def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
     design = report.design
     rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
     return {(v.faster, v.slower) for v in cross_verdicts(report, rule)
+            if v.relation is Relation.UNSETTLED and not v.futile}
+
+
+def _open_headline_pairs(report: Report) -> set[tuple[str, str]]:
+    """The link answer's headline pairs (analysis/remedies.py) not yet settled, nor futile: decision mode only."""
+    if report.options.mode != "decision" or not report.summaries:
+        return set()
+    return {(v.faster, v.slower) for v in headline_verdicts(report)
             if v.relation is Relation.UNSETTLED and not v.futile}
 
 

@@ -98,12 +98,14 @@ def _without(selection: Selection, names: Sequence[str], why: str) -> Selection:
 def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                methods: tuple[str, ...] = (PIPE,), missing: dict[str, str] | None = None,
                tcp_control: bool = True, hostkey_skip: Callable[[str], str | None] | None = None,
-               compression: tuple[str, ...] | None = None, lenient: bool = False) -> HostPlan:
+               compression: tuple[str, ...] | None = None, lenient: bool = False,
+               add_default: bool = False) -> HostPlan:
     """Every case of one host, and the partners they hold fixed.
 
     `hostkey_skip` says why a host key algorithm must not be tried on this host (a real host whose key of
     that type the user's known_hosts does not hold), or None. `compression` is what the server offers (None:
-    not known); with --compression and no zlib there, every case is skipped with that reason.
+    not known); with --compression and no zlib there, every case is skipped with that reason. `add_default`:
+    the run answers what fills its link, so the client's default cipher is measured as its plain transfer.
     """
     specs = {Kind.CIPHER: options.ciphers, Kind.MAC: options.macs, Kind.KEX: options.kex,
              Kind.HOSTKEY: options.hostkeys}
@@ -130,6 +132,8 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     links = [link.label for link in options.links] or [""]
     crossed = [(c, why) for link in links for case in build_cases(selections, settings)
                for c, why in variants(replace(case, link=link), options, compression)]
+    plain, added = _plain_default(options, client, offered, selections[0], settings, links, add_default)
+    crossed += [(c, None) for c in plain]
     records = [CaseRecord(c) for c, why in crossed if why is None]
     measured = len(records)
     records += [CaseRecord(c, status=CaseStatus.SKIPPED, reason=why) for c, why in crossed if why is not None]
@@ -145,8 +149,27 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     unavailable = SweepSettings(cipher_mac, mac_cipher, options.directions, tuple(missing or {}), kex)
     for case in build_cases([selections[0]], unavailable):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
-    notes = tuple(p.note for p in (mac_partner, cipher_partner) if p.note)
+    notes = tuple(p.note for p in (mac_partner, cipher_partner) if p.note) + added
     return HostPlan(records, measured, kex, cipher_mac, mac_cipher, notes)
+
+
+def _plain_default(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, ciphers: Selection,
+                   settings: SweepSettings, links: list[str], add: bool) -> tuple[list[Case], tuple[str, ...]]:
+    """The plain transfer of the link answer (analysis/remedies.py) is this client's default cipher, one
+    connection, no compression, over the pipe: where a run answers "what fills the link" (`add`) and its
+    cipher selection left that cipher out without excluding it, its plain cases are added, so every change
+    is compared with what the user gets today. Returns them and the note that says so."""
+    server = set(offered.cipher)
+    default = next((n for n in client.defaults.cipher if n in server), None)
+    excluded = any(name == default for name, _ in ciphers.skipped)
+    if not add or PIPE not in settings.methods or not ciphers.measure or default is None or \
+            default in ciphers.measure or excluded:
+        return [], ()
+    mac = None if is_aead(default) else settings.cipher_mac
+    cases = [Case(CaseKind.CIPHER, d, cipher=default, mac=mac, kex=settings.kex, link=link)
+             for link in links for d in settings.directions]
+    return cases, (f"{default} (this client's default cipher) added with one connection and no compression: the "
+                   "plain transfer every change is compared with",)
 
 
 def variants(case: Case, options: RunOptions,
@@ -194,8 +217,9 @@ def plan_host(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, 
               compression: tuple[str, ...] | None = None, lenient: bool = False) -> HostPlan:
     """One host's cases; a host where nothing at all can be measured is a usage error naming it (and why).
     `lenient`: one build of several (select)."""
+    answers_link = bool(options.links) or not embedded or len(options.streams) > 1 or len(options.compression) > 1
     plan = plan_cases(options, client, offered, methods, missing, tcp_control=embedded, hostkey_skip=hostkey_skip,
-                      compression=compression, lenient=lenient)
+                      compression=compression, lenient=lenient, add_default=answers_link)
     if not plan.measured:
         reasons = list(dict.fromkeys(r.reason for r in plan.records if r.reason))
         why = f" ({reasons[0]})" if len(reasons) == 1 else ""

@@ -79,6 +79,10 @@ class DecisionSchedule:
             self._tables[f"across {dimension}" + ("" if moves_data else " (set-up)")] = _Table(
                 dimension, pair_look_points(max_runs * (1 if moves_data else SETUP_RUNS_FACTOR)),
                 sorted({i for p in pairs for i in (p.base, p.other)}), cross=True)
+        moving = sorted(c.id for c in self.cases if c.moves_data)
+        if moving:  # the link answer's headline: its pick against its nearest rivals (analysis/remedies.py)
+            self._tables["headline"] = _Table("headline", pair_look_points(max_runs), moving, cross=True,
+                                              headline=True)
         self._next_chain = 0
 
     def next_round(self, state: RoundState) -> list[Visit]:
@@ -147,6 +151,7 @@ class _Table:
     # a table of cross pairs (analysis/dimensions.py): its cases get their minimum in their own tables, and its
     # pairs are stars (one case on the first build against each other build), visited as chains of two
     cross: bool = False
+    headline: bool = False  # the headline's pairs (RoundState.headline), not the dimensions' cross pairs
     _coin: bool = True
     _passes: int = 0
 
@@ -196,9 +201,11 @@ class _Table:
 
     def _mine(self, pair: tuple[str, str], state: RoundState) -> bool:
         """A neighbour pair of this table, or (a cross table) a cross pair of its cases."""
+        if self.headline:
+            return pair in state.headline
         if self.cross:
             return pair in state.cross and pair[0] in self.members and pair[1] in self.members
-        return pair not in state.cross and pair[0] in self.members
+        return pair not in state.cross and pair not in state.headline and pair[0] in self.members
 
     def _advance(self, state: RoundState, progress: Callable[[tuple[str, str]], int]) -> set[tuple[str, str]]:
         """The pairs still short of the current look point; at a look (all reached it), the next point with the
@@ -209,6 +216,13 @@ class _Table:
             if due:
                 return due
             fresh = self._unsettled(state)
+            if self.headline and (not fresh or not live):
+                # the headline's pick and rivals change as the medians do: never finished while the run goes on;
+                # pairs that appear start at the current look point
+                self.active = fresh
+                if not fresh:
+                    return set()
+                continue
             if not fresh and any(self._mine(p, state) for p in state.waiting):
                 self.active = set()  # its open pairs wait for time another table's may free: not finished
                 return set()

@@ -57,3 +57,46 @@ def tree_cpu_seconds(pid: int) -> float | None:
             pending += [int(c) for c in children.split()]
         total += _reaped_children_seconds(current)
     return total
+
+
+MAX_TREE = 64  # processes walked under one server: a connection's tree holds a handful
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and its live descendants, parents first (at most MAX_TREE; gone ones are skipped)."""
+    out: list[int] = []
+    pending = [pid]
+    while pending and len(out) < MAX_TREE:
+        current = pending.pop(0)
+        if current in out:
+            continue
+        out.append(current)
+        try:
+            tids = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            pending += [int(c) for c in (_read(f"/proc/{current}/task/{tid}/children") or "").split()]
+    return out
+
+
+def find_command(pid: int, name: str) -> int | None:
+    """The first process in `pid`'s tree whose command name (comm) is `name`, e.g. the remote `wc` sink."""
+    for current in descendants(pid):
+        if (_read(f"/proc/{current}/comm") or "").strip() == name:
+            return current
+    return None
+
+
+def chars_read(pid: int) -> int | None:
+    """Bytes process `pid` has read so far through read(2) and its kin (/proc/PID/io rchar); None if gone."""
+    text = _read(f"/proc/{pid}/io")
+    if text is None:
+        return None
+    for line in text.splitlines():
+        if line.startswith("rchar:"):
+            try:
+                return int(line.split()[1])
+            except (IndexError, ValueError):
+                return None
+    return None

@@ -78,6 +78,18 @@ def _placement(report: Report) -> str:
     return f"{asked}, as asked" if asked != "auto" else "auto"
 
 
+def _congestion(report: Report) -> str | None:
+    """The TCP congestion control the run's connections used: this machine's, and each link's where it differs
+    (None for files from before it was recorded)."""
+    host = report.environment.host.tcp_congestion
+    links = [(link.label, link.congestion) for link in report.environment.links if link.congestion]
+    if host is None and not links:
+        return None
+    said = [f"congestion control {host} on this machine" if host else "congestion control not recorded here"]
+    said += [f"{name} across {label}" for label, name in links if name != host or "cc=" in label]
+    return "; ".join(said)
+
+
 def facts(report: Report) -> list[Fact]:
     """The machine, both sides' software, the data, and what limited the run, one line each."""
     env, opts = report.environment, report.options
@@ -117,6 +129,8 @@ def facts(report: Report) -> list[Fact]:
                                   f"{'unknown (via proxy)' if rtt is None else f'{rtt * 1000:.2f} ms (TCP connect)'}"))
     if tcp := iperf_fact(server):
         out.append(Fact("network", tcp))
+    if congestion := _congestion(report):
+        out.append(Fact("tcp", congestion))
     out += [Fact("limit", line) for line in limits(report)]
     if host.cpu_mhz:
         out.append(Fact("clock", f"{host.cpu_mhz:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)"))

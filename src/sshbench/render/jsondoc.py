@@ -20,11 +20,16 @@ from typing import Any
 from sshbench.analysis.answer import Answer, answers
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.forecast import Forecast
+from sshbench.analysis.howto import howto
+from sshbench.analysis.links import Bound
+from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # compare and recommend
+REPORT_SCHEMA_VERSION = 2  # 2: each run's link_answer
 
 
 def _number(value: float | None) -> float | None:
@@ -60,6 +65,47 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
 
 
+def _limit(bound: Bound | None) -> dict[str, Any] | None:
+    if bound is None:
+        return None
+    return {"verdict": bound.verdict, "text": bound.short, "link_share": _number(bound.link_share),
+            "loss": _number(bound.loss), "congestion": bound.congestion}
+
+
+def _ratio(ratio: float, low: float | None, high: float | None) -> dict[str, Any]:
+    return {"ratio": _number(ratio), "low": _number(low), "high": _number(high)}
+
+
+def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str, Any]:
+    """One path and direction of the link answer (analysis/remedies.py, analysis/contest.py) as plain data."""
+    best = answer.best
+    full = best is not None and best.bound is not None and best.bound.verdict == "link"
+    return {
+        "path": answer.path, "link": answer.link, "direction": answer.direction.value,
+        "plain": {"case_id": answer.plain.id, "cipher": answer.plain.subject, "client_default": answer.client_default,
+                  "default_measured": answer.default_measured, "bytes_per_second": _stat(answer.plain_rate),
+                  "limit": _limit(answer.plain_bound)},
+        "pick": None if best is None else best.case.id, "link_full": full,
+        "changes": [{"case_id": r.case.id, "change": r.change, "dimensions": list(r.dimensions),
+                     "bytes_per_second": _stat(r.rate), **_ratio(r.ratio, r.low, r.high),
+                     "relation": r.relation.value, "separable_from_above": r.separable, "limit": _limit(r.bound),
+                     "cpu_seconds_per_gib": _number(r.cost), "how_to": howto(r.case, answer.plain)}
+                    for r in answer.remedies],
+        "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
+                    "relation": r.relation.value, "pairs": r.pairs, "forecast": _forecast(r.forecast)}
+                   for r in rivals],
+        "break_even": [{"compression": e.compression, "line_bytes_per_second": _number(e.line_rate),
+                        "busiest": e.busiest, "ratio": _number(e.ratio), "pays": e.pays} for e in answer.break_even],
+    }
+
+
+def link_answers_json(report: Report) -> list[dict[str, Any]]:
+    """The link answer of a run, every path and direction (empty where it compared no change)."""
+    found = path_answers(report)
+    against = rivals(report, found)
+    return [link_answer_json(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found]
+
+
 def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
@@ -71,9 +117,10 @@ def report_document(runs: Sequence[Report]) -> str:
         saved = report_to_dict(report)
         out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
                     "tool_version": report.tool_version, "started_at": report.started_at,
-                    "answer": [answer_json(a) for a in answers(report)], "summaries": saved["summaries"],
+                    "answer": [answer_json(a) for a in answers(report)], "link_answer": link_answers_json(report),
+                    "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
-    return _dumps({"schema": "sshbench/report", "schema_version": SCHEMA_VERSION, "runs": out})
+    return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})
 
 
 def compare_document(pairs: Sequence[tuple[str, str, Sequence[Change]]], threshold: float | None,

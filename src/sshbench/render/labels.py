@@ -7,6 +7,7 @@ the same thing in every format.
 
 from __future__ import annotations
 
+from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Stat
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
@@ -94,3 +95,18 @@ def hosts_note(runs: list[Report]) -> str:
     """One `sshbench run a b` (one client, hosts in turn), or a fleet of machines that each measured itself."""
     machines = {r.environment.host.label or r.environment.host.hostname for r in runs}
     return FLEET_NOTE if len(machines) > 1 or len({r.seed for r in runs}) > 1 else HOSTS_NOTE
+
+
+def _minutes(seconds: float) -> str:
+    return "under a minute" if seconds < 60 else f"about {seconds / 60:.0f} min"
+
+
+def forecast_text(forecast: Forecast) -> str:
+    """What settling an open comparison would take at this run's noise, in words."""
+    wider = (f"; equivalent within ±{WIDER_MARGIN * 100:g}% in {_minutes(forecast.wider_seconds)} "
+             f"(--tie-margin {WIDER_MARGIN:g})" if forecast.wider_seconds is not None else "")
+    if forecast.samples is None or forecast.seconds is None:
+        return "out of reach at this noise: any difference is too small to show" + wider
+    kind = "different" if forecast.outcome is Relation.DIFFERENT else "equivalent"
+    return (f"to settle, likely as {kind}: {_minutes(forecast.seconds)} more of these two at this noise, "
+            f"~{forecast.samples} samples each (--max-runs {forecast.samples}){wider}")

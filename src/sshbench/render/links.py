@@ -28,7 +28,7 @@ def _windows() -> str:
     return "; ".join(impl.window_note for impl in IMPLEMENTATIONS.values() if impl.window_note)
 
 
-VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "none": "dim"}
+VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "loss": "warn", "none": "dim"}
 LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
           f"at >= {CPU_BOUND_SHARE:.0%} of a core), window (SSH's flow control: >= {WINDOW_BOUND_SHARE:.0%} of window "
           f"/ RTT), link (>= {LINK_FULL_SHARE:.0%} of raw TCP through the same link), or below limits")

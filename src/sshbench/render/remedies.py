@@ -8,11 +8,14 @@ the cipher answer, and say what streams and compression cost here.
 
 from __future__ import annotations
 
+from sshbench.analysis.contest import Rival, rivals
+from sshbench.analysis.howto import howto
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy, path_answers
 from sshbench.analysis.views import variants_of
 from sshbench.compressors import choice
-from sshbench.render.labels import mbps
+from sshbench.render.labels import forecast_text, mbps
 from sshbench.results.model import Report
+from sshbench.vocabulary.case_terms import Relation
 
 LINK_HEADING = ("What fills the link: each change measured against the plain transfer (this client's default "
                 "cipher, one connection, no compression), by how much, and what limits it then")
@@ -40,20 +43,46 @@ def _where(answer: PathAnswer) -> str:
     return f"{answer.direction.value} {'across' if answer.link else 'to'} {answer.path}"
 
 
-def headline(answer: PathAnswer) -> str:
-    """The one line per path and direction: what fills the link, or the fastest change, or that none helped."""
-    plain = f"the plain transfer ({answer.plain.subject}, {mbps(answer.plain_rate)} MB/s, {_limit(None, answer)})"
-    if answer.fills is not None:
-        fills = answer.fills
-        return (f"{_where(answer)}: {fills.change} fills the link: {_interval(fills)} times as fast as {plain}; "
-                f"now {_limit(fills, answer)}")
+def _plain(answer: PathAnswer) -> str:
+    """The plain transfer as the headline names it: its cipher, and whether that is this client's default."""
+    role = "this client's default" if answer.default_measured else \
+        f"in place of this client's default {answer.client_default}, which was not measured" \
+        if answer.client_default else \
+        "the fastest safe cipher measured"
+    return (f"the plain transfer ({answer.plain.subject}, {role}; one connection, no compression: "
+            f"{mbps(answer.plain_rate)} MB/s, {_limit(None, answer)})")
+
+
+def _rival(rival: Rival, margin: float) -> str:
+    """The pick against one rival, in words with its interval and verdict (and a forecast where it is open)."""
+    name = rival.change
+    interval = f" [{rival.low:.2f}, {rival.high:.2f}]" if rival.low is not None and rival.high is not None else ""
+    if rival.relation is Relation.DIFFERENT:
+        return (f"{rival.ratio:.2f}x{interval} as much as {name}" if rival.ratio >= 1 else
+                f"but {name} moved {1 / rival.ratio:.2f}x as much: significantly more")
+    if rival.relation is Relation.EQUIVALENT:
+        return f"as much as {name} (within ±{margin:.0%}: {rival.ratio:.2f}x{interval})"
+    ahead = f"; {forecast_text(rival.forecast)}" if rival.forecast is not None else ""
+    return f"not yet separable from {name} ({rival.ratio:.2f}x{interval}{ahead})"
+
+
+def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float = 0.05) -> str:
+    """The one line per path and direction: the change that moved the most payload, by how much, against its
+    nearest rivals, and whether the link is now full; or that no change helped."""
     best = answer.best
-    if best is not None:
-        tie = "" if len(answer.remedies) < 2 or answer.remedies[1].separable else \
-            f" (not separable from {answer.remedies[1].change})"
-        return (f"{_where(answer)}: {best.change} is the fastest change measured{tie}: {_interval(best)} times as "
-                f"fast as {plain}; now {_limit(best, answer)}")
-    return f"{_where(answer)}: no change measured was significantly faster than {plain}"
+    if best is None:
+        return f"{_where(answer)}: no change measured was significantly faster than {_plain(answer)}"
+    line = (f"{_where(answer)}: {best.change} moved the most: {mbps(best.rate)} MB/s, {_interval(best)} times as "
+            f"fast as {_plain(answer)}")
+    if rivals:
+        line += "; " + "; ".join(_rival(r, margin) for r in rivals)
+    bound = best.bound
+    if bound is not None and bound.verdict == "link" and bound.tcp:
+        line += (f"; nothing measured moves more: the link is full at {bound.wire_rate / 1e6:,.1f} MB/s on the wire "
+                 f"({bound.wire_rate / bound.tcp:.0%} of raw TCP)")
+    else:
+        line += f"; now {_limit(best, answer)}"
+    return line
 
 
 def _verdict(remedy: Remedy) -> str:
@@ -69,14 +98,19 @@ def remedy_line(remedy: Remedy, answer: PathAnswer) -> str:
         "; not separable from the one above"
     cost = f"; {remedy.cost:.2f} CPU s/GiB on the busier side" if remedy.cost is not None else ""
     limit = _limit(remedy, answer)
+    use = f"; to use it: {howto(remedy.case, answer.plain)}" if remedy.faster else ""
     return (f"{remedy.change}: {mbps(remedy.rate)} MB/s, {_interval(remedy)} times as fast: "
-            f"{_verdict(remedy)}{above}{f'; then {limit}' if limit else ''}{cost}")
+            f"{_verdict(remedy)}{above}{f'; then {limit}' if limit else ''}{cost}{use}")
 
 
 def break_even_line(even: BreakEven) -> str:
+    label = choice(even.compression).label
+    if not even.pays:
+        return (f"{label} saves no bytes on this data ({even.ratio:.2f}:1): it pays on no link, only costs CPU "
+                f"({even.line_rate / 1e6:,.0f} MB/s on one core here)")
     ratio = f", {even.ratio:.2f}:1 on this data" if even.ratio else ""
-    return (f"{choice(even.compression).label} pays on links slower than {even.line_rate / 1e6:,.0f} MB/s (what its "
-            f"busiest process, the {even.busiest}, moves on one core here){ratio}")
+    return (f"{label} pays on links slower than {even.line_rate / 1e6:,.0f} MB/s (what its busiest process, the "
+            f"{even.busiest}, moves on one core here){ratio}")
 
 
 def remedy_lines(report: Report) -> tuple[str, list[str]]:
@@ -89,8 +123,10 @@ def remedy_lines(report: Report) -> tuple[str, list[str]]:
     if not answers:
         return "", []
     lines = []
+    against = rivals(report, answers)
     for answer in answers:
-        lines.append(headline(answer))
+        lines.append(headline(answer, against.get(answer.best.case.id, ()) if answer.best else (),
+                              report.options.tie_margin))
         lines += [f"    {remedy_line(r, answer)}" for r in answer.remedies]
         lines += [f"    {break_even_line(even)}" for even in answer.break_even]
     return (LINK_HEADING if over_link else HERE_HEADING), lines

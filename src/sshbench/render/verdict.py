@@ -7,10 +7,10 @@ prints them last too, so the answer is on screen when it finishes.
 from __future__ import annotations
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
-from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
+from sshbench.analysis.forecast import WIDER_MARGIN
 from sshbench.analysis.remedies import path_answers
 from sshbench.render.facts import Fact
-from sshbench.render.labels import pm
+from sshbench.render.labels import forecast_text, pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -38,21 +38,6 @@ def comparison_text(comparison: Comparison, margin: float) -> str:
                  f"{WIDER_MARGIN:g} asks)")
     return (f"{figure} times as fast as {comparison.other}, {comparison.role}{interval}: "
             f"{_verdict_words(comparison, margin)}{ahead}")
-
-
-def _minutes(seconds: float) -> str:
-    return "under a minute" if seconds < 60 else f"about {seconds / 60:.0f} min"
-
-
-def forecast_text(forecast: Forecast) -> str:
-    """What settling an open comparison would take at this run's noise, in words."""
-    wider = (f"; equivalent within ±{WIDER_MARGIN * 100:g}% in {_minutes(forecast.wider_seconds)} "
-             f"(--tie-margin {WIDER_MARGIN:g})" if forecast.wider_seconds is not None else "")
-    if forecast.samples is None or forecast.seconds is None:
-        return "out of reach at this noise: any difference is too small to show" + wider
-    kind = "different" if forecast.outcome is Relation.DIFFERENT else "equivalent"
-    return (f"to settle, likely as {kind}: {_minutes(forecast.seconds)} more of these two at this noise, "
-            f"~{forecast.samples} samples each (--max-runs {forecast.samples}){wider}")
 
 
 def _where(answer: Answer) -> str:

@@ -62,6 +62,9 @@ class HostFacts:
     # (shared), this machine's for a real host's client (its server's: unknown); None in older files
     client_cpus: int | None = None
     server_cpus: int | None = None
+    # The TCP congestion control this machine gives new connections (net.ipv4.tcp_congestion_control): what
+    # loopback runs and a real host's uploads used (an emulated link's own is LinkFacts.congestion)
+    tcp_congestion: str | None = None
 
     @property
     def crypto_flags(self) -> list[str]:
@@ -246,6 +249,7 @@ class LinkFacts:
     client_tcp: dict[str, list[int]] = field(default_factory=dict)
     server_tcp: dict[str, list[int]] = field(default_factory=dict)
     tcp_tuned: bool | None = None  # raised to a tuned host's (--link-tcp tuned), or the kernel's (None: older files)
+    congestion: str | None = None  # the TCP congestion control its sockets used (cc=, or the host's default)
 
     def tcp_receive_buffer(self, direction: str) -> int | None:
         """The largest TCP receive buffer the receiving end may grow to (upload: the server's), None: not known."""

@@ -31,7 +31,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -9 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -10 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -45,6 +45,8 @@ def upgrade(data: object) -> object:
         data = _added_fields(data, 8)
     if data.get("schema_version") == 9:
         data = _from_9(data)
+    if data.get("schema_version") == 10:
+        data = _added_fields(data, 10)  # 11: the timing basis, TCP facts, unusable samples
     return data
 
 

@@ -22,6 +22,7 @@ from sshbench.results.runfacts import TimeUse as TimeUse
 from sshbench.results.schema import Signed
 from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
 from sshbench.results.summary import Summary as Summary
+from sshbench.results.tcpfacts import Basis, TcpFacts
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import PIPE as PIPE
 from sshbench.vocabulary.case_terms import CaseKind as CaseKind  # re-exported: the records and their kinds go together
@@ -33,8 +34,9 @@ from sshbench.vocabulary.untrusted import AlgorithmName
 # 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
 # 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates;
 # 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
-# each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial)
-SCHEMA_VERSION = 10
+# each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial);
+# 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted
+SCHEMA_VERSION = 11
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,12 @@ class Sample:
     error: str | None = None
     stderr_tail: list[str] = field(default_factory=list)
     outlier: bool = False  # modified z-score of the case's headline figure above 3.5
+    # Where the steady state's bytes were counted (results/tcpfacts.py), and what the sending TCP sockets did then
+    timing: Basis | None = None
+    tcp: TcpFacts | None = None
+    # Why this sample is kept but not counted (measure/physics.py): no steady window, a window too short for its
+    # link, or a rate above what the link can carry; its case was re-sized and measured again
+    unusable: str | None = None
     # A back-to-back run's number: samples with one number were taken one right after the other, neighbours in
     # their ranking (the decision schedule's chains), so the ratio of consecutive ones shares the machine's load
     chain: int | None = None

@@ -96,6 +96,11 @@ class Target(Protocol):
 
     def server_cpu_so_far(self, peer_port: int) -> float | None: ...
 
+    def server_pid(self, peer_port: int) -> int | None:
+        """The live server process of a connection, where it runs on this machine (an embedded server): its
+        receiving `wc` and its TCP socket are read from /proc (measure/steady.py); None for a real host."""
+        ...
+
     def link_cpu_so_far(self, case: Case) -> float | None:
         """CPU used so far by the emulator of the link this case crosses (None: no emulator process)."""
         ...
@@ -172,8 +177,10 @@ class EmbeddedServer(Protocol):
         """The private dir where our connections announce their source port (servers/inetd.py)."""
         ...
 
-    def listen_also(self, listener: socket.socket, peers: frozenset[str]) -> None:
-        """Also serve `listener` (made in an emulated link's namespace) for our connections from `peers`."""
+    def listen_also(self, listener: socket.socket, peers: frozenset[str],
+                    congestion: Mapping[str, str] | None = None) -> None:
+        """Also serve `listener` (made in an emulated link's namespace) for our connections from `peers`, with
+        the congestion control `congestion` names for a peer address (a link's cc=)."""
         ...
 
     def __enter__(self) -> EmbeddedServer: ...
@@ -186,6 +193,8 @@ class EmbeddedServer(Protocol):
     def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None: ...
 
     def server_cpu_so_far(self, peer_port: int) -> float | None: ...
+
+    def server_pid(self, peer_port: int) -> int | None: ...
 
     def log_tail(self, lines: int = 5) -> list[str]: ...
 

@@ -60,6 +60,9 @@ class EmbeddedTarget:
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         return self.server.server_cpu_so_far(peer_port)
 
+    def server_pid(self, peer_port: int) -> int | None:
+        return self.server.server_pid(peer_port)
+
     def link_cpu_so_far(self, case: Case) -> float | None:
         path = self.links.get(case.link) if case.link else None
         return None if path is None or path.wire is None or path.wire.returncode is not None else \
@@ -118,6 +121,9 @@ class BuildsTarget:
 
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         return self._last.server_cpu_so_far(peer_port)
+
+    def server_pid(self, peer_port: int) -> int | None:
+        return self._last.server_pid(peer_port)
 
     def link_cpu_so_far(self, case: Case) -> float | None:
         return self._of(case).link_cpu_so_far(case)

@@ -15,11 +15,13 @@ It names its local port on stderr (which ssh passes through), because file
 tools (scp, sftp, rsync) cannot print $SSH_CLIENT the way the pipe's remote
 command does, and the port is what matches a connection to its sshd.
 
-Usage: `fdpass.py HOST PORT [EXPECT_DIR [NETNS]]`. With EXPECT_DIR (the embedded
-server's), the socket is bound first and its port announced there before
-connecting: the server serves only announced connections (servers/inetd.py).
-With NETNS (the client side of an emulated link, targets/link), the socket is
-made inside that network namespace, so the connection crosses the link.
+Usage: `fdpass.py HOST PORT [EXPECT_DIR [NETNS [CC]]]`. With EXPECT_DIR (the
+embedded server's), the socket is bound first and its port announced there
+before connecting: the server serves only announced connections
+(servers/inetd.py). With NETNS (the client side of an emulated link,
+targets/link), the socket is made inside that network namespace, so the
+connection crosses the link; with CC it uses that TCP congestion control
+(the link's cc=, --link).
 """
 
 import array
@@ -50,6 +52,8 @@ def main() -> int:
             enter_netns(sys.argv[4])
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         sock = socket.socket(family, kind, proto)
+        if len(sys.argv) > 5:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[5].encode("ascii"))
         sock.bind(("", 0))
         if expect_dir is not None:  # announce our port before connecting (servers/inetd.py: announce)
             os.close(os.open(os.path.join(expect_dir, str(sock.getsockname()[1])), os.O_CREAT | os.O_WRONLY, 0o600))

@@ -253,6 +253,9 @@ class RemoteTarget:
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         return None
 
+    def server_pid(self, peer_port: int) -> int | None:
+        return None  # the server runs elsewhere
+
     def server_log_tail(self) -> list[str]:
         return []
 

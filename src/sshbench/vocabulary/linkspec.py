@@ -1,7 +1,9 @@
 """`--link`: what an emulated link should be, parsed and validated, and written back the same way.
 
 Grammar: `KEY=VALUE[,VALUE...]` pairs separated by commas, keys rtt, rate,
-loss and jitter; a bare value after a key adds to that key's list, so
+loss, jitter and cc (the TCP congestion control both ends use on the link,
+e.g. cc=cubic; the host's own default where not given); a bare value after
+a key adds to that key's list, so
 `rtt=0,20ms,80ms` is three links and `rtt=50ms,rate=100mbit,1gbit` is two.
 Several keys with lists give every combination (at most MAX_LINKS). Each
 link's canonical text (`LinkSpec.label`) is written in case ids and the
@@ -23,14 +25,15 @@ MAX_RTT_SECONDS = 10.0
 MIN_RATE_BITS = 64_000  # below this one 9000-byte packet takes over a second
 MAX_RATE_BITS = 400_000_000_000
 MAX_LOSS = 0.5
-KEYS = ("rtt", "rate", "loss", "jitter")
+KEYS = ("rtt", "rate", "loss", "jitter", "cc")
+_CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")  # a kernel congestion control's name (TCP_CA_NAME_MAX 16)
 _TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
 MAX_LOSS_DECIMALS = 4  # loss in percent: 0.0001% is one packet in a million
 _RATE = re.compile(r"(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)")
 _RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
 _TIME_FACTOR = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-_HELP = ("use e.g. rtt=20ms, rtt=0,20ms,80ms or rtt=50ms,rate=100mbit,loss=0.1%,jitter=2ms "
-         "(times in us/ms/s, rates in kbit/mbit/gbit)")
+_HELP = ("use e.g. rtt=20ms, rtt=0,20ms,80ms or rtt=50ms,rate=100mbit,loss=0.1%,jitter=2ms,cc=cubic "
+         "(times in us/ms/s, rates in kbit/mbit/gbit, cc a TCP congestion control such as bbr or cubic)")
 
 
 @dataclass(frozen=True, order=True)
@@ -41,6 +44,7 @@ class LinkSpec:
     rate_bits: float | None = None  # per direction, bits per second
     loss: float = 0.0  # probability a packet is dropped, each direction
     jitter_seconds: float = 0.0  # round-trip variation: each direction's delay varies by half of it
+    congestion: str | None = None  # the TCP congestion control of its sockets (None: the host's default)
 
     @classmethod
     def from_text(cls, text: str) -> LinkSpec:
@@ -67,6 +71,8 @@ class LinkSpec:
             parts.append(f"loss={f'{self.loss * 100:.{MAX_LOSS_DECIMALS}f}'.rstrip('0').rstrip('.')}%")
         if self.jitter_seconds:
             parts.append(f"jitter={_time_text(self.jitter_seconds)}")
+        if self.congestion:
+            parts.append(f"cc={self.congestion}")
         return ",".join(parts)
 
     @property
@@ -114,7 +120,11 @@ def _seconds(text: str, key: str) -> float:
     return round(value * 1e6) / 1e6
 
 
-def _value(key: str, text: str) -> float:
+def _value(key: str, text: str) -> float | str:
+    if key == "cc":
+        if _CONGESTION.fullmatch(text) is None:
+            raise UsageError(f"bad --link cc={text!r}: name a TCP congestion control, e.g. cc=cubic or cc=bbr")
+        return text
     if key in ("rtt", "jitter"):
         return _seconds(text, key)
     if key == "rate":
@@ -139,7 +149,7 @@ def _value(key: str, text: str) -> float:
 
 def parse_links(text: str) -> list[LinkSpec]:
     """Every link `--link TEXT` names, in the order given (duplicates once)."""
-    lists: dict[str, list[float]] = {}
+    lists: dict[str, list[float | str]] = {}
     key = None
     for word in (w.strip().lower() for w in text.split(",")):
         if not word:
@@ -157,10 +167,11 @@ def parse_links(text: str) -> list[LinkSpec]:
     if "rtt" not in lists:
         raise UsageError(f"bad --link {text!r}: say the round-trip time, e.g. rtt=20ms (rtt=0 for none)")
     combos = list(itertools.product(*(lists.get(k, [default]) for k, default in
-                                      (("rtt", 0.0), ("rate", None), ("loss", 0.0), ("jitter", 0.0)))))
+                                      (("rtt", 0.0), ("rate", None), ("loss", 0.0), ("jitter", 0.0), ("cc", None)))))
     if len(combos) > MAX_LINKS:
         raise UsageError(f"--link {text!r} names {len(combos)} links; at most {MAX_LINKS} per run")
-    links = [LinkSpec(rtt, rate or None, loss, jitter) for rtt, rate, loss, jitter in combos]  # type: ignore[arg-type]
+    links = [LinkSpec(rtt, rate or None, loss, jitter, cc)  # type: ignore[arg-type]
+             for rtt, rate, loss, jitter, cc in combos]
     for link in links:
         if link.jitter_seconds > link.rtt_seconds:
             raise UsageError(f"bad --link {link.label}: jitter larger than the round-trip time would mean "

@@ -35,6 +35,7 @@ from typing import Self
 
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, live_children, reap, spawn
+from sshbench.plumbing.tcpinfo import available_congestion, default_congestion
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns
@@ -68,6 +69,7 @@ class LinkPath:
     failure: str | None = None  # set by the watchdog when the wire ended on its own: the link is gone
     tcp: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # "client"/"server" -> their TCP limits
     tcp_tuned: bool | None = None
+    congestion: str | None = None  # the congestion control its sockets use: cc= or the namespaces' default
 
     @property
     def label(self) -> str:
@@ -87,12 +89,16 @@ class LinkPath:
 
     def proxy_command(self, port: int, expect_dir: str) -> str:
         """ssh's ProxyCommand for this link: fdpass, made in the client namespace, to the server side."""
+        congestion = f" {shlex.quote(self.spec.congestion)}" if self.spec.congestion else ""
         return (f"{shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} {self.server_address} {port} "
-                f"{shlex.quote(expect_dir)} {shlex.quote(self.client_ns)}")
+                f"{shlex.quote(expect_dir)} {shlex.quote(self.client_ns)}{congestion}")
 
     def sender(self) -> socket.socket:
-        """A TCP socket on the client side of this link (bound to its address, port chosen by the kernel)."""
+        """A TCP socket on the client side of this link (bound to its address, port chosen by the kernel), with
+        the link's congestion control."""
         sock = netns.tcp_socket_in(self.client_ns)
+        if self.spec.congestion:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self.spec.congestion.encode("ascii"))
         sock.bind((self.client_address, 0))
         return sock
 
@@ -112,7 +118,7 @@ class LinkPath:
                          client_address=self.client_address, server_address=self.server_address,
                          connect_seconds=list(self.connect_seconds), emulator_cpu_seconds=cpu,
                          client_tcp=self.tcp.get("client", {}), server_tcp=self.tcp.get("server", {}),
-                         tcp_tuned=self.tcp_tuned)
+                         tcp_tuned=self.tcp_tuned, congestion=self.congestion)
 
 
 class EmulatedLinks:
@@ -133,9 +139,12 @@ class EmulatedLinks:
         try:
             client, server = self._stack.enter_context(netns.namespace_pair())
             tcp = {"client": netns.tcp_buffers(client, self.tuned), "server": netns.tcp_buffers(server, self.tuned)}
+            default = netns.in_netns(client, default_congestion)
             for index, spec in enumerate(self.specs):
+                check_congestion(spec.congestion)
                 self._build(index, spec, client, server)
                 self.paths[spec.label].tcp, self.paths[spec.label].tcp_tuned = tcp, self.tuned
+                self.paths[spec.label].congestion = spec.congestion or default
             for path in self.paths.values():
                 path.connect_seconds = measure_rtt(path)
         except BaseException:
@@ -177,7 +186,8 @@ class EmulatedLinks:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("0.0.0.0", 0))  # every link's server address, and nothing else: the namespace has no other
         listener.listen(16)
-        server.listen_also(listener, frozenset(p.client_address for p in self.paths.values()))
+        server.listen_also(listener, frozenset(p.client_address for p in self.paths.values()),
+                           {p.client_address: p.spec.congestion for p in self.paths.values() if p.spec.congestion})
         return int(listener.getsockname()[1])
 
     def close(self) -> None:
@@ -202,6 +212,21 @@ class EmulatedLinks:
             netns.ip("-n", ns, "link", "set", device, "mtu", str(path.mtu), "up")
         if not spec.plain:
             _start_wire(path, self.seed + index)
+
+
+def check_congestion(name: str | None) -> None:
+    """A LinkError naming the ones this kernel has, where congestion control `name` cannot be set on a socket
+    (the kernel loads tcp_NAME on first use, as root)."""
+    if name is None:
+        return
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, name.encode("ascii"))
+    except OSError:
+        raise LinkError(f"--link cc={name}: this kernel has no TCP congestion control {name!r}; it has "
+                        f"{available_congestion() or 'none listed'} (load another with modprobe tcp_NAME)") from None
+    finally:
+        probe.close()
 
 
 def _start_wire(path: LinkPath, seed: int) -> None:

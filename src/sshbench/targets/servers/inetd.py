@@ -64,6 +64,7 @@ class Inetd:
         self._argv: list[str] = []
         self._threads: list[threading.Thread] = []
         self._extra: list[socket.socket] = []  # listeners inside sshbench's link namespaces (add_listener)
+        self._congestion: dict[str, str] = {}  # peer address -> the congestion control its connections use
         self._lock = threading.Condition()
         self._live: dict[int, int] = {}  # pid -> peer port
         self._done: dict[int, ServerProcess] = {}
@@ -83,10 +84,13 @@ class Inetd:
         self._argv = list(argv)
         self._accept_from(self._listener, frozenset({LOOPBACK}))
 
-    def add_listener(self, listener: socket.socket, peers: frozenset[str]) -> None:
+    def add_listener(self, listener: socket.socket, peers: frozenset[str],
+                     congestion: Mapping[str, str] | None = None) -> None:
         """Also serve a listening socket made elsewhere (in an emulated link's server namespace,
-        targets/link), for announced connections from `peers` only; closed by stop()."""
+        targets/link), for announced connections from `peers` only; closed by stop(). A connection from a
+        peer address in `congestion` uses that TCP congestion control (set before its server gets it)."""
         self._extra.append(listener)
+        self._congestion.update(congestion or {})
         self._accept_from(listener, peers)
 
     def _accept_from(self, listener: socket.socket, peers: frozenset[str]) -> None:
@@ -147,6 +151,8 @@ class Inetd:
             try:
                 host, port = peer[0], peer[1]
                 if self._expected(host, port, peers):
+                    if host in self._congestion:  # the sender of a download: the link's cc=
+                        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self._congestion[host].encode())
                     self._spawn(conn, port)
                 else:
                     self.strangers += 1
@@ -196,6 +202,11 @@ class Inetd:
                     return None
                 self._lock.wait(remaining)
             return self._done.pop(peer_port)
+
+    def server_pid(self, peer_port: int) -> int | None:
+        """The live server process of the connection from `peer_port` (None once it has ended)."""
+        with self._lock:
+            return self._pid_of_port.get(peer_port)
 
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         """CPU used until now by the live server of this connection (None if it is gone or /proc can't say)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Self
 
@@ -76,10 +77,12 @@ class InetdServer:
         assert self.inetd is not None, "start() first"
         return self.inetd.expect_dir
 
-    def listen_also(self, listener: socket.socket, peers: frozenset[str]) -> None:
-        """Serve a listening socket in an emulated link's namespace too, for our connections from `peers`."""
+    def listen_also(self, listener: socket.socket, peers: frozenset[str],
+                    congestion: Mapping[str, str] | None = None) -> None:
+        """Serve a listening socket in an emulated link's namespace too, for our connections from `peers`;
+        `congestion`: the TCP congestion control of the connections from each peer address (a link's cc=)."""
         assert self.inetd is not None, "start() first"
-        self.inetd.add_listener(listener, peers)
+        self.inetd.add_listener(listener, peers, congestion)
 
     def connect(self, timeout: float = 10.0) -> socket.socket:
         """A TCP connection of our own to the server (e.g. to read its KEXINIT)."""
@@ -94,6 +97,10 @@ class InetdServer:
     def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
         """The reaped server of the connection from `peer_port`; waits for it to exit."""
         return self.inetd.server_process(peer_port, timeout) if self.inetd else None
+
+    def server_pid(self, peer_port: int) -> int | None:
+        """The live server process of the connection from `peer_port` (None once it has ended)."""
+        return self.inetd.server_pid(peer_port) if self.inetd else None
 
     def server_cpu_so_far(self, peer_port: int) -> float | None:
         """CPU used until now by the live server of this connection (None if it is gone or /proc can't say)."""

@@ -1,0 +1,110 @@
+"""Checks every pipe sample must pass before it counts: a steady window, long enough, within the link's capacity.
+
+A figure above what the link can carry is not a fast transfer but a
+mistimed one (writer-side marks over buffers that were still filling gave
+lz4 9.03 MB/s through a link whose ceiling, raw TCP x its ratio, was 8.86);
+a steady window of a few round trips is TCP's ramp or one burst, not its
+pace (0.16-0.7 s windows at rtt=20ms gave zstd 40.0 MB/s against a ceiling
+of 38). Such a sample is kept in the results with the reason
+(Sample.unusable) and counted nowhere; its case is re-sized larger so the
+next one has the window it lacked (measure/loop.py).
+
+The capacity is the link's own where it was given a rate (TCP payload per
+second: the rate less IP and TCP headers at the link's MTU), else the best
+raw TCP sample through the same path, times the streams (each stream is a
+connection of its own). Bytes on the wire are what this is checked against:
+the payload rate times the wire bytes per payload byte the sample itself
+counted (ssh -v), so compression gets its ratio's due and no more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
+
+MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
+TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
+RATE_TOLERANCE = 0.03  # a link with a rate has an exact capacity: only timing granularity is forgiven
+MEASURED_TOLERANCE = 0.15  # raw TCP's best sample is itself measured, on a shared machine
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """What a path can carry: TCP payload bytes per second per connection, and how that was known."""
+
+    bytes_per_second: float
+    per_connection: bool  # raw TCP of one connection (scaled by a case's streams), not the link's line rate
+    tolerance: float
+    source: str  # for the reason: "the link's rate=50mbit", "raw TCP's best sample"
+
+
+def link_capacity(rate_bits: float, mtu: int) -> Capacity:
+    """The TCP payload a link of this line rate and MTU carries per second (both directions alike)."""
+    payload_share = max(0.0, (mtu - TCP_HEADER_BYTES) / mtu) if mtu > TCP_HEADER_BYTES else 1.0
+    return Capacity(rate_bits / 8 * payload_share, False, RATE_TOLERANCE, "the link's line rate")
+
+
+def measured_capacity(best_raw_tcp: float) -> Capacity:
+    return Capacity(best_raw_tcp, True, MEASURED_TOLERANCE, "raw TCP's best sample through the same path")
+
+
+def checked(case: Case) -> bool:
+    """The cases these checks apply to: pipe transfers of the cipher and MAC sweeps (not the references)."""
+    return case.moves_data and case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC)
+
+
+def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None) -> str | None:
+    """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
+    loopback); `capacity`: what the path carries (None: not known, not checked)."""
+    if not sample.ok or not checked(case) or sample.timing is None:
+        return None
+    if not sample.steady_seconds or not sample.steady_bytes:
+        return ("no steady window: its streams hardly overlapped or were too small for one; re-sized and measured "
+                "again")
+    if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
+        return (f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_RTTS} round trips of "
+                f"{rtt * 1000:.0f} ms; re-sized and measured again")
+    rate = sample.steady_bytes / sample.steady_seconds
+    wire = sample.wire_bytes_sent if case.direction.value == "upload" else sample.wire_bytes_received
+    per_payload = wire / sample.bytes_received if wire and sample.bytes_received else 1.0
+    if capacity is None:
+        return None
+    limit = capacity.bytes_per_second * (case.streams if capacity.per_connection else 1)
+    if rate * per_payload > limit * (1 + capacity.tolerance):
+        return (f"{rate / 1e6:,.2f} MB/s of payload is {rate * per_payload / 1e6:,.2f} MB/s on the wire, above the "
+                f"{limit / 1e6:,.2f} MB/s the path carries ({capacity.source}): mistimed, not counted")
+    return None
+
+
+def path_of(report: Report, case: Case) -> tuple[float | None, Capacity | None]:
+    """The round trip and the capacity of the path `case` crosses, from the run so far: an emulated link's given
+    rate (its MTU from the run's facts), else the best counted raw TCP sample of that path, else a real host's
+    iperf3 figure; (None, None) where nothing is known yet."""
+    spec = report.options.link_named(case.link) if case.link else None
+    remote = report.environment.server.remote
+    rtt = spec.rtt_seconds if spec is not None else remote.round_trip_seconds if remote is not None else None
+    if spec is not None and spec.rate_bits:
+        facts = next((f for f in report.environment.links if f.label == case.link), None)
+        return rtt, link_capacity(spec.rate_bits, facts.mtu if facts is not None and facts.mtu else 1500)
+    best = [s.throughput_bytes_per_second for r in report.cases if r.case.kind is CaseKind.CONTROL
+            and r.case.link == case.link for s in report.samples_of(r.case.id)
+            if s.ok and not s.warmup and s.throughput_bytes_per_second]
+    if best:
+        return rtt, measured_capacity(max(b for b in best if b is not None))
+    iperf = report.environment.server.iperf
+    found = iperf.rate(case.direction.value) if iperf is not None and remote is not None else None
+    return rtt, measured_capacity(found) if found else None
+
+
+def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) -> None:
+    """A sample that fails these checks is kept but not counted (Sample.unusable), and its case, where sized
+    automatically, twice as large from then on (at most `largest`), so the next one has what this one lacked."""
+    if sample.warmup:
+        return
+    why = unusable(sample, record.case, *path_of(report, record.case))
+    if why is None:
+        return
+    sample.unusable = why
+    if record.size_source in ("auto", "warmup"):
+        record.size_bytes = min(largest, record.size_bytes * 2)
