@@ -31,8 +31,9 @@ def _run(window: steady.SteadyWindow, clock: _Clock, rates: list[float], starts:
          size: int = 64 * MiB) -> None:
     """Each stream moves `size` in 1 MiB chunks at its rate from its start, in time order."""
     ticks = [window.marks(i) for i in range(len(rates))]
-    events = sorted((start + i * MiB / rate, index) for index, (rate, start) in enumerate(zip(rates, starts))
-                    for i in range(1, size // MiB + 1))
+    paced = enumerate(zip(rates, starts, strict=True))
+    chunks = range(1, size // MiB + 1)
+    events = sorted((start + i * MiB / rate, index) for index, (rate, start) in paced for i in chunks)
     for when, index in events:
         clock.now = when
         ticks[index](MiB)

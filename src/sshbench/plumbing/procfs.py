@@ -31,31 +31,31 @@ def _reaped_children_seconds(pid: int) -> float:
     return (int(fields[13]) + int(fields[14])) / _TICK  # cutime, cstime
 
 
+def _threads_seconds(pid: int) -> float | None:
+    """Run time of every thread of `pid` (None: it is gone, or /proc has no schedstat)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    total = 0.0
+    for tid in tids:
+        sched = _read(f"/proc/{pid}/task/{tid}/schedstat")
+        if sched is None:
+            return None
+        total += int(sched.split()[0]) / 1e9
+    return total
+
+
 def tree_cpu_seconds(pid: int) -> float | None:
     """Run time of `pid`, its live descendants and what they reaped; None where /proc has no schedstat."""
     total = 0.0
-    pending, seen = [pid], set()
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            tids = os.listdir(f"/proc/{current}/task")
-        except OSError:
+    for current in descendants(pid):
+        seconds = _threads_seconds(current)
+        if seconds is None:
             if current == pid:
                 return None
             continue
-        for tid in tids:
-            sched = _read(f"/proc/{current}/task/{tid}/schedstat")
-            if sched is None:
-                if current == pid:
-                    return None
-                continue
-            total += int(sched.split()[0]) / 1e9
-            children = _read(f"/proc/{current}/task/{tid}/children") or ""
-            pending += [int(c) for c in children.split()]
-        total += _reaped_children_seconds(current)
+        total += seconds + _reaped_children_seconds(current)
     return total
 
 
