@@ -1,160 +1,257 @@
-"""Streams and compression two ways, side by side in one run: sshbench's figure and the hand pipelines.
+"""The link answer's figures two ways, round by round: a real sshbench run and hand pipelines from one shell.
 
-    streams:      N of `head -c SIZE/N /dev/zero | ssh HOST 'cat >/dev/null'` started together
-    compression:  zstd -3 -T1 -c < DATA | ssh HOST 'zstd -d | wc -c'   (or lz4, gzip)
-                  ssh -C HOST 'wc -c' < DATA                            (SSH's own zlib)
-                  ssh HOST 'wc -c' < DATA                               (none)
+Each round runs `sshbench` itself (the command line, its own sizing, steady windows and checks, `--placement
+split`) and reads each stream count's and compressor's figure from its results file (the median of its counted
+samples: what the report shows), then times the same transfers by hand through the same kind of link to an
+embedded sshd of the bench's own, every stream started from ONE shell, as a user's `xargs -P` runs them:
 
-Both cross the same emulated link to the same embedded server, interleaved
-round by round in a shuffled order. The hand pipelines are timed as a shell
-times them, whole; to take out what every connection pays once (start-up,
-key exchange, login: several round trips), each is run with SIZE and with
-SIZE/4 and the rate is the difference of bytes over the difference of
-times. sshbench times its own steady state. The ratio sshbench / hand is
-what this bench prints; within 10% is agreement.
+    sh -c '(head -c S/N /dev/zero | ssh HOST "cat >/dev/null") & ... N times; wait'        (streams)
+    sh -c 'cat DATA... | head -c S | zstd -3 --single-thread -c | ssh HOST "zstd -d -c | cat >/dev/null"'
+    sh -c 'cat DATA... | head -c S | ssh -C HOST "cat >/dev/null"'                          (SSH's zlib)
 
-Needs root (the link). Usage:
-    python bench/remedies_vs_hand.py --link rtt=80ms --streams 4
-    python bench/remedies_vs_hand.py --link rtt=2ms,rate=20mbit --compression ssh,zstd --data text
+The hand side is timed as a shell times it, at two sizes (S and S/4), and the rate is the difference of bytes
+over the difference of times: logins, process start and TCP's ramp cancel, the tail (a stream that finishes
+late) stays, as it does for a user. The hand's client processes are pinned to the client half of the CPUs and
+its server forks onto the other half, as sshbench's split placement does. `--hog` runs one busy process per
+CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
+
+Prints, per stream count and compressor, both medians over the rounds with their ranges, sshbench / hand
+(agreement: within 5%), each one's ratio to the first variant, and for every sshbench round how it ended:
+its stop reason, the seconds of its budget it used, and the headline's pick against its rivals.
+
+Needs root for a link. Usage:
+    python bench/remedies_vs_hand.py --link rtt=40ms,loss=1% --streams 1,4,8
+    python bench/remedies_vs_hand.py --link rtt=150ms --streams 1,4,16
+    python bench/remedies_vs_hand.py --streams 1,2,4                               (loopback)
+    python bench/remedies_vs_hand.py --streams 1,4 --compression off,ssh --data text --hog   (CPU-bound)
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import platform
 import random
 import shlex
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
+from sshbench.analysis.contest import rivals
+from sshbench.analysis.remedies import path_answers
 from sshbench.compressors import choice, parse_compression
 from sshbench.measure.datapath import make_payload
-from sshbench.measure.pipe import SampleSettings, run_sample
+from sshbench.measure.sysinfo import load_average
+from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
-from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.results.model import Case, CaseKind, Direction, Report
+from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
-from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
-from sshbench.targets.link.emulated import EmulatedLinks, LinkPath
+from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.linkspec import parse_label
-from sshbench.vocabulary.units import parse_size
+from sshbench.vocabulary.units import MiB
 
-CIPHER = "aes128-gcm@openssh.com"
-
-
-def _ssh(server: EmbeddedOpenSSH, path: LinkPath, port: int, extra: str = "") -> str:
-    proxy = path.proxy_command(port, server.expect_dir)
-    return (f"{server.client.path} -F {server.client_config} -o {shlex.quote('ProxyCommand=' + proxy)} {extra} "
-            f"-c {CIPHER} {HOST_ALIAS}")
+Variant = tuple[int, str]  # (streams, compression)
 
 
-def _timed(commands: list[str]) -> float:
-    """Wall seconds for shell pipelines started together, until the last ends."""
-    start = time.perf_counter()
-    procs = [subprocess.Popen(["sh", "-c", c], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True) for c in commands]
-    for proc in procs:
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            raise SystemExit(f"a hand pipeline failed ({err.strip()[-300:]}): {proc.args!r}")
-    return time.perf_counter() - start
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
 
 
-def hand_streams(ssh: str, size: int, streams: int) -> list[str]:
-    return [f"head -c {size // streams} /dev/zero | {ssh} 'cat >/dev/null'" for _ in range(streams)]
+@contextlib.contextmanager
+def hogs(on: bool) -> Iterator[None]:
+    """One busy process per CPU, each a session (and so a scheduling group) of its own, while the block runs."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+             for _ in range(os.cpu_count() or 1)] if on else []
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
-def hand_compressed(ssh: str, ssh_c: str, data: str, size: int, text: str) -> list[str]:
-    """One pipeline moving `size` bytes of the payload file (read round and round) with compression `text`."""
-    source = f"while :; do cat {shlex.quote(data)} || exit; done | head -c {size}"
-    compression = choice(text)
-    if compression.is_ssh:
-        return [f"{source} | {ssh_c} 'wc -c >/dev/null'"]
-    if compression.is_off:
-        return [f"{source} | {ssh} 'wc -c >/dev/null'"]
-    assert compression.level is not None
-    pack = shlex.join(compression.compressor.compress(compression.level))
-    unpack = shlex.join(compression.compressor.decompress())
-    return [f"{source} | {pack} | {ssh} {shlex.quote(unpack + ' | wc -c >/dev/null')}"]
+class Hand:
+    """Hand pipelines from one shell to an embedded sshd of the bench's own, across the same kind of link."""
+
+    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str, data: str, tmp: str) -> None:
+        split = placement.split(placement.allowed())
+        if split is not None:
+            stack.enter_context(placement.client_side(split))  # what we start runs on the client half
+        self.server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
+        if split is not None:
+            self.server.place(split.server)
+        proxy = ""
+        if link:
+            links = stack.enter_context(EmulatedLinks([parse_label(link)]))
+            port = links.serve(self.server)
+            proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
+                                                                                          self.server.expect_dir))
+        self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy} -c {cipher}"
+        payload = make_payload(data, tmp, 1)
+        self.data = payload.path
+
+    def _source(self, size: int) -> str:
+        if self.data is None:
+            return f"head -c {size} /dev/zero"
+        return f"while :; do cat {shlex.quote(self.data)} || exit; done | head -c {size}"
+
+    def pipeline(self, variant: Variant, share: int) -> str:
+        streams, text = variant
+        del streams
+        compression = choice(text)
+        if compression.external and compression.level is not None:
+            pack = shlex.join(compression.compressor.compress(compression.level))
+            unpack = shlex.join(compression.compressor.decompress())
+            return (f"{self._source(share)} | {pack} | {self.ssh} {HOST_ALIAS} "
+                    f"{shlex.quote(unpack + ' | cat >/dev/null')}")
+        options = "-o Compression=yes " if compression.is_ssh else ""
+        return f"{self._source(share)} | {self.ssh} {options}{HOST_ALIAS} 'cat >/dev/null'"
+
+    def timed(self, variant: Variant, size: int) -> float:
+        """Wall seconds of one shell that starts the variant's streams together and waits for the last."""
+        streams = variant[0]
+        jobs = " ".join(f"( {self.pipeline(variant, size // streams)} ) & pids=\"$pids $!\";" for _ in range(streams))
+        script = f"pids=; {jobs} fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail"
+        start = time.perf_counter()
+        done = subprocess.run(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, check=False)
+        took = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
+        return took
+
+    def rate(self, variant: Variant, size: int) -> float:
+        """Bytes/s from a run of `size` and one of size/4: each connection's fixed costs cancel."""
+        small = size // 4
+        t_small, t_big = self.timed(variant, small), self.timed(variant, size)
+        return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
+
+    def size_for(self, variant: Variant, seconds: float) -> int:
+        """A size whose transfer lasts about `seconds`, from a probe of 64 MiB per stream."""
+        probe = 64 * MiB * variant[0]
+        rate = probe / self.timed(variant, probe)
+        return max(4 * 16 * MiB * variant[0], int(rate * seconds) // MiB * MiB)
 
 
-def differential(run: Callable[[int], float], size: int) -> float:
-    """Bytes/s from a run of `size` and one of size/4: the fixed cost of each connection cancels."""
-    small = size // 4
-    t_small, t_big = run(small), run(size)
-    return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
+def case_id(cipher: str, link: str, variant: Variant) -> str:
+    return Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=cipher, link=link, streams=variant[0],
+                compression=variant[1]).id
+
+
+def ours(report: Report, cipher: str, link: str, variants: list[Variant]) -> dict[Variant, float]:
+    """Each variant's figure in one sshbench run: the median of its counted samples, as the report shows it."""
+    out = {}
+    for summary in report.summaries:
+        for variant in variants:
+            if summary.case_id == case_id(cipher, link, variant) and summary.throughput_bytes_per_second:
+                out[variant] = summary.throughput_bytes_per_second.median
+    return out
+
+
+def how_it_ended(report: Report, budget: float) -> str:
+    """The run's stop reason, its budget use, and the headline's pick against its rivals."""
+    used = report.time_use.wall_seconds if report.time_use else float("nan")
+    said = [f"{report.stop_reason or 'its schedule finished'}, {used:.0f} s of {budget:.0f}"]
+    answers = path_answers(report)
+    against = rivals(report, answers)
+    for answer in answers:
+        best = answer.best
+        if best is None:
+            said.append("no change faster than the plain transfer")
+            continue
+        verdicts = ", ".join(f"{r.change} {r.relation.value} {r.ratio:.2f}x" for r in against.get(best.case.id, ()))
+        said.append(f"pick {best.change} ({best.ratio:.2f}x plain){'; ' + verdicts if verdicts else ''}")
+    return "; ".join(said)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _fmt(values: list[float]) -> str:
+    return (f"{statistics.median(values) / 1e6:8.2f} MB/s ({min(values) / 1e6:.2f}-{max(values) / 1e6:.2f})"
+            if values else "       - (none)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--link", default="rtt=80ms")
-    parser.add_argument("--streams", type=int, default=0, help="compare N streams (and 1)")
-    parser.add_argument("--compression", default="", help="compare these (and off), e.g. ssh,zstd")
-    parser.add_argument("--data", default="text", choices=("zero", "random", "text", "mixed"))
-    parser.add_argument("--size", default="256MiB")
+    parser.add_argument("--link", default="", help="an emulated link (root); loopback without")
+    parser.add_argument("--streams", default="1", help="stream counts, e.g. 1,4,16")
+    parser.add_argument("--compression", default="off", help="compressors, e.g. off,ssh,zstd")
+    parser.add_argument("--data", default="zero", choices=("zero", "random", "text", "mixed"))
+    parser.add_argument("--cipher", default="aes128-gcm@openssh.com")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=180.0, help="seconds of each sshbench run")
+    parser.add_argument("--seconds", type=float, default=8.0, help="how long each hand transfer lasts")
+    parser.add_argument("--hog", action="store_true", help="a busy process per CPU beside both sides")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    netns.check_can_emulate()
-    size, spec, rng = parse_size(args.size), parse_label(args.link), random.Random(args.seed)
-    variants: list[tuple[int, str]] = []
-    if args.streams:
-        variants += [(1, "off"), (args.streams, "off")]
-    if args.compression:
-        variants += [(1, "off")] + [(1, c) for c in parse_compression(args.compression) if c != "off"]
-    variants = list(dict.fromkeys(variants))
-    if not variants:
-        raise SystemExit("give --streams N or --compression LIST")
-    ours: dict[tuple[int, str], list[float]] = {v: [] for v in variants}
-    hand: dict[tuple[int, str], list[float]] = {v: [] for v in variants}
-    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-remedies-") as tmp:
-        server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
-        links = stack.enter_context(EmulatedLinks([spec]))
-        port = links.serve(server)
-        path = links.paths[spec.label]
-        target = EmbeddedTarget(server, links.paths, port)
-        payload = make_payload(args.data if args.compression else "zero", tmp, args.seed)
-        data = payload.path or str(Path(tmp) / "zero")
-        if payload.path is None:
-            Path(data).write_bytes(bytes(1 << 20))
-        ssh, ssh_c = _ssh(server, path, port), _ssh(server, path, port, "-o Compression=yes")
-        for rnd in range(args.rounds + 1):  # round 0 warms up and is not counted
-            jobs = [(v, who) for v in variants for who in ("sshbench", "hand")]
-            rng.shuffle(jobs)
-            for (streams, text), who in jobs:
-                case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=CIPHER, link=spec.label, streams=streams,
-                            compression=text)
-                if who == "sshbench":
-                    sample = run_sample(target, case, size, rnd, 900, SampleSettings(payload))
-                    if not sample.ok or sample.throughput_bytes_per_second is None:
-                        raise SystemExit(f"sshbench sample failed: {sample.error}")
-                    rate = sample.throughput_bytes_per_second
-                else:
-                    def run(n: int, streams: int = streams, text: str = text) -> float:
-                        commands = hand_streams(ssh, n, streams) if text == "off" and args.streams else \
-                            hand_compressed(ssh, ssh_c, data, n, text)
-                        return _timed(commands)
-                    rate = differential(run, size)
-                if rnd:
-                    (ours if who == "sshbench" else hand)[(streams, text)].append(rate)
-        rtt = statistics.median(path.connect_seconds)
-    print(f"link {spec.label} as measured: RTT {rtt * 1000:.2f} ms; {CIPHER}, upload of {size:,} bytes of "
-          f"{args.data if args.compression else 'zero'} data, {args.rounds} rounds interleaved (seed {args.seed})")
-    base = (1, "off")
+    if args.link:
+        netns.check_can_emulate()
+    link = parse_label(args.link).label if args.link else ""
+    variants: list[Variant] = [(int(n), c) for c in parse_compression(args.compression)
+                               for n in args.streams.split(",")]
+    rng = random.Random(args.seed)
+    mine: dict[Variant, list[float]] = {v: [] for v in variants}
+    hand: dict[Variant, list[float]] = {v: [] for v in variants}
+    ended: list[str] = []
+    load = [load_average()]
+    command = ["--ciphers", args.cipher, "--directions", "upload", "--macs", "none", "--kex", "none",
+               "--hostkeys", "none", "--placement", "split", "--streams", args.streams, "--compression",
+               args.compression, "--data", args.data, "--time-budget", f"{args.budget:.0f}s"]
+    if link:
+        command += ["--link", link, "--echo", "0"]
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-remedies-") as tmp, \
+            hogs(args.hog):
+        bench = Hand(stack, link, args.cipher, args.data, tmp)
+        sizes = {v: bench.size_for(v, args.seconds) for v in variants}
+        for rnd in range(args.rounds):
+            out = Path(tmp) / f"round-{rnd}.json"
+            subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
+                           stdout=subprocess.DEVNULL)
+            report = read_results(str(out))[0]
+            for variant, rate in ours(report, args.cipher, link, variants).items():
+                mine[variant].append(rate)
+            ended.append(how_it_ended(report, args.budget))
+            order = list(variants)
+            rng.shuffle(order)
+            for variant in order:
+                hand[variant].append(bench.rate(variant, sizes[variant]))
+            load.append(load_average())
+    _print(args, link, variants, sizes, mine, hand, ended, load)
+
+
+def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: dict[Variant, int],
+           mine: dict[Variant, list[float]], hand: dict[Variant, list[float]], ended: list[str],
+           load: list[list[float] | None]) -> None:
+    loads = ", ".join(f"{a[0]:.2f}" for a in load if a)
+    hog = "; a busy process per CPU beside it" if args.hog else ""
+    print(f"{_cpu_model()}, {os.cpu_count()} CPUs; load (1 min) {loads}{hog}")
+    print(f"{link or 'loopback'}: {args.cipher}, upload of {args.data} data, {args.rounds} rounds; sshbench "
+          f"--time-budget {args.budget:.0f}s each, hand at two sizes per variant from one shell")
+    base = variants[0]
     for variant in variants:
-        mine, theirs = statistics.median(ours[variant]), statistics.median(hand[variant])
         label = f"{variant[0]} stream{'s' if variant[0] > 1 else ''}, {choice(variant[1]).label}"
-        gain = "" if variant == base else (f"; x plain: sshbench {mine / statistics.median(ours[base]):.2f}, "
-                                           f"hand {theirs / statistics.median(hand[base]):.2f}")
-        print(f"  {label:32s} sshbench {mine / 1e6:8.2f} MB/s (range {min(ours[variant]) / 1e6:.2f}-"
-              f"{max(ours[variant]) / 1e6:.2f})  hand {theirs / 1e6:8.2f} MB/s (range {min(hand[variant]) / 1e6:.2f}-"
-              f"{max(hand[variant]) / 1e6:.2f})  sshbench / hand = {mine / theirs:.2f}{gain}")
+        a, b = median(mine[variant]), median(hand[variant])
+        gain = "" if variant == base else \
+            f"; x first: sshbench {a / median(mine[base]):.2f}, hand {b / median(hand[base]):.2f}"
+        print(f"  {label:28s} sshbench {_fmt(mine[variant])}  hand {_fmt(hand[variant])} [{sizes[variant] // MiB} MiB]"
+              f"  sshbench / hand = {a / b:.3f}{gain}")
+    for index, text in enumerate(ended):
+        print(f"  sshbench round {index + 1}: {text}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from sshbench.options import (
     parse_duration,
     parse_fraction,
 )
-from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
+from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET, STEADY_AFTER, steady_mark
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.buildspec import parse_builds
@@ -165,8 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
     link = run.add_argument_group("emulated link (root: the embedded server behind a link in sshbench's own "
                                   "network namespaces, see docs/links.md)")
-    link.add_argument("--link", action="append", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]; a list "
-                      "sweeps, e.g. rtt=0,20ms,80ms: every case crosses each link, interleaved (the MAC, key "
+    link.add_argument("--link", action="append", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]"
+                      "[,cc=cubic] (cc: the TCP congestion control of the link's connections); a list sweeps, "
+                      "e.g. rtt=0,20ms,80ms: every case crosses each link, interleaved (the MAC, key "
                       "exchange and host key sweeps are off unless named: the link does not change their CPU "
                       "cost); repeat it for links that differ in more than one value (--link rtt=20ms "
                       "--link rtt=80ms,rate=100mbit)")
@@ -290,7 +291,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         link_tcp=args.link_tcp or D.link_tcp,
         none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,
         echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
-        size_bytes=parse_size(args.size) if args.size else None,
+        size_bytes=_size(args.size, _streams(args.streams)) if args.size else None,
         sample_seconds=D.sample_seconds if args.sample_seconds is None else args.sample_seconds,
         adapt_length=args.sample_seconds is None and not args.size,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
@@ -307,6 +308,20 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         knobs=tuple((knob.key, _size_list(given, knob.option) if knob.sizes else _count_list(given, knob.option))
                     for _, knob in knobs() if (given := getattr(args, knob.key))),
     )
+
+
+def _size(text: str, streams: tuple[int, ...]) -> int:
+    """--size, where it gives every stream count the same timing: a steady window for each (every stream's share
+    has one, measure/steady.py), or for none (all timed whole). A mix would rank steady samples against whole
+    ones, logins and TCP's ramp included (the 4 streams "0.49x" that were 0.65x by hand)."""
+    size = parse_size(text)
+    steady = {n: steady_mark(size // n) is not None for n in streams}
+    if len(set(steady.values())) > 1:
+        need = max(streams) * 2 * STEADY_AFTER
+        raise UsageError(f"--size {text} gives some of --streams {','.join(map(str, streams))} a steady state and "
+                         f"not others (each stream needs {2 * STEADY_AFTER // (1 << 20)} MiB): give --size "
+                         f"{need // (1 << 20)}MiB or more, or leave --size out")
+    return size
 
 
 def _streams(text: str | None) -> tuple[int, ...]:

@@ -1,5 +1,8 @@
 """Checks every pipe sample must pass before it counts: a steady window, long enough, within the link's capacity.
 
+Long enough means most of the transfer's bytes (a window of a late stream's tail says little) and many round
+trips of its path.
+
 A figure above what the link can carry is not a fast transfer but a
 mistimed one (writer-side marks over buffers that were still filling gave
 lz4 9.03 MB/s through a link whose ceiling, raw TCP x its ratio, was 8.86);
@@ -21,11 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sshbench.plan.budget import steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
+# ... and holds at least this share of the transfer's bytes: a stream that started late leaves a window of the
+# others' last few MiB and its own tail (4 loopback streams of 19.5 MiB: windows of 0.04 s, 16% of the bytes)
+MIN_WINDOW_SHARE = 0.5
 TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
-RATE_TOLERANCE = 0.03  # a link with a rate has an exact capacity: only timing granularity is forgiven
+RATE_TOLERANCE = 0.01  # a link with a rate has an exact capacity: only timing granularity is forgiven
 MEASURED_TOLERANCE = 0.15  # raw TCP's best sample is itself measured, on a shared machine
 
 
@@ -60,8 +67,13 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
+        if steady_mark(sample.size_bytes // case.streams) is None:
+            return None  # a --size too small for any stream count to have one: every case is timed whole alike
         return ("no steady window: its streams hardly overlapped or were too small for one; re-sized and measured "
                 "again")
+    if sample.bytes_received and sample.steady_bytes < MIN_WINDOW_SHARE * sample.bytes_received:
+        return (f"steady window of {sample.steady_bytes / sample.bytes_received:.0%} of the bytes: its streams started "
+                f"too far apart for the window they shared; re-sized and measured again")
     if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
         return (f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_RTTS} round trips of "
                 f"{rtt * 1000:.0f} ms; re-sized and measured again")

@@ -1,0 +1,155 @@
+"""The parts of the link answer that need no server: TCP_INFO read back from a recorded real socket, the checks a
+sample must pass before it counts, the loss limiter, --link cc=, the commands that apply a change, and where
+compression pays."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from sshbench.analysis.howto import howto
+from sshbench.analysis.links import LOSS_SHARE, Bound
+from sshbench.analysis.remedies import BreakEven
+from sshbench.measure import physics
+from sshbench.plumbing.tcpinfo import TcpInfo, parse_tcp_info, read_socket, tcp_info_of
+from sshbench.results.model import Case, CaseKind, Direction, Sample, Stat
+from sshbench.results.tcpfacts import Basis, TcpFacts
+from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.linkspec import parse_label, parse_links
+from sshbench.vocabulary.units import MiB
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+GCM = "aes128-gcm@openssh.com"
+
+
+def test_tcp_info_is_read_as_ss_prints_it_for_the_same_socket() -> None:
+    """Recorded on kernel 6.18: getsockopt(TCP_INFO) of a loopback sender after 200 MiB, and `ss -ti` of it."""
+    recorded = json.loads((DATA / "tcpinfo-loopback-6.18.json").read_text())
+    info = parse_tcp_info(base64.b64decode(recorded["tcp_info_base64"]), recorded["congestion"])
+    assert info is not None
+    fields = dict(word.split(":", 1) for word in recorded["ss_ti"].split() if ":" in word and "(" not in word
+                  and word.count(":") == 1)
+    assert info.congestion == "bbr" and recorded["ss_ti"].split()[5] == "bbr"
+    assert info.mss == int(fields["mss"]) and info.cwnd == int(fields["cwnd"])
+    assert info.bytes_sent == int(fields["bytes_sent"]) and info.bytes_acked == int(fields["bytes_acked"])
+    assert info.data_segs_out == int(fields["data_segs_out"])
+    assert info.rtt == pytest.approx(float(fields["rtt"].split("/")[0]) / 1000)
+    assert info.min_rtt == pytest.approx(float(fields["minrtt"]) / 1000)
+    assert info.busy == pytest.approx(float(fields["busy"].removesuffix("ms")) / 1000)
+    assert info.total_retrans == 0 and "retrans" not in fields
+    assert parse_tcp_info(b"\0" * 100, "bbr") is None, "a kernel before 4.10: too short"
+
+
+def test_a_live_socket_is_read_in_this_process_and_through_another_s_descriptor() -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    try:
+        client.sendall(b"x" * 100_000)
+        own = read_socket(client)
+        assert own is not None and own.bytes_sent >= 100_000
+        import os
+        through = tcp_info_of(os.getpid(), client.getsockname()[1])  # pidfd_getfd of our own descriptor
+        assert through is not None and through.bytes_sent == own.bytes_sent
+        assert tcp_info_of(os.getpid(), 1) is None, "no socket of ours has port 1 at either end"
+    finally:
+        for sock in (client, accepted, server):
+            sock.close()
+
+
+def _info(retrans: int, segs: int, busy: float = 1.0) -> TcpInfo:
+    return TcpInfo("cubic", 1448, 10, 0.04, 0.04, retrans, segs, segs * 1448, retrans * 1448, segs * 1448, busy,
+                   0.0, 0.0, 1e6)
+
+
+def test_tcp_facts_over_a_window_count_only_the_streams_read_at_both_ends() -> None:
+    facts = TcpFacts.between([_info(10, 1000), None, _info(0, 500)], [_info(30, 3000), _info(5, 5), _info(10, 1500)])
+    assert facts is not None and facts.segments == 2000 + 1000 and facts.retransmitted == 20 + 10
+    assert facts.loss == pytest.approx(30 / 3000) and facts.congestion == "cubic"
+    assert TcpFacts.between([None], [_info(1, 1)]) is None
+
+
+def _case(streams: int = 1, link: str = "rtt=40ms") -> Case:
+    return Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=GCM, link=link, streams=streams)
+
+
+def _sample(rate: float, seconds: float, size: int | None = None, wire: float = 1.0) -> Sample:
+    steady = int(rate * seconds)
+    size = size or int(steady / 0.75)
+    return Sample(case_id="c", round=1, warmup=False, ok=True, started_at="", size_bytes=size,
+                  bytes_received=size, data_seconds=seconds * 1.3, steady_bytes=steady, steady_seconds=seconds,
+                  wire_bytes_sent=int(size * wire), timing=Basis.DELIVERED)
+
+
+def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capacity() -> None:
+    link = physics.link_capacity(50e6, 9000)  # 50 Mbit/s, MTU 9000: 6.21 MB/s of TCP payload
+    assert link.bytes_per_second == pytest.approx(6.25e6 * (9000 - 52) / 9000)
+    assert physics.unusable(_sample(6.0e6, 3.0), _case(), 0.08, link) is None
+    too_fast = physics.unusable(_sample(9.03e6, 3.0, wire=1 / 1.42), _case(), 0.08, link)
+    assert too_fast is not None and "above the 6.21 MB/s the path carries" in too_fast
+    assert physics.unusable(_sample(8.8e6, 3.0, wire=1 / 1.42), _case(), 0.08, link) is None, "its ratio's due"
+    short = physics.unusable(_sample(6.0e6, 0.7), _case(), 0.04, link)
+    assert short is not None and "under 20 round trips" in short
+    measured = physics.measured_capacity(30e6)  # raw TCP, one connection: four streams may carry four times it
+    assert physics.unusable(_sample(100e6, 3.0), _case(4), 0.0, measured) is None
+    assert physics.unusable(_sample(150e6, 3.0), _case(4), 0.0, measured) is not None
+    late = _sample(6.0e6, 3.0, size=int(6.0e6 * 3.0 / 0.3))
+    why = physics.unusable(late, _case(4), 0.04, link)
+    assert why is not None and why.startswith("steady window of 30% of the bytes"), why
+    none = _sample(6.0e6, 3.0, size=256 * MiB)
+    none.steady_bytes = none.steady_seconds = None
+    why = physics.unusable(none, _case(4), 0.04, link)
+    assert why is not None and why.startswith("no steady window")
+    small = _sample(6.0e6, 3.0, size=32 * MiB)
+    small.steady_bytes = small.steady_seconds = None
+    assert physics.unusable(small, _case(4), 0.04, link) is None, "--size too small for any: all timed whole"
+    control = Case(CaseKind.CONTROL, Direction.UPLOAD, link="rtt=40ms")
+    assert physics.unusable(_sample(99e6, 3.0), control, 0.04, link) is None, "references are not checked"
+
+
+def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:
+    stat = Stat(median=rate, mean=rate, min=rate, max=rate, stdev=0.0, count=6)
+    return Bound("c", "rtt=40ms", "pipe", GCM, "upload", "", stat, 0.04, window, tcp, {"client": 0.3, "server": 0.3},
+                 loss=loss, congestion="bbr")
+
+
+def test_a_case_below_its_window_and_link_on_a_path_that_resent_segments_is_loss_bound() -> None:
+    lossy = _bound(22e6, 2 * MiB, 260e6, 0.010)  # 42% of window/RTT, 8% of raw TCP, 1% resent
+    assert lossy.verdict == "loss" and lossy.short == "loss 1.0% resent"
+    assert "loss-bound" in lossy.text and "1.00% of segments resent (bbr)" in lossy.text
+    assert _bound(22e6, 2 * MiB, 260e6, LOSS_SHARE / 2).verdict == "none", "a clean path's stray resend"
+    assert _bound(50e6, 2 * MiB, 260e6, 0.010).verdict == "window", "a full window wins over loss"
+    assert _bound(22e6, 2 * MiB, 260e6, None).verdict == "none", "facts not read: never guessed"
+
+
+def test_cc_is_a_link_dimension_written_back_exactly() -> None:
+    bbr, cubic = parse_links("rtt=40ms,loss=1%,cc=bbr,cubic")
+    assert (bbr.label, cubic.label) == ("rtt=40ms,loss=1%,cc=bbr", "rtt=40ms,loss=1%,cc=cubic")
+    assert parse_label(cubic.label) == cubic and cubic.congestion == "cubic" and not cubic.plain
+    assert parse_label("rtt=0,cc=reno").plain, "a cable with another congestion control is still a cable"
+    for bad in ("rtt=1ms,cc=CUBIC;rm", "rtt=1ms,cc=", "rtt=1ms,cc=a-b"):
+        with pytest.raises(UsageError):
+            parse_links(bad)
+
+
+def test_every_change_gets_the_command_that_applies_exactly_it() -> None:
+    plain = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="chacha20-poly1305@openssh.com", link="rtt=80ms")
+    four = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=GCM, link="rtt=80ms", streams=4)
+    assert howto(four, plain) == f"`ls DIR | xargs -P 4 -I{{}} scp -c {GCM} -r DIR/{{}} HOST:DIR/`"
+    zstd = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=plain.cipher, link="rtt=80ms", compression="zstd:3")
+    assert howto(zstd, plain) == "`tar cf - DIR | zstd -3 -q --single-thread -c | ssh HOST 'zstd -d -q -c | tar xf -'`"
+    both = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=plain.cipher, link="rtt=80ms", streams=4,
+                compression="zstd:3")
+    assert howto(both, plain) == ("`ls DIR | xargs -P 4 -I{} sh -c 'zstd -3 -q --single-thread -c < DIR/{} | ssh "
+                                  "HOST \"zstd -d -q -c > DIR/{}\"'`")
+    zlib = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=plain.cipher, link="rtt=80ms", compression="ssh")
+    assert howto(zlib, plain).startswith("`tar cf - DIR | ssh -C HOST 'tar xf -'")
+
+
+def test_compression_that_saves_no_bytes_pays_on_no_link() -> None:
+    assert not BreakEven("zstd:3", 163e6, "client compressor", 1.00).pays
+    assert BreakEven("zstd:3", 115e6, "client compressor", 3.06).pays
