@@ -9,6 +9,7 @@ STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum 
 
 run: deps
 	@echo "sshbench: installed as $(abspath $(BIN))/sshbench (put $(abspath $(BIN)) on PATH to call it sshbench)"
+	@echo "sshbench: its manual: MANPATH=$(abspath share/man): man sshbench; completion: . $(abspath share/bash-completion/completions/sshbench) (bash), fpath+=($(abspath share/zsh/site-functions)) (zsh)"
 	$(BIN)/sshbench $(ARGS)
 
 test: deps

@@ -5,9 +5,9 @@ split`) and reads each stream count's and compressor's figure from its results f
 samples: what the report shows), then times the same transfers by hand through the same kind of link to an
 embedded sshd of the bench's own, every stream started from ONE shell, as a user's `xargs -P` runs them:
 
-    sh -c '(head -c S/N /dev/zero | ssh HOST "cat >/dev/null") & ... N times; wait'        (streams)
-    sh -c 'cat DATA... | head -c S | zstd -3 --single-thread -c | ssh HOST "zstd -d -c | cat >/dev/null"'
-    sh -c 'cat DATA... | head -c S | ssh -C HOST "cat >/dev/null"'                          (SSH's zlib)
+    sh -c '(ssh HOST "cat >/dev/null" < PART) & ... N times; wait'          (streams: PART holds S/N bytes)
+    sh -c 'zstd -3 --single-thread -c < FILE | ssh HOST "zstd -d -c | cat >/dev/null"'
+    sh -c 'ssh -C HOST "cat >/dev/null" < FILE'                              (SSH's zlib)
 
 The hand side is timed as a shell times it, at two sizes (S and S/4), and the rate is the difference of bytes
 over the difference of times: logins, process start and TCP's ramp cancel, the tail (a stream that finishes
@@ -102,11 +102,28 @@ class Hand:
         self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy} -c {cipher}"
         payload = make_payload(data, tmp, 1)
         self.data = payload.path
+        self.tmp = tmp
+        self._files: dict[int, str] = {}
+
+    def _file(self, size: int) -> str:
+        """A file of exactly `size` bytes of the payload, read by ssh (or the compressor) itself: no `cat | head`
+        pipeline in front, whose copies cost the client's CPU what sshbench's splice does not (under a CPU hog
+        that alone made the hand 1.7x slower)."""
+        if size not in self._files:
+            path = os.path.join(self.tmp, f"hand-{size}.bin")
+            with open(path, "wb") as out:
+                if self.data is None:
+                    out.truncate(size)  # zeros, sparse: read at memory speed
+                else:
+                    pattern = Path(self.data).read_bytes()
+                    written = 0
+                    while written < size:
+                        written += out.write(pattern[:size - written])
+            self._files[size] = path
+        return self._files[size]
 
     def _source(self, size: int) -> str:
-        if self.data is None:
-            return f"head -c {size} /dev/zero"
-        return f"while :; do cat {shlex.quote(self.data)} || exit; done | head -c {size}"
+        return f"< {shlex.quote(self._file(size))}"
 
     def pipeline(self, variant: Variant, share: int) -> str:
         streams, text = variant
@@ -115,10 +132,10 @@ class Hand:
         if compression.external and compression.level is not None:
             pack = shlex.join(compression.compressor.compress(compression.level))
             unpack = shlex.join(compression.compressor.decompress())
-            return (f"{self._source(share)} | {pack} | {self.ssh} {HOST_ALIAS} "
+            return (f"{pack} {self._source(share)} | {self.ssh} {HOST_ALIAS} "
                     f"{shlex.quote(unpack + ' | cat >/dev/null')}")
         options = "-o Compression=yes " if compression.is_ssh else ""
-        return f"{self._source(share)} | {self.ssh} {options}{HOST_ALIAS} 'cat >/dev/null'"
+        return f"{self.ssh} {options}{HOST_ALIAS} 'cat >/dev/null' {self._source(share)}"
 
     def timed(self, variant: Variant, size: int) -> float:
         """Wall seconds of one shell that starts the variant's streams together and waits for the last."""
@@ -198,6 +215,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="how long each hand transfer lasts")
     parser.add_argument("--hog", action="store_true", help="a busy process per CPU beside both sides")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
     args = parser.parse_args()
     if args.link:
         netns.check_can_emulate()
@@ -219,13 +237,17 @@ def main() -> None:
         bench = Hand(stack, link, args.cipher, args.data, tmp)
         sizes = {v: bench.size_for(v, args.seconds) for v in variants}
         for rnd in range(args.rounds):
-            out = Path(tmp) / f"round-{rnd}.json"
-            subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
-                           stdout=subprocess.DEVNULL)
-            report = read_results(str(out))[0]
-            for variant, rate in ours(report, args.cipher, link, variants).items():
-                mine[variant].append(rate)
-            ended.append(how_it_ended(report, args.budget))
+            out = Path(args.keep or tmp) / f"round-{rnd}.json"
+            done = subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if not out.exists() or done.returncode not in (0, 1):
+                said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                ended.append(f"exit {done.returncode}, no figures: {said[:300]}")
+            else:
+                report = read_results(str(out))[0]
+                for variant, rate in ours(report, args.cipher, link, variants).items():
+                    mine[variant].append(rate)
+                ended.append(how_it_ended(report, args.budget))
             order = list(variants)
             rng.shuffle(order)
             for variant in order:

@@ -14,11 +14,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 
-from sshbench.plumbing.procs import become_subreaper, end_children
-from sshbench.plumbing.runs import run_claimed
-from sshbench.plumbing.signals import interrupts_end_the_command
+
+def _interrupted_early(signum: int, _frame: object) -> None:
+    """Ctrl-C or SIGTERM while this module's own imports run (before main() installs the real handlers):
+    nothing is started or claimed yet, so leave at once with the documented code, not a traceback (-2)."""
+    with contextlib.suppress(OSError):
+        os.write(2, b"sshbench: interrupted\n")
+    os._exit(130)
+
+
+if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "sshbench":  # the command, not an import
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(_sig, _interrupted_early)
+
+from sshbench.plumbing.procs import become_subreaper, end_children  # noqa: E402  (after the early handlers)
+from sshbench.plumbing.runs import run_claimed  # noqa: E402
+from sshbench.plumbing.signals import interrupts_end_the_command  # noqa: E402
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; vocabulary/errors.py is not imported yet)
 
@@ -36,10 +50,20 @@ def main(argv: list[str] | None = None) -> int:
                 print("sshbench: interrupted", file=sys.stderr, flush=True)
             code = INTERRUPTED
         finally:
-            end_children()
+            for pid in end_children():
+                print(f"sshbench: warning: process {pid} ({_name(pid)}) outlived the run and may not be signalled "
+                      "by this user: it was left running", file=sys.stderr, flush=True)
     if code == INTERRUPTED and argv is None:
         _exit_interrupted()
     return code
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as fh:
+            return "".join(c if c.isprintable() else "?" for c in fh.read().strip())[:32]
+    except OSError:
+        return "gone"
 
 
 def _exit_interrupted() -> None:

@@ -90,6 +90,9 @@ class RunOptions:
     # Hosts (or embedded servers) that share what is left of the budget, this one included (plan/budget.py):
     # a budget too small for this one's minimum is too small for each of them.
     budget_shared_by: int = 1
+    # --fit: where the minimum does not fit the budget (guessed before measuring, or as the warm-up measured it),
+    # leave out the largest part (the option that saves most) instead of refusing
+    fit: bool = False
     runs: int | None = None  # fixed mode: measured samples per throughput case
     setup_runs: int = 10  # fixed mode: measured samples per key exchange / host key case
     # "auto" (the first of plan/partners.py's lists that both sides offer) until a host's plan resolves it;

@@ -1,4 +1,5 @@
-"""`sshbench algos HOST` exits by what the server offers, as ssh-audit does: 0 clean, 12 weak, 13 broken or Terrapin.
+"""`sshbench algos HOST` exits by what the server offers, as ssh-audit does: 0 clean, 12 weak, 13 broken or Terrapin,
+14 when a list is empty (no client can connect).
 
 The servers here are loopback listeners that send a real SSH greeting and a
 KEXINIT with exactly the lists each case needs (what a real server sends
@@ -78,7 +79,8 @@ def server_offering(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], Path]
     ({"mac": "hmac-sha2-256-etm@openssh.com,hmac-sha1"}, ExitCode.OFFERS_WEAK, "weak, offered: hmac-sha1 (mac)"),
     ({"cipher": "aes256-gcm@openssh.com,3des-cbc"}, ExitCode.OFFERS_BROKEN, "broken, offered: 3des-cbc (cipher)"),
     ({"kex": "curve25519-sha256", "cipher": "chacha20-poly1305@openssh.com"}, ExitCode.OFFERS_BROKEN, "Terrapin"),
-], ids=["clean", "weak", "broken", "terrapin"])
+    ({"kex": "", "hostkey": "", "cipher": "", "mac": ""}, ExitCode.OFFERS_NOTHING, "no client can connect"),
+], ids=["clean", "weak", "broken", "terrapin", "empty"])
 def test_the_exit_status_says_what_the_server_offers(server_offering: Callable[[dict[str, str]], Path],
                                                      extra: dict[str, str], expected: ExitCode,
                                                      finding: str | None) -> None:
@@ -90,7 +92,8 @@ def test_the_exit_status_says_what_the_server_offers(server_offering: Callable[[
     assert doc.returncode == expected
     verdict = json.loads(doc.stdout)
     assert verdict["schema"] == "sshbench/algos" and verdict["schema_version"] == 1
-    severity = {ExitCode.OK: "clean", ExitCode.OFFERS_WEAK: "weak"}.get(expected, "broken")
+    severity = {ExitCode.OK: "clean", ExitCode.OFFERS_WEAK: "weak", ExitCode.OFFERS_NOTHING: "unusable"}.get(
+        expected, "broken")
     assert verdict["verdict"]["severity"] == severity
 
 

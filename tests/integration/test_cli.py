@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sshbench.measure.loop import MIN_AUTO_SIZE
+from sshbench.plan.budget import MIN_AUTO_SIZE
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import sshbench

@@ -109,7 +109,7 @@ def test_the_default_drop_in_keeps_every_client_in(results: Path, real_clients: 
     text = dropin.read_text()
     kex = next(line for line in text.splitlines() if line.startswith("KexAlgorithms "))
     assert "sntrup761x25519-sha512" in kex and "curve25519" in kex, kex  # the policy's first, one kept for others
-    assert "(acceptable), so that" in text and "every one that logs in today still can" in text
+    assert "(acceptable), so that" in text and "each of them that logs in today still can" in text
     table = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()[:1] and
              line.split()[0] in {c.name for c in known_clients()}}
     for name in DONE_WHEN:

@@ -107,6 +107,14 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     small = _sample(6.0e6, 3.0, size=32 * MiB)
     small.steady_bytes = small.steady_seconds = None
     assert physics.unusable(small, _case(4), 0.04, link) is None, "--size too small for any: all timed whole"
+    ramping = _sample(6.0e6, 3.0)
+    assert ramping.steady_bytes is not None
+    ramping.steady_half_bytes = int(ramping.steady_bytes * 0.65)  # the second half at 0.54x the first
+    why = physics.unusable(ramping, _case(16), 0.15, None)
+    assert why is not None and why.startswith("not steady: the window's second half ran at 0.54x"), why
+    assert physics.unusable(ramping, _case(16), 0.15, None, trend=False) is None, "after its re-sizes it counts"
+    ramping.steady_half_bytes = int(ramping.steady_bytes * 0.48)
+    assert physics.unusable(ramping, _case(16), 0.15, None) is None, "a pace within 1.3x is steady"
     control = Case(CaseKind.CONTROL, Direction.UPLOAD, link="rtt=40ms")
     assert physics.unusable(_sample(99e6, 3.0), control, 0.04, link) is None, "references are not checked"
 

@@ -78,3 +78,13 @@ def test_remote_cpu_from_a_non_sshd_parent_is_unknown() -> None:
 
     line = "SSHBENCH-CPU after 100 5000000 4242 (bash) S 1 2 3 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0"
     assert parse_remote_cpu([(0.0, line)]) == {}
+
+
+def test_a_connection_the_server_turned_away_is_named_with_the_setting_that_explains_it() -> None:
+    """Recorded: OpenSSH 9.2's sshd with MaxStartups 1:100:1 and one connection already waiting."""
+    transcript = parse_text(recorded("ssh-v-9.2-maxstartups.txt"))
+    assert transcript.turned_away is not None and "Exceeded MaxStartups" in transcript.turned_away
+    assert "default 10:30:100" in transcript.turned_away and transcript.refused is None
+    closed = parse_text("kex_exchange_identification: read: Connection reset by peer\n").turned_away
+    assert closed is not None and "MAX_UNAUTH_CLIENTS" in closed and "Connection reset by peer" in closed
+    assert parse_text(recorded("ssh-v-9.2-aes128-ctr-etm.txt")).turned_away is None

@@ -107,3 +107,24 @@ def test_every_exporter_has_a_distinct_option_and_renders_a_saved_run() -> None:
             assert next(iter(exporter.files(runs[:1], ChartBook())))[1]
         else:
             assert isinstance(exporter, FileExporter) and exporter.render(runs, ChartBook()).strip()
+
+
+def test_every_enum_like_field_of_a_results_file_is_checked_placement_trial_included() -> None:
+    import pytest
+
+    from sshbench.results.design import PlacementTrial
+    from sshbench.results.schema import SchemaError
+
+    (report,) = read_results(str(DATA / "results-small.json"))
+    report.placement_trial = PlacementTrial("c", [1.0], [2.0], "split", 1.0, "why")
+    good = json.loads(json.dumps(report_to_dict(report)))
+    assert results_from_dict(good)[0].placement_trial is not None
+    for path, bad in ((("placement_trial", "chosen"), "sideways"), (("status",), "sideways"),
+                      (("samples", 0, "verified"), "by eye"), (("samples", 0, "timing"), "guessed")):
+        tampered = json.loads(json.dumps(good))
+        where = tampered
+        for key in path[:-1]:
+            where = where[key]
+        where[path[-1]] = bad
+        with pytest.raises(SchemaError):
+            results_from_dict(tampered)

@@ -72,6 +72,8 @@ def test_bad_destinations(text: str) -> None:
 
 def test_client_block_refuses_a_pattern_that_would_add_lines() -> None:
     rec = build(load_report(), "modern", strict_both=True)
+    for line in rec.lines:  # as if each change were proven (recommend.py leaves unproven ones out of the block)
+        line.unproven = None
     with pytest.raises(untrusted.UntrustedText):
         client_block(rec, 'web1\nMatch exec "id"')
     assert client_block(rec, "web1.example.org").count("\nHost ") == 1

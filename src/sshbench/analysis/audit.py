@@ -22,10 +22,11 @@ class Severity(StrEnum):
     CLEAN = "clean"
     WEAK = "weak"  # a weak name offered (SHA-1, small groups, CBC ...): a warning
     BROKEN = "broken"  # a broken name offered, or the server open to Terrapin: a failure
+    UNUSABLE = "unusable"  # a list with no name in it: no client can connect at all
 
     @property
     def order(self) -> int:
-        return (Severity.CLEAN, Severity.WEAK, Severity.BROKEN).index(self)
+        return (Severity.CLEAN, Severity.WEAK, Severity.BROKEN, Severity.UNUSABLE).index(self)
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,17 @@ def audit(offered: AlgorithmLists, terrapin: TerrapinFacts) -> Audit:
             elif grade is Grade.WEAK:
                 weak.append(f"{name} ({kind.value})")
     findings = []
+    empty = [kind.value for kind in ALGORITHM_KINDS if not offered.of(kind)]
+    if empty:  # RFC 4253 7.1: each name-list must hold at least one name; with none, nothing can be agreed
+        findings.append(f"offers no {', no '.join(empty)}: no client can connect (RFC 4253 7.1 requires at least "
+                        "one name in each list)")
     if terrapin.server is not None and terrapin.server.exploitable:
         findings.append(f"Terrapin (CVE-2023-48795): {terrapin.server.reason}")
     if broken:
         findings.append("broken, offered: " + ", ".join(broken))
     if weak:
         findings.append("weak, offered: " + ", ".join(weak))
-    severity = Severity.BROKEN if broken or (terrapin.server is not None and terrapin.server.exploitable) else \
+    severity = Severity.UNUSABLE if empty else \
+        Severity.BROKEN if broken or (terrapin.server is not None and terrapin.server.exploitable) else \
         Severity.WEAK if weak else Severity.CLEAN
     return Audit(severity, tuple(findings))

@@ -55,6 +55,8 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
     out = list(rec.header)
     for line in rec.lines:
         out += _line_comments(line)
+        if line.names and line.written and line.unproven and not server:
+            out.append(f"{line.keyword}: not set in this block: {line.unproven}")
     if any(ln.kind.value == "hostkey" and ln.names and not ln.written for ln in rec.lines):
         out.append(HOSTKEY_NOTE)
     if rec.exposure:
@@ -62,7 +64,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
     if server:
         out.append(DROPIN_NOTE)
         out += lockout_notes(rec)
-    elif rec.written_lines() or rec.compression:
+    elif rec.client_lines() or rec.compression:
         out.append(PREPEND_NOTE if rec.prepend else SPELLED_NOTE if rec.keep_defaults else EXACT_NOTE)
     out += rec.notes
     return [f"# {one_line(text)}" for text in out]
@@ -71,7 +73,7 @@ def comments(rec: Recommendation, server: bool = False) -> list[str]:
 def client_directives(rec: Recommendation) -> list[str]:
     """`Keyword ^a,b` (or the spelled-out list); every name is checked once more as it is written."""
     out = []
-    for line in rec.written_lines():
+    for line in rec.client_lines():
         names = line.names if rec.prepend or not rec.keep_defaults else rec.client_list(line)
         text = ",".join(algorithm_name(n, line.keyword) for n in names)
         out.append(f"{line.keyword} {'^' if rec.prepend else ''}{text}")
@@ -104,7 +106,8 @@ def lockout_notes(rec: Recommendation) -> list[str]:
     pairs = lists.outcomes()
     shut = [after for now, after in pairs if now.connects and not after.connects]
     cannot = [now.client.name for now, _ in pairs if not now.connects]
-    verdict = ("every one that logs in today still can" if not shut else
+    verdict = ("each of them that logs in today still can (clients sshbench does not know were not checked: "
+               "record yours with sshbench clients record)" if not shut else
                "SHUTS OUT " + "; ".join(f"{o.client.name} ({o.reason})" for o in shut))
     shipped = shipped_names()
     yours = sum(1 for now, _ in pairs if now.client.name not in shipped)

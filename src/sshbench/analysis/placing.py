@@ -23,6 +23,7 @@ import math
 import random
 import statistics
 from collections.abc import Sequence
+from typing import Literal
 
 from sshbench.results.design import PlacementTrial
 
@@ -77,7 +78,7 @@ def choose_placement(case_id: str, split: Sequence[float], free: Sequence[float]
                f"{mbs(free)} free)")
     if p_free < ALPHA:
         why = f"free chosen: {figures}, significantly less (p={p_free:.3f})"
-        chosen = "free"
+        chosen: Literal["split", "free"] = "free"
     elif p_split < ALPHA:
         why = f"split chosen: {figures}, significantly more (p={p_split:.3f})"
         chosen = "split"

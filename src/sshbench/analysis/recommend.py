@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sshbench.analysis.lockout import ServerLists, check, keep_in
-from sshbench.analysis.ordering import Candidate, Move, order
+from sshbench.analysis.ordering import ALPHA, Candidate, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
@@ -61,6 +61,10 @@ class Line:
     dropped: list[tuple[str, str]] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)  # proven speed-ups that overrode the security preference
     written: bool = True  # False: measured and shown in the comments, but not set (HostKeyAlgorithms)
+    # Why the client block leaves this directive out though it passes policy: the change it would make to what
+    # this client negotiates was not measured against today's choice and proven (the server drop-in, whose
+    # point is what may be offered, still takes the list); None: written
+    unproven: str | None = None
 
     @property
     def keyword(self) -> str:
@@ -97,6 +101,10 @@ class Recommendation:
 
     def written_lines(self) -> list[Line]:
         return [line for line in self.lines if line.names and line.written]
+
+    def client_lines(self) -> list[Line]:
+        """The client block's directives: written ones that change nothing without a measured gain."""
+        return [line for line in self.written_lines() if line.unproven is None]
 
     def client_list(self, line: Line) -> list[str]:
         """The list the client ends up with: ours, then (unless --exact) its own defaults."""
@@ -206,7 +214,8 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
         names, moves = order(kept, report.options.tie_margin)
         by_name = {c.name: c for c in kept}
         line = Line(kind, names, {n: figure(by_name[n]) for n in names}, dropped, moves,
-                    written=kind is not Kind.HOSTKEY or host_keys)
+                    written=kind is not Kind.HOSTKEY or host_keys,
+                    unproven=_unproven(report, kind, names, measured, dropped))
         if not names:
             notes.append(f"{line.keyword}: no measured algorithm passes policy {policy.name}"
                          + (" and Terrapin" if any(w.startswith("Terrapin") for _, w in dropped) else "")
@@ -227,6 +236,32 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
         rec.server = keep_in(chosen, today, lists, _refusal(policy, report))
         rec.allow_lockout = allow_lockout
     return rec
+
+
+def _unproven(report: Report, kind: Kind, names: list[str], measured: dict[str, Candidate],
+              dropped: list[tuple[str, str]]) -> str | None:
+    """Why the client block must not set this list (None: it may). A list whose first name is not what this
+    client negotiates today changes the negotiation: it may, where today's choice is one the policy refuses
+    (a security fix), or where today's was measured in this run and the order proves the change (ordering.py
+    moves a name ahead only on proof); not where today's was never measured (a run of one selected cipher wrote
+    `Ciphers ^aes128-gcm@openssh.com`, "now chacha20-poly1305 (not measured)"), nor where it changes nothing."""
+    if not names:
+        return None
+    now = negotiated(list(report.environment.algorithms.client_defaults.of(kind)), list(server_offer(report).of(kind)))
+    if now is None or any(name == now for name, _ in dropped):
+        return None  # unknown today, or today's is refused: the change is the policy's, not a speed claim
+    if names[0] == now:
+        return f"this client already negotiates {now} first: nothing to change"
+    if now not in measured:
+        return (f"this client negotiates {now} today, which this run did not measure, so no change from it is "
+                f"proven faster (measure both: --{kind.value}s {now},{names[0]})" if kind is not Kind.KEX else
+                f"this client negotiates {now} today, which this run did not measure against {names[0]}")
+    if kind is Kind.CIPHER:  # the cipher is a speed choice between safe ones: only a proven gain changes it
+        level = 1 - ALPHA / comparisons(list(measured.values()))
+        if proven_faster(measured[names[0]], measured[now], report.options.tie_margin, level) is None:
+            return (f"{names[0]} is not proven faster than {now}, which this client negotiates today: both are "
+                    "safe, so nothing is gained by changing")
+    return None
 
 
 def _today(report: Report, clients: list[ClientOffer]) -> AlgorithmLists:
@@ -276,7 +311,7 @@ def negotiated(client: Sequence[str], server: Sequence[str]) -> str | None:
 
 def _after(rec: Recommendation, kind: Kind) -> list[str]:
     """The client's list for `kind` once the block is applied."""
-    line = next((ln for ln in rec.written_lines() if ln.kind is kind), None)
+    line = next((ln for ln in rec.client_lines() if ln.kind is kind), None)
     return rec.client_list(line) if line is not None else list(rec.fallback.of(kind))
 
 
@@ -307,7 +342,7 @@ def prediction(report: Report, rec: Recommendation) -> list[str]:
     offer = server_offer(report)
     lines = []
     for kind in (Kind.CIPHER, Kind.KEX):
-        if not any(ln.kind is kind for ln in rec.written_lines()):
+        if not any(ln.kind is kind for ln in rec.client_lines()):
             continue
         now = negotiated(list(rec.fallback.of(kind)), offer.of(kind))
         after = negotiated(_after(rec, kind), offer.of(kind))

@@ -39,7 +39,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(args_list)
         if args.command in SWEEPING:
             runs.temp_dir()  # no usable temp dir is one line now, not a failure deep inside a server's start
-            sweep.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) ends first
+            swept = sweep.sweep(netns.remove_of_run)  # what a killed run left (processes, keys, namespaces) first
+            for bad in swept.unreadable:
+                ctx.say(f"sshbench: warning: a dead run's record could not be read and was set aside, nothing of "
+                        f"it ended: {bad}; remove it when you have looked")
         return COMMANDS[args.command](args, ctx)
     except SshbenchError as exc:
         ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")

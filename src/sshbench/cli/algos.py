@@ -34,7 +34,8 @@ from sshbench.vocabulary.errors import ExitCode, ServerError, UsageError
 
 OFFER_TIMEOUT = 15.0
 SCHEMA_VERSION = 1  # of the --json document ("schema": "sshbench/algos"); docs/reports.md
-EXIT_FOR = {Severity.CLEAN: ExitCode.OK, Severity.WEAK: ExitCode.OFFERS_WEAK, Severity.BROKEN: ExitCode.OFFERS_BROKEN}
+EXIT_FOR = {Severity.CLEAN: ExitCode.OK, Severity.WEAK: ExitCode.OFFERS_WEAK, Severity.BROKEN: ExitCode.OFFERS_BROKEN,
+            Severity.UNUSABLE: ExitCode.OFFERS_NOTHING}
 
 
 def _remote(client: ClientInfo, destination: str, ssh_config: str | None) -> tuple[str, AlgorithmLists, TerrapinFacts]:
@@ -88,6 +89,7 @@ def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
             offered, terrapin = info.enabled, embedded_terrapin(client, server)
             label = (f"{info.path}  {info.version}{', ' + info.openssl if info.openssl else ''} (embedded "
                      f"{server.name}, every algorithm it supports enabled)")
+    ctx.code_if_closed = ExitCode(_status(verdict, args.fail_on))  # the verdict stands if the reader goes away
     if args.json:
         print(_document(client, label, offered, terrapin, verdict), flush=True)
         return _status(verdict, args.fail_on)
@@ -102,6 +104,6 @@ def cmd_algos(args: argparse.Namespace, ctx: Context) -> int:
                       "give a destination to judge a real server)", highlight=False, markup=False, soft_wrap=True)
     else:
         ctx.out.print(f"verdict: {verdict.severity.value}" + "".join(f"\n  {line}" for line in verdict.findings),
-                      style=None if verdict.severity is Severity.CLEAN else "red" if verdict.severity is
-                      Severity.BROKEN else "yellow", highlight=False, markup=False, soft_wrap=True)
+                      style=None if verdict.severity is Severity.CLEAN else "red" if verdict.severity in
+                      (Severity.BROKEN, Severity.UNUSABLE) else "yellow", highlight=False, markup=False, soft_wrap=True)
     return _status(verdict, args.fail_on)

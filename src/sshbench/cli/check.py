@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import stat
 
 from sshbench.analysis.configtext import outcome_rows
 from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
@@ -43,20 +44,41 @@ def _is_dump(text: str) -> bool:
     return {"kexalgorithms", "ciphers", "macs"} <= keys and all(k == k.lower() for k in keys)
 
 
+def _public_key_type(path: str) -> str | None:
+    """The key type a .pub file starts with: opened without blocking (a FIFO planted there hung the check
+    forever), regular files only; None where it is not readable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        word = os.read(fd, 200).decode("ascii", errors="replace").split(" ", 1)[0].strip()
+        return word or None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _key_types(dump: dict[str, list[str]], ours: str) -> tuple[tuple[str, ...], str]:
     """The host key types the config's server has (from its keys' .pub files), or Debian's, and what was used."""
-    found = []
-    for path in dump.get("hostkey", []):
-        if path == ours:
-            continue
-        try:
-            with open(path + ".pub", encoding="ascii", errors="replace") as fh:
-                found.append(fh.read(200).split(" ", 1)[0])
-        except OSError:
-            continue
+    named = [path for path in dump.get("hostkey", []) if path != ours]
+    found = [kind for path in named if (kind := _public_key_type(path + ".pub")) is not None]
     if found:
         return tuple(found), "host keys: the config's own (their .pub files)"
+    if not named:
+        return DEBIAN_HOST_KEYS, ("host keys: the config names no HostKey, so sshd's defaults apply (a stock Debian "
+                                  "server's RSA, ECDSA P-256 and Ed25519 keys)")
     return DEBIAN_HOST_KEYS, "host keys: not readable here, so a stock Debian server's (RSA, ECDSA P-256, Ed25519)"
+
+
+def _empty_lists(dump: dict[str, list[str]]) -> list[str]:
+    """The algorithm lists a saved `sshd -T` output gives with no names at all: no sshd runs with one (it
+    refuses to start), and no client could have anything in common with it."""
+    return [key for key in ("kexalgorithms", "ciphers", "macs", "hostkeyalgorithms")
+            if key in dump and not any(n for n in dump[key][0].split(",") if n)]
 
 
 def _offer(lists: AlgorithmLists, types: tuple[str, ...]) -> AlgorithmLists:
@@ -66,7 +88,7 @@ def _offer(lists: AlgorithmLists, types: tuple[str, ...]) -> AlgorithmLists:
 
 
 def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
-    clients = select_clients(args.clients)
+    clients = select_clients(args.clients, warn=ctx.say)
     raw = read_bounded(args.config, MAX_CONFIG_BYTES, "clients check: ", "1 MiB: not a config")
     text = raw.decode("utf-8", errors="replace")
     sshd = find_tool("sshd", args.sshd)
@@ -93,13 +115,20 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     types, keys_said = _key_types(dump, key)
     today = _offer(lists_from_dump(parse_dump(stock.stdout)), types)
     after = _offer(lists_from_dump(dump), types)
+    empty = _empty_lists(dump)
+    if empty:
+        ctx.out.print(f"{shown(args.config)}: its {', '.join(empty)} list{'s are' if len(empty) > 1 else ' is'} empty: "
+                      "sshd refuses to start with such a config, and no client could log in to it (nothing in "
+                      "common); every client is shut out", highlight=False, markup=False, soft_wrap=True)
+        return int(ExitCode.LOCKOUT)
     result: ServerLists = check(clients, today, {kind: after.of(kind) for kind in NEGOTIATED if after.of(kind)})
     for table in rich_table(outcome_table(outcome_rows(result), f"Who can log in with {shown(args.config)}",
                                           "a stock server (this sshd's defaults)", "with this config")):
         ctx.out.print(table)
     shut = result.shut_out()
     ctx.out.print(f"{shown(args.config)}: {how}; {keys_said}; checked against {len(clients)} clients: "
-                  + ("every one that logs in to a stock server still can" if not shut else
+                  + ("each of them that logs in to a stock server still can (clients sshbench does not know were "
+                     "not checked)" if not shut else
                      f"SHUTS OUT {len(shut)}: " + ", ".join(o.client.name for o in shut) + " (the table says why)"),
                   highlight=False, markup=False, soft_wrap=True)
     return int(ExitCode.LOCKOUT if shut else ExitCode.OK)

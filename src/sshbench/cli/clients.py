@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from rich.table import Table
 
 from sshbench.cli.context import Context
-from sshbench.clients import ClientOffer, known_clients, offer_name
+from sshbench.clients import ClientOffer, known_clients, load_offer_file, offer_name
+from sshbench.implementations import by_banner
 from sshbench.plumbing.kexinit import capture_client, software_version
 from sshbench.results.schema import SchemaError
 from sshbench.vocabulary.errors import ExitCode, UsageError
@@ -40,9 +41,14 @@ def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
         return cmd_check(args, ctx)
     if args.clients_command == "show":
         known = {offer.name: offer for offer in known_clients()}
-        if args.name not in known:
-            raise UsageError(f"clients show: no known client {args.name!r}; known: {', '.join(known)}")
-        ctx.out.print(known[args.name].to_json(), end="", highlight=False, markup=False, soft_wrap=True)
+        if args.name.endswith(".json") or os.sep in args.name:  # a recording of the user's own, read as --clients
+            offer = load_offer_file(args.name)
+        elif args.name in known:
+            offer = known[args.name]
+        else:
+            raise UsageError(f"clients show: no known client {args.name!r}; known: {', '.join(known)}, or a "
+                             "recording's path")
+        ctx.out.print(offer.to_json(), end="", highlight=False, markup=False, soft_wrap=True)
         return int(ExitCode.OK)
     if getattr(args, "json", False):  # the recordings themselves, each as `clients show` prints it
         print(json.dumps({"schema": "sshbench/clients", "schema_version": 1,
@@ -114,13 +120,17 @@ def _record(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError(f"clients record: {offer.banner} sent a KEXINIT that offers no "
                          f"{'key exchange' if not offer.kex_algorithms else 'cipher'}: not a client that can log in "
                          "anywhere; nothing saved")
-    how = given_source or (f"`{' '.join(command)}`" if command else f"a client connecting to {args.listen}")
+    # never the command line: a recording is shared, and `-u user:pass`, a URL's userinfo or `sshpass -p` would go
+    # with it; the program's name and the version its banner gives say which client it was
+    how = given_source or (f"the program {os.path.basename(command[0])!r} ({offer.banner})" if command else
+                           f"a client connecting to {args.listen} ({offer.banner})")
     recorded = ClientOffer(
         name=name, software=software or software_version(offer.banner), banner=offer.banner,
         source=f"recorded {datetime.now(UTC).date().isoformat()} by `sshbench clients record`: {how}",
         origin="recorded", kex=offer.kex, hostkey=offer.hostkey, cipher_c2s=offer.cipher_c2s,
         cipher_s2c=offer.cipher_s2c, mac_c2s=offer.mac_c2s, mac_s2c=offer.mac_s2c,
-        mac_with_aead=not args.aead_without_mac, used_by=used_by)
+        mac_with_aead=not (args.aead_without_mac or by_banner(software_version(offer.banner)).aead_without_mac),
+        used_by=used_by)
     output.write(recorded.to_json())
     if not output.is_stdout:
         ctx.say(f"sshbench: recorded {offer.banner}: {len(offer.kex_algorithms)} key exchanges, "

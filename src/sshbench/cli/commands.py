@@ -63,11 +63,13 @@ def add_tool_commands(sub: Any) -> None:
                         help="where to wait for the client (default: 127.0.0.1, a free port)")
     record.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the client (default 60)")
     record.add_argument("--software", help="how tables name it (default: from its banner)")
-    record.add_argument("--source", help="where this client came from, kept in the recording (default: the command)")
+    record.add_argument("--source", help="where this client came from, kept in the recording (default: the program's "
+                        "name and its banner, never its arguments, which may hold credentials)")
     record.add_argument("--used-by", help="who ships it, shown in the tables (e.g. 'our backup agent')")
     record.add_argument("--aead-without-mac", action="store_true",
-                        help="this client connects without a common MAC when an AEAD cipher is chosen (as "
-                        "OpenSSH does; not paramiko); without this the check assumes it needs one")
+                        help="this client connects without a common MAC when an AEAD cipher is chosen (as OpenSSH, "
+                        "HPN-SSH and Dropbear do: set by itself for those, from their banner; not paramiko); "
+                        "without this the check assumes it needs one")
     record.add_argument("client_command", nargs="*", metavar="-- COMMAND",
                         help="the client to start, after --, with {port} where its port goes")
     check = cli_sub.add_parser("check", help="who would be shut out by a server config that exists: an sshd_config, a "

@@ -28,7 +28,7 @@ from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec, parse_links
-from sshbench.vocabulary.units import parse_size
+from sshbench.vocabulary.units import parse_count, parse_counts, parse_size
 
 D = RunOptions()  # the one source of every default: the parser, its help and options_from_args read it
 SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare", "clients")
@@ -56,7 +56,39 @@ def parse(args: list[str]) -> argparse.Namespace:
         name = getattr(namespace, "command", None)
         raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see sshbench {name + ' ' if name else ''}"
                          "--help)")
+    _refuse_blank(args, _valued(build_parser()))
     return namespace
+
+
+def _valued(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option of every subcommand that takes a value (not a switch)."""
+    found: set[str] = set()
+    for action in parser._actions:  # argparse keeps no public list of them
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _valued(sub)
+        elif action.option_strings and action.nargs != 0:
+            found |= set(action.option_strings)
+    return found
+
+
+def _refuse_blank(args: list[str], valued: set[str]) -> None:
+    """An option given an empty value (`--ciphers ''`, `--size ''`) is an error, never a silent default or an
+    empty selection: every list and value option needs something in it. Options are read as given
+    (`--opt ''` and `--opt=`); a bare `--compression` (SSH's zlib) has no value at all and is fine."""
+    for index, word in enumerate(args):
+        if word == "--":
+            return
+        option, equals, value = word.partition("=")
+        if option not in valued or not option.startswith("--"):
+            continue
+        if not equals:
+            following = args[index + 1] if index + 1 < len(args) else None
+            if following is None or following.strip() or following.startswith("-"):
+                continue
+            value = following
+        if not value.strip():
+            raise UsageError(f"{option} is empty: give it a value (see sshbench --help), or leave {option} out")
 
 
 def mistyped_command(args: list[str]) -> str | None:
@@ -122,15 +154,15 @@ def build_parser() -> argparse.ArgumentParser:
                      "without measuring (exit 2 when the budget cannot hold it, as the run would)")
     how.add_argument("--tie-margin", help="neighbours whose ratio's interval lies within 1 +- this are "
                      f"'equivalent', e.g. 5%% or 0.05 (default: {D.tie_margin * 100:g}%%)")
-    how.add_argument("--min-runs", type=int, help=f"measured samples per case at least (default: {D.min_runs}, "
+    how.add_argument("--min-runs", type=_count, help=f"measured samples per case at least (default: {D.min_runs}, "
                      "the fewest that give a 95%% interval)")
-    how.add_argument("--max-runs", type=int, help=f"measured samples per case at most (default: {D.max_runs}, or "
+    how.add_argument("--max-runs", type=_count, help=f"measured samples per case at most (default: {D.max_runs}, or "
                      f"up to {MAX_RUNS_FROM_BUDGET} where the time budget could take every case further)")
     how.add_argument("--precision", help="precision mode instead: sample until each median's 95%% interval "
                      "is within this, e.g. 3%% or 0.03")
-    how.add_argument("--runs", type=int, help="fixed mode instead: exactly this many measured samples per "
+    how.add_argument("--runs", type=_count, help="fixed mode instead: exactly this many measured samples per "
                      "throughput case (time budget only if given)")
-    how.add_argument("--setup-runs", type=int, help="fixed mode: samples per key exchange / host key "
+    how.add_argument("--setup-runs", type=_count, help="fixed mode: samples per key exchange / host key "
                      f"case (default: {D.setup_runs})")
     how.add_argument("--partner-kex", help="key exchange of every throughput and host key case: auto (a "
                      "fast one both sides offer: curve25519-sha256 first), default (ssh's own), or a name "
@@ -140,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
                      f"sizing automatically, fixed for the run (default: {D.sample_seconds:.1f} s, then "
                      "what the run's measured noise calls for in decision mode)")
-    how.add_argument("--seed", type=int, help="schedule seed, to repeat a run's order (default: random, recorded)")
+    how.add_argument("--seed", type=_count, help="schedule seed, to repeat a run's order (default: random, recorded)")
     how.add_argument("--placement", choices=("auto", "split", "free"), help="embedded servers: "
                      "client and server on separate halves of this machine's CPUs, as on two machines "
                      "(split), wherever the scheduler puts them (free), or whichever of the two a short trial "
@@ -171,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "exchange and host key sweeps are off unless named: the link does not change their CPU "
                       "cost); repeat it for links that differ in more than one value (--link rtt=20ms "
                       "--link rtt=80ms,rate=100mbit)")
-    link.add_argument("--echo", type=int, help="keystroke echo round trips per cipher (and per link), as sshping "
+    link.add_argument("--echo", type=_count, help="keystroke echo round trips per cipher (and per link), as sshping "
                       "measures interactive latency (default: 40 with --link, else 0)")
     link.add_argument("--link-tcp", choices=("tuned", "kernel"), help="the emulated hosts' TCP buffers: a tuned "
                       "host's (autotuning up to 128 MiB, so TCP's own window never limits; default) or the "
@@ -193,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--sink", choices=("file", "null"), help="file methods: the receiver "
                        "writes a real file (default; size checked) or /dev/null")
     tools.add_argument("--verify", action="store_true", help="SHA-256 of every received file (outside the timing)")
-    tools.add_argument("--files", type=int, help="many-small-files set: this many files per transfer (with "
+    tools.add_argument("--files", type=_count, help="many-small-files set: this many files per transfer (with "
                        "--file-size); per-file overhead, not the cipher, dominates there")
     tools.add_argument("--file-size", help="size of each file of the --files set, e.g. 64KiB")
     for _, knob in knobs():  # methods/: a method's knobs bring their own options
@@ -212,6 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tool_commands(sub)
     return parser
+
+
+def _count(text: str) -> int:
+    """argparse's type for whole-number options: digits 0-9 only (parse_count; argparse names the option)."""
+    try:
+        return parse_count(text, "value")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("bad value ", "")) from None
 
 
 def _int_option(value: Any, name: str) -> int:
@@ -298,7 +338,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         setup_runs=D.setup_runs if args.setup_runs is None else _int_option(args.setup_runs, "--setup-runs"),
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
-        data=args.data, compression=parse_compression(args.compression) if args.compression else (OFF,),
+        data=args.data, compression=parse_compression(args.compression) if args.compression is not None else (OFF,),
         streams=_streams(args.streams), no_aesni=args.no_aesni, controls=not args.no_controls,
         placement=args.placement or D.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
@@ -326,12 +366,7 @@ def _size(text: str, streams: tuple[int, ...]) -> int:
 
 def _streams(text: str | None) -> tuple[int, ...]:
     """--streams: whole numbers from 1 (order kept, duplicates dropped); RunOptions checks the range."""
-    if text is None:
-        return (1,)
-    words = [w.strip() for w in text.split(",") if w.strip()]
-    if not words or not all(w.isdigit() for w in words):
-        raise UsageError(f"bad --streams {text!r}: use whole numbers of parallel connections, e.g. 1,4,16")
-    return tuple(dict.fromkeys(int(w) for w in words))
+    return (1,) if text is None else parse_counts(text, "--streams", 1)
 
 
 def _sweep(given: str | None, links: tuple[LinkSpec, ...]) -> str:
@@ -350,7 +385,4 @@ def _size_list(text: str | None, option: str) -> tuple[int, ...]:
 
 
 def _count_list(text: str | None, option: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(w) for w in (text or "").split(",") if w.strip())
-    except ValueError:
-        raise UsageError(f"bad {option} {text!r}: use whole numbers, e.g. 64,256") from None
+    return parse_counts(text or "", option)

@@ -36,9 +36,21 @@ def _started(report: Report) -> datetime:
         return datetime.min
 
 
+def _counted(report: Report) -> bool:
+    return any(s.ok and not s.warmup and s.unusable is None for s in report.samples)
+
+
 def newest(paths: list[str], ctx: Context) -> tuple[str, list[Report]]:
     """The file whose run started last (every file is read and checked: a bad one is named, not skipped)."""
     loaded = [(path, read_results(path)) for path in dict.fromkeys(paths)]
+    measured = [item for item in loaded if any(_counted(r) for r in item[1])]
+    if not measured:  # an interrupted run with 0 samples gave an empty config, exit 0, without a word
+        raise UsageError(f"{loaded[0][0] if len(loaded) == 1 else 'none of the results files given'}: no sample "
+                         "was measured in it (an interrupted or failed run); recommend needs a run's figures")
+    skipped = len(loaded) - len(measured)
+    if skipped:
+        ctx.say(f"sshbench: passing over {skipped} results file{'s' if skipped > 1 else ''} with no sample measured")
+    loaded = measured
     if len(loaded) == 1:
         return loaded[0]
     # a run with AES-NI masked measured a CPU without it: never the basis of a config when a real one is there
@@ -58,7 +70,7 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
         except untrusted.UntrustedText as exc:
             raise UsageError(str(exc)) from None
     policy = policy_from(args.policy)
-    clients = select_clients(args.clients)
+    clients = select_clients(args.clients, warn=ctx.say)
     _, runs = newest(args.results, ctx)
     masked = [r for r in runs if r.options.no_aesni and r.environment.host.cpu_flags.get("aes")]
     if masked and not args.for_no_aesni:
@@ -76,21 +88,20 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
             results.append((report, checked_recommendation(report, client, server, policy, pattern,
                                                            host_keys=args.host_key_algorithms, exact=args.exact,
                                                            clients=clients, allow_lockout=args.allow_lockout)))
+    problems = any(advice.problems for _, advice in results)
+    if args.write and not problems:  # written whether or not stdout's reader stays
+        _write_configs(output_dir(args.write, "--write"), results, ctx)
+    code = ExitCode.UNVERIFIED if problems else ExitCode.LOCKOUT if any(
+        advice.rec.dropin_withheld for _, advice in results) else ExitCode.EXPOSED if any(
+        advice.rec.exposure for _, advice in results) else ExitCode.OK
+    ctx.code_if_closed = code  # the verdict stands whether or not the reader stays (`| head -1` with pipefail)
     if args.json:
         print(recommend_document(results), end="", flush=True)
     for report, advice in results if not args.json else []:
         if len(runs) > 1:
             ctx.out.print(host_rule(report))
         print_recommendation(ctx.out, advice, clients_table=True)
-    if any(advice.problems for _, advice in results):
-        return int(ExitCode.UNVERIFIED)
-    if args.write:
-        _write_configs(output_dir(args.write, "--write"), results, ctx)
-    if any(advice.rec.dropin_withheld for _, advice in results):
-        return int(ExitCode.LOCKOUT)
-    if any(advice.rec.exposure for _, advice in results):
-        return int(ExitCode.EXPOSED)
-    return int(ExitCode.OK)
+    return int(code)
 
 
 def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context) -> None:

@@ -82,6 +82,7 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
     regressed = False
     compared: list[tuple[str, str, list[Change]]] = []
     notes: list[str] = []
+    shown: list[tuple[str, str, list[Change], list[str]]] = []  # printed once every verdict is known
     for (base_label, base), (label, run) in pair_runs([(path, read_results(path)) for path in args.results]):
         options, facts = measured_differently(base, run)
         if options and threshold is not None and not args.allow_different:
@@ -107,10 +108,13 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
                          f"{blind[0].samples[1]}, ...) for any change to reach significance after the correction: "
                          "measure more samples (--min-runs)")
         notes += lines
-        if not args.json:
-            ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
-            for line in lines:
-                ctx.line(line)
+        shown.append((base_label, label, changes, lines))
+    code = ExitCode.REGRESSION if regressed else ExitCode.OK
+    ctx.code_if_closed = code  # the verdict stands whether or not the reader stays (`| head -1` with pipefail)
     if args.json:
         print(compare_document(compared, threshold, notes), end="", flush=True)
-    return int(ExitCode.REGRESSION if regressed else ExitCode.OK)
+    for base_label, label, changes, lines in [] if args.json else shown:
+        ctx.out.print(comparison_table(base_label, label, changes, args.normalize, threshold))
+        for line in lines:
+            ctx.line(line)
+    return int(code)

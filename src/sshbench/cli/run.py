@@ -28,16 +28,16 @@ from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
 from sshbench.render.jsondoc import answer_json
-from sshbench.render.progress import reporter_for
+from sshbench.render.progress import JsonLinesReporter, reporter_for
 from sshbench.render.terminal import answer_block, full_report, host_rule, hosts_report
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import CaseKind, CaseStatus, Report
-from sshbench.results.store import ResultsWriter
+from sshbench.results.store import ResultsWriter, check_output
 from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import parse_destination
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
-from sshbench.vocabulary.errors import ExitCode, UsageError
+from sshbench.vocabulary.errors import ExitCode, OutputError, UsageError
 from sshbench.vocabulary.untrusted import UntrustedText, host_name
 
 
@@ -45,6 +45,7 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
     """parse -> orchestrate (prepare, measure each host) -> render."""
     request = request_from_args(args)
     if args.plan:  # nothing is measured or saved: no results directory is made either
+        check_output(request.options.output)  # but what the run would refuse, --plan refuses too
         ctx.code_if_closed = ExitCode.OK
         with contextlib.ExitStack() as stack, _preparing(ctx, args) as say:
             prepared = prepare(request, stack, say, ctx.say)
@@ -58,7 +59,7 @@ def cmd_run(args: argparse.Namespace, ctx: Context) -> int:
             prepared = prepare(request, stack, say, ctx.say)
         with reporter_for(ctx.err, quiet=args.quiet, jsonl=args.jsonl) as reporter:
             runs = measure_all(prepared, request, writer, reporter, ctx.say)
-    return _finish(args, ctx, writer, runs)
+    return _finish(args, ctx, writer, runs, reporter if isinstance(reporter, JsonLinesReporter) else None)
 
 
 def request_from_args(args: argparse.Namespace) -> RunRequest:
@@ -163,7 +164,7 @@ def _destinations(given: list[str] | None) -> list[str]:
 
 
 def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
-            runs: list[tuple[Report, CheckedRecommendation]]) -> int:
+            runs: list[tuple[Report, CheckedRecommendation]], lines: JsonLinesReporter | None = None) -> int:
     """The tables, recommendation and next steps (or the JSON line, or just the path); the exit code."""
     reports = [report for report, _ in runs]
     failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
@@ -171,18 +172,21 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
         not e.ok for r in reports for e in r.echoes)
     ctx.code_if_closed = ExitCode.SAMPLES_FAILED if failed else ExitCode.OK  # the results are complete now
     out = ctx.out
-    if args.jsonl:
+    if args.jsonl and lines is not None:
         for report in reports:  # what the tables say, for scripts: each case's final summary, the warnings, the answer
             saved = report_to_dict(report)
             for summary in saved["summaries"]:
-                print(json.dumps({"event": "summary", "host": report.label, **summary}), flush=True)
+                lines.line(json.dumps({"event": "summary", "host": report.label, **summary}))
             for warning in saved["warnings"]:
-                print(json.dumps({"event": "warning", "host": report.label, **warning}), flush=True)
-            print(json.dumps({"event": "answer", "host": report.label,
-                              "answer": [answer_json(a) for a in answers(report)]}, allow_nan=False), flush=True)
-        print(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
-                          "csv": writer.csv_path, "hosts": [r.label for r in reports],
-                          "samples": sum(len(r.samples) for r in reports), "failed": failed}), flush=True)
+                lines.line(json.dumps({"event": "warning", "host": report.label, **warning}))
+            lines.line(json.dumps({"event": "answer", "host": report.label,
+                                   "answer": [answer_json(a) for a in answers(report)]}, allow_nan=False))
+        lines.line(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
+                               "csv": writer.csv_path, "hosts": [r.label for r in reports],
+                               "samples": sum(len(r.samples) for r in reports), "failed": failed}))
+        if lines.failure is not None:
+            raise OutputError(f"--jsonl: stdout could not be written ({lines.failure.strerror or lines.failure}); "
+                              f"the run went on and its results file is complete: {writer.json_path}")
     elif args.quiet:
         ctx.line(writer.json_path or "")
     else:

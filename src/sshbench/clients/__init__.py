@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Literal
@@ -130,7 +131,41 @@ def load_offer_file(path: str) -> ClientOffer:
     return parse_offer(raw, f"--clients {path}")
 
 
-def select_clients(specs: str | list[str] | None, known: list[ClientOffer] | None = None) -> list[ClientOffer]:
+def _directory(path: str, warn: Callable[[str], None]) -> list[ClientOffer]:
+    """The recordings in a directory (*.json, regular files, the first 200 by name): a file that is not one is
+    named in a warning and skipped, never the end of the check; a directory that yields none is an error."""
+    found = []
+    try:
+        names = sorted(os.listdir(path))[:200]
+    except OSError as exc:
+        raise UsageError(f"--clients {path}: cannot read that directory ({exc.strerror or exc})") from None
+    for name in names:
+        file = os.path.join(path, name)
+        if not name.endswith(".json"):
+            continue
+        try:
+            if not os.path.isfile(file):
+                raise UsageError(f"--clients {file}: not a regular file (a link loop, or a directory)")
+            found.append(load_offer_file(file))
+        except UsageError as exc:
+            warn(f"sshbench: warning: skipped {exc}")
+    if not found:
+        raise UsageError(f"--clients {path}: no client recording in that directory (*.json made by `sshbench clients "
+                         "record`)")
+    return found
+
+
+def _add_yours(yours: dict[str, ClientOffer], offer: ClientOffer, known: list[ClientOffer], where: str) -> None:
+    """A recording of the user's own, refused where its name is a shipped client's (it would silently replace
+    it: "checked against 28 clients" with one of them not what sshbench recorded)."""
+    if any(c.name == offer.name for c in known):
+        raise UsageError(f"--clients {where}: its name {offer.name!r} is a client sshbench ships; record yours under "
+                         "another name (sshbench clients record NAME), e.g. " + f"{offer.name}-mine")
+    yours[offer.name] = offer
+
+
+def select_clients(specs: str | list[str] | None, known: list[ClientOffer] | None = None,
+                   warn: Callable[[str], None] | None = None) -> list[ClientOffer]:
     """`--clients`, given once or more (the values combine): comma lists of `all` (every known client),
     `none`, a known name or the start of one (`openssh` = every OpenSSH), `-NAME` to leave one out, or a
     path to a recording or a directory of them (*.json).
@@ -154,13 +189,10 @@ def select_clients(specs: str | list[str] | None, known: list[ClientOffer] | Non
             if lower in ("none", "all"):
                 shipped = {**(shipped or {}), **({c.name: c for c in known} if lower == "all" else {})}
             elif os.path.isdir(raw):
-                for name in sorted(os.listdir(raw))[:200]:
-                    if name.endswith(".json") and os.path.isfile(os.path.join(raw, name)):
-                        offer = load_offer_file(os.path.join(raw, name))
-                        yours[offer.name] = offer
+                for offer in _directory(raw, warn or (lambda line: None)):
+                    _add_yours(yours, offer, known, raw)
             elif raw.endswith(".json") or os.sep in raw:
-                offer = load_offer_file(raw)
-                yours[offer.name] = offer
+                _add_yours(yours, load_offer_file(raw), known, raw)
             else:
                 word = raw[1:] if raw.startswith("-") else raw
                 matches = [c for c in known if c.name == word or c.name.startswith(word.lower())]

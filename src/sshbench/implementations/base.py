@@ -57,6 +57,9 @@ class Implementation:
     # ... and the client's: the ssh -o options that switch to it after login (it is never named in Ciphers)
     none_cipher_client: tuple[str, ...] = ()
     none_mac_client: tuple[str, ...] = ()
+    # Whether its client agrees on an AEAD cipher with no MAC in common (the MAC is implicit): recordings of its
+    # client get that right by default (clients record), where paramiko, for one, insists on a common MAC
+    aead_without_mac: bool = False
 
     @property
     def has_none_cipher(self) -> bool:

@@ -8,6 +8,7 @@ from sshbench.implementations.base import Implementation, Window
 
 DROPBEAR = Implementation(
     name="dropbear",
+    aead_without_mac=True,
     title="Dropbear",
     banner_prefixes=("dropbear",),
     process="dropbear",

@@ -23,6 +23,7 @@ _TOWARDS_OLD_OPENSSH = 15 * 1024 * 1024  # NON_HPN_WINDOW_MAX: towards OpenSSH 8
 
 HPNSSH = Implementation(
     name="hpnssh",
+    aead_without_mac=True,
     title="HPN-SSH",
     banner_prefixes=("openssh_",),
     banner_marker="_hpn",

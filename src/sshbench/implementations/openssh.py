@@ -12,6 +12,7 @@ _WINDOW = 64 * 32 * 1024
 
 OPENSSH = Implementation(
     name="openssh",
+    aead_without_mac=True,
     title="OpenSSH",
     banner_prefixes=("openssh_",),
     process="sshd",

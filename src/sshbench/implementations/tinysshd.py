@@ -8,6 +8,7 @@ from sshbench.implementations.base import Implementation, Window
 
 TINYSSHD = Implementation(
     name="tinysshd",
+    aead_without_mac=True,
     title="tinysshd",
     banner_prefixes=("tinyssh",),
     process="tinysshd",

@@ -44,6 +44,8 @@ from sshbench.targets.base import Target
 from sshbench.vocabulary.untrusted import clean
 
 READY = b"SSHBENCH-READY"
+WATCH_SECONDS = 0.25  # how often a connection's watch looks at its timeout and its server
+SERVER_GONE_GRACE = 2.0  # a server gone this long while ssh still runs: ssh is waiting for nothing
 TIMES_MARK = "SSHBENCH-TIMES"  # the remote shell's `times` follows: its own CPU, then its children's
 _TIMES = re.compile(r"(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s")
 
@@ -147,8 +149,10 @@ class Connection:
             grow_pipe(fd)
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_thread.start()
-        self._watchdog = threading.Timer(timeout, self._expire)
-        self._watchdog.daemon = True  # never keeps the process alive after an interrupt
+        self.server_gone = threading.Event()  # the embedded server of this connection ended while ssh ran on
+        self._ended = threading.Event()
+        self._watchdog = threading.Thread(target=self._watch, args=(timeout,), daemon=True,  # never keeps the
+                                          name="sshbench-connection-watch")  # process alive after an interrupt
         self._watchdog.start()
 
     # ------------------------------------------------------------ running
@@ -162,6 +166,35 @@ class Connection:
                 self._stderr_seen.notify_all()
         with self._stderr_seen:
             self._stderr_seen.notify_all()
+
+    def _watch(self, timeout: float) -> None:
+        """The sample's bounds, whatever dies: ssh and its compressor end at the timeout; and where the server is
+        ours, once its process has been gone SERVER_GONE_GRACE seconds while ssh still runs (a killed Dropbear
+        left a run waiting out its whole timeout, 240 s on a loaded machine), the connection ends at once."""
+        deadline = time.monotonic() + timeout
+        gone_since: float | None = None
+        while not self._ended.wait(WATCH_SECONDS):
+            now = time.monotonic()
+            if now >= deadline:
+                self._expire()
+                return
+            if self.peer_port is None or not self.target.server_cpu_exact or self._exited():
+                continue
+            if self.target.server_pid(self.peer_port) is not None:
+                gone_since = None
+            elif gone_since is None:
+                gone_since = now
+            elif now - gone_since >= SERVER_GONE_GRACE:
+                self.server_gone.set()
+                self.kill()
+                return
+
+    def _exited(self) -> bool:
+        """Whether ssh has exited, looked at without reaping it (end() reaps it, with its CPU time)."""
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
 
     def _expire(self) -> None:
         self.timed_out.set()
@@ -264,7 +297,7 @@ class Connection:
         compressor_usage = None
         if self.compressor is not None:
             _, compressor_usage = reap(self.compressor.pid)
-        self._watchdog.cancel()
+        self._ended.set()
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         self._stderr_thread.join(timeout=5)
         for pipe in (self.proc.stdout, self.proc.stderr, *(() if self.compressor is None else

@@ -30,15 +30,22 @@ from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
-from sshbench.plan.budget import FIT_MARGIN, STEADY_AFTER, target_seconds, too_long
+from sshbench.plan.budget import (
+    FIT_MARGIN,
+    MAX_AUTO_SIZE,
+    MIN_STREAM_SIZE,
+    auto_size,
+    largest_savings,
+    option_for,
+    sized,
+    target_seconds,
+    too_long,
+)
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
+from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured, RunStopped
-from sshbench.vocabulary.units import MiB
 
-MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
-MAX_AUTO_SIZE = 64 * 1024 * MiB
-MIN_STREAM_SIZE = 2 * STEADY_AFTER  # each stream's share of a --streams sample: enough for a steady state
 CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
 # Before any measurement: a guess only used for the first ETA.
 _GUESS_RATE = 500e6
@@ -60,19 +67,6 @@ class Hooks:
     doomed: Callable[[list[Sample]], None] = lambda failures: stop_if_same_failure(failures)
     # Moves both ends to "split" or "free" placement (--placement auto, measure/placing.py); None: no trial
     place: Callable[[str], None] | None = None
-
-
-def auto_size(warmup: Sample, target_seconds: float, streams: int = 1) -> int | None:
-    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB); with several
-    streams, enough that each stream's share has a steady state of its own."""
-    rate = warmup.throughput_bytes_per_second
-    return None if rate is None else sized(rate, target_seconds, streams)
-
-
-def sized(rate: float, target_seconds: float, streams: int = 1) -> int:
-    """Bytes that last about `target_seconds` at `rate` (whole MiB, within the automatic sizes' bounds)."""
-    size = int(rate * target_seconds) // MiB * MiB
-    return max(MIN_AUTO_SIZE, streams * MIN_STREAM_SIZE, min(MAX_AUTO_SIZE, size))
 
 
 @dataclass
@@ -162,8 +156,11 @@ class _Run:
         # of a throughput sample each, and the mean over all cases made its ETA twice the truth
         eta += sum(n * self.estimates.of(self.records[i].case, self.records[i].size_bytes) for i, n in later.items())
         left = self.left()
-        return Progress(self.done, self.done + len(remaining) + sum(later.values()),
-                        eta if left is None else min(eta, left))
+        total = self.done + len(remaining) + sum(later.values())
+        if left is not None and self.options.mode == "decision" and self.adapt and eta < left and any(
+                s.relation is Relation.UNSETTLED and not s.futile for s in self.report.summaries):
+            return Progress(self.done, total, left, by_budget=True)  # open pairs take what is left, not the round
+        return Progress(self.done, total, eta if left is None else min(eta, left))
 
 
 def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptions,
@@ -214,9 +211,14 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     finally:
         _finish(run)
         run.checkpoint(force=True)
-    if report.error and report.status == "failed":
+    if report.error and _failed(report):
         raise NothingMeasured(report.error)
     return report
+
+
+def _failed(report: Report) -> bool:
+    """Whether _finish found the run empty (a status the try block above never set)."""
+    return report.status == "failed"
 
 
 def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporter: Reporter) -> None:
@@ -247,7 +249,8 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     run.checkpoint()
     run.done += 1
     # the same counts, less this visit's expected time: it is done (no second pass over the report)
-    reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost)))
+    reporter.sample_finished(sample, Progress(run.done, progress.total, max(0.0, progress.eta_seconds - cost),
+                                              progress.by_budget))
 
 
 def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None], spare: float | None) -> None:
@@ -341,10 +344,16 @@ def _check_minimum_fits(run: _Run) -> float:
               for case_id, count in required.items() if count}
     left = run.left()
     assert left is not None
-    if sum(needed.values()) * FIT_MARGIN > left:
+    while sum(needed.values()) * FIT_MARGIN > left:
         spent = run.hooks.clock() - run.started
-        raise BudgetTooSmall(too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent,
-                                      left, run.options))
+        why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, run.options)
+        drop = next(iter(largest_savings(needed, run.options)), None) if run.options.fit else None
+        if drop is None:
+            raise BudgetTooSmall(why)
+        for record in run.records.values():  # --fit after the warm-up too: the largest part left out, said
+            if record.case in needed and option_for(record.case, run.options) == drop:
+                record.status, record.reason = CaseStatus.SKIPPED, f"left out by --fit ({drop}): {why}"
+        needed = {case: seconds for case, seconds in needed.items() if option_for(case, run.options) != drop}
     return left - sum(needed.values()) * FIT_MARGIN
 
 
@@ -364,6 +373,11 @@ def _nothing_measured(report: Report, budget: float | None) -> str:
     hint = (f"raise --time-budget above {budget:.0f} s (the warm-up round alone needs more)"
             if budget is not None and "time budget" in why else
             "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
+    failed = [s for s in report.samples if not s.ok and s.error]
+    if not report.stop_reason and failed:  # say why, in the words of the last failure and of the server's log
+        said = [line.removeprefix("server: ") for line in failed[-1].stderr_tail if line.startswith("server: ")]
+        hint = f"the last one: {failed[-1].error}" + (f"; the server said: {said[-1]}" if said else "") + \
+            f"; {hint}"
     return f"nothing was measured ({why}): {hint}"
 
 

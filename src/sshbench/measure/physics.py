@@ -31,6 +31,13 @@ MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of 
 # ... and holds at least this share of the transfer's bytes: a stream that started late leaves a window of the
 # others' last few MiB and its own tail (4 loopback streams of 19.5 MiB: windows of 0.04 s, 16% of the bytes)
 MIN_WINDOW_SHARE = 0.5
+# ... and runs at one pace: its second half's rate within this factor of its first half's. 16 streams through a
+# 150 ms link still ramping or ending one by one ran their second halves at 0.53-0.65 of their first, and came to
+# 74 MB/s where the same streams, longer, moved 93 by hand. A case is re-sized for this at most TREND_RESIZES
+# times: a pace that still changes then is that configuration's own, and counts.
+MAX_TREND = 1.3
+TREND_RESIZES = 3
+NOT_STEADY = "not steady"
 TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
 RATE_TOLERANCE = 0.01  # a link with a rate has an exact capacity: only timing granularity is forgiven
 MEASURED_TOLERANCE = 0.15  # raw TCP's best sample is itself measured, on a shared machine
@@ -61,9 +68,11 @@ def checked(case: Case) -> bool:
     return case.moves_data and case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC)
 
 
-def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None) -> str | None:
+def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None,
+             trend: bool = True) -> str | None:
     """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
-    loopback); `capacity`: what the path carries (None: not known, not checked)."""
+    loopback); `capacity`: what the path carries (None: not known, not checked); `trend`: whether a pace that
+    changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times)."""
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
@@ -77,6 +86,12 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
         return (f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_RTTS} round trips of "
                 f"{rtt * 1000:.0f} ms; re-sized and measured again")
+    half = sample.steady_half_bytes
+    if trend and half and sample.steady_bytes > half:
+        pace = (sample.steady_bytes - half) / half
+        if not 1 / MAX_TREND <= pace <= MAX_TREND:
+            return (f"{NOT_STEADY}: the window's second half ran at {pace:.2f}x its first (a ramp, or streams "
+                    "ending one by one); re-sized and measured again")
     rate = sample.steady_bytes / sample.steady_seconds
     wire = sample.wire_bytes_sent if case.direction.value == "upload" else sample.wire_bytes_received
     per_payload = wire / sample.bytes_received if wire and sample.bytes_received else 1.0
@@ -114,7 +129,8 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) 
     automatically, twice as large from then on (at most `largest`), so the next one has what this one lacked."""
     if sample.warmup:
         return
-    why = unusable(sample, record.case, *path_of(report, record.case))
+    resized = sum(1 for s in report.samples_of(record.case.id) if (s.unusable or "").startswith(NOT_STEADY))
+    why = unusable(sample, record.case, *path_of(report, record.case), trend=resized < TREND_RESIZES)
     if why is None:
         return
     sample.unusable = why

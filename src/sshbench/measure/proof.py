@@ -110,14 +110,27 @@ def concluded(target: Target, case: Case, sample: Sample, connections: list[Conn
         sample.wire_bytes_sent = sum(t.transferred[0] for t in transcripts if t.transferred)
         sample.wire_bytes_received = sum(t.transferred[1] for t in transcripts if t.transferred)
     _server_cpu(target, sample, connections, remote_cpu)
-    error = _verdict(case, sample, connections, transcripts, error, timeout, target.server_cpu_exact)
+    failing, error = _verdict(case, sample, connections, transcripts, error, timeout, target.server_cpu_exact)
     sample.error = error
     sample.ok = error is None
+    if len(connections) > 1:
+        sample.stream_status = [_status(c, t) for c, t in zip(connections, transcripts, strict=True)]
     if error is not None:
-        failing = next((i for i, c in enumerate(connections) if c.timed_out.is_set()), 0)
-        lines = connections[failing].stderr_lines if connections else []
+        lines = connections[failing].stderr_lines if connections else []  # the stream that failed, not the first
         sample.stderr_tail = tail_lines(lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
     return sample
+
+
+def _status(connection: Connection, transcript: Transcript) -> str:
+    """One stream's own outcome, for the sample's per-stream facts: "ok", or what happened to it."""
+    if connection.timed_out.is_set():
+        return "timed out"
+    if transcript.turned_away:
+        return transcript.turned_away
+    if transcript.refused:
+        return f"server refused: {transcript.refused}"
+    code = connection.proc.returncode
+    return "ok" if code == 0 else f"ssh exited with status {code}"
 
 
 def _server_cpu(target: Target, sample: Sample, connections: list[Connection], remote_cpu: bool) -> None:
@@ -145,27 +158,44 @@ def _server_cpu(target: Target, sample: Sample, connections: list[Connection], r
 
 
 def _verdict(case: Case, sample: Sample, connections: list[Connection], transcripts: list[Transcript],
-             error: str | None, timeout: float, server_cpu_exact: bool) -> str | None:
-    """The sample's error, in order: a timeout, a refusal, a negotiation that is not the case's, a failed exit."""
+             error: str | None, timeout: float, server_cpu_exact: bool) -> tuple[int, str | None]:
+    """(the failing stream, the sample's error), in order: a timeout, a connection the server turned away (its
+    MaxStartups: named, never a failing cipher), a refusal, a negotiation that is not the case's, a failed exit."""
     count = len(connections)
     for index, connection in enumerate(connections):
         if connection.timed_out.is_set():
-            return which(index, count, f"timed out after {timeout:.0f}s")
+            return index, which(index, count, f"timed out after {timeout:.0f}s")
+    for index, connection in enumerate(connections):
+        if connection.server_gone.is_set():
+            return index, which(index, count, "the server's process ended mid-sample (killed, or it crashed): the "
+                                "sample failed at once instead of waiting out its timeout")
+    for index, transcript in enumerate(transcripts):
+        if transcript.turned_away:
+            return index, which(index, count, transcript.turned_away)
     for index, transcript in enumerate(transcripts):
         if transcript.refused:
-            return which(index, count, f"server refused: {transcript.refused}")
+            return index, which(index, count, f"server refused: {transcript.refused}")
     if error is not None:
-        return error
+        return _failing(error, count), error
     for index, transcript in enumerate(transcripts):
         mismatch = negotiation_mismatch(case, transcript.negotiated, expected_compression(case))
         if mismatch:
-            return which(index, count, mismatch)
+            return index, which(index, count, mismatch)
     for index, connection in enumerate(connections):
         if connection.proc.returncode != 0:
-            return which(index, count, f"ssh exited with status {connection.proc.returncode}")
+            return index, which(index, count, f"ssh exited with status {connection.proc.returncode}")
     if case.moves_data and sample.server_cpu_user_seconds is None and server_cpu_exact:
-        return "the server process of this connection was not found"
-    return None
+        return 0, "the server process of this connection was not found"
+    return 0, None
+
+
+def _failing(error: str, count: int) -> int:
+    """The stream an error of `which()` names ("stream 3 of 8: ..."), else the first."""
+    if count > 1 and error.startswith("stream "):
+        number = error.split()[1]
+        if number.isascii() and number.isdigit() and 1 <= int(number) <= count:
+            return int(number) - 1
+    return 0
 
 
 def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:

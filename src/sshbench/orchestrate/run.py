@@ -29,14 +29,25 @@ from sshbench.measure.datapath import make_payload
 from sshbench.options import RunOptions
 from sshbench.orchestrate.build_sides import check_names, merged, offered, start_builds, with_none
 from sshbench.orchestrate.session import Host, embedded_environment, measure_host
-from sshbench.plan.budget import BUSY, host_share, largest_savings, minimum_before, runs_cap, too_long
+from sshbench.plan.budget import (
+    BUSY,
+    FIT_MARGIN,
+    LINK_STEADY_RTTS,
+    LOGIN_ROUND_TRIPS,
+    duration,
+    host_share,
+    largest_savings,
+    minimum_before,
+    runs_cap,
+    too_long,
+)
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
 from sshbench.results.events import Reporter
 from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
-from sshbench.targets.link.emulated import EmulatedLinks
+from sshbench.targets.link.emulated import RTT_PROBES, EmulatedLinks
 from sshbench.targets.remote import RemoteHost, open_remote
 from sshbench.targets.servers import embedded_server
 from sshbench.vocabulary.case_terms import PIPE, Direction
@@ -100,6 +111,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
             servers.append(server)
     links: EmulatedLinks | None = None
     if options.links:
+        _check_link_floor(options)  # from the round trips alone, before minutes go into building and timing them
         say("making the emulated links (network namespaces, devices) and measuring their round trips")
         links = stack.enter_context(EmulatedLinks(list(options.links), seed,
                                                   tuned=options.link_tcp == "tuned"))
@@ -127,8 +139,26 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
                          compression=None if host.remote is None else host.remote.compression)
 
     fitted = [_fitted(h, plan, len(hosts), request.fit, note) for h in hosts]
+    fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=request.fit)), m) for h, m in fitted]
     hosts = [host for host, _ in fitted]
     return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
+
+
+def _check_link_floor(options: RunOptions) -> None:
+    """Refuse a budget that the links' round trips alone cannot fit: timing each link's RTT (RTT_PROBES + 1
+    connects) and one case's warm-up and minimum over it (a login's round trips, then LINK_STEADY_RTTS of data
+    each). `--link rtt=10s --time-budget 60s` took 4 minutes to be refused, after the links were built."""
+    budget = options.time_budget_seconds
+    if budget is None or options.mode == "fixed":
+        return
+    floor = sum((RTT_PROBES + 1) * link.rtt_seconds + (options.min_runs + 1) * (LOGIN_ROUND_TRIPS + LINK_STEADY_RTTS)
+                * link.rtt_seconds for link in options.links)
+    if floor > budget:
+        worst = max(options.links, key=lambda link: link.rtt_seconds)
+        raise BudgetTooSmall(f"--link {worst.label}: at its round trips, timing the links and one case's warm-up and "
+                             f"minimum over each take at least {duration(floor)}, and the time budget is "
+                             f"{duration(budget)}: raise --time-budget to {math.ceil(floor * FIT_MARGIN / 60)}m or "
+                             "more, or give a shorter rtt")
 
 
 def _check_remote_compressors(remote: RemoteHost, options: RunOptions) -> None:

@@ -26,7 +26,7 @@ def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> 
     lists = lists_from_dump(parse_dump(dump_text))
     wanted: dict[Kind, tuple[list[str], int]] = {}  # kind -> (the list, how much of what is read back counts)
     if client:
-        for line in rec.written_lines():  # with `^` the defaults after ours are the validating client's own
+        for line in rec.client_lines():  # with `^` the defaults after ours are the validating client's own
             want = line.names if rec.prepend else rec.client_list(line)
             wanted[line.kind] = (want, len(want) if rec.prepend else len(lists.of(line.kind)))
     else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.options import RunOptions
-from sshbench.results.model import Case
+from sshbench.results.model import Case, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 
 # The minimum must fit with this much to spare: sample times vary 15-40% on a shared machine.
@@ -43,7 +43,7 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
-def _option_for(case: Case, options: RunOptions) -> str | None:
+def option_for(case: Case, options: RunOptions) -> str | None:
     """The option that leaves this case out of a run (None when no single option does)."""
     if case.kind in (CaseKind.CONTROL, CaseKind.CEILING):
         return "--no-controls"
@@ -157,7 +157,7 @@ def largest_savings(needed: dict[Case, float], options: RunOptions) -> dict[str,
     """Option -> the seconds it would save, largest first."""
     savings: dict[str, float] = defaultdict(float)
     for case, seconds in needed.items():
-        if (option := _option_for(case, options)) is not None:
+        if (option := option_for(case, options)) is not None:
             savings[option] += seconds
     return dict(sorted(savings.items(), key=lambda item: -item[1]))
 
@@ -200,3 +200,22 @@ def runs_cap(cases: list[Case], options: RunOptions, rtt: dict[str, float], shar
     if per_pass <= 0:
         return options.max_runs
     return max(options.max_runs, min(MAX_RUNS_FROM_BUDGET, int(share / per_pass)))
+
+
+MIB = 1024 * 1024
+MIN_AUTO_SIZE = 4 * STEADY_AFTER  # the smallest size with a steady state (measure/pipe.py) of 3/4 of its bytes
+MAX_AUTO_SIZE = 64 * 1024 * MIB
+MIN_STREAM_SIZE = 2 * STEADY_AFTER  # each stream's share of a --streams sample: enough for a steady state
+
+
+def auto_size(warmup: Sample, target_seconds: float, streams: int = 1) -> int | None:
+    """Bytes for one sample to last about `target_seconds`, from the warm-up's rate (whole MiB); with several
+    streams, enough that each stream's share has a steady state of its own."""
+    rate = warmup.throughput_bytes_per_second
+    return None if rate is None else sized(rate, target_seconds, streams)
+
+
+def sized(rate: float, target_seconds: float, streams: int = 1) -> int:
+    """Bytes that last about `target_seconds` at `rate` (whole MiB, within the automatic sizes' bounds)."""
+    size = int(rate * target_seconds) // MIB * MIB
+    return max(MIN_AUTO_SIZE, streams * MIN_STREAM_SIZE, min(MAX_AUTO_SIZE, size))

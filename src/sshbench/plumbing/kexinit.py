@@ -14,6 +14,7 @@ clear error, never a hang.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import struct
 import subprocess
@@ -281,12 +282,25 @@ def capture_client(listener: socket.socket, argv: list[str] | None, timeout: flo
         said.close()
 
 
+_ERROR_LINE = re.compile(r"unknown option|illegal option|invalid option|unrecognized option|error|usage:",
+                         re.IGNORECASE)
+_USERINFO = re.compile(r"(\w[\w+.-]*://)[^/@\s]+@")  # scheme://user:password@host
+
+
+def redact(text: str) -> str:
+    """What a client printed, with any credentials in URLs (user:password@) masked before anyone sees it."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
 def _last_words(said: IO[bytes]) -> str:
-    """The last line a client printed (its own error, a typo in its options), escaped, or ""."""
+    """The client's own error line (ssh's "unknown option -- Z" rather than the last line of its usage text),
+    else its last line; escaped and without credentials, or ""."""
     with contextlib.suppress(OSError):
         said.seek(0)
-        lines = [ln for ln in said.read(1 << 16).decode(errors="replace").splitlines() if ln.strip()]
-        return f": it said {printable(lines[-1].strip()[-200:])!r}" if lines else ""
+        lines = [ln.strip() for ln in said.read(1 << 16).decode(errors="replace").splitlines() if ln.strip()]
+        chosen = next((ln for ln in lines if _ERROR_LINE.search(ln) and not ln.lower().startswith("usage:")),
+                      lines[-1] if lines else None)
+        return f": it said {printable(redact(chosen)[-200:])!r}" if chosen else ""
     return ""
 
 

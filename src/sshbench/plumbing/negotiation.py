@@ -21,6 +21,12 @@ _DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (
 _BANNER_RE = re.compile(r"remote software version (.+)$")
 _TRANSFERRED_RE = re.compile(r"Transferred: sent (\d+), received (\d+) bytes")
 _REFUSED_RE = re.compile(r"Unable to negotiate with .*?: (no matching [^.]+ found)")
+# The server turned the connection away before its banner: OpenSSH 8.x+ says why in a banner line (sshd.c,
+# "Exceeded MaxStartups"); older ones, Dropbear's MAX_UNAUTH_CLIENTS or a firewall just close or reset it
+_MAXSTARTUPS_RE = re.compile(r"kex_exchange_identification: banner line \d+: (Exceeded MaxStartups)")
+_CLOSED_EARLY_RE = re.compile(r"(?:kex|ssh)_exchange_identification: (?:read: )?(Connection (?:closed by remote host"
+                              r"|reset by peer))")
+TURNED_AWAY = "the server turned this connection away before its banner"
 
 # Phase mark -> a substring that identifies the line, in connection order.
 PHASE_MARKERS: tuple[tuple[str, str], ...] = (
@@ -60,6 +66,24 @@ class Transcript:
     refused: str | None = None  # "no matching cipher found" when the server refused the request
     # ssh's own count at exit (packets and padding included): bytes sent and received on the wire
     transferred: tuple[int, int] | None = None
+    turned_away: str | None = None  # the server closed it before its banner, and why where it said
+
+
+def turned_away(lines: Iterable[str]) -> str | None:
+    """Why the server turned a connection away before its banner, with the setting that explains it; None
+    where it did not. A refusal of its own kind: not a failing cipher, not a broken link."""
+    closed = None
+    for line in lines:
+        if _MAXSTARTUPS_RE.search(line):
+            return (f"{TURNED_AWAY}: Exceeded MaxStartups (sshd admits at most the first number of its "
+                    "MaxStartups, default 10:30:100, unauthenticated connections at once; raise it on the server "
+                    "or use fewer --streams)")
+        if (m := _CLOSED_EARLY_RE.search(line)) is not None:
+            closed = m.group(1)
+    if closed is None:
+        return None
+    return (f"{TURNED_AWAY} ({closed}): most likely a limit of unauthenticated connections at once (sshd's "
+            "MaxStartups, Dropbear's MAX_UNAUTH_CLIENTS) or a firewall's rate limit; use fewer --streams")
 
 
 def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
@@ -68,7 +92,10 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
     phases: dict[str, float] = {}
     refused: str | None = None
     transferred: tuple[int, int] | None = None
+    early: list[str] = []  # the lines that say how the banner exchange ended
     for when, line in lines:
+        if "exchange_identification" in line:
+            early.append(line)
         for name, marker in PHASE_MARKERS:
             if name not in phases and marker in line:
                 phases[name] = when
@@ -87,7 +114,8 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             refused = m.group(1)
         elif m := _TRANSFERRED_RE.search(line):
             transferred = (int(m.group(1)), int(m.group(2)))
-    return Transcript(negotiated=Negotiated(**found), phases=phases, refused=refused, transferred=transferred)
+    return Transcript(negotiated=Negotiated(**found), phases=phases, refused=refused, transferred=transferred,
+                      turned_away=turned_away(early))
 
 
 def parse_text(text: str) -> Transcript:

@@ -47,16 +47,20 @@ def become_subreaper() -> bool:
         return False
 
 
-def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    """Signal the process group led by `pid` (our children are session leaders), or the process alone."""
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> bool:
+    """Signal the process group led by `pid` (our children lead sessions or groups), or the process alone;
+    False where it may not be signalled (another user's), never an exception."""
     try:
         os.killpg(pid, sig)
-    except ProcessLookupError:
-        with contextlib.suppress(ProcessLookupError):
+        return True
+    except (ProcessLookupError, PermissionError):  # not a group it leads, or not ours: the process itself
+        try:
             os.kill(pid, sig)
-    except PermissionError:  # not a group leader we own: the process itself
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
+        except ProcessLookupError:
+            return True  # gone already
+        except PermissionError:
+            return False
+    return True
 
 
 def reap(pid: int) -> tuple[int, resource.struct_rusage | None]:
@@ -137,17 +141,54 @@ def live_children() -> list[int]:
     return found
 
 
-def end_children() -> None:
-    """Last resort at exit: kill and reap any child (and its group) that an interrupt left behind.
+def end_children() -> list[int]:
+    """Last resort at exit: kill and reap any child (and its group) that an interrupt left behind; the pids of
+    those it may not signal (left alone, never waited for).
 
     As a subreaper (become_subreaper), the orphans of each child killed here
     become our children in turn: rounds go on until none is left (bounded in
-    time; SIGKILL cannot be refused, so it is a matter of milliseconds).
+    time; SIGKILL cannot be refused, so it is a matter of milliseconds). A
+    child that started before sshbench began (`sh -c 'sleep 60 & exec
+    sshbench ...'` hands its background job over; exec keeps the shell's start
+    time, so the moment this module was loaded counts) was not started by it:
+    it is never signalled.
     """
     deadline = time.monotonic() + END_ROUNDS_SECONDS
-    while (children := live_children()) and time.monotonic() < deadline:
-        for pid in children:
-            kill_group(pid)
-        for pid in children:
+    mine = _BEGAN
+    refused: set[int] = set()
+    while (children := [p for p in live_children() if p not in refused and _ours(p, mine)]) and \
+            time.monotonic() < deadline:
+        killed = [pid for pid in children if kill_group(pid)]
+        refused |= set(children) - set(killed)
+        for pid in killed:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+    return sorted(refused)
+
+
+def _uptime_ticks() -> int | None:
+    """Now, in the clock ticks since boot that /proc/PID/stat's start times count."""
+    try:
+        with open("/proc/uptime", encoding="ascii") as fh:
+            return int(float(fh.read().split()[0]) * os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _started(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (/proc/PID/stat field 22); None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rpartition(")")[2].split()
+        return int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _ours(pid: int, began: int | None) -> bool:
+    """A child sshbench may have started (or adopted as a subreaper): not one that began before it did."""
+    started = _started(pid)
+    return began is None or started is None or started >= began - 1  # a tick of rounding
+
+
+_BEGAN = _uptime_ticks()  # when sshbench began (this module is among the first it loads)

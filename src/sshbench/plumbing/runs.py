@@ -96,7 +96,7 @@ def private(path: str) -> bool:
     """A real directory (not a link), owned by this user, that no one else may enter or write."""
     try:
         info = os.lstat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in a path read from a record
         return False
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
 
@@ -213,9 +213,21 @@ def _make_record(token: str) -> tuple[str, int] | None:
 
 
 def _write_info(claim: Claim) -> None:
+    """The record's `info`, written whole or not at all (a temp file, fsync, rename): a crash or a full disk
+    never leaves half of it for a sweep to read."""
+    if claim.record is None:
+        return
     info = {"token": claim.token, "pid": os.getpid(), "pid_ns": cgroups.namespace_id("pid"),
             "cgroup_ns": cgroups.namespace_id("cgroup"), "cgroup": claim.cgroup[0] if claim.cgroup else None}
-    claim._note("info", json.dumps(info) + "\n")
+    temp = os.path.join(claim.record, ".info.new")
+    with contextlib.suppress(OSError):
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, (json.dumps(info) + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, os.path.join(claim.record, "info"))
 
 
 def claim_run() -> Claim:

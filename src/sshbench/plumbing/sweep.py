@@ -29,6 +29,10 @@ from sshbench.plumbing import cgroups
 from sshbench.plumbing.runs import MARK_FILE, NEW_GRACE_SECONDS, current, private, read_private, state_dir
 
 _RECORD = re.compile(r"(run-|\.new-)([0-9a-f]{16})")
+QUARANTINE = "unreadable-"  # a record no sweep could read is renamed so: kept for its user, never read again
+# What an unreadable record raises while it is read: bad JSON, JSON nested past the parser's depth, a NUL byte in
+# a path, a path or value of the wrong type; any of them makes that record unusable, never the run
+_BROKEN = (ValueError, RecursionError, TypeError, UnicodeError, OverflowError, KeyError, OSError)
 _LEADER = re.compile(r"([SG]) (\d{1,10}) (\d{1,20})")
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class Swept:
     processes: int = 0
     directories: int = 0
     namespaces: int = 0
+    unreadable: tuple[str, ...] = ()  # records set aside (quarantined) this sweep: "path: why"
 
 
 @dataclass(frozen=True)
@@ -137,10 +142,7 @@ def _remove_dirs(record: str, token: str) -> int:
 
 def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
     """A dead run's record (its lock is ours now): end, remove, report; None to leave it for later."""
-    try:
-        info = json.loads(read_private(os.path.join(record, "info"), 1 << 16) or "{}")
-    except ValueError:
-        info = {}
+    info = json.loads(read_private(os.path.join(record, "info"), 1 << 16) or "{}")
     if not isinstance(info, dict) or info.get("token") != token:
         shutil.rmtree(record, ignore_errors=True)  # died before writing what it owned: it owned nothing yet
         return Swept(runs=1)
@@ -152,6 +154,18 @@ def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]
     dirs = _remove_dirs(record, token)
     shutil.rmtree(record, ignore_errors=True)
     return Swept(1, processes, dirs, spaces)
+
+
+def _quarantine(base: str, name: str, exc: BaseException) -> str:
+    """Set an unreadable record aside under QUARANTINE + its name (its lock was ours, so its run is dead), and
+    say where and why, once."""
+    why = " ".join(f"{type(exc).__name__}: {exc}".split())[:120]
+    target = os.path.join(base, QUARANTINE + name)
+    try:
+        os.rename(os.path.join(base, name), target)
+    except OSError:
+        target = os.path.join(base, name)
+    return f"{target}: {why}"
 
 
 def sweep(namespaces: Callable[[str, Sequence[str]], int] | None = None) -> Swept:
@@ -186,12 +200,16 @@ def sweep(namespaces: Callable[[str, Sequence[str]], int] | None = None) -> Swep
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue  # held: the run is alive (or another sweep is ending it)
-            done = _sweep_one(path, found.group(2), namespaces)
+            try:
+                done = _sweep_one(path, found.group(2), namespaces)
+            except _BROKEN as exc:  # untrusted input: a crash or a full disk may have left it half written
+                done = Swept(unreadable=(_quarantine(base, name, exc),))
         finally:
             os.close(fd)
         if done is not None:
             total = Swept(total.runs + done.runs, total.processes + done.processes,
-                          total.directories + done.directories, total.namespaces + done.namespaces)
+                          total.directories + done.directories, total.namespaces + done.namespaces,
+                          total.unreadable + done.unreadable)
     with contextlib.suppress(OSError):
         os.rmdir(base)  # only if empty: no run is alive, none is being recorded
     return total

@@ -27,9 +27,12 @@ def terrapin_word(terrapin: TerrapinFacts | None) -> str:
     return "EXPLOITABLE" if terrapin.server.exploitable else "not protected"
 
 
-def _round_trip(server: ServerFacts) -> str:
+def _round_trip(report: Report) -> str:
+    server = report.environment.server
     if server.kind is not ServerKind.REMOTE or server.remote is None:
-        return "loopback"
+        links = report.environment.links  # an embedded run over emulated links is not loopback (it said so)
+        return "; ".join(f"emulated {link.label}" + (f": {link.rtt_seconds * 1000:.1f} ms" if link.rtt_seconds
+                                                     else "") for link in links) or "loopback"
     rtt = server.remote.round_trip_seconds
     return "unknown" if rtt is None else f"{rtt * 1000:.2f} ms"
 
@@ -50,7 +53,9 @@ def overview(runs: list[Report]) -> Table:
     rows = []
     for report in runs:
         server = report.environment.server
-        cells = [report.label, server.version, _round_trip(server), terrapin_word(report.environment.terrapin),
+        measured = any(s.ok and not s.warmup for s in report.samples)
+        label = report.label if measured else f"{report.label} ({report.status}: nothing measured)"
+        cells = [label, server.version, _round_trip(report), terrapin_word(report.environment.terrapin),
                  _raw_tcp(server)]
         for direction in DIRECTIONS:
             limit = limit_of(report, direction)

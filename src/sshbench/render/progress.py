@@ -72,7 +72,8 @@ class RichReporter:
         assert self._task is not None
         label = "warm-up" if visit.round == 0 else f"round {visit.round}"
         self._case, self._moved, self._data_start = f"{self._host}{visit.case.id}", 0, 0.0
-        self._progress.update(self._task, completed=progress.done, round=label, eta=_duration(progress.eta_seconds),
+        eta = ("≤ " if progress.by_budget else "") + _duration(progress.eta_seconds)  # ≤: the budget's, at most
+        self._progress.update(self._task, completed=progress.done, round=label, eta=eta,
                               description=f"{self._case}{self._last}")
 
     def data_moved(self, moved: int) -> None:
@@ -117,13 +118,24 @@ class JsonLinesReporter(_Plain):
         self._host = "embedded"
         self._report: Report | None = None
         self._told: set[tuple[str, str, str]] = set()  # (host, case, relation) already sent as "settled"
+        # The first error writing stdout other than a closed pipe (a full disk, EIO): the lines stop there, the
+        # run goes on to a complete results file, and the command ends with the output exit code (cli/run.py)
+        self.failure: OSError | None = None
 
     def _emit(self, event: dict[str, Any]) -> None:
+        self.line(json.dumps(event))
+
+    def line(self, text: str) -> None:
+        """One line of JSON on the stream, unless an earlier one could not be written."""
+        if self.failure is not None:
+            return
         try:
-            self.stream.write(json.dumps(event) + "\n")
+            self.stream.write(text + "\n")
             self.stream.flush()
         except BrokenPipeError:  # `--jsonl | head -1`: nobody reads the rest, so the run ends like an interrupt
             raise OutputClosed from None
+        except OSError as exc:  # ENOSPC (`> /dev/full`, a full disk), EIO: measuring goes on, the lines stop
+            self.failure = exc
 
     def started(self, report: Report, total: int) -> None:
         self._host, self._report = report.label, report
@@ -172,7 +184,7 @@ class LineReporter(_Plain):
         if self.clock() < self._next:
             return
         self._next = self.clock() + self.every
-        self._say(f"{progress.done}/{progress.total} samples, about {_duration(progress.eta_seconds)} left; last "
+        self._say(f"{progress.done}/{progress.total} samples, {progress.left}; last "
                   f"{sample.case_id} ({'ok' if sample.ok else sample.error or 'failed'})")
 
 

@@ -10,7 +10,7 @@ from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
 from sshbench.analysis.forecast import WIDER_MARGIN
 from sshbench.analysis.remedies import path_answers
 from sshbench.render.facts import Fact
-from sshbench.render.labels import forecast_text, pm
+from sshbench.render.labels import forecast_text, mbps, pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -26,9 +26,16 @@ def _verdict_words(comparison: Comparison, margin: float) -> str:
     return "not yet separable"
 
 
+LOPSIDED = 2.0  # an interval whose one arm is this many times the other gets no ±: the interval alone says it
+
+
 def comparison_text(comparison: Comparison, margin: float) -> str:
     arm = comparison.plus_minus
-    figure = f"{comparison.ratio:.2f} ± {arm:.2f}" if arm is not None else f"{comparison.ratio:.2f} (no interval yet)"
+    lopsided = comparison.low is not None and comparison.high is not None and \
+        max(comparison.ratio - comparison.low, comparison.high - comparison.ratio) > \
+        LOPSIDED * min(comparison.ratio - comparison.low, comparison.high - comparison.ratio)
+    figure = (f"{comparison.ratio:.2f}" if lopsided else f"{comparison.ratio:.2f} ± {arm:.2f}") if arm is not None \
+        else f"{comparison.ratio:.2f} (no interval yet)"  # a ± on [0.42, 3.09] around 1.17 would misstate both
     interval = (f" [{comparison.low:.2f}, {comparison.high:.2f}]" if comparison.low is not None
                 and comparison.high is not None else "")
     ahead = f" ({forecast_text(comparison.forecast)})" if comparison.forecast is not None else ""
@@ -48,7 +55,7 @@ def _where(answer: Answer) -> str:
 def _headline(answer: Answer) -> str:
     where = _where(answer)
     note = f"; {answer.note}" if answer.note else ""
-    return f"{where}: {answer.best}, {pm(answer.rate, 1e6)} MB/s (n={answer.samples}){note}"
+    return f"{where}: {answer.best}, {mbps(answer.rate)} MB/s (n={answer.samples}){note}"
 
 
 def cheapest_text(cheapest: Cheapest, margin: float) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,6 @@ class PlacementTrial:
     case_id: str  # the one case sampled, alternately split and free
     split: list[float]  # its rates (bytes/s), in split placement
     free: list[float]  # ... and in free placement; neither enters any verdict
-    chosen: str  # "split" or "free", for the rest of the run
+    chosen: Literal["split", "free"]  # for the rest of the run
     seconds: float  # the trial's wall time
     reason: str  # the figures that decided it, in words

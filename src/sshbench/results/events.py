@@ -24,6 +24,17 @@ class Progress:
     done: int
     total: int
     eta_seconds: float
+    # Whether the time budget, not the work certain to come, ends the run: decision mode spends what is left on
+    # open comparisons, so "0:23 left" of the current round was said again and again through an 8-minute run
+    by_budget: bool = False
+
+    @property
+    def left(self) -> str:
+        """The words a progress line gives the time left."""
+        minutes, seconds = divmod(round(max(0.0, self.eta_seconds)), 60)
+        said = f"{minutes}:{seconds:02d}"
+        return f"up to {said} left (the time budget's; sooner if every comparison settles)" if self.by_budget else \
+            f"about {said} left"
 
 
 class Reporter(Protocol):

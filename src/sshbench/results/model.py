@@ -149,7 +149,7 @@ class Sample:
     server_cpu_steady_seconds: float | None = None
     link_cpu_steady_seconds: float | None = None  # ... and of the emulated link's wire process (--link)
     # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
-    verified: str | None = None
+    verified: Literal["count", "size", "size+sha256", "exit status"] | None = None
     # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included
     wire_bytes_sent: int | None = None
     wire_bytes_received: int | None = None
@@ -170,6 +170,7 @@ class Sample:
     # --streams N: each connection's own steady rate (bytes/s, or whole-phase where it had no steady state), in
     # stream order; empty for one connection. The figures above are the N connections together.
     stream_bytes_per_second: list[float] = field(default_factory=list)
+    stream_status: list[str] = field(default_factory=list)  # ... and each one's outcome: "ok", or what happened
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
@@ -333,7 +334,7 @@ class Report:
     seed: int
     options: RunOptions = field(default_factory=RunOptions)
     environment: Environment = field(default_factory=Environment)
-    status: str = "running"  # running | complete | interrupted | failed
+    status: Literal["running", "complete", "interrupted", "failed"] = "running"
     stop_reason: str | None = None  # why a complete run stopped early (the time budget)
     finished_at: str | None = None
     cases: list[CaseRecord] = field(default_factory=list)

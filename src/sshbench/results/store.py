@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
@@ -150,6 +150,14 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
+def check_output(given: str | None) -> None:
+    """What ResultsWriter would refuse about --output, checked without making anything (--plan must say what
+    the run would: an existing explicit --output is exit 4 there too)."""
+    names = _Names(given)
+    if names.explicit:
+        names.free()
+
+
 class ResultsWriter:
     """Owns the output paths; `save()` after each sample keeps both files current.
 
@@ -209,7 +217,7 @@ class ResultsWriter:
                 os.unlink(self.csv_path)
             self._names.taken()
 
-    def finish(self, status: str) -> str | None:
+    def finish(self, status: Literal["complete", "interrupted", "failed"]) -> str | None:
         """Give the run being measured a final status and save it; where the results now are (None: nowhere).
 
         Falls back to rewriting the file in place (a read-only directory still

@@ -28,6 +28,7 @@ class ExitCode(IntEnum):
     LOCKOUT = 11  # sshbench recommend: the server drop-in would shut out clients that log in today; not written
     OFFERS_WEAK = 12  # sshbench algos HOST: the server offers weak algorithms (--fail-on weak, the default)
     OFFERS_BROKEN = 13  # sshbench algos HOST: it offers broken ones, or is open to Terrapin (--fail-on broken/weak)
+    OFFERS_NOTHING = 14  # sshbench algos HOST: a list of its offer is empty, so no client can connect (unless never)
     INTERNAL = 70  # a bug in sshbench (EX_SOFTWARE): one line, no traceback unless SSHBENCH_DEBUG=1
     INTERRUPTED = 130  # Ctrl-C / SIGTERM / SIGHUP; results so far are kept
     OUTPUT_CLOSED = 141  # stdout's reader went away while a run was still measuring (128 + SIGPIPE, as shells say)

@@ -46,3 +46,24 @@ def format_bytes(n: float) -> str:
             value = n / scale
             return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
     return f"{n:.0f} B"
+
+
+_COUNT = re.compile(r"[0-9]{1,18}")
+
+
+def parse_count(text: str, option: str, minimum: int = 0) -> int:
+    """A whole number from the command line, strictly: ASCII digits only (not "²", "١٢", "1_000", "+3" or "0x10",
+    which str.isdigit() or int() would take or choke on), at least `minimum`."""
+    word = text.strip()
+    if _COUNT.fullmatch(word) is None or int(word) < minimum:
+        raise UsageError(f"bad {option} {text!r}: give a whole number of at least {minimum} in digits 0-9")
+    return int(word)
+
+
+def parse_counts(text: str, option: str, minimum: int = 0) -> tuple[int, ...]:
+    """A comma list of whole numbers (parse_count each), order kept, duplicates dropped; an empty list is an
+    error, as for every list option."""
+    words = [w for w in (w.strip() for w in text.split(",")) if w]
+    if not words:
+        raise UsageError(f"bad {option} {text!r}: give at least one whole number, e.g. {option} 1,4")
+    return tuple(dict.fromkeys(parse_count(w, option, minimum) for w in words))

@@ -75,6 +75,9 @@ _SESSION_ENV = "SetEnv SHLVL=1"
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 
 
+NO_LOGIN = frozenset({"nologin", "false"})  # login shells that refuse every command (/usr/sbin/nologin, /bin/false)
+
+
 class EmbeddedOpenSSH(InetdServer):
     """Start with `with EmbeddedOpenSSH(client) as server:`; everything is gone after the block.
 
@@ -115,6 +118,11 @@ class EmbeddedOpenSSH(InetdServer):
 
     def start(self) -> None:
         self._version = sshd_version(self.sshd)  # not OpenSSH's sshd: refused before anything is made
+        shell = pwd.getpwuid(os.geteuid()).pw_shell
+        if os.path.basename(shell) in NO_LOGIN or not os.access(shell, os.X_OK):
+            raise ServerError(f"the embedded OpenSSH server runs each command through the login shell of "
+                              f"{self.user}, {shell or 'none'}, which runs none (an account for services, like "
+                              "Debian's nobody); run sshbench as a user with a login shell, or use --server dropbear")
         self.dir = private_dir("sshbench-")  # mkdtemp makes it 0700; marked as this run's
         if not _PLAIN_PATH.fullmatch(self.dir):
             raise ServerError(f"the temp dir {self.dir!r} has characters that ssh and sshd config files would "
