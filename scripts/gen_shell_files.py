@@ -1,6 +1,6 @@
 """Write the man page and shell completions from the real parser (cli/parser.py), so they cannot drift.
 
-    .venv/bin/python scripts/gen_shell_files.py          # rewrite share/
+    .venv/bin/python scripts/gen_shell_files.py          # rewrite share/ and the derived JSON Schemas
     .venv/bin/python scripts/gen_shell_files.py --check  # exit 1 if share/ is stale (tests run this)
 
 argparse-manpage renders the parser as a man page, shtab as bash and zsh
@@ -11,6 +11,7 @@ and installed by `pip install` (pyproject.toml, data-files).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from argparse_manpage.manpage import Manpage
 
 from sshbench import __version__
 from sshbench.cli.parser import build_parser
+from sshbench.results.jsonschema import jsonl_schema, results_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 MAN_DATE = "2026-11"  # the man page's date: fixed, so the files depend on the parser alone
@@ -69,6 +71,9 @@ def _roff(text: str) -> str:
 
 FILES = {
     "share/man/man1/sshbench.1": _man_page,
+    # the results file's and --jsonl's JSON Schemas, derived from the records' own type hints
+    "src/sshbench/schemas/results.schema.json": lambda: json.dumps(results_schema(), indent=2),
+    "src/sshbench/schemas/jsonl.schema.json": lambda: json.dumps(jsonl_schema(), indent=2),
     "share/bash-completion/completions/sshbench": lambda: shtab.complete(_parser(), "bash"),
     "share/zsh/site-functions/_sshbench": lambda: shtab.complete(_parser(), "zsh"),
 }

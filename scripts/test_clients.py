@@ -6,6 +6,7 @@ key and run a command):
 
     java/jsch-0.1.55, java/jsch-2.28.8, java/mina-2.14.0, java/sshj-0.39.0    Maven Central (tests/clients/java)
     python/paramiko-2.4.3, python/paramiko-2.7.2, python/pylibssh-1.4.0       PyPI, a venv each
+    python/paramiko-1.18.5                                                    PyPI, Python 2.7 with pycrypto
     node/ssh2-0.8.9, node/ssh2-1.17.0                                         the npm registry
     rust/russh-client, rust/libssh2-client                                    crates.io (tests/clients/rust)
     go/go-x-crypto-2020                                                       the Go module proxy
@@ -75,6 +76,29 @@ def python(name: str, out: Path) -> None:
     _run([str(out / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", *PYTHON[name]])
 
 
+def python2() -> str:
+    """A Python 2.7 interpreter that runs (pyenv's own, or python2.7 on PATH; a pyenv shim for a version not
+    selected does not): paramiko 1.x ran on it, with pycrypto."""
+    candidates = [str(p) for p in sorted(Path.home().glob(".pyenv/versions/2.7*/bin/python2.7"))]
+    candidates += [found] if (found := shutil.which("python2.7")) else []
+    for candidate in candidates:
+        done = subprocess.run([candidate, "-c", "import sys; assert sys.version_info[:2] == (2, 7)"],
+                              capture_output=True, timeout=60, check=False)
+        if done.returncode == 0:
+            return candidate
+    raise Missing("no Python 2.7 (pyenv's, or python2.7 on PATH)")
+
+
+def paramiko1(name: str, out: Path) -> None:
+    """paramiko 1.18.5 with pycrypto 2.6.1 (compiled), into OUT/lib for PYTHONPATH, run by Python 2.7."""
+    interpreter = python2()
+    _need("gcc")
+    out.mkdir(parents=True, exist_ok=True)
+    _run([interpreter, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-warn-script-location",
+          "--target", str(out / "lib"), "paramiko==1.18.5", "pycrypto==2.6.1"], timeout=1800)
+    (out / "python").write_text(interpreter + "\n")
+
+
 def node(name: str, out: Path) -> None:
     _need("npm", "node")
     out.mkdir(parents=True, exist_ok=True)
@@ -98,7 +122,8 @@ def go_2020(name: str, out: Path) -> None:
 
 BUILDERS: dict[str, tuple[str, Callable[[str, Path], None]]] = {
     **{name: ("java", java) for name in JAVA}, **{name: ("python", python) for name in PYTHON},
-    **{name: ("node", node) for name in NODE}, "rust": ("rust", rust), "go-x-crypto-2020": ("go", go_2020)}
+    **{name: ("node", node) for name in NODE}, "rust": ("rust", rust), "go-x-crypto-2020": ("go", go_2020),
+    "paramiko-1.18.5": ("python", paramiko1)}
 
 
 # the sources compiled into a build: a change to them rebuilds it (python and node clients run from tests/clients)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ import pytest
 
 from tests.conftest import leftovers, temp_entries
 from tests.integration.cli_helpers import SMALL, sshbench
+from tests.integration.processes import NOBODY
 
 SmallRun = tuple[subprocess.CompletedProcess[str], dict[str, Any], Path, set[int], set[str]]
 
@@ -43,3 +47,13 @@ def builds() -> Path:
                           capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr
     return Path(sys.prefix) / "opt" / "builds"
+
+
+@pytest.fixture
+def nobody_tmp() -> Iterator[Path]:
+    """A directory of this test's own that user nobody owns and can reach: pytest's base (root's, mode 0700) is one
+    nobody cannot traverse, so it is made in the system's temp dir instead, and removed after."""
+    path = Path(tempfile.mkdtemp(prefix="sshbench-test-nobody-", dir="/tmp"))
+    os.chown(path, NOBODY, NOBODY)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

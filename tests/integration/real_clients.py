@@ -214,6 +214,11 @@ def libraries() -> list[RealClient]:
             program = [str(where / "bin" / "python"), str(SOURCES / "python" / "paramiko_client.py")]
             found.append(RealClient(f"paramiko-{version}", "paramiko", [*program, "127.0.0.1", "{port}"],
                                     _login([*program, "127.0.0.1"], "openssh")))
+    if (where := built("python", "paramiko-1.18.5")) is not None:  # Python 2.7, pycrypto: Fabric 1.x's
+        program = ["env", f"PYTHONPATH={where / 'lib'}", (where / "python").read_text().strip(),
+                   str(SOURCES / "python" / "paramiko_client.py")]
+        found.append(RealClient("paramiko-1.18.5", "paramiko", [*program, "127.0.0.1", "{port}"],  # no Ed25519 keys
+                                _login([*program, "127.0.0.1"], "ecdsa")))  # before 2.2; ssh-rsa is SHA-1 only
     if (where := built("python", "pylibssh-1.4.0")) is not None:
         program = [str(where / "bin" / "python"), str(SOURCES / "python" / "pylibssh_client.py"), "127.0.0.1"]
         found.append(RealClient("libssh-0.12.0", "libssh", [*program, "{port}"], _login(program, "openssh")))

@@ -65,7 +65,8 @@ def test_a_build_only_run_recommends_no_name_this_machines_ssh_would_refuse(buil
     assert done.returncode == ExitCode.OK, done.stderr
     assert {s["case_id"] for s in data["samples"] if s["ok"]} >= {f"cipher:{MT}:upload#{HPN}"}, "it is measured"
     block = data["recommendation"]["client_block"]
-    assert MT not in block.split("Host *", 1)[1] and GCM in block.split("Host *", 1)[1]
+    directives = [line for line in block.splitlines() if not line.startswith("#")]
+    assert not any(MT in line for line in directives), "never a name this machine's ssh would refuse"
     assert "unknown to this machine's ssh" in block and MT in block, "the comment says why it is left out"
     config = tmp_path / "config"
     config.write_text(block)
@@ -107,7 +108,7 @@ def test_builds_side_by_side_with_a_mixed_pair_and_the_none_cipher(builds: Path,
 def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Path, tmp_path: Path) -> None:
     done, data = _run(tmp_path, "--link", "rtt=20ms", "--build", "stock", "--build", HPN, "--ciphers", GCM,
                       "--directions", "upload", "--echo", "3", "--macs", "none", "--kex", "none", "--hostkeys",
-                      "none", "--runs", "2", "--size", "64MiB")
+                      "none", "--runs", "2")  # sized from the warm-up: HPN-SSH's window needs 20 RTTs of 64 MiB+
     assert done.returncode == ExitCode.OK, done.stderr
     report = results_from_dict(data)[0]
     (link,) = report.environment.links

@@ -52,7 +52,7 @@ def test_clients_check_reads_a_saved_sshd_T_of_a_running_server_too(tmp_path: Pa
     done = sshbench("clients", "check", str(saved), "--clients", "paramiko,russh", cwd=tmp_path)
     assert done.returncode == ExitCode.LOCKOUT, done.stderr
     assert "read as a saved `sshd -T` output" in done.stdout
-    assert "checked against 4 clients" in done.stdout  # three paramiko releases and russh
+    assert "checked against 5 clients" in done.stdout  # four paramiko releases (1.18.5 to 5.1.0) and russh
 
 
 def test_clients_check_of_a_stock_config_shuts_nobody_out(tmp_path: Path) -> None:
@@ -124,3 +124,58 @@ def test_record_an_empty_kexinit_is_refused_not_saved(tmp_path: Path) -> None:
     assert_one_clean_line(done, ExitCode.USAGE, "offers no key exchange")
     assert not (tmp_path / "e.json").exists()
 
+
+def test_a_recording_keeps_no_trace_of_a_password_on_the_command_line(tmp_path: Path) -> None:
+    """curl's libssh2 with `-u user:password` and a URL with userinfo: neither reaches the file nor the screen."""
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    out = tmp_path / "curl.json"
+    done = sshbench("clients", "record", "curl-libssh2", "-o", str(out), "--", "curl", "-s", "--insecure", "-u",
+                    "alice:Sup3rSecret", "sftp://bob:An0therSecret@127.0.0.1:{port}/x", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for secret in ("Sup3rSecret", "An0therSecret", "alice", "bob"):
+        assert secret not in out.read_text() and secret not in done.stdout + done.stderr, secret
+    assert "the program 'curl'" in json.loads(out.read_text())["source"]
+
+
+def test_record_names_the_client_s_own_error_not_its_usage_text(tmp_path: Path) -> None:
+    done = sshbench("clients", "record", "typo", "-o", str(tmp_path / "t.json"), "--", *SSH, "-Z", "-p", "{port}",
+                    "x@127.0.0.1", cwd=tmp_path)
+    assert done.returncode != 0 and "unknown option -- Z" in done.stderr, done.stderr
+
+
+def test_a_dropbear_client_is_recorded_without_needing_a_common_mac(tmp_path: Path) -> None:
+    if shutil.which("dbclient") is None:
+        pytest.skip("dbclient (dropbear-bin) is not installed")
+    out = tmp_path / "db.json"
+    done = sshbench("clients", "record", "mydb", "-o", str(out), "--", "dbclient", "-y", "-p", "{port}",
+                    "x@127.0.0.1", "true", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["mac_with_aead"] is False, "Dropbear agrees on AEAD without a common MAC"
+
+
+def test_user_recordings_are_read_shown_and_never_shadow_a_shipped_client(tmp_path: Path) -> None:
+    shipped = json.loads(sshbench("clients", "show", "paramiko-5.1.0").stdout)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "paramiko-5.1.0.json").write_text(json.dumps({**shipped, "used_by": "an impostor"}))
+    done = sshbench("clients", "check", str(tmp_path / "none.conf"), "--clients", str(mine), cwd=tmp_path)
+    assert done.returncode == ExitCode.USAGE and "is a client sshbench ships" in done.stderr, done.stderr
+    ours = {**shipped, "name": "agent-1.0", "used_by": "our agent"}
+    (mine / "paramiko-5.1.0.json").unlink()
+    (mine / "agent-1.0.json").write_text(json.dumps(ours))
+    (mine / "notes.json").write_text('{"not": "a recording"}')
+    shown = sshbench("clients", "show", str(mine / "agent-1.0.json"), cwd=tmp_path)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["name"] == "agent-1.0", shown.stderr
+    config = tmp_path / "stock.conf"
+    config.write_text("# nothing set\n")
+    done = sshbench("clients", "check", str(config), "--clients", str(mine), cwd=tmp_path)
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert "skipped --clients" in done.stderr and "notes.json" in done.stderr, "named once, then skipped"
+    assert "agent-1.0" in done.stdout
+    assert "the config names no HostKey, so sshd's defaults apply" in " ".join(done.stdout.split())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "loop.json").symlink_to(empty / "loop.json")
+    done = sshbench("clients", "check", str(config), "--clients", str(empty), cwd=tmp_path)
+    assert done.returncode == ExitCode.USAGE and "no client recording in that directory" in done.stderr

@@ -16,10 +16,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,14 +115,6 @@ def _kill_sweep_and_check(run: subprocess.Popen[str], tmp: Path, run_as: list[st
 def test_a_root_sweep_ends_the_dead_run_and_leaves_every_forged_shape_alone(tmp_path: Path) -> None:
     _kill_sweep_and_check(start(LONG_RUN, tmp_path), tmp_path, [], [sys.executable, "-m", "sshbench", "algos"],
                           {**os.environ, "TMPDIR": str(tmp_path)})
-
-
-@pytest.fixture
-def nobody_tmp() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="nobody-", dir="/tmp"))
-    os.chown(path, NOBODY, NOBODY)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.mark.skipif(not ROOT or not os.path.exists("/usr/bin/python3"), reason="setpriv to another user needs root")

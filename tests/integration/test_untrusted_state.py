@@ -32,18 +32,9 @@ QUICK = ["--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--directions", "up
          "--size", "16MiB"]
 
 
-def _nobody_tree(tmp: Path) -> Path:
-    """The test's TMPDIR, made over to user nobody (the state dir and private dirs go there)."""
-    tmp.chmod(0o755)
-    work = tmp / "nobody"
-    work.mkdir(mode=0o700)
-    os.chown(work, NOBODY, NOBODY)
-    return work
-
-
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="runs sshbench as nobody, with its own state dir")
-def test_a_corrupt_record_is_set_aside_with_one_warning_and_the_command_goes_on(tmp_path: Path) -> None:
-    work = _nobody_tree(tmp_path)
+def test_a_corrupt_record_is_set_aside_with_one_warning_and_the_command_goes_on(nobody_tmp: Path) -> None:
+    work = nobody_tmp
     state = work / f"sshbench-runs-{NOBODY}"
     record = state / "run-0123456789abcdef"
     record.mkdir(parents=True, mode=0o700)
@@ -62,9 +53,9 @@ def test_a_corrupt_record_is_set_aside_with_one_warning_and_the_command_goes_on(
 
 
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs a child this user may not signal")
-def test_a_child_handed_over_by_exec_is_left_alone_and_no_traceback(tmp_path: Path) -> None:
+def test_a_child_handed_over_by_exec_is_left_alone_and_no_traceback(nobody_tmp: Path, tmp_path: Path) -> None:
     """`sh -c 'sleep 60 & exec setpriv ... sshbench'`: root's sleep becomes nobody's sshbench's child."""
-    work = _nobody_tree(tmp_path)
+    work = nobody_tmp
     argv = " ".join(as_nobody(["/usr/bin/python3", "-m", "sshbench", "--server", "dropbear", *QUICK, "--output",
                                str(work / "r.json")]))
     pid_file = tmp_path / "sleeper"
@@ -89,15 +80,17 @@ def test_jsonl_into_a_full_disk_is_the_output_exit_code_with_the_results_complet
     assert done.returncode == ExitCode.OUTPUT, done.stderr
     assert "--jsonl: stdout could not be written (No space left on device)" in done.stderr
     data = json.loads(out.read_text())
-    assert data["status"] == "complete" and sum(s["ok"] and not s["warmup"] for s in data["samples"]) == 2
+    # the first line ("started") failed; the warm-up and the one measured sample came after it
+    assert data["status"] == "complete" and sum(s["ok"] and not s["warmup"] for s in data["samples"]) == 1
+    assert any(s["warmup"] for s in data["samples"])
     assert not leftovers(str(tmp_path))
 
 
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="runs sshbench as nobody")
-def test_a_user_whose_shell_runs_no_command_is_told_so_by_the_embedded_openssh(tmp_path: Path) -> None:
+def test_a_user_whose_shell_runs_no_command_is_told_so_by_the_embedded_openssh(nobody_tmp: Path) -> None:
     """Debian's nobody has /usr/sbin/nologin: the embedded OpenSSH cannot run a command for it, and says so at
     once (before, every sample failed and the run said only that)."""
-    work = _nobody_tree(tmp_path)
+    work = nobody_tmp
     done = subprocess.run(as_nobody(["/usr/bin/python3", "-m", "sshbench", *QUICK]), capture_output=True,
                           text=True, timeout=120, env=nobody_env(work), cwd=work, check=False)
     assert done.returncode == ExitCode.SERVER, done.stderr
@@ -169,12 +162,15 @@ def test_streams_turned_away_by_max_startups_are_named_with_the_setting(throttle
     failed = [s for s in data["samples"] if not s["ok"]]
     assert failed, "eight streams at once past MaxStartups 2"
     for sample in failed:
-        assert "turned this connection away before its banner: Exceeded MaxStartups" in sample["error"], \
-            sample["error"]
-        assert any("Exceeded MaxStartups" in line for line in sample["stderr_tail"]), sample["stderr_tail"]
+        # sshd 9.2 writes "Exceeded MaxStartups" and closes; where the close resets the connection first, the
+        # client sees only the reset: either way the setting is named
+        assert "turned this connection away before its banner" in sample["error"], sample["error"]
+        assert "MaxStartups" in sample["error"], sample["error"]
+        if any("Exceeded MaxStartups" in line for line in sample["stderr_tail"]):
+            assert "banner: Exceeded MaxStartups" in sample["error"], sample["error"]
         assert len(sample["stream_status"]) == 8 and sample["stream_status"].count("ok") < 8
-        assert any("Exceeded MaxStartups" in status for status in sample["stream_status"])
-    assert "Exceeded MaxStartups" in done.stdout + done.stderr, "the report names it"
+        assert any("MaxStartups" in status for status in sample["stream_status"])
+    assert "MaxStartups" in done.stdout + done.stderr, "the report names it"
 
 
 @pytest.mark.skipif(not ROOT, reason="--link needs root")

@@ -97,9 +97,9 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     measured = physics.measured_capacity(30e6)  # raw TCP, one connection: four streams may carry four times it
     assert physics.unusable(_sample(100e6, 3.0), _case(4), 0.0, measured) is None
     assert physics.unusable(_sample(150e6, 3.0), _case(4), 0.0, measured) is not None
-    late = _sample(6.0e6, 3.0, size=int(6.0e6 * 3.0 / 0.3))
+    late = _sample(6.0e6, 3.0, size=int(6.0e6 * 3.0 / 0.2))
     why = physics.unusable(late, _case(4), 0.04, link)
-    assert why is not None and why.startswith("steady window of 30% of the bytes"), why
+    assert why is not None and why.startswith("steady window of 20% of the bytes"), why
     none = _sample(6.0e6, 3.0, size=256 * MiB)
     none.steady_bytes = none.steady_seconds = None
     why = physics.unusable(none, _case(4), 0.04, link)
@@ -113,10 +113,30 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     why = physics.unusable(ramping, _case(16), 0.15, None)
     assert why is not None and why.startswith("not steady: the window's second half ran at 0.54x"), why
     assert physics.unusable(ramping, _case(16), 0.15, None, trend=False) is None, "after its re-sizes it counts"
+    assert physics.unusable(ramping, _case(1), 0.15, None) is None, "one stream's halves differ by noise and loss"
     ramping.steady_half_bytes = int(ramping.steady_bytes * 0.48)
     assert physics.unusable(ramping, _case(16), 0.15, None) is None, "a pace within 1.3x is steady"
     control = Case(CaseKind.CONTROL, Direction.UPLOAD, link="rtt=40ms")
     assert physics.unusable(_sample(99e6, 3.0), control, 0.04, link) is None, "references are not checked"
+
+
+def test_a_short_window_re_sizes_an_automatic_case_and_tells_a_fixed_size_what_to_give() -> None:
+    """At rtt=10ms a 16 MiB sample's steady window of 0.09 s (112 MB/s) is 9 round trips: an automatic case
+    doubles; the user's --size is kept, and the reason names a size that would hold 20 round trips."""
+    from sshbench.options import RunOptions
+    from sshbench.results.model import CaseRecord, Report
+
+    case = _case(link="rtt=10ms")
+    for source, size_after, words in (("auto", 32 * MiB, "re-sized and measured again"),
+                                      ("fixed", 16 * MiB, "--size 16MiB is too small for it: give --size 64MiB")):
+        record = CaseRecord(case, 16 * MiB, source)  # type: ignore[arg-type]
+        report = Report("t", "", 1, options=RunOptions(links=tuple(parse_links("rtt=10ms"))), cases=[record])
+        sample = _sample(112e6, 0.09, size=16 * MiB)
+        sample.case_id = case.id
+        report.samples.append(sample)
+        physics.set_aside(record, sample, report, 1024 * MiB)
+        assert sample.unusable is not None and words in sample.unusable, sample.unusable
+        assert record.size_bytes == size_after
 
 
 def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:

@@ -295,11 +295,15 @@ def _refusal(policy: Policy, report: Report) -> Callable[[str, Kind, ClientOffer
 
 
 def server_offer(report: Report) -> AlgorithmLists:
-    """What the measured server offers: a real host's KEXINIT, or the embedded server's enabled lists."""
+    """What the measured server offers: a real host's KEXINIT, or what the embedded server would offer with its
+    default lists: those of its names it has enabled (for host keys: the keys it holds, so no certificate type;
+    its default list names ssh-ed25519-cert-v01 first, which no connection to it negotiates)."""
     algos = report.environment.algorithms
     if report.environment.server.kind is ServerKind.EMBEDDED and any(algos.server_defaults.of(k)
                                                                        for k in ALGORITHM_KINDS):
-        return algos.server_defaults
+        return AlgorithmLists(**{k.value: tuple(n for n in algos.server_defaults.of(k)
+                                                if not algos.server_enabled.of(k) or n in algos.server_enabled.of(k))
+                                 for k in ALGORITHM_KINDS})
     return algos.server_enabled
 
 

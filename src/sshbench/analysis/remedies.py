@@ -267,7 +267,9 @@ def path_answers(report: Report) -> list[PathAnswer]:
             if not found:
                 continue
             remedies = _ordered(report, found)
-            evens = tuple(b for r in remedies if r.dimensions == ("compression",)
+            # each compressor's break-even, from its one-connection case (the plain transfer may differ from it
+            # in cipher too: a run of --ciphers X compares with this client's default)
+            evens = tuple(b for r in remedies if "compression" in r.dimensions and "streams" not in r.dimensions
                           and (b := break_even(report, r.case)) is not None)
             path = link or (remote.destination if remote else "")
             stat = rows[plain].throughput_bytes_per_second

@@ -224,7 +224,8 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precisio
             record.status = CaseStatus.MEASURED
         elif any(not s.warmup for s in mine):
             record.status = CaseStatus.FAILED
-            record.reason = record.reason or next((s.error for s in mine if s.error), "no successful sample")
+            record.reason = record.reason or next((s.error for s in mine if s.error), None) or next(
+                (f"every sample set aside: {s.unusable}" for s in reversed(mine) if s.unusable), "no successful sample")
         summaries.append(summary)
     rank(summaries, values, rule, paired_ratios(samples))
     rank_costs(summaries, {case_id: _values(counted(mine), lambda s: s.cost) for case_id, mine in by_case.items()},

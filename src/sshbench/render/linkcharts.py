@@ -25,12 +25,16 @@ MARKERS = "osD^v<>ph*"
 
 
 def _log_axes(ax: Axes) -> None:
-    """Log scales with plain numbers on the ticks (text from results files never goes through mathtext)."""
+    """Log scales with plain numbers on the ticks (text from results files never goes through mathtext); an axis
+    spanning less than a decade has no major tick inside it, so its minor ticks get the figures (the echo chart
+    had none on its y axis). Call once the limits are set."""
     ax.set_xscale("log")
     ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:,g}"))
-        axis.set_minor_formatter(NullFormatter())
+    for axis, (low, high) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        plain = FuncFormatter(lambda value, _pos: f"{value:,g}")
+        axis.set_major_formatter(plain)
+        narrow = low > 0 and high / low < 10
+        axis.set_minor_formatter(plain if narrow else NullFormatter())
 
 
 def _rtts(report: Report) -> dict[str, float]:
@@ -65,15 +69,20 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
         measured += [y for _, y in tcp]
+    shown = [y for y in measured if y > 0]
+    top = max(shown) * 4 if shown else None
     windows = {(w, b.streams) for b in found if (w := b.window)}  # a line per distinct window (x streams)
     for number, (window, streams) in enumerate(sorted(windows)):
-        span = np.geomspace(min(rtts.values()) * 1000, max(rtts.values()) * 1000, 50)
-        ax.plot(span, streams * window / (span / 1000) / 1e6, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
-                label=f"SSH window limit: {f'{streams} x ' if streams > 1 else ''}{window / 2**20:,.0f} MiB / RTT")
-    _log_axes(ax)
-    shown = [y for y in measured if y > 0]
+        # one link is one RTT: the limit is drawn across a span around it, never as a single invisible point
+        span = np.geomspace(min(rtts.values()) * 1000 / 1.5, max(rtts.values()) * 1000 * 1.5, 50)
+        limit = streams * window / (span / 1000) / 1e6
+        above = top is not None and float(limit.min()) > top  # off the chart: said, not listed as if drawn
+        ax.plot(span, limit, color="#c53a32", linestyle=("--", "-.", ":")[number % 3],
+                label=f"SSH window limit: {f'{streams} x ' if streams > 1 else ''}{window / 2**20:,.0f} MiB / RTT"
+                      + (f" (above this chart: at least {float(limit.min()):,.0f} MB/s here)" if above else ""))
     if shown:
         ax.set_ylim(min(shown) / 2, max(shown) * 4)
+    _log_axes(ax)
     ax.set_xlabel("round-trip time, ms (measured; log scale)")
     ax.set_ylabel("MB/s, median (log scale)")
     ax.set_title(f"Throughput against round-trip time, {direction}")
@@ -148,6 +157,7 @@ def _echo(report: Report) -> Figure | None:
     span = sorted(rtts.values())
     ax.plot([x * 1000 for x in span], [x * 1000 for x in span], color="black", linestyle=":",
             label="the round trip itself")
+    ax.autoscale_view()
     _log_axes(ax)
     ax.set_xlabel("round-trip time, ms (measured; log scale)")
     ax.set_ylabel("keystroke echo, ms, median")

@@ -24,7 +24,7 @@ from sshbench.results.codec import results_from_dict, results_to_dict
 from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
 from sshbench.vocabulary.errors import OutputError, UsageError
-from sshbench.vocabulary.outputs import STDOUT, atomic_write, in_dev
+from sshbench.vocabulary.outputs import STDOUT, atomic_write, in_dev, signals_held, temp_beside
 from sshbench.vocabulary.untrusted import json_value, read_bounded
 
 CSV_COLUMNS = (
@@ -121,33 +121,24 @@ def _missing_dirs(directory: str) -> list[str]:
 def _claim(path: str, data: bytes) -> bool:
     """Create `path` with `data` only if nothing is there (link(2) of a complete temp file: no race with
     another run, never a half-written or empty file, no symlink followed); False when taken."""
-    fd, tmp = tempfile.mkstemp(prefix=".sshbench-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+    with signals_held():
+        fd, tmp = temp_beside(os.path.dirname(os.path.abspath(path)))
         try:
-            os.link(tmp, path)
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS):
-                raise
-            with open(path, "xb") as fh:  # a filesystem without hard links: exclusive create, then write
+            with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-    except FileExistsError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            try:
+                os.link(tmp, path)
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS):
+                    raise
+                with open(path, "xb") as fh:  # a filesystem without hard links: exclusive create, then write
+                    fh.write(data)
+        except FileExistsError:
+            return False
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
     return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _umask()
 
 
 def check_output(given: str | None) -> None:
@@ -174,8 +165,10 @@ class ResultsWriter:
         try:
             os.makedirs(self._names.directory, exist_ok=True)
             self.json_path, self.csv_path = self._names.free()
-            probe = tempfile.NamedTemporaryFile(dir=self._names.directory, prefix=".sshbench-")  # noqa: SIM115
-            probe.close()
+            with signals_held():  # a writability probe: never left behind, even by an interrupt
+                fd, probe = temp_beside(self._names.directory)
+                os.close(fd)
+                os.unlink(probe)
         except OSError as exc:
             raise OutputError(f"cannot write results in {self._names.directory}: {exc.strerror or exc}; pass "
                               "--output with a path in a writable directory") from None

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sshbench.vocabulary.errors import OutputError
@@ -90,20 +91,49 @@ class Output:
                               "choose a writable path") from None
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait (they are not lost) until the block ends.
+
+    Around a temp file's life: an interrupt between mkstemp() returning and the
+    cleanup being armed would leave a `.sshbench-*.tmp` beside the user's files.
+    The blocks are one small write each, so the wait is not noticeable."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def temp_beside(directory: str) -> tuple[int, str]:
+    """A new temp file in `directory` (call inside signals_held()), with ordinary file permissions."""
+    fd, tmp = tempfile.mkstemp(prefix=".sshbench-", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are ordinary files
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    return fd, tmp
+
+
 def atomic_write(path: str, data: bytes) -> None:
     """Write `path` whole or not at all: a temp file in the same directory, then rename over it."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".sshbench-", suffix=".tmp", dir=directory)
-    try:
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are ordinary files
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with signals_held():
+        fd, tmp = temp_beside(directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
 
 def text_output(given: str, option: str, default_name: str, inputs: Iterable[str] = (),

@@ -1,0 +1,98 @@
+"""Rough edges a new user met (issue 45), each as that user would meet it: --fit on a real run, --plan and the
+real run agreeing on --output, recommend given a run that measured nothing, the progress line's estimate."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from sshbench.vocabulary.errors import ExitCode
+from tests.conftest import DATA
+from tests.integration.cli_helpers import sshbench
+from tests.integration.processes import ALGOS
+
+pytestmark = pytest.mark.integration
+
+
+def test_fit_leaves_out_on_a_real_run_what_the_budget_cannot_hold(tmp_path: Path) -> None:
+    """Without --fit the same run is refused (exit 2, "--fit leaves out the largest"); with it, it runs."""
+    out = tmp_path / "r.json"
+    done = sshbench("--ciphers", "default", *ALGOS, "--time-budget", "40s", "--fit", "--output", str(out),
+                    cwd=tmp_path, tmpdir=tmp_path, timeout=300)
+    assert done.returncode in (ExitCode.OK, ExitCode.SAMPLES_FAILED), done.stderr
+    data = json.loads(out.read_text())
+    assert data["status"] == "complete" and any(s["ok"] and not s["warmup"] for s in data["samples"])
+    left = [r for r in data["cases"] if (r["reason"] or "").startswith("left out by --fit")]
+    assert left or "--fit:" in done.stderr, "it fitted without leaving anything out only where it said so"
+
+
+def test_plan_refuses_an_existing_output_as_the_run_does(tmp_path: Path) -> None:
+    taken = tmp_path / "taken.json"
+    taken.write_text("{}")
+    for extra in (["--plan"], []):
+        done = sshbench("--ciphers", "aes128-ctr", *ALGOS, "--runs", "1", "--output", str(taken), *extra,
+                        cwd=tmp_path, tmpdir=tmp_path)
+        assert done.returncode == ExitCode.OUTPUT and "already exists" in done.stderr, (extra, done.stderr)
+
+
+def test_recommend_passes_over_a_run_that_measured_nothing_and_refuses_one_alone(tmp_path: Path) -> None:
+    empty = json.loads((DATA / "results-small.json").read_text())
+    empty["samples"], empty["status"] = [], "interrupted"
+    (tmp_path / "empty.json").write_text(json.dumps({**empty, "started_at": "2031-01-01T00:00:00.000+00:00"}))
+    alone = sshbench("recommend", str(tmp_path / "empty.json"), cwd=tmp_path, tmpdir=tmp_path)
+    assert alone.returncode == ExitCode.USAGE and "no sample was measured" in alone.stderr, alone.stderr
+    both = sshbench("recommend", str(tmp_path / "empty.json"), str(DATA / "results-small.json"), cwd=tmp_path,
+                    tmpdir=tmp_path)
+    assert both.returncode in (ExitCode.OK, ExitCode.EXPOSED), both.stderr
+    assert "passing over 1 results file with no sample measured" in both.stderr
+    report = sshbench("report", str(tmp_path / "empty.json"), str(DATA / "results-small.json"), cwd=tmp_path)
+    assert "(interrupted: nothing measured)" in report.stdout or report.returncode != 0
+
+
+def test_a_ctrl_c_during_the_imports_is_one_line_and_130(tmp_path: Path) -> None:
+    """SIGINT the moment the command starts, before its handlers are in place: no traceback, exit 130."""
+    import signal
+    import subprocess
+    import time
+
+    for delay in (0.05, 0.15, 0.3):
+        proc = subprocess.Popen([sys.executable, "-m", "sshbench", "--version"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, (delay, err)
+        # 130, or killed by the signal before Python's own handler existed (a shell says 130 for both)
+        assert proc.returncode in (0, 130, -signal.SIGINT), (delay, proc.returncode, err)
+
+
+_SAVER = """
+import os, sys
+from sshbench.plumbing import signals
+from sshbench.vocabulary.outputs import atomic_write
+with signals.interrupts_end_the_command():
+    print("ready", flush=True)
+    for i in range(200000):
+        atomic_write(os.path.join(sys.argv[1], "out.json"), b"x" * 4096)
+"""
+
+
+def test_an_interrupt_while_saving_leaves_no_temp_file(tmp_path: Path) -> None:
+    """SIGTERM lands wherever it lands in a tight save loop, 30 times: never a `.sshbench-*.tmp` left behind."""
+    import random
+    import signal
+    import subprocess
+    import time
+
+    rng = random.Random(45)
+    for _ in range(30):
+        child = subprocess.Popen([sys.executable, "-c", _SAVER, str(tmp_path)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True)
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        time.sleep(rng.uniform(0.0, 0.05))
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=20)
+        assert not list(tmp_path.glob(".sshbench-*")), "an interrupt left a temp file"
