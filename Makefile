@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+# Two pytest workers (pytest-xdist): the suite is ~40 CPU-minutes, mostly one process at a time, and CI has
+# 30 minutes on 2 cores; the tests already assume a busy machine, so a second worker beside each is one more load.
+PYTEST_ARGS ?= --numprocesses 2 --dist loadgroup
 STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
 .PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds

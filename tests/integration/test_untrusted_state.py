@@ -54,13 +54,15 @@ def test_a_corrupt_record_is_set_aside_with_one_warning_and_the_command_goes_on(
 
 @pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="needs a child this user may not signal")
 def test_a_child_handed_over_by_exec_is_left_alone_and_no_traceback(nobody_tmp: Path, tmp_path: Path) -> None:
-    """`sh -c 'sleep 60 & exec setpriv ... sshbench'`: root's sleep becomes nobody's sshbench's child."""
+    """`sh -c 'sleep 60 & exec setpriv ... sshbench'`: root's sleep becomes nobody's sshbench's child (its output
+    elsewhere, or the captured pipes stay open, and the test waits, for the sleep's 60 s)."""
     work = nobody_tmp
     argv = " ".join(as_nobody(["/usr/bin/python3", "-m", "sshbench", "--server", "dropbear", *QUICK, "--output",
                                str(work / "r.json")]))
     pid_file = tmp_path / "sleeper"
-    done = subprocess.run(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; exec {argv}"], capture_output=True,
-                          text=True, env=nobody_env(work), cwd=work, timeout=300, check=False)
+    script = f"sleep 60 </dev/null >/dev/null 2>&1 & echo $! > {pid_file}; exec {argv}"
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=nobody_env(work), cwd=work,
+                          timeout=300, check=False)
     sleeper = int(pid_file.read_text())
     try:
         assert done.returncode == ExitCode.OK, done.stderr

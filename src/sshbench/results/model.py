@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Literal
 
 from sshbench.compressors import OFF
@@ -75,8 +76,10 @@ class Case:
         assert isinstance(value, str)
         return value
 
-    @property
+    @cached_property
     def id(self) -> str:
+        """The case's name in results files and verdicts; kept once made (a frozen case never changes, and the
+        run loop asks for it hundreds of thousands of times between samples)."""
         return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
             f"{self._build_suffix}{self._link_suffix}"
 

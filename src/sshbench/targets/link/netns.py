@@ -221,15 +221,16 @@ def remove_of_run(token: str, names: Sequence[str]) -> int:
 def namespace_pair() -> Iterator[tuple[str, str]]:
     """Two fresh namespaces with loopback up; both deleted afterwards, whatever happens."""
     client, server = namespace_names()
-    made: list[str] = []
     try:
         for name in (client, server):
             runs.current().namespace(name)  # noted before it exists: a kill in between leaves nothing unnamed
             ip("netns", "add", name)
-            made.append(name)
             ip("-n", name, "link", "set", "lo", "up")
         yield client, server
     finally:
-        for name in made:
-            with contextlib.suppress(LinkError):
-                ip("netns", "delete", name)
+        # by what exists, not by what `ip` said it made: an interrupt that lands after `ip netns add` created
+        # the namespace but before it returned would otherwise leave it behind (the names are this run's own)
+        for name in (client, server):
+            if os.path.lexists(os.path.join(NETNS_DIR, name)):
+                with contextlib.suppress(LinkError):
+                    ip("netns", "delete", name)
