@@ -11,7 +11,8 @@ import itertools
 
 import pytest
 
-from sshbench.measure.loop import DOOMED_AFTER, SAVE_EVERY, Hooks, run_loop
+from sshbench.measure.failures import DOOMED_AFTER
+from sshbench.measure.loop import SAVE_EVERY, Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.decision import DecisionSchedule
 from sshbench.plan.schedules import schedule_for

@@ -28,6 +28,7 @@ from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
+from sshbench.measure.failures import nothing_measured, stop_if_same_failure
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import (
@@ -44,15 +45,13 @@ from sshbench.plan.budget import (
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.vocabulary.case_terms import Relation
-from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured, RunStopped
+from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured
 
 CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
 # Before any measurement: a guess only used for the first ETA.
 _GUESS_RATE = 500e6
 _GUESS_SETUP = 0.25
 _SLOWEST_RATE = 5e6
-DOOMED_AFTER = 5  # failed samples in a row, all with the same error ...
-DOOMED_CASES = 3  # ... over at least this many cases
 SAVE_EVERY = 1.0  # seconds between saves of the results file during a run (a SIGKILL loses at most this much)
 SAVE_COST_SHARE = 0.05  # ... and saving takes at most this share of the run's time
 MINIMUM_SHARE = 0.5  # a longer sample is chosen only while min_runs more of every case fit in this share of the rest
@@ -320,7 +319,7 @@ def _finish(run: _Run) -> None:
     report = run.report
     if report.status == "complete" and not any(s.ok and not s.warmup for s in report.samples):
         report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
-        report.error = _nothing_measured(report, run.options.time_budget_seconds)
+        report.error = nothing_measured(report, run.options.time_budget_seconds)
     report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     report.time_use = time_use(report, run.hooks.clock() - run.started)
 
@@ -355,30 +354,6 @@ def _check_minimum_fits(run: _Run) -> float:
                 record.status, record.reason = CaseStatus.SKIPPED, f"left out by --fit ({drop}): {why}"
         needed = {case: seconds for case, seconds in needed.items() if option_for(case, run.options) != drop}
     return left - sum(needed.values()) * FIT_MARGIN
-
-
-def stop_if_same_failure(failures: list[Sample]) -> None:
-    """RunStopped when DOOMED_AFTER failures in a row, with one error, over DOOMED_CASES cases or more, show that
-    every later sample would fail the same way (a server that went away)."""
-    recent = failures[-DOOMED_AFTER:]
-    if len(recent) == DOOMED_AFTER and len({s.error for s in recent}) == 1 \
-            and len({s.case_id for s in recent}) >= DOOMED_CASES:
-        raise RunStopped(f"the last {DOOMED_AFTER} samples, of {len({s.case_id for s in recent})} different cases, "
-                         f"all failed with: {recent[-1].error}; fix that (the results file has each sample's "
-                         "stderr) and run again")
-
-
-def _nothing_measured(report: Report, budget: float | None) -> str:
-    why = report.stop_reason or "every sample failed"
-    hint = (f"raise --time-budget above {budget:.0f} s (the warm-up round alone needs more)"
-            if budget is not None and "time budget" in why else
-            "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
-    failed = [s for s in report.samples if not s.ok and s.error]
-    if not report.stop_reason and failed:  # say why, in the words of the last failure and of the server's log
-        said = [line.removeprefix("server: ") for line in failed[-1].stderr_tail if line.startswith("server: ")]
-        hint = f"the last one: {failed[-1].error}" + (f"; the server said: {said[-1]}" if said else "") + \
-            f"; {hint}"
-    return f"nothing was measured ({why}): {hint}"
 
 
 def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:

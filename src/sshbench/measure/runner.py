@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.measure.controls import run_crypto_ceiling, run_tcp_control
+from sshbench.measure.failures import stop_if_same_failure
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
-from sshbench.measure.loop import Hooks, run_loop, stop_if_same_failure
+from sshbench.measure.loop import Hooks, run_loop
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule

@@ -76,10 +76,8 @@ class Case:
         assert isinstance(value, str)
         return value
 
-    @cached_property
+    @cached_property  # made once: a frozen case never changes, and a run asks for its id ~10^5 times
     def id(self) -> str:
-        """The case's name in results files and verdicts; kept once made (a frozen case never changes, and the
-        run loop asks for it hundreds of thousands of times between samples)."""
         return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
             f"{self._build_suffix}{self._link_suffix}"
 
