@@ -1,10 +1,11 @@
+import math
 import statistics
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.stats import describe, rank, summarize
+from sshbench.analysis.stats import describe, paired_ratios, rank, summarize
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Sample
 from sshbench.vocabulary.units import GiB
 
@@ -26,6 +27,8 @@ def test_describe_orders(values: list[float]) -> None:
     assert stat is not None
     assert stat.min <= stat.median <= stat.max
     assert stat.count == len(values)
+    # floats, not the exact fractions of statistics.stdev (a run describes every case after every sample)
+    assert stat.stdev == pytest.approx(statistics.stdev(values) if len(values) > 1 else 0.0, rel=1e-9, abs=1e-6)
 
 
 def _sample(case: Case, rnd: int, *, rate: float = 0.0, setup: float = 0.2, ok: bool = True,
@@ -86,3 +89,19 @@ def test_groups_are_ranked_separately() -> None:
                           [_sample(up, 1, rate=100e6), _sample(down, 1, rate=900e6)])
     rank(summaries)
     assert all(s.factor == 1.0 for s in summaries)
+
+
+def test_paired_ratios_are_each_back_to_back_pair_of_one_pass_ordered_by_case_id() -> None:
+    """Every two samples of one chain (pass), first case by id over second, logs of their rates; a failed or
+    warm-up sample, another chain's, or two samples of one case make no pair."""
+    a, b, c = (Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=name) for name in ("c1", "a2", "b3"))
+    made = [_sample(a, 1, rate=100.0), _sample(b, 1, rate=50.0), _sample(c, 1, rate=25.0), _sample(a, 1, rate=80.0),
+            _sample(b, 2, rate=10.0, ok=False), _sample(c, 0, rate=10.0)]
+    for sample in made:
+        sample.chain = 7
+    other = _sample(b, 3, rate=1.0)
+    other.chain = 8
+    found = paired_ratios([*made, other])
+    assert sorted(found) == sorted([(b.id, a.id), (b.id, c.id), (c.id, a.id)])
+    assert found[(b.id, c.id)] == pytest.approx([math.log(2.0)])
+    assert sorted(found[(b.id, a.id)]) == pytest.approx(sorted([math.log(50 / 100), math.log(50 / 80)]))

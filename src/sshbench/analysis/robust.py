@@ -40,17 +40,24 @@ def _binomial_cdf_half(n: int, k: int) -> float:
 
 def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
     """(low, high) order statistics bracketing the median with coverage >= level; None if n is too small."""
-    n = len(values)
+    best = _interval_rank(len(values), level)
+    if best is None:
+        return None
     ordered = sorted(values)
+    return ordered[best - 1], ordered[len(values) - best]
+
+
+@cache
+def _interval_rank(n: int, level: float) -> int | None:
+    """The widest-coverage-enough k of the interval [x_(k), x_(n-k+1)] (1-based): made once per n, as a run
+    describes every case after every sample."""
     best: int | None = None
-    for k in range(1, n // 2 + 1):  # interval [x_(k), x_(n-k+1)], 1-based
+    for k in range(1, n // 2 + 1):
         if 1 - 2 * _binomial_cdf_half(n, k - 1) >= level:
             best = k
         else:
             break
-    if best is None:
-        return None
-    return ordered[best - 1], ordered[n - best]
+    return best
 
 
 def min_samples_for_interval(level: float = 0.95) -> int:

@@ -31,16 +31,25 @@ def describe(values: Sequence[float]) -> Stat | None:
     if not values:
         return None
     interval = median_interval(values, CONFIDENCE)
+    mean = statistics.fmean(values)
     return Stat(
         median=statistics.median(values),
-        mean=statistics.fmean(values),
+        mean=mean,
         min=min(values),
         max=max(values),
-        stdev=statistics.stdev(values) if len(values) > 1 else 0.0,
+        stdev=_stdev(values, mean),
         count=len(values),
         ci_low=interval[0] if interval else None,
         ci_high=interval[1] if interval else None,
     )
+
+
+def _stdev(values: Sequence[float], mean: float) -> float:
+    """The sample standard deviation in floats: statistics.stdev is exact (fractions) and a run describes every
+    case after every sample; a figure shown to three digits needs no exact arithmetic."""
+    if len(values) < 2:
+        return 0.0
+    return math.sqrt(max(0.0, math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)))
 
 
 def counted(samples: Sequence[Sample]) -> list[Sample]:
@@ -273,12 +282,14 @@ def paired_ratios(samples: Sequence[Sample],
         if sample.chain is not None and not sample.warmup and sample.ok:
             runs[sample.chain].append(sample)
     out: dict[tuple[str, str], list[float]] = defaultdict(list)
+    figure = value or headline_value
     for members in runs.values():
-        for one, two in itertools.combinations(members, 2):
-            if one.case_id == two.case_id:
-                continue
-            first, second = sorted((one, two), key=lambda s: s.case_id)
-            a, b = (value or headline_value)(first), (value or headline_value)(second)
-            if a and b and a > 0 and b > 0:
-                out[(first.case_id, second.case_id)].append(math.log(a / b))
+        logs = []  # each sample's figure once, not once per pair
+        for sample in members:
+            found = figure(sample)
+            if found and found > 0:
+                logs.append((sample.case_id, math.log(found)))
+        for (one, a), (two, b) in itertools.combinations(sorted(logs, key=lambda pair: pair[0]), 2):
+            if one != two:
+                out[(one, two)].append(a - b)
     return dict(out)
