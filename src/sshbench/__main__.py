@@ -32,7 +32,7 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "sshbench":  # the
 
 from sshbench.plumbing.procs import become_subreaper, end_children  # noqa: E402  (after the early handlers)
 from sshbench.plumbing.runs import run_claimed  # noqa: E402
-from sshbench.plumbing.signals import interrupts_end_the_command  # noqa: E402
+from sshbench.plumbing.signals import held, interrupts_end_the_command  # noqa: E402
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; vocabulary/errors.py is not imported yet)
 
@@ -40,19 +40,22 @@ INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; voc
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the command itself (not a test calling main() in-process): orphans come back to us
         become_subreaper()
-    with interrupts_end_the_command(), run_claimed():  # before any child: all it starts is recorded as its own
-        try:
-            from sshbench.cli import main as cli_main
+    try:
+        with interrupts_end_the_command(), run_claimed():  # before any child: all it starts is recorded as its own
+            try:
+                from sshbench.cli import main as cli_main
 
-            code = cli_main(argv)
-        except KeyboardInterrupt:  # before the CLI could handle it (during the imports)
-            with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
-                print("sshbench: interrupted", file=sys.stderr, flush=True)
-            code = INTERRUPTED
-        finally:
-            for pid in end_children():
-                print(f"sshbench: warning: process {pid} ({_name(pid)}) outlived the run and may not be signalled "
-                      "by this user: it was left running", file=sys.stderr, flush=True)
+                code = cli_main(argv)
+            finally:
+                with held():  # every child ended, not some: an interrupt now waits until then
+                    left = end_children()
+                for pid in left:
+                    print(f"sshbench: warning: process {pid} ({_name(pid)}) outlived the run and may not be "
+                          "signalled by this user: it was left running", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # before the CLI could handle it: its imports, or the run's claim or release
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            print("sshbench: interrupted", file=sys.stderr, flush=True)
+        code = INTERRUPTED
     if code == INTERRUPTED and argv is None:
         _exit_interrupted()
     return code

@@ -73,16 +73,26 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
+def planned(token: str) -> tuple[str, str] | None:
+    """Where create_and_enter(token) makes the run's cgroup: (relative path, this process's cgroup), or None
+    where there is no cgroup v2 to make it in. The run records it before making it, so a run killed in
+    between leaves a record that names it."""
+    home = own_path()
+    if mount_point() is None or home is None:
+        return None
+    return os.path.join(home, PREFIX + token), home
+
+
 def create_and_enter(token: str) -> tuple[str, str] | None:
     """Make `<own cgroup>/sshbench-run-<token>` and move this process into it: (relative path, former path).
 
     None where it cannot be done (no cgroup v2, not root and not delegated,
     a cgroup whose children must not hold processes); nothing is left half made.
     """
-    mount, home = mount_point(), own_path()
-    if mount is None or home is None:
+    mount, where = mount_point(), planned(token)
+    if mount is None or where is None:
         return None
-    relative = os.path.join(home, PREFIX + token)
+    relative, home = where
     path = mount + relative
     try:
         os.mkdir(path, 0o755)

@@ -49,7 +49,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sshbench.plumbing import cgroups
+from sshbench.plumbing import cgroups, signals
 from sshbench.vocabulary.errors import OutputError
 
 MARK_FILE = ".sshbench-run"
@@ -239,8 +239,11 @@ def claim_run() -> Claim:
     made = _make_record(claim.token)
     if made is not None:
         claim.record, claim.lock_fd = made
+        claim.cgroup = planned = cgroups.planned(claim.token)
+        _write_info(claim)  # before the cgroup exists: a run killed from here on is found by the sweep whole
         claim.cgroup = cgroups.create_and_enter(claim.token)
-        _write_info(claim)
+        if claim.cgroup != planned:
+            _write_info(claim)
     _current = claim
     return claim
 
@@ -263,9 +266,12 @@ def release_run() -> None:
 
 @contextlib.contextmanager
 def run_claimed() -> Iterator[Claim]:
-    """`with run_claimed():` around a command that starts processes or private dirs."""
-    claim = claim_run()
+    """`with run_claimed():` around a command that starts processes or private dirs. An interrupt never lands
+    halfway through the claim or the release (a record without its lock, a cgroup left): both are held whole."""
     try:
+        with signals.held():
+            claim = claim_run()
         yield claim
     finally:
-        release_run()
+        with signals.held():
+            release_run()
