@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,3 +38,10 @@ def standin_block(alias: str, srv: EmbeddedOpenSSH, port: int | None = None) -> 
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
 """
+
+
+def free_port() -> int:
+    """A loopback TCP port nothing listens on now (the kernel's pick), for a test's own server."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

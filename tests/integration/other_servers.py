@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.integration.cli_helpers import free_port
+
 START_SECONDS = 10.0
 # Where scripts/install-deps --test unpacks tinysshd (its Debian package would enable a service on port 22).
 UNPACKED = Path(__file__).resolve().parents[2] / ".venv" / "opt" / "usr" / "sbin"
@@ -72,13 +74,6 @@ def missing(software: str) -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
@@ -106,7 +101,7 @@ def other_server(software: str, root: Path) -> Iterator[OtherServer]:
         directory.mkdir(mode=0o700)
     _tool("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(home / "id_ed25519"))
     (home / ".ssh" / "authorized_keys").write_text((home / "id_ed25519.pub").read_text())
-    port = _free_port()
+    port = free_port()
     if software == "dropbear":
         host_keys = {}
         for kind, extra in (("ed25519", []), ("rsa", ["-s", "2048"])):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,18 +18,12 @@ import pytest
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.errors import ExitCode
-from tests.integration.cli_helpers import sshbench, standin_block
+from tests.integration.cli_helpers import free_port, sshbench, standin_block
 
 ALPHA = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 BETA = ("aes128-ctr", "chacha20-poly1305@openssh.com")
 ONLY = ["--ciphers", ",".join(ALPHA), "--macs", "none", "--kex", "none", "--hostkeys", "none", "--runs", "2",
         "--size", "8MiB", "--no-controls"]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +38,7 @@ def two_hosts(client: ClientInfo, tmp_path_factory: pytest.TempPathFactory, modu
             EmbeddedOpenSSH(client, enable=offering(BETA), admit_all=True) as beta:  # stand-ins for real sshds
         config = tmp_path_factory.mktemp("userssh") / "config"
         config.write_text("\n".join([standin_block("alpha", alpha), standin_block("beta", beta),
-                                     standin_block("down", alpha, port=_free_port())]))
+                                     standin_block("down", alpha, port=free_port())]))
         yield config
 
 

@@ -21,7 +21,7 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import temp_entries
-from tests.integration.cli_helpers import sshbench, standin_block
+from tests.integration.cli_helpers import free_port, sshbench, standin_block
 
 OFFERED_CIPHERS = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 
@@ -53,16 +53,17 @@ ONLY = ["--macs", "none", "--kex", "curve25519-sha256", "--hostkeys", "none", "-
 
 @pytest.fixture(scope="module")
 def remote_run(standin: tuple[Path, EmbeddedOpenSSH], tmp_path_factory: pytest.TempPathFactory,
-               ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+               ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], int]:
     config, _ = standin
     out = tmp_path_factory.mktemp("res") / "remote.json"
+    port = free_port()  # iperf3's own 5201 may be another test's, or anyone's, on a shared machine
     done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "all,3des-cbc", *ONLY,
-                    "--output", str(out))
-    return done, json.loads(out.read_text()) if out.exists() else {}
+                    "--iperf3-port", str(port), "--output", str(out))
+    return done, json.loads(out.read_text()) if out.exists() else {}, port
 
 
 def test_remote_run_produces_tables_results_and_recommendation(remote_run: Any) -> None:
-    done, data = remote_run
+    done, data, _ = remote_run
     assert done.returncode == 0, done.stderr
     for text in ("Ciphers, upload", "Ciphers, download", "Key exchange", "Terrapin", "Recommended client config"):
         assert text in done.stdout, text
@@ -74,7 +75,7 @@ def test_remote_run_produces_tables_results_and_recommendation(remote_run: Any) 
 
 
 def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
-    _, data = remote_run
+    _, data, _ = remote_run
     assert data["environment"]["server"]["kind"] == "remote"
     server = data["environment"]["server"]["remote"]
     assert server["destination"] == "standin"
@@ -86,18 +87,49 @@ def test_server_offer_banner_and_terrapin_are_recorded(remote_run: Any) -> None:
 
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (scripts/install-deps --test)")
 def test_raw_tcp_ceiling_from_iperf3_when_both_ends_have_it(remote_run: Any) -> None:
-    done, data = remote_run
+    done, data, port = remote_run
     iperf = data["environment"]["server"]["remote"]["iperf3"]
     assert iperf["skipped"] is None, iperf["skipped"]
+    assert f"-p {port}" in iperf["command"]
     assert iperf["upload_bytes_per_second"] > 0 and iperf["download_bytes_per_second"] > 0
     assert iperf["bytes_moved"] > 0 and iperf["version"].startswith("iperf 3")
     assert "raw TCP to this host (iperf3" in done.stdout and "ssh carried" in done.stdout
-    left = subprocess.run(["pgrep", "-x", "iperf3"], capture_output=True, text=True, check=False).stdout
+    left = subprocess.run(["pgrep", "-f", f"iperf3 -s -1 -p {port}$"], capture_output=True, text=True,
+                          check=False).stdout
     assert left == "", "the server's one-off iperf3 is gone"
 
 
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed (scripts/install-deps --test)")
+def test_an_iperf3_port_held_by_another_server_is_named_and_its_figures_are_not_taken(standin: Any,
+                                                                                      tmp_path: Path) -> None:
+    """Another iperf3 on the port (another user's, another run's) answers our client as if it were ours: its
+    figures are refused, the reason names the port and the option, and that server is left alone."""
+    config, _ = standin
+    port = free_port()
+    other = subprocess.Popen(["iperf3", "-s", "-p", str(port)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        out = tmp_path / "held.json"
+        done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
+                        "--directions", "upload", "--iperf3-port", str(port), "--output", str(out))
+        assert done.returncode == 0, done.stderr
+        iperf = json.loads(out.read_text())["environment"]["server"]["remote"]["iperf3"]
+        assert f"port {port} is taken" in (iperf["skipped"] or "") and "--iperf3-port" in iperf["skipped"], iperf
+        assert iperf["upload_bytes_per_second"] is None, "another server's figure is not this host's"
+        assert other.poll() is None, "the other iperf3 is not ours to end"
+    finally:
+        other.kill()
+        other.wait()
+
+
 def test_only_what_both_sides_support_is_measured_and_the_rest_is_listed(remote_run: Any) -> None:
-    _, data = remote_run
+    _, data, _ = remote_run
     status = {c["case"]["id"]: (c["status"], c["reason"]) for c in data["cases"]}
     assert status["cipher:3des-cbc:upload"] == ("skipped", "not offered by the server")
     measured = {c["case"]["cipher"] for c in data["cases"]
@@ -107,7 +139,7 @@ def test_only_what_both_sides_support_is_measured_and_the_rest_is_listed(remote_
 
 
 def test_both_directions_carry_server_cpu_from_proc(remote_run: Any) -> None:
-    _, data = remote_run
+    _, data, _ = remote_run
     transfers = [s for s in data["samples"] if s["size_bytes"] and s["case_id"].startswith("cipher:")]
     directions = {s["case_id"].rsplit(":", 1)[1] for s in transfers}
     assert directions == {"upload", "download"}

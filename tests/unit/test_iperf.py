@@ -7,7 +7,9 @@ import json
 import pytest
 
 from sshbench.analysis.advice import Limit
+from sshbench.cli.parser import options_from_args, parse
 from sshbench.measure.iperf import IperfError, parse_result
+from sshbench.vocabulary.errors import UsageError
 from tests.conftest import recorded
 
 
@@ -53,3 +55,11 @@ def test_a_full_core_wins_over_the_link() -> None:
 def test_without_iperf3_the_verdict_is_as_before() -> None:
     limit = _limit(400e6, None, {"client": 0.3, "server": 0.5})
     assert limit.bound_by == "link (or shared CPUs)" and "iperf3" not in limit.text
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "-1"])
+def test_an_iperf3_port_outside_tcp_is_one_clear_error(port: str) -> None:
+    with pytest.raises(UsageError, match="a TCP port is 1-65535"):
+        options_from_args(parse(["run", "--iperf3-port", port]))
+    assert options_from_args(parse(["run", "--iperf3-port", "5202"])).iperf3_port == 5202
+    assert options_from_args(parse(["run"])).iperf3_port == 5201, "iperf3's own default"

@@ -195,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "
                       "client, server and ceilings: what a CPU without AES instructions would see")
     data.add_argument("--no-controls", action="store_true", help="skip the raw TCP control and crypto ceilings")
+    data.add_argument("--iperf3-port", type=int, metavar="PORT", help="real hosts: the port of the one-off iperf3 "
+                      "server of the raw-TCP ceiling, one the firewall passes and nothing else uses (default 5201)")
     link = run.add_argument_group("emulated link (root: the embedded server behind a link in sshbench's own "
                                   "network namespaces, see docs/links.md)")
     link.add_argument("--link", action="append", help="rtt=20ms[,rate=100mbit][,loss=0.1%%][,jitter=2ms]"
@@ -258,6 +260,12 @@ def _int_option(value: Any, name: str) -> int:
     if value is None or value < 1:
         raise UsageError(f"{name} must be a whole number of at least 1")
     return int(value)
+
+
+def _port(value: int) -> int:
+    if not 1 <= value <= 65535:
+        raise UsageError(f"--iperf3-port {value}: a TCP port is 1-65535")
+    return value
 
 
 DEFAULT_TIME_BUDGET = "8m"
@@ -340,6 +348,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=parse_compression(args.compression) if args.compression is not None else (OFF,),
         streams=_streams(args.streams), no_aesni=args.no_aesni, controls=not args.no_controls,
+        iperf3_port=D.iperf3_port if args.iperf3_port is None else _port(args.iperf3_port),
         placement=args.placement or D.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,

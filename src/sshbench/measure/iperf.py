@@ -65,17 +65,16 @@ def _server_command(port: int) -> str:
             "p=$!; cat >/dev/null; kill $p 2>/dev/null; wait $p 2>/dev/null; exit 0")
 
 
-def _server_said(server: subprocess.Popen[bytes]) -> str:
+def _server_said(text: str) -> str:
     """The server's iperf3 output once it has ended: its error line, for the results file."""
-    assert server.stdout is not None
-    lines = [line.strip() for line in server.stdout.read().decode(errors="replace").splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line]
     return (errors or lines or ["no output"])[-1]
 
 
 def _client(local: str, hostname: str, port: int, reverse: bool, server: subprocess.Popen[bytes]) -> str:
     """Run the client, retrying while the server's iperf3 is not listening yet (a refused connect does
-    not use up its one test); iperf3's JSON output."""
+    not use up its one test) or the port's iperf3 is busy with another test; iperf3's JSON output."""
     argv = [local, "-c", hostname, "-p", str(port), "-J", "-t", str(SECONDS), "-O", str(OMIT_SECONDS),
             *(["-R"] if reverse else [])]
     deadline = time.monotonic() + READY_TIMEOUT
@@ -84,30 +83,49 @@ def _client(local: str, hostname: str, port: int, reverse: bool, server: subproc
             done = procs.run_text(argv, timeout=SECONDS + OMIT_SECONDS + 20)
         except subprocess.TimeoutExpired:
             raise IperfError(f"no answer on port {port} (a firewall between here and the server?)") from None
-        if "Connection refused" not in done.stdout or time.monotonic() > deadline:
+        waiting = "Connection refused" in done.stdout or BUSY in done.stdout
+        if not waiting or time.monotonic() > deadline or server.poll() is not None:
             return done.stdout
-        if server.poll() is not None:
-            raise IperfError(f"the server's iperf3 did not start: {_server_said(server)}")
         time.sleep(0.2)
 
 
+BUSY = "the server is busy running a test"  # iperf3's words when its one test slot is taken
+IN_USE = ("unable to start listener", "Address already in use")  # ... and when its port is
+
+
+def _end(server: subprocess.Popen[bytes]) -> str:
+    """The server's ssh ended (its stdin closed: the remote shell's `cat` ends and kills iperf3 if still
+    waiting) and what it printed."""
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.close()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        kill_group(server.pid)  # the connection drops, which ends `cat` on the server just the same
+        server.wait(timeout=5)
+    try:
+        return server.stdout.read().decode(errors="replace")
+    finally:
+        server.stdout.close()
+
+
 def _one(target: RemoteTarget, local: str, hostname: str, port: int, reverse: bool) -> tuple[float, int]:
+    """One direction against an iperf3 server of our own: a figure from another iperf3 that holds the port
+    (another user's, another run's) is refused, not recorded as this host's."""
     server = spawn(target.command_argv(_server_command(port)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                    stderr=subprocess.STDOUT)
-    assert server.stdin is not None and server.stdout is not None
     try:
-        return parse_result(_client(local, hostname, port, reverse, server))
+        said = _client(local, hostname, port, reverse, server)
     except BaseException:  # an interrupt: no time for a graceful end; the dropped connection ends `cat` there
         kill_group(server.pid)
+        _end(server)
         raise
-    finally:
-        server.stdin.close()  # the remote shell's `cat` ends, and it kills iperf3 if still waiting
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            kill_group(server.pid)  # the connection drops, which ends `cat` on the server just the same
-            server.wait(timeout=5)
-        server.stdout.close()
+    own = _end(server)
+    if any(words in own for words in IN_USE):
+        raise IperfError(f"port {port} is taken on the server (another iperf3?): --iperf3-port names a free one")
+    if "Connection refused" in said:
+        raise IperfError(f"the server's iperf3 did not start: {_server_said(own)}")
+    return parse_result(said)
 
 
 def tcp_ceiling(target: RemoteTarget, hostname: str, proxied: bool, capped: bool,

@@ -109,7 +109,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         env.terrapin = remote.terrapin
         if options.controls and env.server.remote is not None:  # the link's own ceiling, when iperf3 is on both ends
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
-                                                   capped=options.max_bytes is not None)
+                                                   capped=options.max_bytes is not None, port=options.iperf3_port)
     live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
     target: Target = remote.target if remote is not None else BuildsTarget(list(host.builds), host.links) \
         if host.builds else EmbeddedTarget(server, host.links, host.link_port)
