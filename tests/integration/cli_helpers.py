@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from sshbench.targets.base import HOST_ALIAS
@@ -45,3 +46,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes] | None = None, seconds: float = 10.0) -> None:
+    """Until something accepts on the loopback port; RuntimeError when `proc` (the server) exits first or
+    nothing does within the seconds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before listening on {port}")
+        with socket.socket() as probe:
+            probe.settimeout(0.5)
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"server not listening on {port} after {seconds} s")

@@ -16,14 +16,12 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.integration.cli_helpers import free_port
+from tests.integration.cli_helpers import free_port, wait_listening
 
 START_SECONDS = 10.0
 # Where scripts/install-deps --test unpacks tinysshd (its Debian package would enable a service on port 22).
@@ -74,19 +72,6 @@ def missing(software: str) -> str | None:
     return None
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode} before listening on {port}")
-        with socket.socket() as sock, contextlib.suppress(OSError):
-            sock.settimeout(0.5)
-            sock.connect(("127.0.0.1", port))
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"server not listening on {port} after {START_SECONDS} s")
-
-
 def _tool(*argv: str) -> str:
     env = {**os.environ, "PATH": search_path()}
     return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=60, env=env).stdout
@@ -122,7 +107,7 @@ def other_server(software: str, root: Path) -> Iterator[OtherServer]:
         proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
                                 stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, env=env)
     try:
-        _wait_listening(port, proc)
+        wait_listening(port, proc, START_SECONDS)
         yield OtherServer(software, port, home, host_keys, user.pw_name)
     finally:
         with contextlib.suppress(ProcessLookupError):

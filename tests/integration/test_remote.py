@@ -21,7 +21,7 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import temp_entries
-from tests.integration.cli_helpers import free_port, sshbench, standin_block
+from tests.integration.cli_helpers import free_port, sshbench, standin_block, wait_listening
 
 OFFERED_CIPHERS = ("aes128-ctr", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com")
 
@@ -109,12 +109,7 @@ def test_an_iperf3_port_held_by_another_server_is_named_and_its_figures_are_not_
     other = subprocess.Popen(["iperf3", "-s", "-p", str(port)], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+        wait_listening(port, other)
         out = tmp_path / "held.json"
         done = sshbench("run", "standin", "--ssh-config", str(config), "--ciphers", "aes128-ctr", *ONLY,
                         "--directions", "upload", "--iperf3-port", str(port), "--output", str(out))

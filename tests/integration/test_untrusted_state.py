@@ -24,7 +24,7 @@ import pytest
 
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers
-from tests.integration.cli_helpers import sshbench
+from tests.integration.cli_helpers import sshbench, wait_listening
 from tests.integration.processes import ALGOS, NOBODY, ROOT, as_nobody, nobody_env
 
 pytestmark = pytest.mark.integration
@@ -143,12 +143,8 @@ def throttled(tmp_path: Path) -> Iterator[Path]:
     config.write_text(f"Host throttled\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile "
                       f"{tmp_path}/client\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile "
                       f"{tmp_path}/known_hosts\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.05)
+    with contextlib.suppress(RuntimeError):  # the test says what the server did
+        wait_listening(port)
     yield config
     daemon.terminate()
     daemon.wait(timeout=10)
