@@ -94,12 +94,14 @@ def test_auto_placement_tries_both_on_a_real_server_and_measures_in_the_one_it_c
     kept apart from every case's samples; the run records the placement it chose and shows why."""
     out = tmp_path / "r.json"
     done = sshbench("--ciphers", "aes128-ctr,aes256-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
-                    "--no-controls", "--directions", "upload", "--time-budget", "2m", "--sample-seconds", "0.1",
+                    "--no-controls", "--directions", "upload", "--time-budget", "5m", "--sample-seconds", "0.1",
                     "--max-runs", "8", "--output", str(out), tmpdir=tmp_path)
     assert done.returncode == 0, done.stderr[-800:]
     data = json.loads(out.read_text())
     trial = data["placement_trial"]
-    assert trial["chosen"] in ("split", "free") and len(trial["split"]) + len(trial["free"]) >= 10
+    # the trial may take 5% of the budget: 16 visits of 0.1 s took over 6 s (2 minutes' 5%) beside a second
+    # pytest worker on CI, and were skipped; --max-runs still ends the run at its 8 samples a case
+    assert trial["chosen"] in ("split", "free") and len(trial["split"]) + len(trial["free"]) >= 10, trial["reason"]
     assert trial["case_id"] in {r["case"]["id"] for r in data["cases"]} and trial["seconds"] > 0
     assert data["environment"]["host"]["placement"].startswith(trial["chosen"])
     counted: dict[str, int] = {}
