@@ -145,6 +145,7 @@ def main() -> int:
                "ANSIBLE_LOCAL_TEMP": f"{work}/ansible/tmp", "ANSIBLE_SSH_CONTROL_PATH_DIR": control,
                "ANSIBLE_SSH_ARGS": "-o ControlMaster=no",
                "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "0", "ANSIBLE_FORKS": str(args.hosts + 1),
+               "ANSIBLE_PIPELINING": "True",  # one connection per task, not three: no ControlMaster to share
                "ANSIBLE_HOST_KEY_CHECKING": "True", "TMPDIR": f"{work}/tmp"}
         run_args = " ".join(args.run_args or SHORT_RUN)
         time.sleep(0.3)  # sshd binding its address

@@ -115,15 +115,6 @@ def server(client: ClientInfo, module_tmpdir: Path) -> Iterator[EmbeddedOpenSSH]
         yield srv
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test` runs two pytest workers (pytest-xdist, `--dist loadgroup`): an integration module stays on one
-    worker, so its module-wide fixtures (a lossy-link run, a crossed run: a minute or more each) are made once;
-    unit and simulation tests spread one by one. Without xdist the mark is inert."""
-    for item in items:
-        if "integration" in item.path.parts:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true",
                      help="rewrite tests/data/golden/* from the current exporters instead of comparing")
