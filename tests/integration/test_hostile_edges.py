@@ -156,7 +156,7 @@ def test_a_server_killed_mid_sample_fails_that_sample_at_once_even_beside_a_cpu_
     if server == "tinysshd" and not ROOT:
         pytest.skip("the embedded tinysshd needs root")
     args = ["--server", server, "--ciphers", "aes128-ctr" if server != "tinysshd" else "default", *ALGOS,
-            "--no-controls", "--runs", "3", "--size", "256MiB", "--directions", direction]
+            "--no-controls", "--runs", "3", "--size", "96MiB", "--directions", direction]  # seconds a sample, hogged
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
             for _ in range(os.cpu_count() or 1)]
     run = start(args, tmp_path)
