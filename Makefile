@@ -6,9 +6,10 @@ BIN     = $(VENV)/bin
 # Two pytest workers (pytest-xdist): the suite is ~40 CPU-minutes, mostly one process at a time, and CI has
 # 30 minutes on 2 cores; the tests already assume a busy machine, so a second worker beside each is one more load.
 # One test file per worker (loadfile), so a module's fixtures (a lossy-link run, a crossed run) are made once.
+# --durations: the slowest 25 in every log, CI's too, for the next time budget.
 # Not loadgroup: xdist 3.8 marks groups in Node._nodeid, which pytest 9.2 no longer reads, and every module fixture
 # was silently made on both workers.
-PYTEST_ARGS ?= --numprocesses 2 --dist loadfile
+PYTEST_ARGS ?= --numprocesses 2 --dist loadfile --durations 25
 STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
 .PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds

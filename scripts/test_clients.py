@@ -29,6 +29,7 @@ import subprocess
 import sys
 import venv
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,28 +149,39 @@ def prepared(name: str, dest: Path = DEST) -> Path | None:
     return out if done.exists() and done.read_text(encoding="utf-8").strip() == stamp(family) else None
 
 
+def _one(name: str, dest: Path) -> bool:
+    """Build one client unless today's build is there; False when it failed (a missing tool is a skip)."""
+    family, build = BUILDERS[name]
+    out = dest / family / name
+    if prepared(name, dest) is not None:
+        return True
+    try:
+        build(name, out)
+    except Missing as why:
+        print(f"test-clients: {name} skipped: {why}", file=sys.stderr)
+        return True
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        print(f"test-clients: {name}: {exc}", file=sys.stderr)
+        return False
+    (out / ".done").write_text(stamp(family) + "\n", encoding="utf-8")
+    print(f"test-clients: {name} ready in {out}", flush=True)
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", choices=sorted(BUILDERS), help="build only these")
     parser.add_argument("--dest", type=Path, default=DEST)
     args = parser.parse_args()
-    failed = 0
+    families: dict[str, list[str]] = {}
     for name in args.only or BUILDERS:
-        family, build = BUILDERS[name]
-        out = args.dest / family / name
-        if prepared(name, args.dest) is not None:
-            continue
-        try:
-            build(name, out)
-        except Missing as why:
-            print(f"test-clients: {name} skipped: {why}", file=sys.stderr)
-            continue
-        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-            print(f"test-clients: {name}: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        (out / ".done").write_text(stamp(family) + "\n", encoding="utf-8")
-        print(f"test-clients: {name} ready in {out}", flush=True)
+        families.setdefault(BUILDERS[name][0], []).append(name)
+    # The families at once, each family's clients one after the other (one Maven, pip or npm cache at a time):
+    # the Rust build is minutes of compiling while the others mostly fetch (in CI: 290 s in a row before this)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        done = pool.map(lambda names: [_one(name, args.dest) for name in names],
+                        sorted(families.values(), key=lambda names: BUILDERS[names[0]][0] != "rust"))
+        failed = sum(not ok for results in done for ok in results)
     return 1 if failed else 0
 
 
