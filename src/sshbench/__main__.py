@@ -32,7 +32,8 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "sshbench":  # the
 
 from sshbench.plumbing.procs import become_subreaper, end_children  # noqa: E402  (after the early handlers)
 from sshbench.plumbing.runs import run_claimed  # noqa: E402
-from sshbench.plumbing.signals import held, interrupts_end_the_command  # noqa: E402
+from sshbench.plumbing.signals import interrupts_end_the_command  # noqa: E402
+from sshbench.vocabulary.outputs import signals_held  # noqa: E402
 
 INTERRUPTED = 130  # errors.ExitCode.INTERRUPTED (kept equal by a unit test; vocabulary/errors.py is not imported yet)
 
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 code = cli_main(argv)
             finally:
-                with held():  # every child ended, not some: an interrupt now waits until then
+                with signals_held():  # every child ended, not some: an interrupt now waits until then
                     left = end_children()
                 for pid in left:
                     print(f"sshbench: warning: process {pid} ({_name(pid)}) outlived the run and may not be "

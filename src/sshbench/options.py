@@ -115,7 +115,9 @@ class RunOptions:
     streams: tuple[int, ...] = (1,)
     no_aesni: bool = False  # mask AES-NI/VAES/PCLMULQDQ in OpenSSL for client, server and ceilings
     controls: bool = True  # raw TCP control and crypto ceilings beside the cipher sweep
-    iperf3_port: int = 5201  # real hosts: the port of the one-off iperf3 server of the raw-TCP ceiling
+    # Real hosts: the port of the one-off iperf3 server of the raw-TCP ceiling; iperf3's own default, which
+    # firewall rules for it usually name
+    iperf3_port: int = 5201
     # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py),
     # wherever the scheduler puts them ("free"), or the steadier of the two on this machine, from a short trial of
     # both ("auto", analysis/placing.py). Real hosts are on their own machine either way.

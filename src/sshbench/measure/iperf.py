@@ -21,10 +21,11 @@ from sshbench.targets.remote import RemoteTarget
 from sshbench.vocabulary.errors import ServerError
 from sshbench.vocabulary.untrusted import json_value
 
-PORT = 5201  # iperf3's own default, which firewall rules for it usually name
 SECONDS = 3  # per direction, after OMIT_SECONDS of TCP slow start that are not counted
 OMIT_SECONDS = 1
 READY_TIMEOUT = 15.0  # seconds for the server's iperf3 to listen (an ssh login first)
+BUSY = "the server is busy running a test"  # iperf3's words when its one test slot is taken
+IN_USE = ("unable to start listener", "Address already in use")  # ... and when its port is
 
 
 class IperfError(Exception):
@@ -89,10 +90,6 @@ def _client(local: str, hostname: str, port: int, reverse: bool, server: subproc
         time.sleep(0.2)
 
 
-BUSY = "the server is busy running a test"  # iperf3's words when its one test slot is taken
-IN_USE = ("unable to start listener", "Address already in use")  # ... and when its port is
-
-
 def _end(server: subprocess.Popen[bytes]) -> str:
     """The server's ssh ended (its stdin closed: the remote shell's `cat` ends and kills iperf3 if still
     waiting) and what it printed."""
@@ -129,7 +126,7 @@ def _one(target: RemoteTarget, local: str, hostname: str, port: int, reverse: bo
 
 
 def tcp_ceiling(target: RemoteTarget, hostname: str, proxied: bool, capped: bool,
-                port: int = PORT) -> IperfFacts:
+                port: int) -> IperfFacts:
     """Both directions' raw TCP throughput to the host, or why not."""
     local = shutil.which("iperf3")
     if local is None:

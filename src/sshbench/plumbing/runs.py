@@ -49,8 +49,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sshbench.plumbing import cgroups, signals
+from sshbench.plumbing import cgroups
 from sshbench.vocabulary.errors import OutputError
+from sshbench.vocabulary.outputs import signals_held
 
 MARK_FILE = ".sshbench-run"
 ROOT_STATE_DIR = "/run/sshbench"
@@ -269,9 +270,9 @@ def run_claimed() -> Iterator[Claim]:
     """`with run_claimed():` around a command that starts processes or private dirs. An interrupt never lands
     halfway through the claim or the release (a record without its lock, a cgroup left): both are held whole."""
     try:
-        with signals.held():
+        with signals_held():
             claim = claim_run()
         yield claim
     finally:
-        with signals.held():
+        with signals_held():
             release_run()

@@ -61,14 +61,3 @@ def interrupts_end_the_command() -> Iterator[None]:
             signal.signal(sig, signal.SIG_IGN if _State.first is not None else handler)
         _State.first, _State.later = None, 0
 
-
-@contextlib.contextmanager
-def held() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP over a few system calls that must happen whole (a run's claim: its record,
-    lock and cgroup; and their release): one that arrives meanwhile is delivered, and raises, once they are done,
-    where the caller's clean-up covers it. Main thread only, as Python's handlers are."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, HANDLED)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
