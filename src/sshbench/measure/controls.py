@@ -110,6 +110,7 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
     ends = ends or Loopback()
     listener = ends.listener()
     sender = ends.sender()  # bound: our port is known before connecting, any other connection is turned away
+    own_port = sender.getsockname()[1]  # read here: an interrupt may close the sender while the receiver waits
     received: dict[str, float] = {}
     server_side = placement.server_cpus()  # the receiver is the server's end: its CPUs, as an sshd's would be
 
@@ -120,7 +121,7 @@ def run_tcp_control(case: Case, size_bytes: int, round_no: int, timeout: float,
                 conn, (_, port) = listener.accept()
             except OSError:  # closed: the sender failed or the run was interrupted
                 return
-            if port == sender.getsockname()[1]:
+            if port == own_port:
                 break
             conn.close()
         with conn:
