@@ -126,3 +126,34 @@ def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Pat
     assert set(echoes) == {"stock", HPN} and all(e.ok for e in echoes.values())
     assert echoes[HPN].obscured and not echoes["stock"].obscured, "the system's client is OpenSSH 9.2"
     assert "keystrokes sent" in done.stdout and "20 ms tick" in done.stdout
+
+
+def test_an_hpn_ssh_server_gets_the_drop_in_its_own_sshd_accepts_with_its_lockout_check(builds: Path,
+                                                                                      tmp_path: Path) -> None:
+    """The server's implementation is what its launcher declares (an OpenSSH launcher running a build's hpnsshd is
+    HPN-SSH, which reads sshd_config), not a name compared with "openssh": an HPN-SSH server once got no drop-in,
+    no lock-out check and no advice at all."""
+    hpnsshd = builds / HPN / "sbin" / "hpnsshd"
+    done, data = _run(tmp_path, "--sshd", str(hpnsshd), "--ciphers", f"{GCM},chacha20-poly1305@openssh.com",
+                      "--directions", "upload", *SMALL)
+    assert done.returncode == ExitCode.OK, done.stderr
+    embedded = data["environment"]["server"]["embedded"]
+    assert embedded["server"] == "openssh" and embedded["implementation"] == "hpnssh"
+    assert "/etc/hpnssh/sshd_config.d/50-sshbench.conf" in done.stdout, done.stdout
+    assert "Include /etc/hpnssh/sshd_config.d/*.conf" in done.stdout, "what else the drop-in needs is said"
+    assert f"algos --sshd {hpnsshd}" in done.stdout, "the next step starts the same server"
+    advice = sshbench("recommend", str(tmp_path / "r.json"), "--json", "--write", str(tmp_path / "cfg"),
+                      tmpdir=tmp_path)
+    assert advice.returncode == ExitCode.OK, advice.stderr
+    (run,) = json.loads(advice.stdout)["runs"]
+    assert run["server_dropin"] and run["server_advice"] is None and run["problems"] == [], run
+    assert "checked against" in run["server_dropin"], "the lock-out check ran and says against how many clients"
+    # the build's own sshd -t, outside sshbench: a config that Includes the written drop-in first, as the note says
+    key = tmp_path / "hostkey"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    config = tmp_path / "sshd_config"
+    config.write_text(f"Include {tmp_path / 'cfg' / '50-sshbench.conf'}\nHostKey {key}\nUsePAM no\n")
+    checked = subprocess.run([str(hpnsshd), "-t", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    assert checked.returncode == 0, checked.stderr
+    dumped = subprocess.run([str(hpnsshd), "-T", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    assert f"ciphers {GCM}" in dumped.stdout.lower(), "the drop-in's Ciphers line is the one in force"

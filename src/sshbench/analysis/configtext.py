@@ -19,7 +19,6 @@ from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, lookup
 from sshbench.vocabulary.untrusted import algorithm_name, destination, host_pattern
 
-DROPIN_PATH = "/etc/ssh/sshd_config.d/50-sshbench.conf"
 HOSTKEY_NOTE = ("HostKeyAlgorithms: not set. Setting it at all (even with ^) turns off ssh's preference for the "
                 "host key type already in known_hosts, which can stop a working login with \"REMOTE HOST "
                 "IDENTIFICATION HAS CHANGED\"; --host-key-algorithms writes it anyway")
@@ -152,10 +151,17 @@ def client_block(rec: Recommendation, host: str = "*") -> str:
 
 
 def server_dropin(rec: Recommendation) -> str | None:
-    """An sshd_config.d drop-in for an OpenSSH server; None for servers that read no sshd_config."""
-    if rec.software != "openssh":
+    """An sshd_config.d drop-in for a server that reads sshd_config (OpenSSH, HPN-SSH); None for the others."""
+    if not implementation(rec.software).reads_sshd_config:
         return None
     return "\n".join(comments(rec, server=True)) + "\n" + "".join(f"{d}\n" for d in server_directives(rec))
+
+
+def dropin_place(software: str) -> tuple[str, str]:
+    """Where a drop-in for this server implementation goes, and what else that needs ("" if nothing), as its
+    implementation declares."""
+    impl = implementation(software)
+    return impl.dropin_path, impl.dropin_note
 
 
 def server_advice(rec: Recommendation) -> str | None:

@@ -36,7 +36,7 @@ from sshbench.analysis.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.analysis.views import builds_of
 from sshbench.clients import ClientOffer, known_clients
-from sshbench.implementations import IMPLEMENTATIONS
+from sshbench.implementations import IMPLEMENTATIONS, implementation
 from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
@@ -228,7 +228,7 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
     transfers = transfer_advice(report)
     rec.compression = transfers.compression
     rec.notes += transfers.notes
-    if rec.software == "openssh":
+    if implementation(rec.software).reads_sshd_config:  # a drop-in is written: check who it keeps in
         chosen = known_clients() if clients is None else clients
         today = _today(report, chosen)
         lists = {line.kind: line.names for line in rec.written_lines()}

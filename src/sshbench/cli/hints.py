@@ -19,6 +19,7 @@ from sshbench.analysis.views import builds_of
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
+from sshbench.targets.servers import takes_sshd
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, Kind
 from sshbench.vocabulary.case_terms import PIPE, CaseKind, Direction
 
@@ -110,12 +111,20 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ss
 def _algos(reports: list[Report], ssh_config: str | None) -> str:
     """`sshbench algos` for each embedded server, or for each host measured (with the run's --ssh-config)."""
     hosts = [r.environment.server.destination for r in reports if r.environment.server.destination]
-    if not hosts:
-        kinds = [r.environment.server.software for r in reports]
-        return "   ".join(shlex.join([*program(), "algos"] + ([] if kind == DEFAULT_SERVER else ["--server", kind]))
-                           for kind in dict.fromkeys(kinds))
+    if not hosts:  # the launchers that ran (not what they ran: an HPN-SSH sshd is the openssh launcher's --sshd)
+        asked = [_embedded_args(r) for r in reports]
+        return "   ".join(shlex.join([*program(), "algos", *args]) for args in dict.fromkeys(asked))
     extra = ["--ssh-config", ssh_config] if ssh_config else []
     return "   ".join(shlex.join([*program(), "algos", host, *extra]) for host in hosts)
+
+
+def _embedded_args(report: Report) -> tuple[str, ...]:
+    """`algos` options that start the embedded server this run measured: its launcher and --sshd if it took one."""
+    embedded = report.environment.server.embedded
+    launcher = embedded.server if embedded else DEFAULT_SERVER
+    named = () if launcher == DEFAULT_SERVER else ("--server", launcher)
+    sshd = report.options.sshd
+    return (*named, "--sshd", sshd) if sshd and takes_sshd(launcher) else named
 
 
 def _selection_args(cases: list[Case]) -> list[str]:

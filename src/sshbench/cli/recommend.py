@@ -90,7 +90,7 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
                                                            clients=clients, allow_lockout=args.allow_lockout)))
     problems = any(advice.problems for _, advice in results)
     if args.write and not problems:  # written whether or not stdout's reader stays
-        _write_configs(output_dir(args.write, "--write"), results, ctx)
+        _write_configs(output_dir(args.write, "--write"), results, ctx, args.json)
     code = ExitCode.UNVERIFIED if problems else ExitCode.LOCKOUT if any(
         advice.rec.dropin_withheld for _, advice in results) else ExitCode.EXPOSED if any(
         advice.rec.exposure for _, advice in results) else ExitCode.OK
@@ -104,8 +104,10 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
     return int(code)
 
 
-def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context) -> None:
-    """One client file with every host's block; one drop-in per OpenSSH host (each goes to its own server)."""
+def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context,
+                   json_out: bool) -> None:
+    """One client file with every host's block; one drop-in per host whose server reads sshd_config (each goes to
+    its own server). With --json, stdout is the document alone: the files written are said on stderr."""
     files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
     names = iter(unique_names([safe_name(report.label) for report, _ in results]))
     for report, advice in results:
@@ -121,4 +123,4 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
     outputs = [file_in(directory, name, "--write") for name in files]
     for output, text in zip(outputs, files.values(), strict=True):
         output.write(text)
-        ctx.line(f"wrote {output.path}")
+        (ctx.say if json_out else ctx.line)(f"wrote {output.path}")

@@ -60,6 +60,9 @@ class Implementation:
     # Whether its client agrees on an AEAD cipher with no MAC in common (the MAC is implicit): recordings of its
     # client get that right by default (clients record), where paramiko, for one, insists on a common MAC
     aead_without_mac: bool = False
+    # Where a drop-in for its server goes (one that reads sshd_config), and what else that needs, said beside it
+    dropin_path: str = "/etc/ssh/sshd_config.d/50-sshbench.conf"  # Debian's sshd_config Includes sshd_config.d
+    dropin_note: str = ""
 
     @property
     def has_none_cipher(self) -> bool:
@@ -76,5 +79,5 @@ class Implementation:
 
     @property
     def reads_sshd_config(self) -> bool:
-        """Only OpenSSH reads sshd_config.d drop-ins: the others get advice instead of a drop-in."""
+        """Only OpenSSH and its forks read sshd_config (and drop-ins): the others get advice instead."""
         return self.config_advice is None

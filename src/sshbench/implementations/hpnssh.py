@@ -40,4 +40,9 @@ HPNSSH = Implementation(
     none_mac_lines=("NoneMacEnabled yes",),
     none_cipher_client=("NoneEnabled=yes", "NoneSwitch=yes"),
     none_mac_client=("NoneMacEnabled=yes",),
+    # its own config dir (README.md: "Configuation files and host keys can now be found in /etc/hpnssh"); its
+    # shipped sshd_config has no Include line, where Debian's OpenSSH has one for sshd_config.d
+    dropin_path="/etc/hpnssh/sshd_config.d/50-sshbench.conf",
+    dropin_note="HPN-SSH's sshd_config includes no drop-ins: put `Include /etc/hpnssh/sshd_config.d/*.conf` first in "
+                "/etc/hpnssh/sshd_config (sshd keeps the first value it reads)",
 )

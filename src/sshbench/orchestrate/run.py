@@ -49,7 +49,8 @@ from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.link.emulated import RTT_PROBES, EmulatedLinks
 from sshbench.targets.remote import RemoteHost, open_remote
-from sshbench.targets.servers import embedded_server
+from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
+from sshbench.targets.servers import embedded_server, takes_sshd
 from sshbench.vocabulary.case_terms import PIPE, Direction
 from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError
 
@@ -62,7 +63,7 @@ class RunRequest:
 
     options: RunOptions
     destinations: tuple[str, ...] = ()
-    servers: tuple[str, ...] = ("openssh",)
+    servers: tuple[str, ...] = (DEFAULT_SERVER,)
     all_servers: bool = False  # --server all: a server this machine lacks is skipped, not an error
     all_methods: bool = False  # --method all: a tool this machine lacks is skipped, not an error
     label: str = ""
@@ -239,10 +240,10 @@ def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: 
            note: Say) -> EmbeddedServer | None:
     """One embedded server, started; with `all`, a server this machine cannot run is skipped, saying why."""
     try:
-        return stack.enter_context(embedded_server(name, client, options.sshd if name == "openssh" else None,
+        return stack.enter_context(embedded_server(name, client, options.sshd if takes_sshd(name) else None,
                                                    env=options.crypto_env()))
     except (MissingToolError, ServerError) as exc:
-        if name == "openssh":
+        if name == DEFAULT_SERVER:
             raise
         if not asked_all:
             if isinstance(exc, ServerError):

@@ -87,7 +87,8 @@ def embedded_environment(client: ClientInfo, server: EmbeddedServer) -> Environm
         client=ClientFacts(client.path, client.version, client.openssl),
         server=ServerFacts(ServerKind.EMBEDDED, info.version, info.openssl, embedded=EmbeddedFacts(
             server=server.name, path=info.path, listen=f"{server.address}:{server.port}",
-            host_key_types=list(info.host_key_types), per_connection=server.per_connection)),
+            host_key_types=list(info.host_key_types), per_connection=server.per_connection,
+            implementation=server.implementation.name)),
         algorithms=AlgorithmFacts(client.supported, client.defaults, client.aead_ciphers, info.enabled,
                                   server.defaults),
     )

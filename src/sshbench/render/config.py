@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from sshbench.analysis.configtext import DROPIN_PATH, CheckedRecommendation, lockout_notes
+from sshbench.analysis.configtext import CheckedRecommendation, dropin_place, lockout_notes
 from sshbench.render.lockout import lockout_table
 from sshbench.render.terminal import rich_table
 from sshbench.results.environment import TerrapinFacts
@@ -51,7 +51,10 @@ def print_recommendation(out: Console, advice: CheckedRecommendation, clients_ta
                   "(below); keep them with the default rule, leave them out with --clients, or write it anyway "
                   "with --allow-lockout", "bold red")
     elif advice.server_text is not None:
-        _verbatim(out, f"Recommended server drop-in ({DROPIN_PATH}), validated with sshd -t:", "bold")
+        path, needs = dropin_place(rec.software)
+        _verbatim(out, f"Recommended server drop-in ({path}), validated with its sshd -t:", "bold")
+        if needs:
+            _verbatim(out, f"# {needs}")
         directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
         notes = "\n".join(f"# {note}" for note in lockout_notes(rec))
         _verbatim(out, "# (the same comment header as above; `sshbench recommend --write DIR` saves both files "

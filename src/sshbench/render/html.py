@@ -12,7 +12,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from sshbench.analysis.configtext import stored_if_consistent
+from sshbench.analysis.configtext import dropin_place, stored_if_consistent
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
 from sshbench.render.chartbook import ChartBook
@@ -80,6 +80,7 @@ def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
             "verdict": verdict(report),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "recommendation_withheld": report.recommendation is not None and recommendation is None,
+            "dropin_path": dropin_place(report.environment.server.software)[0],
             "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None,
             "samples": [_sample_row(s) for s in report.samples]}
 

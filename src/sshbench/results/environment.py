@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from sshbench.implementations import by_banner
+from sshbench.implementations import OPENSSH, by_banner
 from sshbench.plumbing.kexinit import Kexinit, terrapin
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.untrusted import AlgorithmName, Destination, HostName, MultilineText
@@ -101,14 +101,20 @@ class ServerKind(StrEnum):
     REMOTE = "remote"  # a real host, reached with the user's ssh setup
 
 
+DEFAULT_EMBEDDED = OPENSSH.name  # the embedded server without --server (targets/servers.DEFAULT), labelled "embedded"
+
+
 @dataclass
 class EmbeddedFacts:
-    server: str = "openssh"  # which embedded server (targets/servers/)
+    server: str = DEFAULT_EMBEDDED  # which embedded launcher (targets/servers/)
     path: str = "unknown"
     listen: str = "unknown"
     host_key_types: list[str] = field(default_factory=list)
     per_connection: str = ""
     refused_connections: int = 0  # TCP connections sshbench did not open itself, closed without a server
+    # The implementation the launcher declared for the server it ran (implementations/: openssh, hpnssh ...); empty
+    # in files written before it was recorded, where the launcher's name was the implementation's
+    implementation: str = ""
 
 
 @dataclass
@@ -145,13 +151,15 @@ class ServerFacts:
 
     @property
     def software(self) -> str:
-        """openssh, dropbear, tinysshd or unknown: which server implementation, from its name or banner.
+        """openssh, hpnssh, dropbear, tinysshd or unknown: which server implementation, from what its launcher
+        declared or its banner.
 
-        Config advice depends on it: only OpenSSH reads sshd_config.d drop-ins.
+        Config advice follows it (implementations/: whether it reads sshd_config drop-ins, its window ...).
         """
         found = by_banner(self.version)
         if self.kind is ServerKind.EMBEDDED and self.embedded is not None and not found.banner_marker:
-            return self.embedded.server  # the launcher that ran it; a build marked in its banner (HPN-SSH) says more
+            # what the launcher declared; a build marked in its banner (HPN-SSH) says more
+            return self.embedded.implementation or self.embedded.server
         return found.name
 
     @property

@@ -17,7 +17,7 @@ from sshbench.compressors import OFF
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.design import Design, PlacementTrial
-from sshbench.results.environment import Environment, RunWarning, StoredRecommendation
+from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import TimeUse as TimeUse
 from sshbench.results.schema import Signed
@@ -392,8 +392,8 @@ class Report:
         if server.destination:
             measured = server.destination
         else:
-            kind = server.embedded.server if server.embedded else "openssh"
-            measured = "embedded" if kind == "openssh" else f"embedded-{kind}"
+            kind = server.embedded.server if server.embedded else DEFAULT_EMBEDDED
+            measured = "embedded" if kind == DEFAULT_EMBEDDED else f"embedded-{kind}"
         label = self.environment.host.label  # --label: the machine's name in a fleet
         if not label:
             return measured

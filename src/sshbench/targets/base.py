@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
-from sshbench.implementations import by_program
+from sshbench.implementations import Implementation, by_program
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -143,11 +143,19 @@ class EmbeddedServer(Protocol):
     in targets/servers/__init__.py's registry.
     """
 
-    name: str  # "openssh": recorded in the results
+    name: str  # the launcher's registry name ("openssh"): recorded in the results
+    # Whether it takes --sshd (an OpenSSH-style server binary); others find their own programs
+    takes_sshd: bool
     per_connection: str  # how each connection is served and its CPU measured, for the results
     client: ClientInfo
     port: int
     defaults: AlgorithmLists  # what this server offers with no algorithm settings (its compiled-in lists)
+
+    @property
+    def implementation(self) -> Implementation:
+        """What it runs (implementations/): advice, drop-ins, the lock-out check and windows follow this, never
+        the launcher's name."""
+        ...
 
     @property
     def info(self) -> ServerInfo:

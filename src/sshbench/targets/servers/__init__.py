@@ -7,8 +7,10 @@ sshbench, that serves only connections sshbench opened itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import Protocol
 
+from sshbench.results.environment import DEFAULT_EMBEDDED
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers.dropbear import EmbeddedDropbear
@@ -16,13 +18,22 @@ from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.tinysshd import EmbeddedTinysshd
 from sshbench.vocabulary.errors import UsageError
 
-DEFAULT = "openssh"  # the embedded server without --server, and the one that checks an sshd_config drop-in (sshd -t)
-# name -> constructor(client, server binary or None for the default, extra environment)
-SERVERS: dict[str, Callable[[ClientInfo, str | None, Mapping[str, str]], EmbeddedServer]] = {
-    "openssh": lambda client, path, env: EmbeddedOpenSSH(client, path, env=env),
-    "dropbear": lambda client, path, env: EmbeddedDropbear(client, path, env),
-    "tinysshd": lambda client, path, env: EmbeddedTinysshd(client, path, env),
-}
+DEFAULT = DEFAULT_EMBEDDED  # the embedded server without --server, and the one that checks a drop-in (sshd -t)
+
+
+class Launcher(Protocol):
+    """A launcher class: its name, whether it takes --sshd, and its constructor (client, server binary or None for
+    the default, extra environment). What it runs each one declares itself (EmbeddedServer.implementation)."""
+
+    name: str
+    takes_sshd: bool
+
+    def __call__(self, client: ClientInfo, path: str | None = None, /, *,
+                 env: Mapping[str, str] | None = None) -> EmbeddedServer: ...
+
+
+SERVERS: dict[str, Launcher] = {launcher.name: launcher for launcher in (
+    EmbeddedOpenSSH, EmbeddedDropbear, EmbeddedTinysshd)}
 
 
 def embedded_server(name: str, client: ClientInfo, path: str | None = None,
@@ -32,4 +43,9 @@ def embedded_server(name: str, client: ClientInfo, path: str | None = None,
         make = SERVERS[name]
     except KeyError:
         raise UsageError(f"unknown embedded server {name!r}: use one of {', '.join(SERVERS)}") from None
-    return make(client, path, env or {})
+    return make(client, path, env=env or {})
+
+
+def takes_sshd(name: str) -> bool:
+    """Whether the launcher called `name` runs an sshd that --sshd may name (its declaration, not its name)."""
+    return name in SERVERS and SERVERS[name].takes_sshd

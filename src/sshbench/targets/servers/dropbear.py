@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from sshbench.implementations import DROPBEAR
 from sshbench.targets.discovery import find_tool, run_tool
 from sshbench.targets.servers.namespaced import NamespacedServer
 from sshbench.vocabulary.errors import ServerError
@@ -13,7 +14,8 @@ _HOST_KEYS = (("ed25519", ()), ("ecdsa", ("-s", "256")), ("rsa", ("-s", "3072"))
 
 
 class EmbeddedDropbear(NamespacedServer):
-    name = "dropbear"
+    name = DROPBEAR.name
+    implementation = DROPBEAR
     per_connection = ("dropbear -i in a private mount namespace, on a TCP_NODELAY socket (as it sets itself), CPU "
                       "by wait4")
 

@@ -41,7 +41,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
-from sshbench.implementations import implementation
+from sshbench.implementations import UNKNOWN
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_tool
@@ -68,6 +68,8 @@ class NamespacedServer(InetdServer):
 
     name = "namespaced"
     per_connection = ""
+    implementation = UNKNOWN  # a subclass declares what it runs
+    takes_sshd = False
     # Why this server cannot run for a normal user (in the user namespace a private server needs), or None
     needs_root: str | None = None
 
@@ -116,7 +118,7 @@ class NamespacedServer(InetdServer):
             raise ServerError(f"ssh-keygen could not make the client key: {done.stderr.strip()[-200:]}")
         shutil.copyfile(self._path("client_ed25519.pub"), os.path.join(home, ".ssh", "authorized_keys"))
         public = self.make_host_keys(keydir)
-        self.inetd = Inetd(self._path("expect"), self.env, nodelay=implementation(self.name).nodelay)
+        self.inetd = Inetd(self._path("expect"), self.env, nodelay=self.implementation.nodelay)
         self.port = self.inetd.port
         write_known_hosts(self._path("known_hosts"), public)
         write_client_config(self.client_config, self.port, self.user, self._path("client_ed25519"),

@@ -20,6 +20,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 
+from sshbench.implementations import OPENSSH, UNKNOWN, Implementation, by_program
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import (
@@ -84,8 +85,9 @@ class EmbeddedOpenSSH(InetdServer):
     An EmbeddedServer (targets/base.py) for OpenSSH's sshd.
     """
 
-    name = "openssh"
+    name = OPENSSH.name
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
+    takes_sshd = True
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
@@ -113,6 +115,13 @@ class EmbeddedOpenSSH(InetdServer):
         self._version: tuple[str, str | None] = ("unknown", None)
         self._session_env = ""
         self.defaults = AlgorithmLists()  # this sshd's compiled-in preference lists
+
+    @property
+    def implementation(self) -> Implementation:
+        """OpenSSH, or the fork its sshd is a build of by the program's name (a build's sbin/hpnsshd is HPN-SSH);
+        a banner marked as a fork says the same again in the results (environment.ServerFacts.software)."""
+        found = by_program(self.sshd)
+        return OPENSSH if found is UNKNOWN else found
 
     # ------------------------------------------------------------ lifecycle
 

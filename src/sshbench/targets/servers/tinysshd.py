@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 
+from sshbench.implementations import TINYSSHD
 from sshbench.targets.discovery import find_tool, run_tool
 from sshbench.targets.servers.namespaced import NamespacedServer
 from sshbench.vocabulary.errors import ServerError
 
 
 class EmbeddedTinysshd(NamespacedServer):
-    name = "tinysshd"
+    name = TINYSSHD.name
+    implementation = TINYSSHD
     per_connection = ("tinysshd (inetd-native) in a private mount namespace, TCP_NODELAY off as Debian's "
                       "tinysshd.socket serves it, CPU by wait4")
     needs_root = ("tinysshd accepts a key only if every directory from ~/.ssh up to / is owned by the user or root "
