@@ -21,7 +21,11 @@ from typing import Any
 
 import pytest
 
+from sshbench.compressors import choice
+from sshbench.render import markdown
+from sshbench.render.jsondoc import report_document
 from sshbench.render.remedies import HERE_HEADING, LINK_HEADING
+from sshbench.results.store import read_results
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers
 from tests.integration.cli_helpers import sshbench
@@ -77,6 +81,18 @@ def test_the_outputs_read_the_new_dimensions(crossed: Any, tmp_path: Path) -> No
     for command in (["compare", str(out), str(out)], ["recommend", str(out)]):
         done = sshbench(*command, cwd=tmp_path)
         assert done.returncode == 0, (command, done.stderr)
+
+
+def test_each_compression_spelling_is_read_once_however_many_outputs_ask(crossed: Any) -> None:
+    """A case holds its compression as a value (Case.compressor): reading the file, every table, the link
+    answer, Markdown and JSON parse each of the five spellings once (they once re-parsed it at 17 call sites)."""
+    _, _, out = crossed
+    choice.cache_clear()
+    (report,) = read_results(str(out))
+    markdown.render(report)
+    report_document([report])
+    assert "zstd -3" in markdown.render(report)
+    assert choice.cache_info().misses == len(CROSSED[CROSSED.index("--compression") + 1].split(","))
 
 
 def test_nothing_of_the_crossed_run_is_left(crossed: Any, module_tmpdir: Path) -> None:

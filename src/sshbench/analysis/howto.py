@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shlex
 
-from sshbench.compressors import choice
 from sshbench.results.model import Case
 
 
@@ -24,7 +23,7 @@ def _ssh_options(case: Case, plain: Case) -> str:
     options = []
     if case.cipher != plain.cipher and case.cipher:
         options.append(f"-c {shlex.quote(case.cipher)}")
-    if choice(case.compression).is_ssh:
+    if case.compressor.is_ssh:
         options.append("-C")
     return " ".join(options)
 
@@ -32,7 +31,7 @@ def _ssh_options(case: Case, plain: Case) -> str:
 def howto(case: Case, plain: Case) -> str:
     """The command that applies `case`'s change against `plain` to a directory DIR sent to HOST (an upload; a
     download is the mirror image, said in docs/streams.md and docs/compression.md)."""
-    compression = choice(case.compression)
+    compression = case.compressor
     options = _ssh_options(case, plain)
     ssh = f"ssh {options} HOST" if options else "ssh HOST"
     build = f" (with the {case.build} build's ssh and sshd)" if case.build != plain.build and case.build else ""

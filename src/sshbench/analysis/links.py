@@ -40,7 +40,7 @@ from sshbench.analysis.advice import (
 )
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import counted
-from sshbench.compressors import choice
+from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
 
@@ -65,7 +65,7 @@ class Bound:
     tcp: float | None  # raw TCP through the same link (or iperf3 to the host), bytes/s (None: not measured)
     shares: dict[str, float]  # side -> cores used while the data moved, all its processes together
     streams: int = 1
-    compression: str = "off"
+    compression: Choice = OFF_CHOICE
     wire_ratio: float | None = None  # bytes on the link per payload byte (None: not counted)
     cores: dict[str, int | None] = field(default_factory=dict)  # side -> CPUs it could use (None: unknown)
     compressor_shares: dict[str, float] = field(default_factory=dict)  # side -> cores its compressors used
@@ -79,12 +79,12 @@ class Bound:
     @property
     def wire_rate(self) -> float:
         """Bytes/s on the link: the payload rate, less what compression saved."""
-        return self.rate * (self.wire_ratio if self.wire_ratio is not None and self.compression != "off" else 1.0)
+        return self.rate * (self.wire_ratio if self.wire_ratio is not None and not self.compression.is_off else 1.0)
 
     @property
     def channel_rate(self) -> float:
         """Bytes/s through the SSH channels: compressed by an external compressor, not by SSH's own zlib."""
-        return self.wire_rate if choice(self.compression).external else self.rate
+        return self.wire_rate if self.compression.external else self.rate
 
     @property
     def window_limit(self) -> float | None:
@@ -138,9 +138,9 @@ class Bound:
     @property
     def text(self) -> str:
         said = [f"{self.rate / 1e6:,.1f} MB/s"]
-        if self.compression != "off" and self.wire_ratio:
+        if not self.compression.is_off and self.wire_ratio:
             said.append(f"{self.wire_rate / 1e6:,.1f} MB/s on the wire ({1 / self.wire_ratio:.2f}:1 "
-                        f"{choice(self.compression).label})")
+                        f"{self.compression.label})")
         if self.window_limit and self.window:
             streams = f"{self.streams} x " if self.streams > 1 else ""
             said.append(f"window limit {streams}{self.window // 1024} KiB / {self.rtt * 1000:.1f} ms = "  # type: ignore[operator]
@@ -216,7 +216,7 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
     window = receive_window(report, case.direction.value, case.method, case.build, case.link)
     host = report.environment.host
     return Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat, rtt, window, tcp,
-                 core_shares(summary, stat.median), case.streams, case.compression,
+                 core_shares(summary, stat.median), case.streams, case.compressor,
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
                  _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id))

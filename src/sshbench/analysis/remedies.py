@@ -38,7 +38,7 @@ from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of
-from sshbench.compressors import OFF, choice
+from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
@@ -75,7 +75,7 @@ class Remedy:
 class BreakEven:
     """Where a compression choice pays: links whose payload rate without it is below `line_rate`."""
 
-    compression: str
+    compression: Choice
     line_rate: float  # bytes/s: its busiest process's payload rate on one core
     busiest: str  # "client compressor", "server ssh", ...
     ratio: float | None  # payload bytes per wire byte on this data
@@ -130,7 +130,7 @@ def change_of(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
         parts.append(f"{case.streams} streams")
         dims.append("streams")
     if case.compression != plain.compression:
-        parts.append(choice(case.compression).label)
+        parts.append(case.compressor.label)
         dims.append("compression")
     if case.build != plain.build:
         parts.append(f"build {case.build}")
@@ -228,7 +228,7 @@ def _ordered(report: Report, remedies: list[Remedy]) -> tuple[Remedy, ...]:
 
 def break_even(report: Report, case: Case) -> BreakEven | None:
     """Where a compressed case's compression pays: below the payload rate its busiest process can sustain."""
-    if case.compression == OFF:
+    if case.compressor.is_off:
         return None
     per_byte: dict[str, list[float]] = {}
     for s in counted(report.samples_of(case.id)):
@@ -245,7 +245,7 @@ def break_even(report: Report, case: Case) -> BreakEven | None:
     upload = case.direction is Direction.UPLOAD
     ratios = [s.bytes_received / wire for s in counted(report.samples_of(case.id))
               if s.bytes_received and (wire := s.wire_bytes_sent if upload else s.wire_bytes_received)]
-    return BreakEven(case.compression, 1 / medians[busiest], busiest,
+    return BreakEven(case.compressor, 1 / medians[busiest], busiest,
                      statistics.median(ratios) if ratios else None)
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sshbench.analysis.remedies import PathAnswer, Remedy, path_answers
-from sshbench.compressors import choice
 from sshbench.results.model import Report
 
 
@@ -41,7 +40,7 @@ def transfer_advice(report: Report) -> TransferAdvice:
     answers = path_answers(report)
     remote = report.environment.server.remote is not None
     notes: list[str] = []
-    ssh = [(a, r) for a, r in _single(answers, "compression") if choice(r.case.compression).is_ssh]
+    ssh = [(a, r) for a, r in _single(answers, "compression") if r.case.compressor.is_ssh]
     faster = [f"{_figure(r, a)}" for a, r in ssh if r.faster]
     slower = [f"{_figure(r, a)}" for a, r in ssh if r.slower]
     directions = {a.direction for a, _ in ssh}
@@ -60,7 +59,7 @@ def transfer_advice(report: Report) -> TransferAdvice:
                          f"cannot set this; run {remedy.case.streams} transfers at once (e.g. `xargs -P"
                          f"{remedy.case.streams}` over files with scp or rsync; docs/streams.md)")
     for answer, remedy in _single(answers, "compression"):
-        compression = choice(remedy.case.compression)
+        compression = remedy.case.compressor
         if remedy.faster and compression.external and compression.level is not None:
             pack = " ".join(compression.compressor.compress(compression.level))
             notes.append(f"{compression.label} around ssh moved {_figure(remedy, answer)}: e.g. `tar cf - DIR | "

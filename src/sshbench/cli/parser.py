@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.cli.commands import add_tool_commands
-from sshbench.compressors import OFF, parse_compression
+from sshbench.compressors import OFF, compression_help, parse_compression
 from sshbench.methods import METHODS, knobs, parse_methods
 from sshbench.options import (
     DEFAULT_CIPHER_MAC,
@@ -186,10 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "(a tar of source, documents, tables and media; docs/compression.md); made once per run, "
                       "streamed without slowing the source")
     data.add_argument("--compression", nargs="?", const="ssh", metavar="LIST",
-                      help="how the bytes are compressed, each a case dimension: off, ssh (SSH's own zlib; what "
-                      "--compression alone means), zstd, lz4, gzip (in a process of their own on each end), "
-                      "NAME:LEVEL (zstd:1); e.g. off,ssh,zstd. Only meaningful with --data text or mixed "
-                      "(docs/compression.md)")
+                      help=f"how the bytes are compressed, each a case dimension: {compression_help()}; e.g. "
+                      "off,ssh,zstd. Only meaningful with --data text or mixed (docs/compression.md)")
     data.add_argument("--streams", metavar="LIST", help="parallel SSH connections sharing each transfer's bytes, "
                       "each a case dimension: e.g. 1,4,16 (default 1; pipe only; docs/streams.md)")
     data.add_argument("--no-aesni", action="store_true", help="mask AES-NI, VAES and PCLMULQDQ in OpenSSL for "

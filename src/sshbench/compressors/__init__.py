@@ -7,6 +7,7 @@ A case's `compression` is a canonical choice, `off`, `ssh` or `NAME:LEVEL`
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sshbench.compressors.base import OFF, SSH, Compressor
@@ -24,15 +25,27 @@ COMPRESSORS: dict[str, Compressor] = {
     "lz4": LZ4,
     "gzip": GZIP,
 }
-__all__ = ["COMPRESSORS", "OFF", "SSH", "Choice", "Compressor", "choice", "parse_compression"]
+__all__ = ["COMPRESSORS", "OFF", "OFF_CHOICE", "SSH", "Choice", "Compressor", "choice", "compression_help",
+           "parse_compression"]
 _SPELLING = re.compile(r"([a-z0-9]+)(?::(\d{1,3}))?")
 
 
 class Choice:
-    """A compression choice: the compressor and its level (None for off)."""
+    """A compression choice: the compressor and its level (None for off). Immutable: `choice` shares them."""
+
+    __slots__ = ("compressor", "level")
 
     def __init__(self, compressor: Compressor, level: int | None) -> None:
         self.compressor, self.level = compressor, level
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Choice) and (other.compressor.name, other.level) == (self.compressor.name, self.level)
+
+    def __hash__(self) -> int:
+        return hash((self.compressor.name, self.level))
+
+    def __repr__(self) -> str:
+        return f"Choice({self.text!r})"
 
     @property
     def text(self) -> str:
@@ -63,8 +76,12 @@ class Choice:
         return self.compressor.name == OFF
 
 
+@functools.lru_cache(maxsize=256)
 def choice(text: str, option: str = "--compression") -> Choice:
-    """One choice from its spelling (`zstd`, `zstd:1`, `off`); UsageError naming the valid ones."""
+    """One choice from its spelling (`zstd`, `zstd:1`, `off`); UsageError naming the valid ones.
+
+    A spelling is read once per process and its value shared (a Choice never changes): cases hold their choice
+    (results.model.Case.compressor), so "is it external", "is it SSH's" are questions to the value, not parses."""
     found = _SPELLING.fullmatch(text.strip().lower())
     compressor = COMPRESSORS.get(found.group(1)) if found else None
     if found is None or compressor is None:
@@ -77,6 +94,18 @@ def choice(text: str, option: str = "--compression") -> Choice:
         low, high = compressor.levels
         raise UsageError(f"bad {option} {text!r}: {compressor.name} levels are {low} to {high}")
     return Choice(compressor, level)
+
+
+OFF_CHOICE = choice(OFF)  # no compression: what a case without --compression holds
+
+
+def compression_help() -> str:
+    """What --compression takes, from the registry (a new compressor is listed with no other edit)."""
+    external = [name for name, c in COMPRESSORS.items() if c.external]
+    return (f"{OFF}, {SSH} (SSH's own zlib; what --compression alone means), {', '.join(external)} (in a process of "
+            "their own on each end), NAME:LEVEL (" + ", ".join(
+                f"{name} {c.levels[0]}-{c.levels[1]}, default {c.default_level}" for name, c in COMPRESSORS.items()
+                if c.levels and c.external) + ")")
 
 
 def parse_compression(text: str) -> tuple[str, ...]:

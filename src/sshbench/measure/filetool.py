@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO
 
-from sshbench.compressors import OFF
 from sshbench.measure.datapath import Payload
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import expected_compression, negotiation_mismatch, tail_lines
@@ -309,7 +308,7 @@ def _check_received(target: Target, case: Case, files: TransferFiles, sample: Sa
         sample.verified = "exit status"
         sample.bytes_received = shape.total_bytes
         wire = sample.wire_bytes_sent if upload else sample.wire_bytes_received
-        if case.compression == OFF and wire is not None and wire < shape.total_bytes:
+        if case.compressor.is_off and wire is not None and wire < shape.total_bytes:
             return f"ssh carried only {wire} bytes for a {shape.total_bytes}-byte file"
         return None
     side = target.files if upload else LocalFiles()

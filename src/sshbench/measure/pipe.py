@@ -41,7 +41,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sshbench.compressors import choice
 from sshbench.measure.connection import TIMES_MARK, Connection
 from sshbench.measure.datapath import Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
@@ -62,7 +61,7 @@ class SampleSettings:
 
 def ssh_compression_options(case: Case) -> list[str]:
     """The ssh options a case's compression asks for (SSH's own zlib only: the others are outside ssh)."""
-    return ["-o", "Compression=yes"] if choice(case.compression).is_ssh else []
+    return ["-o", "Compression=yes"] if case.compressor.is_ssh else []
 
 
 # On a remote host the server's CPU is read by the remote command itself: /proc/$PPID/stat of the server's
@@ -81,7 +80,7 @@ def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, 
     # SSH_CLIENT ("ip port port") where the server sets it; tinysshd sets only SSH_CONNECTION ("ip port ip port"):
     # the client's port is the second word of either
     ready = "echo SSHBENCH-READY ${SSH_CLIENT:-$SSH_CONNECTION}"
-    compression = choice(case.compression)
+    compression = case.compressor
     external = compression.external and case.moves_data
     if external and case.direction is Direction.DOWNLOAD:
         ready += " >&2"  # stdout is the compressed stream (measure/connection.py)
@@ -124,7 +123,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
                     started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                     size_bytes=size_bytes if case.moves_data else 0)
     remote_cpu = not target.server_cpu_exact
-    compression = choice(case.compression)
+    compression = case.compressor
     parts = shares(size_bytes, case.streams) if case.moves_data else [0]
     env = {**os.environ, **target.tool_env, **settings.env}
     connections: list[Connection] = []
@@ -169,7 +168,7 @@ def _probes(case: Case, connections: list[Connection], basis: Basis) -> list[Pro
     filled what ssh holds in flight (the steady state starts only then: at 3:1, three times the payload a
     plain stream holds)."""
     upload = case.direction is Direction.UPLOAD
-    external = choice(case.compression).external
+    external = case.compressor.external
 
     def probe(connection: Connection) -> Probe:
         gate: Callable[[], bool] = (lambda: (out := connection.compressed_out()) is not None
@@ -244,7 +243,7 @@ def _data_phase(case: Case, size_bytes: int, connection: Connection, payload: Pa
     if case.direction is Direction.UPLOAD:
         assert connection.payload_in is not None
         payload.send(connection.payload_in, size_bytes, marks)
-        held_back = choice(case.compression).external
+        held_back = case.compressor.external
         if not held_back:
             window.wait_delivered(index, deadline)
         connection.close_input()

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 
 from sshbench.analysis.placing import choose_placement
-from sshbench.compressors import OFF
 from sshbench.results.design import PlacementTrial
 from sshbench.results.events import Sampler, Visit
 from sshbench.results.model import CaseKind, CaseRecord, CaseStatus
@@ -34,7 +33,7 @@ MAX_SHARE = 0.05  # of the time budget the trial may take, as estimated from the
 def trial_case(records: list[CaseRecord], rates: dict[str, float]) -> CaseRecord | None:
     """The fastest single-connection, uncompressed pipe cipher case on loopback with a warm-up rate."""
     fit = [r for r in records if r.case.kind is CaseKind.CIPHER and r.case.is_pipe and r.case.streams == 1
-           and r.case.compression == OFF and not r.case.link and r.status is not CaseStatus.SKIPPED
+           and r.case.compressor.is_off and not r.case.link and r.status is not CaseStatus.SKIPPED
            and r.case.id in rates and r.size_bytes]
     return max(fit, key=lambda r: rates[r.case.id], default=None)
 

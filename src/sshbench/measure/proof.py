@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 
-from sshbench.compressors import choice
 from sshbench.measure.connection import Connection, Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
 from sshbench.results.model import Case, Sample
@@ -28,7 +27,7 @@ NOT_A_SERVER = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "bu
 
 def expected_compression(case: Case) -> str:
     """What ssh -v must show as negotiated compression for this case."""
-    return "zlib@openssh.com" if choice(case.compression).is_ssh else "none"
+    return "zlib@openssh.com" if case.compressor.is_ssh else "none"
 
 
 def which(index: int, count: int, why: str) -> str:

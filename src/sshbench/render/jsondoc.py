@@ -94,7 +94,7 @@ def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str,
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
                     "relation": r.relation.value, "pairs": r.pairs, "forecast": _forecast(r.forecast)}
                    for r in rivals],
-        "break_even": [{"compression": e.compression, "line_bytes_per_second": _number(e.line_rate),
+        "break_even": [{"compression": e.compression.text, "line_bytes_per_second": _number(e.line_rate),
                         "busiest": e.busiest, "ratio": _number(e.ratio), "pays": e.pays} for e in answer.break_even],
     }
 

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from sshbench.analysis.links import Bound, bound_of, bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
-from sshbench.compressors import OFF, choice
+from sshbench.compressors import Choice
 from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
 from sshbench.render.matrix import method_label
 from sshbench.results.model import Direction, Report
@@ -62,7 +62,7 @@ def _throughput(report: Report, direction: str) -> Figure | None:
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
         measured += [y + h for y, h in zip(ys, high, strict=True)] + [y - lo for y, lo in zip(ys, low, strict=True)]
         variant = (f", {streams} streams" if streams > 1 else "") + \
-            (f", {choice(compression).label}" if compression != OFF else "")
+            (f", {compression.label}" if not compression.is_off else "")
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}{variant}")
     tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
@@ -92,14 +92,14 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     return fig
 
 
-def _series(bound: Bound) -> tuple[str, str, str, int, str]:
+def _series(bound: Bound) -> tuple[str, str, str, int, Choice]:
     return bound.build, bound.method, bound.cipher, bound.streams, bound.compression
 
 
 def _streams(report: Report, direction: str) -> Figure | None:
     """MB/s against the number of parallel connections, a line per path (plain cipher, no compression): where
     more streams stop helping, beside what the path's raw TCP moved."""
-    found = [b for b in bounds_with_loopback(report) if b.direction == direction and b.compression == OFF
+    found = [b for b in bounds_with_loopback(report) if b.direction == direction and b.compression.is_off
              and b.method == "pipe"]
     paths = {(b.link, b.build, b.cipher) for b in found}
     lines = {key: sorted((b for b in found if (b.link, b.build, b.cipher) == key), key=lambda b: b.streams)

@@ -12,7 +12,6 @@ from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.howto import howto
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy, path_answers
 from sshbench.analysis.views import variants_of
-from sshbench.compressors import choice
 from sshbench.render.labels import forecast_text, mbps
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -104,7 +103,7 @@ def remedy_line(remedy: Remedy, answer: PathAnswer) -> str:
 
 
 def break_even_line(even: BreakEven) -> str:
-    label = choice(even.compression).label
+    label = even.compression.label
     if not even.pays:
         return (f"{label} saves no bytes on this data ({even.ratio:.2f}:1): it pays on no link, only costs CPU "
                 f"({even.line_rate / 1e6:,.0f} MB/s on one core here)")

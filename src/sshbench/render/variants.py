@@ -36,7 +36,7 @@ def _ratio(found: Ratio | None) -> Cell:
 
 
 def _wire(bound: Bound | None, case: Case) -> Cell:
-    if bound is None or bound.wire_ratio is None or case.compression == OFF:
+    if bound is None or bound.wire_ratio is None or case.compressor.is_off:
         return cell("-", "dim")
     return cell(f"{bound.wire_rate / 1e6:,.1f} MB/s, {1 / bound.wire_ratio:.2f}:1")
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Literal
 
-from sshbench.compressors import OFF
+from sshbench.compressors import OFF, Choice, choice
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.design import Design, PlacementTrial
@@ -91,10 +91,14 @@ class Case:
         return (f"*{self.streams}" if self.streams != 1 else "") + \
             (f"~{self.compression}" if self.compression != OFF else "")
 
+    @cached_property  # the stored text read once: code asks the value (external? SSH's?), never the text
+    def compressor(self) -> Choice:
+        return choice(self.compression)
+
     @property
     def plain(self) -> bool:
         """One connection, no compression: the form every case had before --streams and --compression."""
-        return self.streams == 1 and self.compression == OFF
+        return self.streams == 1 and self.compressor.is_off
 
     @property
     def _build_suffix(self) -> str:
