@@ -232,19 +232,25 @@ def main() -> None:
                args.compression, "--data", args.data, "--time-budget", f"{args.budget:.0f}s"]
     if link:
         command += ["--link", link, "--echo", "0"]
+    everything = placement.allowed()  # before Hand pins this process to the client half for its hand pipelines
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-remedies-") as tmp, \
             hogs(args.hog):
         bench = Hand(stack, link, args.cipher, args.data, tmp)
         sizes = {v: bench.size_for(v, args.seconds) for v in variants}
         for rnd in range(args.rounds):
             out = Path(args.keep or tmp) / f"round-{rnd}.json"
+            # sshbench gets every CPU this bench had, to split as it does for a user: started from the pinned bench
+            # it inherited one CPU, could not split, and put both ends on it (placement "free" in its results)
             done = subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                  preexec_fn=lambda: placement.pin_this_thread(everything))
             if not out.exists() or done.returncode not in (0, 1):
                 said = (done.stderr.strip().splitlines() or ["no message"])[-1]
                 ended.append(f"exit {done.returncode}, no figures: {said[:300]}")
             else:
                 report = read_results(str(out))[0]
+                if report.environment.host.placement == "free":
+                    ended.append("placement free, not split: the two ends shared CPUs (its warnings say why)")
                 for variant, rate in ours(report, args.cipher, link, variants).items():
                     mine[variant].append(rate)
                 ended.append(how_it_ended(report, args.budget))

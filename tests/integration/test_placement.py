@@ -50,6 +50,24 @@ def test_the_run_records_its_placement(small_run: tuple[Any, dict[str, Any], Any
     assert small_run[1]["environment"]["host"]["placement"] == where.describe()
 
 
+def test_split_asked_with_one_cpu_allowed_says_both_ends_shared_it(tmp_path: Path) -> None:
+    """Started pinned to one CPU (as the remedies bench once started it, from its own pinned process), a split run
+    could not split and said nothing: its figures were of both ends on one CPU. Now a warning names why."""
+    out = tmp_path / "r.json"
+    one = str(min(placement.allowed() or {0}))
+    done = subprocess.run(["taskset", "-c", one, sys.executable, "-m", "sshbench", "--placement", "split",
+                           "--ciphers", "aes128-ctr", "--macs", "none", "--kex", "none", "--hostkeys", "none",
+                           "--no-controls", "--runs", "2", "--size", "4MiB", "--output", str(out)],
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["environment"]["host"]["placement"] == "free"
+    (warning,) = [w for w in data["warnings"] if w["code"] == "placement-unavailable"]
+    assert "needs two CPUs and this run was allowed 1" in warning["message"]
+    assert "placement split needs two CPUs" in done.stdout + done.stderr
+
+
 CPUSET_V1 = Path("/sys/fs/cgroup/cpuset")
 
 

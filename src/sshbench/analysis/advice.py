@@ -41,6 +41,7 @@ class Code(StrEnum):
     STRANGERS = "strangers"
     EMULATOR_CPU = "emulator-cpu"
     PLACEMENT_CHANGED = "placement-changed"
+    PLACEMENT_UNAVAILABLE = "placement-unavailable"
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,13 @@ def _machine(report: Report) -> list[Advice]:
                           "placement gave way to free placement: " + host.placement.partition(PLACEMENT_FELL_BACK)[2]
                           .lstrip(": "), "samples before and after the change ran differently: rerun where the "
                           "allowed CPUs stay put, or with --placement free"))
+    allowed = host.client_cpus or cpus
+    if report.options.placement != "free" and host.placement == "free" and allowed < 2 <= cpus \
+            and report.environment.server.embedded:
+        out.append(Advice(Code.PLACEMENT_UNAVAILABLE, f"--placement {report.options.placement} needs two CPUs and "
+                          f"this run was allowed {allowed} of the machine's {cpus} (taskset, a cpuset, or a parent "
+                          "pinned to one CPU): client and server shared it", "run sshbench where it may use two or "
+                          "more CPUs (e.g. not under `taskset -c 0`), or say --placement free to mean it"))
     embedded = report.environment.server.embedded
     strangers = embedded.refused_connections if embedded else 0
     if strangers:
