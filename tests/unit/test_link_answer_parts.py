@@ -115,6 +115,11 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     assert why is not None and why.startswith("not steady: the window's second half ran at 0.54x"), why
     assert physics.unusable(ramping, _case(16), 0.15, None, trend=False) is None, "after its re-sizes it counts"
     assert physics.unusable(ramping, _case(1), 0.15, None) is None, "one stream's halves differ by noise and loss"
+    ramping.tcp = TcpFacts("bbr", 100_000, 1_000, 3.0, 0.0, 0.0, 8 << 20, 0.04)  # 1% resent in the window
+    assert physics.unusable(ramping, _case(16), 0.15, None) is None, "under loss a changing pace is the path's"
+    ramping.tcp = TcpFacts("bbr", 100_000, 10, 3.0, 0.0, 0.0, 8 << 20, 0.04)  # 0.01%: a clean path
+    assert physics.unusable(ramping, _case(16), 0.15, None) is not None, "a clean path's drift is a ramp"
+    ramping.tcp = None
     ramping.steady_half_bytes = int(ramping.steady_bytes * 0.48)
     assert physics.unusable(ramping, _case(16), 0.15, None) is None, "a pace within 1.3x is steady"
     control = Case(CaseKind.CONTROL, Direction.UPLOAD, link="rtt=40ms")
