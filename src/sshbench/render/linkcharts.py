@@ -20,6 +20,7 @@ from sshbench.compressors import Choice
 from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
 from sshbench.render.matrix import method_label
 from sshbench.results.model import Direction, Report
+from sshbench.vocabulary.case_terms import PIPE
 
 MARKERS = "osD^v<>ph*"
 
@@ -100,7 +101,7 @@ def _streams(report: Report, direction: str) -> Figure | None:
     """MB/s against the number of parallel connections, a line per path (plain cipher, no compression): where
     more streams stop helping, beside what the path's raw TCP moved."""
     found = [b for b in bounds_with_loopback(report) if b.direction == direction and b.compression.is_off
-             and b.method == "pipe"]
+             and b.method == PIPE]
     paths = {(b.link, b.build, b.cipher) for b in found}
     lines = {key: sorted((b for b in found if (b.link, b.build, b.cipher) == key), key=lambda b: b.streams)
              for key in paths}
