@@ -5,6 +5,7 @@ compression pays."""
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import socket
 from pathlib import Path
@@ -187,3 +188,28 @@ def test_every_change_gets_the_command_that_applies_exactly_it() -> None:
 def test_compression_that_saves_no_bytes_pays_on_no_link() -> None:
     assert not BreakEven(choice("zstd:3"), 163e6, "client compressor", 1.00).pays
     assert BreakEven(choice("zstd:3"), 115e6, "client compressor", 3.06).pays
+
+
+def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval(tmp_path: Path) -> None:
+    """Verdicts are read at the planned looks only. In this real run 8 streams counted 4 samples (the others set
+    aside) when the budget ended, and the headline said "not yet separable from the plain transfer (6.24x ...)"
+    beside a change list saying "significantly faster" ([5.48, 6.94]). It now says it is not judged yet, and
+    how many samples the first look needs."""
+    from sshbench.analysis.contest import rivals
+    from sshbench.analysis.remedies import path_answers
+    from sshbench.render.jsondoc import link_answers_json
+    from sshbench.render.remedies import headline
+    from sshbench.results.store import read_results
+
+    path = tmp_path / "r.json"
+    path.write_bytes(gzip.decompress((DATA / "results-rtt40-loss1-streams-1-4-8.json.gz").read_bytes()))
+    (report,) = read_results(str(path))
+    answers = path_answers(report)
+    (answer,) = answers
+    assert answer.best is not None and answer.best.case.streams == 8
+    found = rivals(report, answers)[answer.best.case.id]
+    assert [(r.first_look, r.pairs) for r in found] == [(6, 4), (6, 4)], found
+    line = headline(answer, found)
+    assert "not judged yet against the plain transfer (6.24x: 4 of the 6 samples each its first look needs" in line
+    assert "not yet separable" not in line
+    assert link_answers_json(report)[0]["rivals"][0]["first_look"] == 6

@@ -20,12 +20,14 @@ open one carries its forecast.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import judged
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.remedies import PathAnswer, change_of, path_answers
+from sshbench.analysis.stats import counted
 from sshbench.analysis.verdicts import DecisionRule, PairVerdict, recorded_rule
 from sshbench.results.model import Case, Report
 from sshbench.vocabulary.case_terms import Relation
@@ -43,8 +45,12 @@ class Rival:
     low: float | None
     high: float | None
     relation: Relation
-    pairs: int = 0  # back-to-back pairs behind the verdict (0: all samples, unpaired)
+    pairs: int = 0  # back-to-back pairs behind the verdict (0: all samples, unpaired; or, before the first look,
+    # the samples the sparser side has)
     forecast: Forecast | None = None  # open: what settling it would take at this noise
+    # open because its pairs have not reached the rule's first look (the verdicts are read only at the planned
+    # looks): the pairs that look needs; None when it was looked at and is truly not yet separable
+    first_look: int | None = None
 
 
 def contenders(answer: PathAnswer) -> list[Case]:
@@ -75,6 +81,7 @@ def headline_verdicts(report: Report, answers: list[PathAnswer] | None = None) -
 def rivals(report: Report, answers: list[PathAnswer]) -> dict[str, tuple[Rival, ...]]:
     """Per pick (its case id), its rivals with their verdicts, nearest first; open ones with their forecast."""
     verdicts = {frozenset((v.faster, v.slower)): v for v in headline_verdicts(report, answers)}
+    points = _rule(report).points
     data: PairData | None = None
     out: dict[str, tuple[Rival, ...]] = {}
     for answer in answers:
@@ -89,7 +96,11 @@ def rivals(report: Report, answers: list[PathAnswer]) -> dict[str, tuple[Rival, 
                 continue
             if verdict.relation is Relation.UNSETTLED:
                 data = data or PairData(report)
-            found.append(_rival(verdict, pick, other, answer.plain, data, len(verdicts)))
+            rival = _rival(verdict, pick, other, answer.plain, data, len(verdicts))
+            seen = verdict.pairs or min(len(counted(report.samples_of(c.id))) for c in (pick, other))
+            if verdict.relation is Relation.UNSETTLED and points and seen < points[0]:
+                rival = dataclasses.replace(rival, first_look=points[0], pairs=seen)
+            found.append(rival)
         out[pick.id] = tuple(found)
     return out
 

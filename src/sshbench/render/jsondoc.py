@@ -92,7 +92,8 @@ def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str,
                      "cpu_seconds_per_gib": _number(r.cost), "how_to": howto(r.case, answer.plain)}
                     for r in answer.remedies],
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
-                    "relation": r.relation.value, "pairs": r.pairs, "forecast": _forecast(r.forecast)}
+                    "relation": r.relation.value, "pairs": r.pairs, "first_look": r.first_look,
+                    "forecast": _forecast(r.forecast)}
                    for r in rivals],
         "break_even": [{"compression": e.compression.text, "line_bytes_per_second": _number(e.line_rate),
                         "busiest": e.busiest, "ratio": _number(e.ratio), "pays": e.pays} for e in answer.break_even],

@@ -62,6 +62,9 @@ def _rival(rival: Rival, margin: float) -> str:
     if rival.relation is Relation.EQUIVALENT:
         return f"as much as {name} (within ±{margin:.0%}: {rival.ratio:.2f}x{interval})"
     ahead = f"; {forecast_text(rival.forecast)}" if rival.forecast is not None else ""
+    if rival.first_look is not None:  # its interval may already look clear: verdicts are read at planned looks only
+        return (f"not judged yet against {name} ({rival.ratio:.2f}x{interval}: {rival.pairs} of the "
+                f"{rival.first_look} samples each its first look needs{ahead})")
     return f"not yet separable from {name} ({rival.ratio:.2f}x{interval}{ahead})"
 
 
