@@ -30,8 +30,8 @@ from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of
-from sshbench.results.model import Report, Stat, Summary
-from sshbench.vocabulary.case_terms import Direction, Relation
+from sshbench.results.model import Case, Report, Stat, Summary
+from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 LEVEL = 0.95
 
@@ -85,7 +85,7 @@ class Cheapest:
 
 def ranked_ciphers(report: Report, direction: Direction, link: str = "", build: str = "") -> list[Summary]:
     """The pipe cipher cases of one direction (build and emulated link) that have a rank, in rank order."""
-    group = f"cipher:{direction.value}" + (f"#{build}" if build else "") + (f"@{link}" if link else "")
+    group = Case(CaseKind.CIPHER, direction, cipher="", build=build, link=link).group  # spelled by the model only
     rows = [s for s in report.summaries if s.group == group and s.rank is not None]
     return sorted(rows, key=lambda s: s.rank or 0)
 
