@@ -20,6 +20,15 @@ Everything else is the same. Anything that is not what version 3 wrote is
 passed on unchanged, for the checks to refuse with a precise message.
 """
 
+# The results schema's versions (results/model.py SCHEMA_VERSION), what each added:
+# 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
+# 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
+# 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
+# 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates;
+# 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
+# each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial);
+# 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -30,13 +30,7 @@ from sshbench.vocabulary.case_terms import CaseKind as CaseKind  # re-exported: 
 from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
-# 2: handshake at session open; 3: transfer methods; 4: typed environment and options;
-# 5: decision mode (verdicts between neighbours, the partner key exchange, time use); 6: emulated links, echo;
-# 7: steady-state timing, back-to-back passes (Sample.chain), cost rankings, factor intervals, Report.looks;
-# 8: streams and compression as case dimensions, the compressors' CPU, per-stream rates;
-# 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
-# each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial);
-# 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted
+# what each version added, and how older files are read: results/legacy.py
 SCHEMA_VERSION = 11
 
 
