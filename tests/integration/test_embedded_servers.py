@@ -1,4 +1,5 @@
-"""`sshbench --server dropbear|tinysshd|all`: the other servers as embedded servers, and the comparison.
+"""`sshbench --server dropbear|tinysshd|all`: the other servers as embedded servers, and the servers compared in one
+report (a dimension of the run, like --build).
 
 Real servers started by sshbench itself on loopback (Debian 12's dropbear 2022.83 and tinysshd 20230101),
 with every sample's negotiation proven and the server CPU exact (wait4); nothing left behind.
@@ -7,8 +8,6 @@ with every sample's negotiation proven and the server CPU exact (wait4); nothing
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,27 +56,61 @@ def test_a_default_scope_run_on_each_other_server(server: str, tmp_path: Path) -
     assert f"Server ({server}):" in done.stdout and "sshd_config.d" not in done.stdout
 
 
-def test_all_servers_compared_server_by_server(tmp_path: Path) -> None:
+def test_all_servers_are_one_report_with_cross_pairs_and_a_recommendation_each(tmp_path: Path) -> None:
+    """`--server all`: one run, one report. Each server's own tables (its own offer), the same case on two
+    servers compared (cross pairs), the first lines naming the fastest server for the default and the fastest
+    safe cipher with each server's CPU per GiB, a recommendation per server in the words of its implementation,
+    in the terminal, Markdown, HTML, report --json and recommend --json."""
     if missing("dropbear") or missing("tinysshd"):
         pytest.skip("dropbear or tinysshd missing (scripts/install-deps --test installs them as root)")
-    out = tmp_path / "r.json"
+    out, tmpdir = tmp_path / "r.json", tmp_path / "tmp"
+    tmpdir.mkdir()
     done = sshbench("--server", "all", "--ciphers", "chacha20-poly1305@openssh.com,aes128-ctr", "--macs", "none",
-                    "--kex", "none", "--hostkeys", "none", "--runs", "2", "--size", "16MiB", "--no-controls",
-                    "--output", str(out), timeout=600)
+                    "--kex", "none", "--hostkeys", "none", "--directions", "upload", "--runs", "6", "--size", "16MiB",
+                    "--no-controls", "--output", str(out), tmpdir=tmpdir, timeout=600)
     assert done.returncode == ExitCode.OK, done.stderr[-1500:]
+    assert not leftovers(str(tmpdir)) and temp_entries(tmpdir) == set(), "processes or temp files left behind"
     data = json.loads(out.read_text())
-    assert data["hosts"] == ["embedded", "embedded-dropbear", "embedded-tinysshd"]
-    assert "Cipher x host, upload" in done.stdout and "embedded-dropbear" in done.stdout
-    program = f"{shlex.quote(sys.executable)} -m sshbench"  # as the run was started (cli/hints.program)
-    assert f"{program} algos   {program} algos --server dropbear   {program} algos --server tinysshd" in done.stdout
-    offer = sshbench("algos", "--server", "tinysshd", "--json")
-    assert offer.returncode == ExitCode.OK, offer.stderr
-    rows = json.loads(offer.stdout)["algorithms"]
-    ciphers = {row["name"] for row in rows if row["server"] and row["kind"] == "cipher"}
-    assert ciphers == {"chacha20-poly1305@openssh.com"}
-    report = tmp_path / "r.md"
-    assert sshbench("report", str(out), "--markdown", str(report)).returncode == ExitCode.OK
-    assert "Cipher x host, upload" in report.read_text() and "CPU" in report.read_text()
+    assert data["schema"] == "sshbench/run", "one report, not one per server"
+    sides = data["environment"]["builds"]
+    assert [b["name"] for b in sides] == ["openssh", "dropbear", "tinysshd"]
+    assert [b["own"]["server"]["embedded"]["implementation"] for b in sides] == ["openssh", "dropbear", "tinysshd"]
+    assert sides[2]["own"]["terrapin"]["protected"] is False  # tinysshd 20230101: no strict key exchange
+    measured = {c["case"]["build"] for c in data["cases"] if c["status"] == "measured"
+                and c["case"]["kind"] == "cipher"}
+    assert measured == {"openssh", "dropbear", "tinysshd"}
+    skipped = [c for c in data["cases"] if c["case"]["build"] == "tinysshd" and c["status"] == "skipped"]
+    assert skipped and all(c["case"]["cipher"] == "aes128-ctr" for c in skipped), "each server its own offer"
+    chacha = {s["negotiated"]["server_version"].split("_")[0] for s in data["samples"] if not s["warmup"]
+              and s["case_id"].startswith("cipher:chacha20-poly1305@openssh.com:upload#")}
+    assert chacha == {"OpenSSH", "dropbear", "tinyssh"}, "each side's samples reached its own server"
+    lines = done.stdout
+    assert "Which server, and by how much" in lines and "the servers side by side" in lines
+    assert "upload, this client's default, chacha20-poly1305@openssh.com: openssh is" in " ".join(lines.split())
+    assert "[server dropbear]" in lines and "Server (dropbear):" in lines and "Server (tinysshd):" in lines
+    assert "sshd_config.d/50-sshbench.conf" in lines, "OpenSSH's own drop-in, for the openssh side"
+    assert "has a known weakness there" in lines, "tinysshd's ChaCha20-Poly1305 without strict kex is flagged"
+    document = sshbench("report", str(out), "--json")
+    assert document.returncode == ExitCode.OK, document.stderr
+    servers = json.loads(document.stdout)["runs"][0]["servers"]
+    default = next(q for q in servers if q["question"] == "default")
+    assert {f["server"] for f in default["figures"]} == {"openssh", "dropbear", "tinysshd"}
+    assert all(f["server_cpu_seconds_per_gib"] is not None for f in default["figures"])
+    leader, *others = default["figures"]
+    assert leader["ratio"] is None and all(f["ratio"] is not None and f["low"] is not None for f in others)
+    assert all(f["relation"] == "different" or f["forecast"] is not None for f in others), "settled or forecast"
+    assert default["proven"] == all(f["relation"] == "different" and f["ratio"] < 1 for f in others)
+    advice = sshbench("recommend", str(out), "--json", "--write", str(tmp_path / "cfg"))
+    assert advice.returncode in (ExitCode.OK, ExitCode.EXPOSED), advice.stderr
+    labels = [r["label"] for r in json.loads(advice.stdout)["runs"]]
+    assert labels == ["embedded", "embedded-dropbear", "embedded-tinysshd"]
+    written = sorted(p.name for p in (tmp_path / "cfg").iterdir())
+    assert "50-sshbench.embedded.conf" in written and "ssh_config.sshbench.embedded-dropbear" in written
+    for form, said in (("--markdown", "Which server, and by how much"), ("--html", '"label">servers</span> upload')):
+        page = tmp_path / f"r{form}"
+        assert sshbench("report", str(out), form, str(page)).returncode == ExitCode.OK
+        assert said in page.read_text()
+    assert "Recommended configuration for server dropbear" in (tmp_path / "r--html").read_text()
 
 
 def test_server_choices_are_checked(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.verdicts import costs
-from sshbench.analysis.views import builds_of
+from sshbench.analysis.views import builds_of, compares_servers, per_server, side_word
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
@@ -61,13 +61,14 @@ class Comparison:
 class Answer:
     direction: Direction
     link: str
-    build: str  # "" when the run compared no builds
+    build: str  # the side (build or server) of a run that compared sides; "" otherwise
     best: str
     rate: Stat
     samples: int
     comparisons: tuple[Comparison, ...]
     note: str = ""  # "the only safe cipher measured", "your client's default already"
     cheapest: Cheapest | None = None  # the cost ranking's answer, where it has one
+    axis: str = "build"  # what `build` names: "build" (--build) or "server" (--server a,b)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,10 @@ def client_default(report: Report, offered: list[str]) -> str | None:
 
 
 def answers(report: Report) -> list[Answer]:
+    """Per direction, link and side, the fastest safe cipher and its comparisons; a run of several servers gets
+    each server's from that server's own view (its Terrapin status decides what is safe there)."""
+    if compares_servers(report):
+        return [answer for view in per_server(report) for answer in answers(view)]
     out = []
     links = [link.label for link in report.environment.links] or [""]
     builds = builds_of(report) or [""]
@@ -139,7 +144,7 @@ def answers(report: Report) -> list[Answer]:
         elif default is None and (unmeasured := true_default(report, list(names.values()))) is not None:
             note = (note + "; " if note else "") + f"this client's default, {unmeasured}, was not measured"
         out.append(Answer(direction, link, build, names[best.case_id], rate, best.samples_ok, tuple(comparisons),
-                          note, cheapest(report, rows, names)))
+                          note, cheapest(report, rows, names), side_word(report)))
     return out
 
 
@@ -149,6 +154,8 @@ def answer_pairs(report: Report) -> set[tuple[str, str]]:
     (plan/funding.py). The comparison with this client's default is a stated one from the two cases' own
     samples, not a chain of neighbours; taking every pair down to the default (as before) made the answer's
     pairs most of a table whenever the default ranked low, and a close runner-up waited behind them."""
+    if compares_servers(report):
+        return {pair for view in per_server(report) for pair in answer_pairs(view)}
     out: set[tuple[str, str]] = set()
     links = [link.label for link in report.environment.links] or [""]
     builds = builds_of(report) or [""]

@@ -37,7 +37,7 @@ from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.verdicts import costs
-from sshbench.analysis.views import builds_of
+from sshbench.analysis.views import builds_of, side_word
 from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
@@ -121,7 +121,7 @@ def _cost(report: Report, case_id: str) -> float | None:
     return statistics.median(values) if values else None
 
 
-def change_of(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
+def change_of(case: Case, plain: Case, side: str = "build") -> tuple[str, tuple[str, ...]]:
     parts, dims = [], []
     if case.cipher != plain.cipher:
         parts.append(case.subject)
@@ -133,7 +133,7 @@ def change_of(case: Case, plain: Case) -> tuple[str, tuple[str, ...]]:
         parts.append(case.compressor.label)
         dims.append("compression")
     if case.build != plain.build:
-        parts.append(f"build {case.build}")
+        parts.append(f"{side} {case.build}")  # side: what the run's sides are (analysis/views.py side_word)
         dims.append("build")
     if case.method != plain.method:
         parts.append(f"method {case.method}")
@@ -168,7 +168,7 @@ def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plai
     found = ratio_to(report, summary.case_id, plain.case_id)
     if rate is None or found is None:
         return None
-    change, dims = change_of(case, plain_case)
+    change, dims = change_of(case, plain_case, side_word(report))
     return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
                   bound_of(report, summary), _cost(report, summary.case_id))
 

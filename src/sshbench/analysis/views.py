@@ -1,10 +1,16 @@
-"""A report restricted to one emulated link's or one SSH build's cases, so every table can be drawn per view.
+"""A report restricted to one emulated link's or one side's cases, so every table can be drawn per view.
 
 The ranked tables of a run compare cases within one group: one kind,
-direction, transfer method, build and link. A view keeps one link's (or one
-build's) cases, the references that belong to them (the raw TCP control of
+direction, transfer method, side and link. A view keeps one link's (or one
+side's) cases, the references that belong to them (the raw TCP control of
 that link, the local crypto ceilings that cross none), their samples and
 summaries, so the ordinary table builders draw that view's tables.
+
+A side is an SSH build (--build) or an embedded server (--server a,b). A
+server side's view is that server's whole report: its own server facts,
+offer, defaults, Terrapin status and kept recommendation take the run's
+place, so the advice, the answer and the recommendation made from it are
+that server's, with no code of theirs knowing there were others.
 """
 
 from __future__ import annotations
@@ -64,5 +70,34 @@ def variant_view(report: Report, variant: Variant) -> Report:
 
 
 def builds_of(report: Report) -> list[str]:
-    """The builds a run compared, in the order given (none: an empty list)."""
+    """The sides a run compared (builds or servers), in the order given (none: an empty list)."""
     return [b.name for b in report.environment.builds]
+
+
+def side_word(report: Report) -> str:
+    """What the run's sides are, as titles name them: "server" (--server a,b) or "build"."""
+    return next((b.axis for b in report.environment.builds), "build")
+
+
+def side_view(report: Report, name: str) -> Report:
+    """One side's cases; a server side's view also takes that server's own facts (see above)."""
+    view = build_view(report, name)
+    facts = next(b for b in report.environment.builds if b.name == name)
+    own = facts.own
+    if own is None:
+        return view
+    env = report.environment
+    algorithms = replace(env.algorithms, server_enabled=own.enabled, server_defaults=own.defaults)
+    return replace(view, environment=replace(env, server=own.server, algorithms=algorithms, terrapin=own.terrapin,
+                                             builds=[facts]), recommendation=own.recommendation)
+
+
+def compares_servers(report: Report) -> bool:
+    """A run of several embedded servers as one report (--server a,b)."""
+    return sum(b.own is not None for b in report.environment.builds) > 1
+
+
+def per_server(report: Report) -> list[Report]:
+    """A run as the servers it measured: each server side's view (--server a,b), or the run itself."""
+    names = [b.name for b in report.environment.builds if b.own is not None]
+    return [side_view(report, name) for name in names] or [report]

@@ -15,7 +15,7 @@ import sys
 
 from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.views import builds_of
+from sshbench.analysis.views import builds_of, per_server
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
@@ -83,11 +83,12 @@ def command(argv: list[str], *extra: str) -> str:
 
 def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ssh_config: str | None) -> list[str]:
     lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
-    for report in reports:
+    servers = [view for report in reports for view in per_server(report)]  # --server a,b: each server's own
+    for report in servers:
         safe = _safe_ranked(report)
         tput = safe[0].throughput_bytes_per_second if safe else None
         if tput is not None:
-            where = "here" if len(reports) == 1 else f"on {report.label}"
+            where = "here" if len(servers) == 1 else f"on {report.label}"
             lines.append(f"Fastest cipher without a known weakness {where}: {_name(report, safe[0])} "
                          f"({tput.median / 1e6:,.0f} MB/s upload, median).")
     short = [r.case(s.case_id).case for r in reports for s in r.summaries if s.precise is False]
@@ -104,7 +105,7 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ss
         lines.append(f"Hosts by shape, each divided by its own {common[0]}:  "
                      + shlex.join([*program(), "compare", writer.json_path, "--normalize", common[0]]))
     lines.append(f"Same schedule again:  {command(argv, *split_options(argv)[1], '--seed', str(reports[0].seed))}")
-    lines.append(f"What each side supports:  {_algos(reports, ssh_config)}")
+    lines.append(f"What each side supports:  {_algos(servers, ssh_config)}")
     return lines
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.policy import policy_from
+from sshbench.analysis.views import per_server
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.orchestrate.validate import checked_recommendation
@@ -71,13 +72,14 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
             raise UsageError(str(exc)) from None
     policy = policy_from(args.policy)
     clients = select_clients(args.clients, warn=ctx.say)
-    _, runs = newest(args.results, ctx)
+    _, measured = newest(args.results, ctx)
+    runs = [view for run in measured for view in per_server(run)]  # --server a,b: a recommendation per server
     masked = [r for r in runs if r.options.no_aesni and r.environment.host.cpu_flags.get("aes")]
     if masked and not args.for_no_aesni:
         raise UsageError(f"{masked[0].label}: this run masked AES-NI (--no-aesni), so its ranking is for a CPU "
                          "without AES instructions, not this machine's; use a run without --no-aesni, or pass "
                          "--for-no-aesni to make a config for such CPUs")
-    if args.host is not None and len(runs) > 1:
+    if args.host is not None and len(measured) > 1:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
                          "per host")
     client = discover_client(args.ssh)
@@ -107,9 +109,15 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
 def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommendation]], ctx: Context,
                    json_out: bool) -> None:
     """One client file with every host's block; one drop-in per host whose server reads sshd_config (each goes to
-    its own server). With --json, stdout is the document alone: the files written are said on stderr."""
-    files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)}
-    names = iter(unique_names([safe_name(report.label) for report, _ in results]))
+    its own server). Blocks for one Host pattern (the servers of a --server a,b run: one client, several servers
+    it could be talking to) cannot share a file, where only the first would apply: each gets its own. With
+    --json, stdout is the document alone: the files written are said on stderr."""
+    labels = unique_names([safe_name(report.label) for report, _ in results])
+    patterns = [advice.client_text.partition("\nHost ")[2].partition("\n")[0] for _, advice in results]
+    files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)} \
+        if len(set(patterns)) == len(patterns) else \
+        {f"ssh_config.sshbench.{label}": advice.client_text for label, (_, advice) in zip(labels, results, strict=True)}
+    names = iter(labels)
     for report, advice in results:
         host_file = next(names)
         if advice.server_text is None:

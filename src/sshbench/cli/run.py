@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 from rich.text import Text
 
 from sshbench.analysis.answer import answers
-from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.analysis.verdicts import rule_for
 from sshbench.cli.context import Context
@@ -25,6 +24,7 @@ from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
 from sshbench.options import RunOptions
 from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
+from sshbench.orchestrate.session import Advice
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
 from sshbench.render.jsondoc import answer_json
@@ -96,7 +96,9 @@ def plan_lines(prepared: Prepared) -> list[str]:
     minimum needs, against the budget."""
     out = []
     for host, plan, minimum in zip(prepared.hosts, prepared.plans, prepared.minimum, strict=True):
-        name = host.remote.facts.destination if host.remote is not None else f"embedded {host.server.name}"
+        name = host.remote.facts.destination if host.remote is not None else "embedded " + ", ".join(
+            side.name for side in host.builds if side.axis == "server") if host.builds and \
+            host.builds[0].axis == "server" else f"embedded {host.server.name}"
         measured = [r.case for r in plan.records if r.status is not CaseStatus.SKIPPED]
         tables = Counter(c.group for c in measured if c.kind not in (CaseKind.CONTROL, CaseKind.CEILING))
         references = len(measured) - sum(tables.values())
@@ -164,7 +166,7 @@ def _destinations(given: list[str] | None) -> list[str]:
 
 
 def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
-            runs: list[tuple[Report, CheckedRecommendation]], lines: JsonLinesReporter | None = None) -> int:
+            runs: list[tuple[Report, list[Advice]]], lines: JsonLinesReporter | None = None) -> int:
     """The tables, recommendation and next steps (or the JSON line, or just the path); the exit code."""
     reports = [report for report, _ in runs]
     failed = any(not s.ok and not s.warmup for r in reports for s in r.samples) or any(
@@ -190,11 +192,14 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     elif args.quiet:
         ctx.line(writer.json_path or "")
     else:
-        for report, advice in runs:
+        for report, advices in runs:
             if len(runs) > 1:
                 out.print(host_rule(report))
             out.print(full_report(report, ctx.table_width(args.wide)))
-            print_recommendation(out, advice)
+            for view, advice in advices:
+                if len(advices) > 1:  # --server a,b: each server's own recommendation, under its name
+                    out.print(host_rule(view))
+                print_recommendation(out, advice)
         if len(runs) > 1:
             out.print(hosts_report(reports, ctx.table_width(args.wide)))
         for line in next_steps(reports, writer, ctx.argv, args.ssh_config):

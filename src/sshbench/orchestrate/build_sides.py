@@ -1,4 +1,4 @@
-"""--build: several SSH builds in one run, each a client and an embedded server, their cases interleaved.
+"""Sides: several SSH builds (--build) or embedded servers (--server a,b) in one run, their cases interleaved.
 
 Every build's client is checked like the stock one (ssh -V, -Q, -G); one
 embedded server runs per distinct server program, enabling what any of the
@@ -8,6 +8,10 @@ against what its two sides share, tagged with its name (Case.build), and
 the schedule interleaves them like links'. A build is the embedded
 server's dimension: real hosts and the other embedded servers have their
 own servers.
+
+`--server openssh,dropbear` is the same dimension with the run's one client:
+each server a side with its own offer, its cases tagged with its name, cross
+pairs of the same case on two servers, one report.
 """
 
 from __future__ import annotations
@@ -56,6 +60,13 @@ def start_builds(stack: contextlib.ExitStack, options: RunOptions, say: Say,
         sides.append((spec, servers[program]))
     ports = {id(server): links.serve(server) if links else 0 for server in servers.values()}
     return [BuildSide(spec.name, spec.text, clients[spec.name], server, ports[id(server)]) for spec, server in sides]
+
+
+def server_sides(servers: list[EmbeddedServer], client: ClientInfo, ports: dict[str, int]) -> list[BuildSide]:
+    """--server a,b: each embedded server a side, measured with the run's own client (ports: their listeners
+    behind the emulated links, by launcher name)."""
+    return [BuildSide(server.name, server.name, client, server, ports[server.name], axis="server")
+            for server in servers]
 
 
 def _server_lines(options: RunOptions, program: str) -> str | None:

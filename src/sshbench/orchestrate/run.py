@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench import __version__
-from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.compressors import choice
 from sshbench.measure.accounting import bytes_moved
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.options import RunOptions
-from sshbench.orchestrate.build_sides import check_names, merged, offered, start_builds, with_none
-from sshbench.orchestrate.session import Host, embedded_environment, measure_host
+from sshbench.orchestrate.build_sides import check_names, merged, offered, server_sides, start_builds, with_none
+from sshbench.orchestrate.session import Advice, Host, embedded_environment, measure_host
 from sshbench.plan.budget import (
     BUSY,
     FIT_MARGIN,
@@ -117,13 +116,15 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
         links = stack.enter_context(EmulatedLinks(list(options.links), seed,
                                                   tuned=options.link_tcp == "tuned"))
     ports = {server.name: links.serve(server) if links else 0 for server in servers}
-    builds = start_builds(stack, options, say, links) if options.builds else []
+    # Sides of one report: the builds, or (--server a,b without destinations) the embedded servers
+    sides = start_builds(stack, options, say, links) if options.builds else \
+        server_sides(servers, client, ports) if len(servers) > 1 and not remotes else []
     say("making the test data and planning the cases")
-    payload = make_payload(options.data, (builds[0].server if builds else servers[0]).workdir, seed)
+    payload = make_payload(options.data, (sides[0].server if sides else servers[0]).workdir, seed)
     hosts = ([Host(options, client, servers[0], payload, remote, methods, seed, crypto) for remote in remotes]
              if remotes else
-             [Host(options, builds[0].client, builds[0].server, payload, None, methods, seed, crypto,
-                   links.paths if links else {}, builds[0].link_port, tuple(builds), client)] if builds else
+             [Host(options, sides[0].client, sides[0].server, payload, None, methods, seed, crypto,
+                   links.paths if links else {}, sides[0].link_port, tuple(sides), client)] if sides else
              [Host(options, client, server, payload, None, methods, seed, crypto, links.paths if links else {},
                    ports[server.name]) for server in servers])
 
@@ -131,7 +132,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
         if host.builds:
             check_names(opts, host.builds)
             return merged([(side.name, with_none(plan_host(opts, side.client, offered(side), methods, missing,
-                                                           f"build {side.name}", embedded=True, lenient=True),
+                                                           f"{side.axis} {side.name}", embedded=True, lenient=True),
                                                  side, opts)) for side in host.builds])
         return plan_host(opts, client, host.offered, methods, missing,
                          "the server" if host.remote is None else host.remote.facts.destination or "",
@@ -217,9 +218,9 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
 
 
 def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, reporter: Reporter,
-                note: Say) -> list[tuple[Report, CheckedRecommendation]]:
+                note: Say) -> list[tuple[Report, list[Advice]]]:
     """Each host in turn, with its share of what is left of the budget and byte cap; saved as it goes."""
-    runs: list[tuple[Report, CheckedRecommendation]] = []
+    runs: list[tuple[Report, list[Advice]]] = []
     started = time.monotonic()
     for index, (host, plan) in enumerate(zip(prepared.hosts, prepared.plans, strict=True)):
         spent = (time.monotonic() - started, sum(bytes_moved(r) for r, _ in runs))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from sshbench.analysis.advice import advise
 from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.analysis.views import per_server, side_view
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
@@ -39,6 +40,7 @@ from sshbench.results.environment import (
     Environment,
     FilesFacts,
     MaskCheck,
+    OwnServer,
     ServerFacts,
     ServerKind,
     StoredRecommendation,
@@ -54,6 +56,8 @@ from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.errors import OutputError, ServerError, UsageError
+
+Advice = tuple[Report, CheckedRecommendation]  # a recommendation and the report (or server's view) it was made from
 
 
 @dataclass(frozen=True)
@@ -81,22 +85,36 @@ class Host:
 
 def embedded_environment(client: ClientInfo, server: EmbeddedServer) -> Environment:
     """The machine, both sides' software and what each side offers, before anything is measured."""
-    info = server.info
     return Environment(
         host=sysinfo.collect(),
         client=ClientFacts(client.path, client.version, client.openssl),
-        server=ServerFacts(ServerKind.EMBEDDED, info.version, info.openssl, embedded=EmbeddedFacts(
-            server=server.name, path=info.path, listen=f"{server.address}:{server.port}",
-            host_key_types=list(info.host_key_types), per_connection=server.per_connection,
-            implementation=server.implementation.name)),
-        algorithms=AlgorithmFacts(client.supported, client.defaults, client.aead_ciphers, info.enabled,
+        server=_server_facts(server),
+        algorithms=AlgorithmFacts(client.supported, client.defaults, client.aead_ciphers, server.info.enabled,
                                   server.defaults),
     )
 
 
+def _server_facts(server: EmbeddedServer) -> ServerFacts:
+    info = server.info
+    return ServerFacts(ServerKind.EMBEDDED, info.version, info.openssl, embedded=EmbeddedFacts(
+        server=server.name, path=info.path, listen=f"{server.address}:{server.port}",
+        host_key_types=list(info.host_key_types), per_connection=server.per_connection,
+        implementation=server.implementation.name))
+
+
+def _side_facts(host: Host, env: Environment) -> None:
+    """Each side's facts; a server side (--server a,b) with its own server's, read as the run's own are."""
+    env.builds = build_facts(list(host.builds))
+    for facts, side in zip(env.builds, host.builds, strict=True):
+        if side.axis == "server":
+            facts.own = OwnServer(_server_facts(side.server), side.server.info.enabled, side.server.defaults,
+                                  embedded_terrapin(host.client, side.server))
+
+
 def measure_host(host: Host, report: Report, save: Callable[[Report], None],
-                 reporter: Reporter) -> CheckedRecommendation:
-    """One host from first sample to validated recommendation, saving after every sample."""
+                 reporter: Reporter) -> list[Advice]:
+    """One host from first sample to validated recommendation (one per server of a --server a,b run, with the
+    view of the report it was made from), saving after every sample."""
     options, server, remote = host.options, host.server, host.remote
     env = report.environment
     machine_before = sysinfo.cpu_snapshot()
@@ -115,7 +133,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     target: Target = remote.target if remote is not None else BuildsTarget(list(host.builds), host.links) \
         if host.builds else EmbeddedTarget(server, host.links, host.link_port)
     if host.builds:
-        env.builds = build_facts(list(host.builds))
+        _side_facts(host, env)
     with contextlib.ExitStack() as stack:
         files = None
         if any(not c.is_pipe for c in live):
@@ -140,13 +158,23 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     env.host.during_run = sysinfo.usage_since(machine_before)
     report.warnings = [w.stored() for w in advise(report)]
     save(report)
-    advice = checked_recommendation(report, host.system_client or host.client, server, "modern",
-                                    host_pattern(env.server.destination))
-    if not advice.problems:  # kept in the results, so reports can show it without running anything
-        report.recommendation = StoredRecommendation(advice.rec.policy.name, advice.client_text,
-                                                     advice.server_text or "", advice.prediction)
-        save(report)
-    return advice
+    servers = {side.name: side.server for side in host.builds}
+    out = []
+    for view in per_server(report):  # each server of a --server a,b run gets its own, checked by that server
+        own = view.environment.builds[0].own if view is not report else None
+        advice = checked_recommendation(view, host.system_client or host.client,
+                                        servers[view.environment.builds[0].name] if own else server, "modern",
+                                        host_pattern(env.server.destination))
+        if not advice.problems:  # kept in the results, so reports can show it without running anything
+            stored = StoredRecommendation(advice.rec.policy.name, advice.client_text, advice.server_text or "",
+                                          advice.prediction)
+            if own is not None:
+                own.recommendation = stored
+            else:
+                report.recommendation = stored
+        out.append((view if own is None else side_view(report, view.environment.builds[0].name), advice))
+    save(report)
+    return out
 
 
 @contextlib.contextmanager

@@ -1,10 +1,11 @@
-"""Several SSH builds side by side (--build): per direction, each case's figure on every build, and how many
-times as fast each build is as the first one given, with its interval (analysis/build_ratios.py)."""
+"""Several sides side by side (SSH builds, --build, or servers, --server a,b): per direction, each case's figure
+on every side, and how many times as fast each side is as the first one given, with its interval
+(analysis/build_ratios.py)."""
 
 from __future__ import annotations
 
 from sshbench.analysis.build_ratios import BuildCell, BuildRow, build_rows
-from sshbench.analysis.views import builds_of
+from sshbench.analysis.views import builds_of, side_word
 from sshbench.render.labels import flagged_name, ms, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
@@ -58,8 +59,9 @@ def build_tables(report: Report, link: str = "") -> list[Table]:
         columns = (*((Column("method"),) if len(methods) > 1 else ()), Column(kind.value, code=True),
                    *(Column(name, numeric=True) for name in names))
         what = "MB/s" if direction != "setup" else "handshake ms"
-        tables.append(Table(f"{TITLE[kind]}, {direction}: the builds side by side", columns, cells, (
-            f"each cell: {what} (median ±95% interval) on that build; under it, how many times as fast as on the "
-            f"first build ({names[0]}), with its 95% interval (Hodges-Lehmann and Moses over all their samples; "
+        side = side_word(report)
+        tables.append(Table(f"{TITLE[kind]}, {direction}: the {side}s side by side", columns, cells, (
+            f"each cell: {what} (median ±95% interval) on that {side}; under it, how many times as fast as on the "
+            f"first {side} ({names[0]}), with its 95% interval (Hodges-Lehmann and Moses over all their samples; "
             "green/red: faster/slower, the interval excludes 1; grey: not separable)",), note=True))
     return tables

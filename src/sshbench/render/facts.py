@@ -16,6 +16,7 @@ from sshbench.analysis.noise import describe
 from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
+from sshbench.analysis.views import compares_servers
 from sshbench.compressors import OFF, choice
 from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
@@ -97,7 +98,8 @@ def facts(report: Report) -> list[Fact]:
     flags = ", ".join(host.crypto_flags) or "no AES/SHA instructions"
     out = [Fact("machine", f"{host.cpu_model} x{host.cpu_count} ({flags}), {host.os}, kernel {host.kernel}"),
            Fact("client", f"{client.version}, {client.openssl}"),
-           Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}"),
+           *([] if compares_servers(report) else  # --server a,b: a line per server below
+             [Fact("server", f"{server.label} {server.version}{', ' + server.openssl if server.openssl else ''}")]),
            Fact("data", f"{opts.data} bytes, {_compression(opts.compression)}{_streams(opts.streams)}; throughput "
                         "excludes the handshake")]
     if host.placement:  # embedded runs that recorded it (plumbing/placement.py)
@@ -109,6 +111,10 @@ def facts(report: Report) -> list[Fact]:
             trial = report.placement_trial
             out.insert(2, Fact("", f"{trial.reason}{f' ({trial.seconds:.0f} s trial)' if trial.split else ''}"))
     for build in env.builds:  # --build: each build's two programs, and the switches they declared
+        if build.own is not None:  # --server a,b: each server as run
+            own = build.own.server
+            out.append(Fact("server", f"{build.name}: {own.version}" + (f", {own.openssl}" if own.openssl else "")))
+            continue
         said = "; ".join(f"{side} {', '.join(f'{k} {v}' for k, v in switches.items())}" for side, switches in
                          (("client", build.client_settings), ("server", build.server_settings)) if switches)
         same = build.client.version == build.server.version

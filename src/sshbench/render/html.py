@@ -15,6 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from sshbench.analysis.configtext import dropin_place, stored_if_consistent
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
+from sshbench.analysis.views import compares_servers, per_server
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
@@ -71,17 +72,25 @@ def _where(report: Report) -> str:
     return "a private server on 127.0.0.1 that sshbench started for the run"
 
 
-def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
+def _recommendation(report: Report, title: str) -> dict[str, Any]:
+    """The recommendation a run (or one server of it) kept, if its own data produce it; why not, if they don't."""
     recommendation = stored_if_consistent(report)
+    return {"title": title, "recommendation": recommendation,
+            "withheld": report.recommendation is not None and recommendation is None,
+            "dropin_path": dropin_place(report.environment.server.software)[0],
+            "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None}
+
+
+def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
+    servers = compares_servers(report)  # --server a,b: one recommendation per server, each from its own view
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
-            "problems": problems(report), "charts": _svgs([report], "run", book), "recommendation": recommendation,
+            "problems": problems(report), "charts": _svgs([report], "run", book),
+            "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
+                                                else "") for view in per_server(report)],
             "verdict": verdict(report),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
-            "recommendation_withheld": report.recommendation is not None and recommendation is None,
-            "dropin_path": dropin_place(report.environment.server.software)[0],
-            "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None,
             "samples": [_sample_row(s) for s in report.samples]}
 
 

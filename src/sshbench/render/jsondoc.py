@@ -25,11 +25,12 @@ from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
 from sshbench.analysis.remedies import PathAnswer, path_answers
+from sshbench.analysis.servers import ServerQuestion, server_questions
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 2  # 2: each run's link_answer
+REPORT_SCHEMA_VERSION = 3  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b)
 
 
 def _number(value: float | None) -> float | None:
@@ -53,7 +54,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     """One answer (per direction, link, build) as plain data: the --json report's and --jsonl's \"answer\"."""
     cheapest = answer.cheapest
     return {
-        "direction": answer.direction.value, "link": answer.link, "build": answer.build, "cipher": answer.best,
+        "direction": answer.direction.value, "link": answer.link, "build": answer.build, "axis": answer.axis,
+        "cipher": answer.best,
         "bytes_per_second": _stat(answer.rate), "samples": answer.samples, "note": answer.note,
         "comparisons": [{"other": c.other, "role": c.role, "ratio": _number(c.ratio), "low": _number(c.low),
                          "high": _number(c.high), "relation": c.relation.value, "pairs": c.pairs,
@@ -107,6 +109,18 @@ def link_answers_json(report: Report) -> list[dict[str, Any]]:
     return [link_answer_json(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found]
 
 
+def server_json(question: ServerQuestion) -> dict[str, Any]:
+    """One question of a --server a,b run (analysis/servers.py): each server's figure, the leader first."""
+    return {"direction": question.direction.value, "link": question.link, "question": question.question,
+            "proven": question.proven, "unmeasured": list(question.unmeasured),
+            "figures": [{"server": f.server, "cipher": f.cipher, "bytes_per_second": _stat(f.rate),
+                         "server_cpu_seconds_per_gib": _stat(f.server_cpu), "samples": f.samples,
+                         "safe": f.safe, "ratio": _number(f.ratio), "low": _number(f.low), "high": _number(f.high),
+                         "relation": f.relation.value if f.relation is not None else None,
+                         "forecast": _forecast(f.forecast)}
+                        for f in question.figures]}
+
+
 def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
@@ -119,6 +133,7 @@ def report_document(runs: Sequence[Report]) -> str:
         out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
                     "tool_version": report.tool_version, "started_at": report.started_at,
                     "answer": [answer_json(a) for a in answers(report)], "link_answer": link_answers_json(report),
+                    "servers": [server_json(q) for q in server_questions(report)],
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})

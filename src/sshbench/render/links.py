@@ -14,7 +14,7 @@ from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BO
 from sshbench.analysis.links import Bound, bounds
 from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
-from sshbench.analysis.views import builds_of, link_view
+from sshbench.analysis.views import builds_of, link_view, side_word
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
@@ -67,7 +67,7 @@ def links_overview(report: Report) -> Table:
                Column("TCP buffer/RTT\ndown MB/s", numeric=True, priority=2),
                Column("hosts'\nTCP", priority=2), Column("made by", wrap=True, priority=3),
                Column("emulator\nCPU s", numeric=True, priority=3))
-    which = f" of build {build}" if build else ""
+    which = f" of {side_word(report)} {build}" if build else ""
     return Table("The emulated links, as measured in this run", columns, tuple(rows), (
         "RTT: median TCP connect time across the link (after one warm-up), the range of the 15; raw TCP: the "
         "control case through the same link, no SSH; BDP: bandwidth-delay product, raw TCP x RTT: the bytes in "
@@ -109,7 +109,8 @@ def across_links(report: Report) -> list[Table]:
                           cell(flagged_name(cipher, Kind.CIPHER) if "+" not in cipher else cipher),
                           *(_bound_cell(by.get((build, method, cipher, label))) for label in labels)))
                      for shown, (build, method, cipher) in zip(builds, keys, strict=True))
-        columns = (*((Column("build"),) if any(builds) else ()), Column("method"), Column("cipher", code=True),
+        columns = (*((Column(side_word(report)),) if any(builds) else ()), Column("method"),
+                   Column("cipher", code=True),
                    *(Column(label, numeric=True) for label in labels))
         tables.append(Table(f"Across the links, {direction}: MB/s and what limited it", columns, rows,
                             (LEGEND,), note=True))
@@ -139,7 +140,7 @@ def echo_table(report: Report) -> Table | None:
             cells.append(cell(f"{pm(stat, 1e-3, 2)} (n={stat.count})" if stat else
                               "failed" if echo is not None else "-", "" if stat else "bad"))
         rows.append(Row(tuple(cells)))
-    columns = (Column("cipher", code=True), *((Column("build"),) if builds else ()),
+    columns = (Column("cipher", code=True), *((Column(side_word(report)),) if builds else ()),
                *((Column("keystrokes sent"),) if mixed else ()),
                *(Column(label or "loopback", numeric=True) for label in labels))
     clients = ("keystrokes sent: at once, or on the 20 ms tick of a client that obscures keystroke timing "

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.analysis.verdicts import recorded_rule
-from sshbench.analysis.views import Variant, base_group, build_view, builds_of, variant_view, variants_of
+from sshbench.analysis.views import Variant, base_group, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.compressors import choice
 from sshbench.render.build_tables import build_tables
 from sshbench.render.labels import (
@@ -265,7 +265,8 @@ def _per_build(view: Report) -> list[Table]:
     names = builds_of(view)
     if not names:
         return _per_variant(view)
-    tables = [replace(t, title=f"{t.title} [build {name}]") for name in names
+    side = side_word(view)
+    tables = [replace(t, title=f"{t.title} [{side} {name}]") for name in names
               for t in _per_variant(build_view(view, name), references=False)]
     if (controls := controls_table(view)) is not None:
         tables.append(controls)

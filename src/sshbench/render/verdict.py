@@ -12,6 +12,8 @@ from sshbench.analysis.remedies import path_answers
 from sshbench.render.facts import Fact
 from sshbench.render.labels import forecast_text, mbps, pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
+from sshbench.render.servers import HEADING as SERVERS_HEADING
+from sshbench.render.servers import server_lines
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
@@ -48,7 +50,7 @@ def comparison_text(comparison: Comparison, margin: float) -> str:
 
 
 def _where(answer: Answer) -> str:
-    build = f" [build {answer.build}]" if answer.build else ""
+    build = f" [{answer.axis} {answer.build}]" if answer.build else ""
     return f"{answer.direction.value}{build} {answer.link}".strip()
 
 
@@ -89,6 +91,7 @@ def answer_sections(report: Report) -> list[tuple[str, list[str]]]:
     cipher = (HEADING, answer_lines(report))
     heading, lines = remedy_lines(report)
     sections = [(heading, lines), cipher] if over_a_link(report) else [cipher, (heading, lines)]
+    sections.insert(0, (SERVERS_HEADING, server_lines(report)))  # --server a,b: which server first
     return [(h, found) for h, found in sections if found]
 
 
@@ -102,4 +105,5 @@ def verdict(report: Report) -> list[Fact]:
                     "strong") for a in answers(report)]
     links = [Fact(h.split(": ", 1)[0], h.split(": ", 1)[1], "strong")
              for h in (headline(a) for a in path_answers(report))] if remedy_lines(report)[1] else []
-    return [*links, *ciphers] if over_a_link(report) else [*ciphers, *links]
+    servers = [Fact("servers", line, "strong") for line in server_lines(report)]
+    return [*servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]

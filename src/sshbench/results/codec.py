@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Any
 
 from sshbench.methods import method
+from sshbench.results.environment import StoredRecommendation
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
@@ -47,6 +48,9 @@ def _plain(value: Any) -> Any:
             if (kind := value.algorithm_kind) is not None:  # grades travel with the data, for other tools
                 algorithm = lookup(value.subject, kind)
                 out["grade"], out["grade_reason"] = algorithm.grade.value, algorithm.reason
+        if isinstance(value, StoredRecommendation):  # the config texts are the only text kept with its line breaks
+            out["client_block"] = clean(value.client_block, keep_newlines=True)
+            out["server_dropin"] = clean(value.server_dropin, keep_newlines=True)
         if isinstance(value, Sample):
             for name in ("throughput_bytes_per_second", "end_to_end_bytes_per_second", "kex_seconds",
                          "handshake_seconds", "client_cpu_data_seconds", "server_cpu_data_seconds"):
@@ -62,9 +66,6 @@ def _plain(value: Any) -> Any:
 def report_to_dict(report: Report) -> dict[str, Any]:
     body = _plain(report)
     assert isinstance(body, dict)
-    if report.recommendation is not None:  # the config texts are the only text kept with its line breaks
-        body["recommendation"]["client_block"] = clean(report.recommendation.client_block, keep_newlines=True)
-        body["recommendation"]["server_dropin"] = clean(report.recommendation.server_dropin, keep_newlines=True)
     return {"schema": SINGLE, **body}
 
 

@@ -271,15 +271,35 @@ class LinkFacts:
 
 
 @dataclass
-class BuildFacts:
-    """One SSH build a run compared (--build): the two programs as run, and the switches they declared."""
+class OwnServer:
+    """What a side of a `--server a,b` run knows of its own embedded server: its facts, what it enabled and chose
+    by default, and its Terrapin status. The report's own `server`, `algorithms` and `terrapin` are the first
+    side's; a view of one side (analysis/views.py) takes these instead, so its advice is that server's."""
 
-    name: str  # as case ids and tables carry it
-    spec: str  # its canonical --build text (vocabulary/buildspec.py)
+    server: ServerFacts = field(default_factory=ServerFacts)
+    enabled: AlgorithmLists = field(default_factory=AlgorithmLists)
+    defaults: AlgorithmLists = field(default_factory=AlgorithmLists)
+    terrapin: TerrapinFacts | None = None
+    recommendation: StoredRecommendation | None = None  # this server's, as Report.recommendation is the run's
+
+
+@dataclass
+class BuildFacts:
+    """One side of a run that compared sides: an SSH build (--build: its two programs as run, and the switches
+    they declared), or an embedded server (--server a,b: the run's client against that server, `own` set)."""
+
+    name: str  # as case ids and tables carry it (Case.build)
+    spec: str  # its canonical --build text (vocabulary/buildspec.py); a server side: the launcher's name
     client: ClientFacts = field(default_factory=ClientFacts)
     server: ClientFacts = field(default_factory=ClientFacts)  # path, version and OpenSSL of its sshd
     client_settings: dict[str, str] = field(default_factory=dict)  # e.g. HPN-SSH's {"tcprcvbufpoll": "yes"}
     server_settings: dict[str, str] = field(default_factory=dict)
+    own: OwnServer | None = None  # a server side's own server (None: a build, whose sides share the run's facts)
+
+    @property
+    def axis(self) -> str:
+        """What the sides are, as titles name them: "server" or "build"."""
+        return "server" if self.own is not None else "build"
 
 
 @dataclass
@@ -292,7 +312,8 @@ class Environment:
     terrapin: TerrapinFacts | None = None
     files: FilesFacts | None = None  # only when a file method ran
     links: list[LinkFacts] = field(default_factory=list)  # emulated links (--link), in the order given
-    builds: list[BuildFacts] = field(default_factory=list)  # SSH builds compared (--build), in the order given
+    # The sides compared, in the order given: SSH builds (--build) or embedded servers (--server a,b)
+    builds: list[BuildFacts] = field(default_factory=list)
 
 
 @dataclass

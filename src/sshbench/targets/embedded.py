@@ -77,18 +77,20 @@ class EmbeddedTarget:
 
 @dataclass(frozen=True)
 class BuildSide:
-    """One SSH build of a run (--build): its client, the embedded server of its server side, and that server's
+    """One side of a run that compares sides: an SSH build (--build: its client and the embedded server of its
+    server program) or an embedded server (--server a,b: the run's client against it); and that server's
     listener behind the emulated links (0: none)."""
 
     name: str
-    spec: str  # its canonical --build text
+    spec: str  # its canonical --build text; a server side: the launcher's name
     client: ClientInfo
     server: EmbeddedServer
     link_port: int = 0
+    axis: str = "build"  # "build" or "server", as results and titles name the sides
 
 
 class BuildsTarget:
-    """Several builds as one target: each case goes to its build's client and server (Case.build)."""
+    """Several sides as one target: each case goes to its side's client and server (Case.build)."""
 
     destination = HOST_ALIAS
     server_cpu_exact = True

@@ -1,0 +1,173 @@
+"""Which server, and by how much: the first lines of a `--server a,b` run.
+
+A user who runs `--server openssh,dropbear,tinysshd` asks "which of these
+should this box run, and what does it cost me?". Per direction (and
+emulated link) two questions get an answer:
+
+- the cipher this client uses by default, on every server that offers it:
+  the same case on each, so each server is compared with the first one given
+  by the cross pair the schedule funded (the Hodges-Lehmann ratio and 95%
+  Moses interval of analysis/build_ratios.py);
+- each server's own fastest safe cipher (its own view's answer, with its own
+  Terrapin status: a server without strict key exchange has no safe
+  ChaCha20-Poly1305 or EtM mode), compared with the first server's by one
+  stated comparison over their samples, since the two may be different
+  ciphers.
+
+A server is named fastest only where it is significantly faster than every
+other server in that comparison; otherwise the first by median is said to
+be first by its median, not separable from the one it could not be told
+apart from. Each figure carries the server's CPU per GiB, what a busy
+server pays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.forecast import Forecast
+from sshbench.analysis.pairs import PairData
+from sshbench.analysis.robust import shift_interval
+from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.verdicts import costs
+from sshbench.analysis.views import compares_servers, per_server
+from sshbench.results.model import Report, Stat, Summary
+from sshbench.vocabulary.case_terms import Direction, Relation
+
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class ServerFigure:
+    """One server's figure for a question: the cipher, its rate and server CPU, and the ratio to the leader."""
+
+    server: str
+    cipher: str
+    rate: Stat
+    server_cpu: Stat | None  # the server's CPU seconds per GiB moved
+    samples: int
+    safe: bool  # no known weakness on that server (its own Terrapin status decides ChaCha20-Poly1305 and EtM)
+    ratio: float | None = None  # times as fast as the leader (None: this is the leader)
+    low: float | None = None
+    high: float | None = None
+    relation: Relation | None = None  # DIFFERENT: the interval excludes 1
+    forecast: Forecast | None = None  # not yet separable: what settling it would take at this noise
+
+
+@dataclass(frozen=True)
+class ServerQuestion:
+    """One question ("the client's default", "the fastest safe cipher") in one direction and link."""
+
+    direction: Direction
+    link: str
+    question: str  # "default" or "fastest safe"
+    figures: tuple[ServerFigure, ...]  # the leader (by median) first, each other compared with it
+    unmeasured: tuple[str, ...] = ()  # servers with no figure here, and why ("dropbear: not offered")
+
+    @property
+    def proven(self) -> bool:
+        """The leader is significantly faster than every other server with a figure."""
+        return len(self.figures) > 1 and all(f.relation is Relation.DIFFERENT and f.ratio is not None
+                                             and f.ratio < 1 for f in self.figures[1:])
+
+
+def server_questions(report: Report) -> list[ServerQuestion]:
+    """Both questions per direction and link, for a run that compared servers (else none)."""
+    if not compares_servers(report):
+        return []
+    views = per_server(report)
+    data = PairData(report)
+    out = []
+    links = [link.label for link in report.environment.links] or [""]
+    for link in links:
+        for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
+            default = _defaults(views, direction, link, data)
+            best = _bests(views, direction, link, data)
+            out += [q for q in (default, best) if q is not None]
+    return out
+
+
+def _name(view: Report) -> str:
+    return view.environment.builds[0].name
+
+
+def _figure(view: Report, summary: Summary, cipher: str) -> ServerFigure | None:
+    rate = summary.throughput_bytes_per_second
+    if rate is None:
+        return None
+    return ServerFigure(_name(view), cipher, rate, summary.server_cpu_seconds_per_gib, summary.samples_ok,
+                        safe_cipher(view, cipher))
+
+
+def _defaults(views: list[Report], direction: Direction, link: str, data: PairData) -> ServerQuestion | None:
+    found: list[tuple[Report, Summary, ServerFigure]] = []
+    missing = []
+    for view in views:
+        rows = ranked_ciphers(view, direction, link, _name(view))
+        names = {s.case_id: view.case(s.case_id).case.subject for s in rows}
+        default = client_default(view, list(names.values()))
+        row = next((s for s in rows if names[s.case_id] == default), None)
+        figure = _figure(view, row, default) if row is not None and default is not None else None
+        if figure is None:
+            missing.append(f"{_name(view)}: this client's default was not measured there")
+        else:
+            found.append((view, row, figure))  # type: ignore[arg-type]
+    return _question(direction, link, "default", found, missing, data)
+
+
+def _bests(views: list[Report], direction: Direction, link: str, data: PairData) -> ServerQuestion | None:
+    found: list[tuple[Report, Summary, ServerFigure]] = []
+    missing = []
+    for view in views:
+        answer = next((a for a in answers(view) if a.direction is direction and a.link == link), None)
+        if answer is None:
+            missing.append(f"{_name(view)}: no cipher without a known weakness was measured there")
+            continue
+        rows = ranked_ciphers(view, direction, link, _name(view))
+        row = next(s for s in rows if view.case(s.case_id).case.subject == answer.best)
+        figure = _figure(view, row, answer.best)
+        if figure is not None:
+            found.append((view, row, figure))
+    return _question(direction, link, "fastest safe", found, missing, data)
+
+
+def _question(direction: Direction, link: str, question: str, found: list[tuple[Report, Summary, ServerFigure]],
+              missing: list[str], data: PairData) -> ServerQuestion | None:
+    if not found:
+        return None
+    found.sort(key=lambda item: -item[2].rate.median)
+    lead_view, lead, first = found[0]
+    base = _logs(lead_view, lead)
+    figures = [first]
+    for view, summary, figure in found[1:]:
+        compared = _compared(figure, base, _logs(view, summary))
+        if compared.relation is Relation.UNSETTLED:  # one stated 95% comparison: its thresholds, not a table's
+            ahead = data.forecast(lead.case_id, summary.case_id, True, 1, (1 - LEVEL, (1 - LEVEL) / 2))
+            compared = dataclasses.replace(compared, forecast=ahead)
+        figures.append(compared)
+    return ServerQuestion(direction, link, question, tuple(figures), tuple(missing))
+
+
+def _logs(view: Report, summary: Summary) -> list[float]:
+    return costs([v for s in counted(view.samples_of(summary.case_id)) if (v := headline_value(s))], True)
+
+
+def _compared(figure: ServerFigure, leader: list[float], other: list[float]) -> ServerFigure:
+    """The figure with its ratio to the leader: Hodges-Lehmann over all their samples, 95% Moses interval."""
+    found = shift_interval(leader, other, LEVEL)  # log cost of the leader minus this one's: < 0 when slower
+    if found is None:
+        return figure
+    estimate, low, high = found
+    if low is None or high is None:
+        return _with(figure, math.exp(estimate), None, None, Relation.UNSETTLED)
+    relation = Relation.DIFFERENT if low > 0 or high < 0 else Relation.UNSETTLED
+    return _with(figure, math.exp(estimate), math.exp(low), math.exp(high), relation)
+
+
+def _with(figure: ServerFigure, ratio: float, low: float | None, high: float | None,
+          relation: Relation) -> ServerFigure:
+    return dataclasses.replace(figure, ratio=ratio, low=low, high=high, relation=relation)
