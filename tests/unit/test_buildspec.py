@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.analysis.build_ratios import build_rows
-from sshbench.analysis.views import base_group, build_view
+from sshbench.analysis.views import build_view
 from sshbench.results.environment import BuildFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.vocabulary.buildspec import MAX_BUILDS, STOCK, BuildSpec, parse_build, parse_builds
@@ -66,7 +66,9 @@ def test_a_builds_cases_have_their_own_group_id_and_view() -> None:
     report = _report()
     ids = [r.case.id for r in report.cases]
     assert ids == ["cipher:aes128-gcm@openssh.com:upload#a", "cipher:aes128-gcm@openssh.com:upload#b"]
-    assert base_group("cipher:upload#b@rtt=20ms") == "cipher:upload"
+    assert report.cases[1].case.base_group == "cipher:upload"
+    assert Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="c", method="scp", streams=4, build="b",
+                link="rtt=20ms").base_group == "cipher:upload:scp"
     assert [r.case.id for r in build_view(report, "b").cases] == ids[1:]
 
 

@@ -29,13 +29,13 @@ from typing import Any
 
 from sshbench.analysis.stats import counted, headline_value, paired_ratios
 from sshbench.analysis.verdicts import DecisionRule, PairVerdict, pair_verdicts
-from sshbench.compressors import OFF
+from sshbench.results.axes import CROSS, base_value
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 
 # A build, more streams, a compressor are remedies a user can choose: their cross pairs are funded first, with the
 # answer's own (plan/base.py). A link is where the transfer runs, not a choice: its cross pairs (the same case on
 # rtt=0 and on rtt=80ms) are sampled like neighbours, where a forecast says they can settle.
-DIMENSIONS = ("build", "streams", "compression", "link")
+DIMENSIONS = CROSS  # results/axes.py: build, streams, compression, link
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
 
 
@@ -47,14 +47,6 @@ class CrossPair:
     base: str
     other: str
     moves_data: bool
-
-
-def _first(dimension: str, values: list[object]) -> object:
-    if dimension == "streams":
-        return min(values)  # type: ignore[type-var]
-    if dimension == "compression" and OFF in values:
-        return OFF
-    return values[0]  # builds and links: the first given (usually stock; the first link of --link)
 
 
 def cross_pairs(cases: list[Case]) -> list[CrossPair]:
@@ -69,7 +61,7 @@ def cross_pairs(cases: list[Case]) -> list[CrossPair]:
                 values.append(getattr(case, dimension))
         if len(values) < 2:
             continue
-        first = _first(dimension, values)
+        first = base_value(dimension, values)
         for case in measured:
             if getattr(case, dimension) != first:
                 continue

@@ -15,16 +15,9 @@ that server's, with no code of theirs knowing there were others.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from sshbench.results.model import Case, CaseKind, Report
-
-
-def base_group(group: str) -> str:
-    """A group without its streams, compression, build and link: "cipher:upload*4~zstd:3#hpn@rtt=20ms" ->
-    "cipher:upload" (a transfer method stays: "cipher:upload:scp")."""
-    return re.split(r"[*~#@]", group, maxsplit=1)[0]
 
 
 def _view(report: Report, keep: set[str]) -> Report:

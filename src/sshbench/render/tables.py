@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.analysis.verdicts import recorded_rule
-from sshbench.analysis.views import Variant, base_group, build_view, builds_of, side_word, variant_view, variants_of
+from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.compressors import choice
 from sshbench.render.build_tables import build_tables
 from sshbench.render.labels import (
@@ -299,10 +299,11 @@ def _tables(report: Report, references: bool = True, handshakes: bool = True) ->
     """The ranked tables of one view (one link, build, streams and compression: analysis/views.py), the method
     matrix, references."""
     tables: list[Table] = []
+    cases = {r.case.id: r.case for r in report.cases}
     for kind, direction in TITLES:
         if direction is Direction.SETUP and not handshakes:
             continue
-        rows = [s for s in report.summaries if base_group(s.group) == f"{kind.value}:{direction.value}"]
+        rows = [s for s in report.summaries if cases[s.case_id].base_group == f"{kind.value}:{direction.value}"]
         if not rows:
             continue
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))

@@ -16,6 +16,7 @@ from typing import Literal
 from sshbench.compressors import OFF, Choice, choice
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
+from sshbench.results.axes import AXES, spelled
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
@@ -72,18 +73,11 @@ class Case:
 
     @cached_property  # made once: a frozen case never changes, and a run asks for its id ~10^5 times
     def id(self) -> str:
-        return f"{self.kind.value}:{self.subject}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
-            f"{self._build_suffix}{self._link_suffix}"
+        return f"{self.kind.value}:{self.subject}:{self.direction.value}{spelled(self._axes)}"
 
     @property
-    def _method_suffix(self) -> str:
-        return "" if self.method == PIPE else f":{self.method}"
-
-    @property
-    def variant_suffix(self) -> str:
-        """The streams and compression of the case as ids and groups spell them: "*4~zstd:3" ("" for 1 and off)."""
-        return (f"*{self.streams}" if self.streams != 1 else "") + \
-            (f"~{self.compression}" if self.compression != OFF else "")
+    def _axes(self) -> dict[str, object]:
+        return {axis.name: getattr(self, axis.name) for axis in AXES}
 
     @cached_property  # the stored text read once: code asks the value (external? SSH's?), never the text
     def compressor(self) -> Choice:
@@ -95,23 +89,19 @@ class Case:
         return self.streams == 1 and self.compressor.is_off
 
     @property
-    def _build_suffix(self) -> str:
-        return f"#{self.build}" if self.build else ""
-
-    @property
-    def _link_suffix(self) -> str:
-        return f"@{self.link}" if self.link else ""
-
-    @property
     def moves_data(self) -> bool:
         return self.direction is not Direction.SETUP
 
     @property
     def group(self) -> str:
-        """Cases ranked against each other: same kind, direction, transfer method, streams, compression, build and
-        link."""
-        return f"{self.kind.value}:{self.direction.value}{self._method_suffix}{self.variant_suffix}" \
-            f"{self._build_suffix}{self._link_suffix}"
+        """Cases ranked against each other: same kind, direction and every axis (results/axes.py)."""
+        return f"{self.kind.value}:{self.direction.value}{spelled(self._axes)}"
+
+    @property
+    def base_group(self) -> str:
+        """The group without the axes a table is drawn once per value of: "cipher:upload" (a transfer method
+        stays: "cipher:upload:scp")."""
+        return f"{self.kind.value}:{self.direction.value}{spelled(self._axes, only=('method',))}"
 
     @property
     def is_pipe(self) -> bool:
