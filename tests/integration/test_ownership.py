@@ -92,9 +92,17 @@ def _kill_sweep_and_check(run: subprocess.Popen[str], tmp: Path, run_as: list[st
         wait_for_samples(run, tmp / "r.json", 2)
         private = _private_dir(tmp)
         decoys = _decoys(private, run_as)
-        for pid in descendants(run.pid):  # stopped, they cannot end by themselves when sshbench dies
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 30  # between two samples a run has no child: kill it while one is running
+        while time.monotonic() < deadline and run.poll() is None:
+            os.kill(run.pid, signal.SIGSTOP)  # the run first, so it starts nothing new while its children stop
+            stopped = descendants(run.pid)
+            for pid in stopped:  # stopped, they cannot end by themselves when sshbench dies
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGSTOP)
+            if any(alive(pid) for pid in stopped):
+                break
+            os.kill(run.pid, signal.SIGCONT)
+            time.sleep(0.05)
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
         before = our_processes(str(tmp)) - _decoy_pids(decoys)
