@@ -79,6 +79,8 @@ def test_all_servers_are_one_report_with_cross_pairs_and_a_recommendation_each(t
     measured = {c["case"]["build"] for c in data["cases"] if c["status"] == "measured"
                 and c["case"]["kind"] == "cipher"}
     assert measured == {"openssh", "dropbear", "tinysshd"}
+    ctr = {c["case"]["build"]: c["case"]["mac"] for c in data["cases"] if c["case"]["cipher"] == "aes128-ctr"}
+    assert ctr["openssh"] == ctr["dropbear"] == "hmac-sha2-256", "one MAC both offer: the same case, a cross pair"
     skipped = [c for c in data["cases"] if c["case"]["build"] == "tinysshd" and c["status"] == "skipped"]
     assert skipped and all(c["case"]["cipher"] == "aes128-ctr" for c in skipped), "each server its own offer"
     chacha = {s["negotiated"]["server_version"].split("_")[0] for s in data["samples"] if not s["warmup"]

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from sshbench.implementations import by_program
 from sshbench.options import RunOptions
 from sshbench.plan.cases import HostPlan
+from sshbench.plan.partners import AUTO, sweep_partner
 from sshbench.plan.selection import select
 from sshbench.results.environment import BuildFacts, ClientFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus
@@ -32,7 +33,7 @@ from sshbench.targets.discovery import ClientInfo, client_settings, discover_cli
 from sshbench.targets.embedded import BuildSide
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, is_aead
 from sshbench.vocabulary.errors import UsageError
 
 Say = Callable[[str], None]
@@ -67,6 +68,26 @@ def server_sides(servers: list[EmbeddedServer], client: ClientInfo, ports: dict[
     behind the emulated links, by launcher name)."""
     return [BuildSide(server.name, server.name, client, server, ports[server.name], axis="server")
             for server in servers]
+
+
+def side_options(options: RunOptions, side: BuildSide, sides: tuple[BuildSide, ...]) -> RunOptions:
+    """A side's options: for servers (--server a,b), the sweep partners left to "auto" chosen once from what
+    every server that would use them offers, so that aes128-ctr with its MAC is one case on OpenSSH and on
+    Dropbear (a cross pair) rather than two (OpenSSH's -etm MAC, which Dropbear lacks); a server that lacks the
+    common choice, or a run of builds, keeps its own."""
+    if side.axis != "server":
+        return options
+    chosen: dict[str, str] = {}
+    for field, kind, option in (("cipher_mac", Kind.MAC, "--cipher-mac"), ("mac_cipher", Kind.CIPHER, "--mac-cipher")):
+        if getattr(options, field) != AUTO:
+            continue
+        users = [s for s in sides if any(not is_aead(name) for name in offered(s).cipher)]
+        common = AlgorithmLists(**{k.value: tuple(n for n in offered(users[0]).of(k) if all(
+            n in offered(s).of(k) for s in users)) for k in ALGORITHM_KINDS}) if users else AlgorithmLists()
+        name = sweep_partner(kind, AUTO, option, side.client, common).name
+        if name is not None and name in offered(side).of(kind):
+            chosen[field] = name
+    return dataclasses.replace(options, **chosen)  # type: ignore[arg-type]
 
 
 def _server_lines(options: RunOptions, program: str) -> str | None:

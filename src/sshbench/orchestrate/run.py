@@ -26,7 +26,15 @@ from sshbench.measure.accounting import bytes_moved
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.measure.datapath import make_payload
 from sshbench.options import RunOptions
-from sshbench.orchestrate.build_sides import check_names, merged, offered, server_sides, start_builds, with_none
+from sshbench.orchestrate.build_sides import (
+    check_names,
+    merged,
+    offered,
+    server_sides,
+    side_options,
+    start_builds,
+    with_none,
+)
 from sshbench.orchestrate.session import Advice, Host, embedded_environment, measure_host
 from sshbench.plan.budget import (
     BUSY,
@@ -131,8 +139,9 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     def plan(host: Host, opts: RunOptions) -> HostPlan:
         if host.builds:
             check_names(opts, host.builds)
-            return merged([(side.name, with_none(plan_host(opts, side.client, offered(side), methods, missing,
-                                                           f"{side.axis} {side.name}", embedded=True, lenient=True),
+            return merged([(side.name, with_none(plan_host(side_options(opts, side, host.builds), side.client,
+                                                           offered(side), methods, missing, f"{side.axis} {side.name}",
+                                                           embedded=True, lenient=True),
                                                  side, opts)) for side in host.builds])
         return plan_host(opts, client, host.offered, methods, missing,
                          "the server" if host.remote is None else host.remote.facts.destination or "",
