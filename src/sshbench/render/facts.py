@@ -16,7 +16,7 @@ from sshbench.analysis.noise import describe
 from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
-from sshbench.analysis.views import compares_servers
+from sshbench.analysis.views import compares_servers, per_server
 from sshbench.compressors import OFF, choice
 from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
@@ -137,7 +137,9 @@ def facts(report: Report) -> list[Fact]:
         out.append(Fact("network", tcp))
     if congestion := _congestion(report):
         out.append(Fact("tcp", congestion))
-    out += [Fact("limit", line) for line in limits(report)]
+    out += [Fact("limit", line) for line in limits(report)] if not compares_servers(report) else [
+        Fact("limit", f"[server {view.environment.builds[0].name}] {line}") for view in per_server(report)
+        for line in limits(view)]  # --server a,b: what limited each server's fastest cipher, in its own words
     if host.cpu_mhz:
         out.append(Fact("clock", f"{host.cpu_mhz:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)"))
     return out
