@@ -55,3 +55,12 @@ def test_no_code_splits_an_id_or_compares_a_parts_name_outside_its_own_module() 
             names += [f"{where}: {m.group(0)}" for m in _NAMES.finditer(text)]
     assert not splits, splits
     assert not names, names
+
+
+def test_the_same_cipher_with_another_mac_on_another_side_is_no_cross_pair() -> None:
+    """An id leaves a cipher case's MAC out: Dropbear's aes128-ctr with hmac-sha2-256 and OpenSSH's with the -etm
+    MAC have ids that differ only by side, yet they are two cases, never one compared across servers."""
+    etm = _case(mac="hmac-sha2-256-etm@openssh.com", build="openssh")
+    plain = _case(mac="hmac-sha2-256", build="dropbear")
+    assert cross_pairs([etm, plain]) == []
+    assert [p.dimension for p in cross_pairs([etm, _case(mac=etm.mac, build="dropbear")])] == ["build"]

@@ -52,8 +52,8 @@ class CrossPair:
 def cross_pairs(cases: list[Case]) -> list[CrossPair]:
     """Every cross pair among these cases (references and file-less duplicates aside), in a stable order."""
     measured = [c for c in cases if c.kind not in REFERENCES]
-    ids = {c.id for c in measured}
-    out = []
+    present = set(measured)  # whole cases, not ids: an id leaves the MAC of a cipher case out, and two servers
+    out = []                 # whose sweeps chose different MACs measured two cases, never one case twice
     for dimension in DIMENSIONS:
         values: list[object] = []
         for case in measured:
@@ -68,7 +68,7 @@ def cross_pairs(cases: list[Case]) -> list[CrossPair]:
             for value in values:
                 change: dict[str, Any] = {dimension: value}
                 other = dataclasses.replace(case, **change)
-                if value != first and other.id in ids:
+                if value != first and other in present:
                     out.append(CrossPair(dimension, case.id, other.id, case.moves_data))
     return out
 
