@@ -18,6 +18,7 @@ from rich.text import Text
 
 from sshbench.analysis.answer import answers
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
+from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import rule_for
 from sshbench.cli.context import Context
 from sshbench.cli.hints import next_steps
@@ -27,7 +28,7 @@ from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.orchestrate.session import Advice
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
-from sshbench.render.jsondoc import answer_json
+from sshbench.render.jsondoc import answer_json, server_json
 from sshbench.render.progress import JsonLinesReporter, reporter_for
 from sshbench.render.terminal import answer_block, full_report, host_rule, hosts_report
 from sshbench.results.codec import report_to_dict
@@ -182,7 +183,8 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
             for warning in saved["warnings"]:
                 lines.line(json.dumps({"event": "warning", "host": report.label, **warning}))
             lines.line(json.dumps({"event": "answer", "host": report.label,
-                                   "answer": [answer_json(a) for a in answers(report)]}, allow_nan=False))
+                                   "answer": [answer_json(a) for a in answers(report)],
+                                   "servers": [server_json(q) for q in server_questions(report)]}, allow_nan=False))
         lines.line(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
                                "csv": writer.csv_path, "hosts": [r.label for r in reports],
                                "samples": sum(len(r.samples) for r in reports), "failed": failed}))
