@@ -112,7 +112,9 @@ def jsonl_schema() -> dict[str, Any]:
                 _event("summary", ["host", "case_id"], {"host": {"type": "string"}, "case_id": {"type": "string"}}),
                 _event("warning", ["host", "code", "message"],
                        {"host": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}}),
-                _event("answer", ["host", "answer"], {"host": {"type": "string"}, "answer": {"type": "array"}}),
+                _event("answer", ["host", "answer"], {"host": {"type": "string"}, "answer": {"type": "array"},
+                                                     # --server a,b: which server, as report --json's runs[].servers
+                                                     "servers": {"type": "array"}}),
                 _event("finished", ["status", "results", "csv", "hosts", "samples", "failed"],
                        {"status": {"enum": ["complete", "interrupted", "failed", "running"]}, "results": text,
                         "csv": text, "hosts": {"type": "array", "items": {"type": "string"}},
