@@ -158,13 +158,24 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
     env.host.during_run = sysinfo.usage_since(machine_before)
     report.warnings = [w.stored() for w in advise(report)]
     save(report)
+    out = _recommendations(host, report)
+    save(report)
+    return out
+
+
+def _recommendations(host: Host, report: Report) -> list[Advice]:
+    """The run's recommendation, checked by the real ssh and sshd, kept in the report; for a --server a,b run one
+    per server, made from that server's view and checked by that server (OpenSSH's drop-in by its sshd -t)."""
     servers = {side.name: side.server for side in host.builds}
     out = []
-    for view in per_server(report):  # each server of a --server a,b run gets its own, checked by that server
-        own = view.environment.builds[0].own if view is not report else None
-        advice = checked_recommendation(view, host.system_client or host.client,
-                                        servers[view.environment.builds[0].name] if own else server, "modern",
-                                        host_pattern(env.server.destination))
+    for view in per_server(report):
+        side = view.environment.builds[0] if view is not report else None
+        own = side.own if side is not None else None
+        server = servers[side.name] if side is not None and own is not None else host.server
+        if own is not None and own.server.embedded is not None:
+            own.server.embedded.refused_connections = server.strangers
+        advice = checked_recommendation(view, host.system_client or host.client, server, "modern",
+                                        host_pattern(report.environment.server.destination))
         if not advice.problems:  # kept in the results, so reports can show it without running anything
             stored = StoredRecommendation(advice.rec.policy.name, advice.client_text, advice.server_text or "",
                                           advice.prediction)
@@ -172,8 +183,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                 own.recommendation = stored
             else:
                 report.recommendation = stored
-        out.append((view if own is None else side_view(report, view.environment.builds[0].name), advice))
-    save(report)
+        out.append((view if side is None or own is None else side_view(report, side.name), advice))
     return out
 
 
