@@ -73,6 +73,15 @@ def _decoys(directory: Path, run_as: list[str]) -> dict[str, subprocess.Popen[by
     return decoys
 
 
+def _session(pid: int) -> int | None:
+    """The session of a process (None: gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _decoy_pids(decoys: dict[str, subprocess.Popen[bytes]]) -> set[int]:
     return {pid for proc in decoys.values() for pid in {proc.pid} | descendants(proc.pid)}
 
@@ -99,9 +108,13 @@ def _kill_sweep_and_check(run: subprocess.Popen[str], tmp: Path, run_as: list[st
             for pid in stopped:  # stopped, they cannot end by themselves when sshbench dies
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGSTOP)
-            if any(alive(pid) for pid in stopped):
+            # a server's connection, stopped: it is a session of its own and outlives sshbench, where the client
+            # side (process groups in sshbench's session) is sent SIGHUP by the kernel once its group is orphaned
+            if any(_session(pid) != _session(run.pid) for pid in our_processes(str(tmp)) - _decoy_pids(decoys)):
                 break
-            os.kill(run.pid, signal.SIGCONT)
+            for pid in [*stopped, run.pid]:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGCONT)
             time.sleep(0.05)
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
