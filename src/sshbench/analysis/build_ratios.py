@@ -59,7 +59,7 @@ def build_rows(report: Report) -> list[BuildRow]:
     out = []
     for case, by_build in rows.items():
         first = next((n for n in names if n in by_build), None)
-        base = _logs(report, by_build[first]) if first else []
+        base = summary_logs(report, by_build[first]) if first else []
         cells = {}
         for name, summary in by_build.items():
             cells[name] = BuildCell(name, summary) if name == first else _compared(name, summary, report, base)
@@ -67,18 +67,25 @@ def build_rows(report: Report) -> list[BuildRow]:
     return out
 
 
-def _logs(report: Report, summary: Summary) -> list[float]:
+def summary_logs(report: Report, summary: Summary) -> list[float]:
+    """A case's counted samples as log costs (smaller is faster), what its ratios are taken over."""
     values = [v for s in counted(report.samples_of(summary.case_id)) if (v := headline_value(s))]
     return costs(values, summary.throughput_bytes_per_second is not None)
 
 
-def _compared(name: str, summary: Summary, report: Report, base: list[float]) -> BuildCell:
-    found = shift_interval(base, _logs(report, summary), LEVEL)  # log cost of the first minus this one's
+def stated_ratio(base: list[float], other: list[float]) -> tuple[float, float | None, float | None, Relation] | None:
+    """How many times as fast `other` is as `base` (their log costs): the Hodges-Lehmann ratio, its 95% Moses
+    interval and the verdict it supports (DIFFERENT where the interval excludes 1); None without samples."""
+    found = shift_interval(base, other, LEVEL)  # log cost of the base minus the other's
     if found is None:
-        return BuildCell(name, summary)
+        return None
     estimate, low, high = found
-    ratio = math.exp(estimate)  # > 1: the first build takes longer, this one is faster
     if low is None or high is None:
-        return BuildCell(name, summary, ratio, relation=Relation.UNSETTLED)
+        return math.exp(estimate), None, None, Relation.UNSETTLED
     relation = Relation.DIFFERENT if low > 0 or high < 0 else Relation.UNSETTLED
-    return BuildCell(name, summary, ratio, math.exp(low), math.exp(high), relation)
+    return math.exp(estimate), math.exp(low), math.exp(high), relation
+
+
+def _compared(name: str, summary: Summary, report: Report, base: list[float]) -> BuildCell:
+    found = stated_ratio(base, summary_logs(report, summary))  # > 1: this build is faster than the first
+    return BuildCell(name, summary) if found is None else BuildCell(name, summary, *found)

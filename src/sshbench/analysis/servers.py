@@ -24,21 +24,16 @@ server pays.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.build_ratios import LEVEL, stated_ratio, summary_logs
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
-from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stats import counted, headline_value
-from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.vocabulary.case_terms import Direction, Relation
-
-LEVEL = 0.95
 
 
 @dataclass(frozen=True)
@@ -141,10 +136,10 @@ def _question(direction: Direction, link: str, question: str, found: list[tuple[
         return None
     found.sort(key=lambda item: -item[2].rate.median)
     lead_view, lead, first = found[0]
-    base = _logs(lead_view, lead)
+    base = summary_logs(lead_view, lead)
     figures = [first]
     for view, summary, figure in found[1:]:
-        compared = _compared(figure, base, _logs(view, summary))
+        compared = _compared(figure, base, summary_logs(view, summary))
         if compared.relation is Relation.UNSETTLED:  # one stated 95% comparison: its thresholds, not a table's
             ahead = data.forecast(lead.case_id, summary.case_id, True, 1, (1 - LEVEL, (1 - LEVEL) / 2))
             compared = dataclasses.replace(compared, forecast=ahead)
@@ -152,22 +147,10 @@ def _question(direction: Direction, link: str, question: str, found: list[tuple[
     return ServerQuestion(direction, link, question, tuple(figures), tuple(missing))
 
 
-def _logs(view: Report, summary: Summary) -> list[float]:
-    return costs([v for s in counted(view.samples_of(summary.case_id)) if (v := headline_value(s))], True)
-
-
 def _compared(figure: ServerFigure, leader: list[float], other: list[float]) -> ServerFigure:
     """The figure with its ratio to the leader: Hodges-Lehmann over all their samples, 95% Moses interval."""
-    found = shift_interval(leader, other, LEVEL)  # log cost of the leader minus this one's: < 0 when slower
+    found = stated_ratio(leader, other)
     if found is None:
         return figure
-    estimate, low, high = found
-    if low is None or high is None:
-        return _with(figure, math.exp(estimate), None, None, Relation.UNSETTLED)
-    relation = Relation.DIFFERENT if low > 0 or high < 0 else Relation.UNSETTLED
-    return _with(figure, math.exp(estimate), math.exp(low), math.exp(high), relation)
-
-
-def _with(figure: ServerFigure, ratio: float, low: float | None, high: float | None,
-          relation: Relation) -> ServerFigure:
+    ratio, low, high, relation = found
     return dataclasses.replace(figure, ratio=ratio, low=low, high=high, relation=relation)

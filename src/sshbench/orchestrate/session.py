@@ -9,6 +9,7 @@ interrupt at any point leaves a file that holds what was measured.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from sshbench.analysis.advice import advise
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.views import per_server, side_view
+from sshbench.analysis.views import per_server
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
@@ -183,7 +184,7 @@ def _recommendations(host: Host, report: Report) -> list[Advice]:
                 own.recommendation = stored
             else:
                 report.recommendation = stored
-        out.append((view if side is None or own is None else side_view(report, side.name), advice))
+        out.append((view if own is None else dataclasses.replace(view, recommendation=own.recommendation), advice))
     return out
 
 
