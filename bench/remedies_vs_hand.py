@@ -262,12 +262,16 @@ def main() -> None:
     _print(args, link, variants, sizes, mine, hand, ended, load)
 
 
+def machine_line(load: list[list[float] | None], hog: bool) -> str:
+    """The CPU model, its count and the load beside the figures (and the busy processes, if any)."""
+    loads = ", ".join(f"{a[0]:.2f}" for a in load if a)
+    return f"{_cpu_model()}, {os.cpu_count()} CPUs; load (1 min) {loads}{'; a busy process per CPU beside it' * hog}"
+
+
 def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: dict[Variant, int],
            mine: dict[Variant, list[float]], hand: dict[Variant, list[float]], ended: list[str],
            load: list[list[float] | None]) -> None:
-    loads = ", ".join(f"{a[0]:.2f}" for a in load if a)
-    hog = "; a busy process per CPU beside it" if args.hog else ""
-    print(f"{_cpu_model()}, {os.cpu_count()} CPUs; load (1 min) {loads}{hog}")
+    print(machine_line(load, args.hog))
     print(f"{link or 'loopback'}: {args.cipher}, upload of {args.data} data, {args.rounds} rounds; sshbench "
           f"--time-budget {args.budget:.0f}s each, hand at two sizes per variant from one shell")
     base = variants[0]

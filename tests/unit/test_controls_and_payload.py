@@ -1,6 +1,7 @@
 import os
 import subprocess
 import threading
+import time
 import zlib
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 
 from sshbench.measure.controls import parse_speed
 from sshbench.measure.corpus import PATTERN_BYTES
-from sshbench.measure.datapath import CHUNK, Payload, drain, grow_pipe, make_payload
+from sshbench.measure.datapath import CHUNK, PACE_MAX_SECONDS, Payload, _Pace, drain, grow_pipe, make_payload
 from sshbench.vocabulary.algorithms import EVP_OF
 from tests.conftest import recorded
 
@@ -116,3 +117,79 @@ def test_drain_stops_at_the_limit() -> None:
     assert drain(read_fd, 600) == (600, False)
     assert drain(read_fd, 10_000) == (400, True)
     os.close(read_fd)
+
+
+def test_a_paced_source_feeds_a_slow_reader_every_byte_in_order(tmp_path: Path) -> None:
+    """A reader that takes 45 KiB at a time with pauses (as ssh does) gets exactly the pattern, however the source
+    paces itself: no byte lost or repeated across its non-blocking splices and sleeps."""
+    payload = make_payload("text", str(tmp_path), seed=5)
+    read_fd, write_fd = os.pipe()
+    grow_pipe(write_fd)
+    chunks: list[bytes] = []
+
+    def reader() -> None:
+        while data := os.read(read_fd, 45 * 1024):
+            chunks.append(data)
+            if len(chunks) % 16 == 0:
+                time.sleep(0.002)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    n = PATTERN_BYTES // 2 + 999
+    payload.send(write_fd, n)
+    os.close(write_fd)
+    thread.join(timeout=60)
+    os.close(read_fd)
+    assert b"".join(chunks) == Path(str(payload.path)).read_bytes()[:n]
+
+
+def test_a_paced_source_whose_reader_goes_away_raises_broken_pipe() -> None:
+    read_fd, write_fd = os.pipe()
+    threading.Timer(0.05, os.close, args=(read_fd,)).start()
+    with pytest.raises(BrokenPipeError):
+        Payload().send(write_fd, 64 * CHUNK)
+    os.close(write_fd)
+
+
+def test_a_paced_sink_sees_the_last_byte_without_waiting_for_the_end_of_the_stream() -> None:
+    """The writer sends in bursts and then keeps its end open: drain returns once the limit has arrived (its last
+    half-pipe is read blocking), and counts every byte."""
+    read_fd, write_fd = os.pipe()
+    grow_pipe(write_fd)
+    total = 3 * CHUNK + 17
+    done = threading.Event()
+
+    def writer() -> None:
+        sent = 0
+        while sent < total:
+            sent += os.write(write_fd, bytes(min(100_000, total - sent)))
+            time.sleep(0.001)
+        done.wait(30)  # the stream stays open: only the count can end the drain
+        os.close(write_fd)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert drain(read_fd, total) == (total, False)
+    finally:
+        done.set()
+        thread.join(timeout=30)
+    os.close(read_fd)
+
+
+def test_the_pace_looks_sooner_after_a_pipe_ran_dry_and_later_while_its_reader_is_idle() -> None:
+    read_fd, write_fd = os.pipe()
+    size = grow_pipe(write_fd)
+    os.write(write_fd, bytes(size))  # full: we are the source, resting
+    pace = _Pace(write_fd)
+    pace.seconds = 0.004
+    pace.rest(filling=True)  # nobody read: idle, look later
+    assert pace.seconds == pytest.approx(0.008)
+    threading.Timer(0.001, lambda: os.read(read_fd, size)).start()  # the reader empties it meanwhile: it ran dry
+    pace.rest(filling=True)
+    assert pace.seconds == pytest.approx(0.004)
+    for _ in range(20):
+        pace.rest(filling=True)
+    assert pace.seconds <= PACE_MAX_SECONDS
+    os.close(read_fd)
+    os.close(write_fd)

@@ -5,6 +5,18 @@ pipe reaches only 0.6-0.9 GB/s, as slow as ssh itself. With the pipe grown to
 1 MiB (F_SETPIPE_SZ) and the bytes moved by splice(2) from /dev/zero, and to
 /dev/null on the receiving end, no byte is copied through Python at all
 (several GB/s; bench/datapath.py measures it on your machine).
+
+Paced, not ping-ponged: a blocking splice into a full pipe wakes each time
+the reader takes a little (ssh reads about 45 KiB at a time), so sshbench's
+own process woke 31,000 times per GiB and spent 0.4-0.7 CPU s/GiB doing it,
+against ssh's own ~2 on the client (aes128-gcm, AMD EPYC). Where the
+client's CPU is the limit (several streams; a loaded machine) that was taken
+from the transfer, which a user's `ssh HOST cmd < FILE` never pays. So each
+end moves what the pipe can take without blocking, then sleeps until about
+half the pipe has moved through at the rate just seen (FIONREAD tells),
+sooner after the pipe ran dry meanwhile; a download's last half-pipe is
+drained blocking, so its last byte is still timed the moment it arrives.
+bench/source_pacing.py sets the two side by side (docs/methodology.md).
 """
 
 from __future__ import annotations
@@ -15,6 +27,9 @@ import fcntl
 import os
 import random
 import shlex
+import struct
+import termios
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,13 +39,17 @@ from sshbench.measure.corpus import PATTERN_BYTES
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+_F_GETPIPE_SZ = getattr(fcntl, "F_GETPIPE_SZ", 1032)
+PACE_PARTS = 2  # a paced end wakes when about 1/PACE_PARTS of the pipe has moved through
+PACE_MIN_SECONDS = 0.0001
+PACE_MAX_SECONDS = 0.02  # a slow reader (a thin link) is still looked at 50 times a second
 
 
 def grow_pipe(fd: int, size: int = PIPE_SIZE) -> int:
     """Enlarge a pipe's kernel buffer; returns the size in force (unchanged if the kernel refuses)."""
     with contextlib.suppress(OSError):
         return fcntl.fcntl(fd, _F_SETPIPE_SZ, size)
-    return fcntl.fcntl(fd, getattr(fcntl, "F_GETPIPE_SZ", 1032))
+    return fcntl.fcntl(fd, _F_GETPIPE_SZ)
 
 
 Tick = Callable[[int], None]  # told the bytes moved by each chunk, for a live rate
@@ -40,21 +59,79 @@ def _ignore(moved: int) -> None:
     pass
 
 
+class _Pace:
+    """When a paced end (measure/datapath.py's docstring) looks at its pipe again: after about half the pipe
+    has moved through at the other end's recent rate, sooner after the pipe ran dry (or full) meanwhile."""
+
+    def __init__(self, pipe: int) -> None:
+        self.pipe = pipe
+        try:
+            self.size = fcntl.fcntl(pipe, _F_GETPIPE_SZ)
+        except OSError:
+            self.size = PIPE_SIZE
+        self.seconds = PACE_MIN_SECONDS
+
+    def level(self) -> int:
+        """Bytes in the pipe now (FIONREAD works on either end of a pipe)."""
+        try:
+            return int(struct.unpack("i", fcntl.ioctl(self.pipe, termios.FIONREAD, b"\0\0\0\0"))[0])
+        except OSError:
+            return 0
+
+    def rest(self, filling: bool) -> None:
+        """Sleep, then set the next sleep from what the other end moved meanwhile. `filling`: we write the pipe
+        (it was full when we began to sleep), else we read it (it was empty)."""
+        before = self.level()
+        time.sleep(self.seconds)
+        after = self.level()
+        moved = before - after if filling else after - before
+        ran_out = after == 0 if filling else after >= self.size
+        if ran_out:
+            self.seconds /= 2  # the other end may have waited on us: look sooner
+        elif moved > 0:  # toward the sleep that lets half the pipe go, by at most a doubling or a halving a
+            # step: a connection's first moments (TCP's ramp) would otherwise set a sleep its full rate outruns
+            self.seconds *= min(2.0, max(0.5, self.size / PACE_PARTS / moved))
+        else:
+            self.seconds *= 2  # the other end is idle (a link stalls, a peer thinks)
+        self.seconds = min(PACE_MAX_SECONDS, max(PACE_MIN_SECONDS, self.seconds))
+
+
+Move = Callable[[int, int], int]  # splice(count, flags) -> bytes moved
+
+
+def _paced(move: Move, pipe: int, limit: int, tick: Tick, filling: bool, exact_tail: bool) -> tuple[int, bool]:
+    """Splice up to `limit` bytes with `move`, paced (module docstring): (bytes moved, True if the source ended).
+    With `exact_tail` the last 1/PACE_PARTS of a pipe is moved blocking, so its last byte is seen as it comes."""
+    pace = _Pace(pipe)
+    count = 0
+    while count < limit:
+        left = limit - count
+        blocking = exact_tail and left <= pace.size // PACE_PARTS
+        try:
+            moved = move(min(CHUNK, left), 0 if blocking else os.SPLICE_F_NONBLOCK)
+        except BlockingIOError:
+            pace.rest(filling)
+            continue
+        if moved == 0:
+            return count, True
+        count += moved
+        tick(moved)
+    return count, False
+
+
 def send_zeros(fd: int, nbytes: int, tick: Tick = _ignore) -> None:
     """Write exactly `nbytes` zero bytes to the pipe `fd` (BrokenPipeError if the reader went away)."""
-    left = nbytes
     with open("/dev/zero", "rb", buffering=0) as zero:
         try:
-            while left:
-                moved = os.splice(zero.fileno(), fd, min(CHUNK, left))
-                if moved <= 0:
-                    raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
-                left -= moved
-                tick(moved)
+            _, ended = _paced(lambda count, flags: os.splice(zero.fileno(), fd, count, flags=flags), fd, nbytes,
+                              tick, filling=True, exact_tail=False)
+            if ended:
+                raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
             return
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
                 raise
+    left = nbytes
     buf = memoryview(bytes(CHUNK))  # splice unavailable: big writes instead
     while left:
         moved = os.write(fd, buf[: min(CHUNK, left)])
@@ -68,19 +145,14 @@ def drain(fd: int, limit: int, tick: Tick = _ignore) -> tuple[int, bool]:
     Returns (bytes counted, True if EOF came first). Stops at `limit` so the
     caller can stop its clock at the exact moment the last byte arrived.
     """
-    count = 0
     with open("/dev/null", "wb", buffering=0) as null:
         try:
-            while count < limit:
-                moved = os.splice(fd, null.fileno(), min(CHUNK, limit - count))
-                if moved == 0:
-                    return count, True
-                count += moved
-                tick(moved)
-            return count, False
+            return _paced(lambda count, flags: os.splice(fd, null.fileno(), count, flags=flags), fd, limit, tick,
+                          filling=False, exact_tail=True)
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
                 raise
+    count = 0
     buf = bytearray(CHUNK)
     while count < limit:
         got = os.readv(fd, [memoryview(buf)[: min(CHUNK, limit - count)]])
@@ -112,15 +184,16 @@ class Payload:
             send_zeros(fd, nbytes, tick)
             return
         size = os.path.getsize(self.path)
+        offset = 0
         with open(self.path, "rb", buffering=0) as pattern:
-            offset, left = 0, nbytes
-            while left:
-                moved = os.splice(pattern.fileno(), fd, min(CHUNK, left, size - offset), offset_src=offset)
-                if moved <= 0:
-                    raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
-                left -= moved
+            def move(count: int, flags: int) -> int:
+                nonlocal offset
+                moved = os.splice(pattern.fileno(), fd, min(count, size - offset), offset_src=offset, flags=flags)
                 offset = (offset + moved) % size
-                tick(moved)
+                return moved
+            _, ended = _paced(move, fd, nbytes, tick, filling=True, exact_tail=False)
+        if ended:
+            raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
 
     def remote_source(self, nbytes: int) -> str:
         """POSIX sh that writes exactly `nbytes` of this payload to stdout on the server."""
