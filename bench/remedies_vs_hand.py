@@ -9,10 +9,11 @@ embedded sshd of the bench's own, every stream started from ONE shell, as a user
     sh -c 'zstd -3 --single-thread -c < FILE | ssh HOST "zstd -d -c | cat >/dev/null"'
     sh -c 'ssh -C HOST "cat >/dev/null" < FILE'                              (SSH's zlib)
 
-The hand side is timed as a shell times it, at two sizes (S and S/4), and the rate is the difference of bytes
-over the difference of times: logins, process start and TCP's ramp cancel, the tail (a stream that finishes
-late) stays, as it does for a user. The hand's client processes are pinned to the client half of the CPUs and
-its server forks onto the other half, as sshbench's split placement does. `--hog` runs one busy process per
+The hand side is timed as a shell times it, at two sizes (S and S/4), `--hand-repeats` runs of each (3;
+alternating), and the rate is the difference of bytes over the difference of their median times: logins,
+process start and TCP's ramp cancel, the tail (a stream that finishes late) stays, as it does for a user. The
+hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
+sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
 
 Prints, per stream count and compressor, both medians over the rounds with their ranges, sshbench / hand
@@ -150,10 +151,15 @@ class Hand:
             raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
         return took
 
-    def rate(self, variant: Variant, size: int) -> float:
-        """Bytes/s from a run of `size` and one of size/4: each connection's fixed costs cancel."""
+    def rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
+        """Bytes/s from runs of `size` and of size/4 (`repeats` of each, alternating, the median of each): each
+        connection's fixed costs cancel, and one slow login or scheduling hiccup moves a median, not the rate."""
         small = size // 4
-        t_small, t_big = self.timed(variant, small), self.timed(variant, size)
+        smalls, bigs = [], []
+        for _ in range(repeats):
+            smalls.append(self.timed(variant, small))
+            bigs.append(self.timed(variant, size))
+        t_small, t_big = statistics.median(smalls), statistics.median(bigs)
         return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
 
     def size_for(self, variant: Variant, seconds: float) -> int:
@@ -213,6 +219,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=float, default=180.0, help="seconds of each sshbench run")
     parser.add_argument("--seconds", type=float, default=8.0, help="how long each hand transfer lasts")
+    parser.add_argument("--hand-repeats", type=int, default=3,
+                        help="hand runs at each of the two sizes per variant and round (their medians are used)")
     parser.add_argument("--hog", action="store_true", help="a busy process per CPU beside both sides")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
@@ -257,7 +265,7 @@ def main() -> None:
             order = list(variants)
             rng.shuffle(order)
             for variant in order:
-                hand[variant].append(bench.rate(variant, sizes[variant]))
+                hand[variant].append(bench.rate(variant, sizes[variant], args.hand_repeats))
             load.append(load_average())
     _print(args, link, variants, sizes, mine, hand, ended, load)
 
@@ -273,7 +281,8 @@ def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: 
            load: list[list[float] | None]) -> None:
     print(machine_line(load, args.hog))
     print(f"{link or 'loopback'}: {args.cipher}, upload of {args.data} data, {args.rounds} rounds; sshbench "
-          f"--time-budget {args.budget:.0f}s each, hand at two sizes per variant from one shell")
+          f"--time-budget {args.budget:.0f}s each, hand at two sizes per variant from one shell, "
+          f"{args.hand_repeats} runs of each (medians)")
     base = variants[0]
     for variant in variants:
         label = f"{variant[0]} stream{'s' if variant[0] > 1 else ''}, {choice(variant[1]).label}"

@@ -1,0 +1,34 @@
+"""The declared axes (axes/base.py), by name: one module each, one line in DECLARED.
+
+None is declared yet: the built-in axes (method, streams, compression,
+side, link) are Case fields (results/axes.py). The next workload's
+dimensions (docs/ARCHITECTURE.md, "A new axis") are added here.
+"""
+
+from __future__ import annotations
+
+from sshbench.axes.base import DeclaredAxis, Effect
+
+DECLARED: tuple[DeclaredAxis, ...] = ()
+__all__ = ["DECLARED", "DeclaredAxis", "Effect", "declared", "effect_of"]
+
+
+def declared(name: str) -> DeclaredAxis | None:
+    """The declared axis called `name`, or None (a results file may name one this sshbench does not know)."""
+    return next((axis for axis in DECLARED if axis.name == name), None)
+
+
+def effect_of(dims: tuple[tuple[str, str], ...]) -> Effect:
+    """What a case's declared-axis values change in its pipe sample, together: their ssh options in order, the
+    last chunk size given. A value of an axis not declared here changes nothing (results files are checked on
+    load, results/codec.py, so a run never measures one)."""
+    options: tuple[str, ...] = ()
+    chunk: int | None = None
+    for name, value in dims:
+        axis = declared(name)
+        if axis is None:
+            continue
+        effect = axis.effect(value)
+        options += effect.ssh_options
+        chunk = effect.chunk_bytes if effect.chunk_bytes is not None else chunk
+    return Effect(options, chunk)
