@@ -45,13 +45,13 @@ _calls = [0]
 class BlockingPayload(Payload):
     """The source before pacing: one blocking splice after another, each waking when ssh has read a little."""
 
-    def send(self, fd: int, nbytes: int, tick: Tick = datapath._ignore) -> None:
+    def send(self, fd: int, nbytes: int, tick: Tick = datapath._ignore, chunk: int = CHUNK) -> None:
         assert self.path is not None
         size = os.path.getsize(self.path)
         with open(self.path, "rb", buffering=0) as pattern:
             offset, left = 0, nbytes
             while left:
-                moved = os.splice(pattern.fileno(), fd, min(CHUNK, left, size - offset), offset_src=offset)
+                moved = os.splice(pattern.fileno(), fd, min(chunk, left, size - offset), offset_src=offset)
                 _calls[0] += 1
                 if moved <= 0:
                     raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")

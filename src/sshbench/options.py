@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from sshbench.axes import declared
 from sshbench.compressors import OFF, choice
 from sshbench.vocabulary.buildspec import BuildSpec, check_builds
 from sshbench.vocabulary.case_terms import PIPE, Direction
@@ -143,6 +144,8 @@ class RunOptions:
     none_mac: bool = False
     echo_count: int = 0  # keystroke echo round trips per cipher (and link); 0: none
     max_bytes: int | None = None  # no sample starts that would take the run past this many bytes moved
+    # The declared axes' values a run crosses (axes/: each one's own option), by axis name, canonical
+    dims: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
         if (self.runs is not None and self.runs < 1) or self.setup_runs < 1:
@@ -175,9 +178,26 @@ class RunOptions:
         if len(self.links) > MAX_LINKS or len({link.label for link in self.links}) != len(self.links):
             raise UsageError(f"--link: at most {MAX_LINKS} links, each once")
         check_builds(self.builds)
+        self._check_dims()
         if not 0 <= self.echo_count <= MAX_ECHOES:
             raise UsageError(f"bad --echo {self.echo_count}: use 0 (none) to {MAX_ECHOES}")
         self._check_files()
+
+    def _check_dims(self) -> None:
+        """Each declared axis once, with values its own parser gives (a results file is untrusted)."""
+        names = [name for name, _ in self.dims]
+        if len(set(names)) != len(names):
+            raise UsageError("each declared axis may be given once")
+        for name, values in self.dims:
+            axis = declared(name)
+            if axis is None:
+                raise UsageError(f"unknown axis {name!r}: this sshbench declares no such dimension")
+            if not values or any(axis.parse(value) != (value,) for value in values):
+                raise UsageError(f"bad {axis.option}: each value canonical, at least one")
+
+    def dim_values(self, name: str) -> tuple[str, ...]:
+        """The values given for declared axis `name`, or none (then every case is at its plain value)."""
+        return dict(self.dims).get(name, ())
 
     def _check_files(self) -> None:
         if self.sink not in ("file", "null"):

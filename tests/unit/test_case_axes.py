@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from sshbench.analysis.dimensions import DIMENSIONS, cross_pairs
 from sshbench.results.axes import AXES, CROSS
 from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.results.schema import SchemaError
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "sshbench"
 
@@ -64,3 +67,26 @@ def test_the_same_cipher_with_another_mac_on_another_side_is_no_cross_pair() -> 
     plain = _case(mac="hmac-sha2-256", build="dropbear")
     assert cross_pairs([etm, plain]) == []
     assert [p.dimension for p in cross_pairs([etm, _case(mac=etm.mac, build="dropbear")])] == ["build"]
+
+
+def test_a_case_is_read_and_moved_along_any_axis_by_name() -> None:
+    case = _case(streams=4)
+    assert case.value_of("streams") == 4 and case.value_of("link") == ""
+    assert case.at("streams", 1) == _case() and case.at("compression", "lz4:1").compression == "lz4:1"
+
+
+def test_a_results_file_may_hold_only_declared_axes_each_once_in_order_at_a_value_they_parse_to(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codec's check of Case.dims (untrusted input), with the toy axis of tests/toy_axis.py declared."""
+    import sshbench.axes
+    from sshbench.results import codec
+    from tests.toy_axis import CHUNK
+
+    monkeypatch.setattr(sshbench.axes, "DECLARED", (CHUNK,))
+    monkeypatch.setattr(codec, "DECLARED", (CHUNK,))
+    codec._check_dims(_case(dims=(("chunk", "16KiB"),)), "cases[0].dims")  # fine
+    bad = {(("chunk", "16384"),): "not a value of chunk", (("chunk", "1MiB"),): "not a value of chunk",
+           (("chunk", "16KiB"), ("chunk", "32KiB")): "each axis once", (("size", "1"),): "does not know"}
+    for dims, words in bad.items():
+        with pytest.raises(SchemaError, match=words):
+            codec._check_dims(_case(dims=dims), "cases[0].dims")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.robust import mann_whitney_p, shift_interval, smallest_p
 from sshbench.analysis.stats import counted, headline_value
+from sshbench.axes import DECLARED
 from sshbench.results.model import Case, CaseKind, Report
 from sshbench.vocabulary.errors import UsageError
 
@@ -151,7 +152,8 @@ def measured_differently(base: Report, other: Report) -> tuple[list[str], list[s
         ("--no-aesni", one.no_aesni, two.no_aesni), ("--data", one.data, two.data),
         ("--placement", _placed(base), _placed(other)), ("--compression", one.compression, two.compression),
         ("--streams", one.streams, two.streams), ("--link", [x.label for x in one.links], [x.label for x in two.links]),
-        ("--build", [x.text for x in one.builds], [x.text for x in two.builds]))
+        ("--build", [x.text for x in one.builds], [x.text for x in two.builds]),
+        *((axis.option, one.dim_values(axis.name), two.dim_values(axis.name)) for axis in DECLARED))
         if a != b]
     env_a, env_b = base.environment, other.environment
     facts = [(label, a, b) for label, a, b in (("CPU", env_a.host.cpu_model, env_b.host.cpu_model),

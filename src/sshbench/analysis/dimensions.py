@@ -23,9 +23,7 @@ per cell, at 95%.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from sshbench.analysis.stats import counted, headline_value, paired_ratios
 from sshbench.analysis.verdicts import DecisionRule, PairVerdict, pair_verdicts
@@ -57,17 +55,16 @@ def cross_pairs(cases: list[Case]) -> list[CrossPair]:
     for dimension in DIMENSIONS:
         values: list[object] = []
         for case in measured:
-            if getattr(case, dimension) not in values:
-                values.append(getattr(case, dimension))
+            if case.value_of(dimension) not in values:
+                values.append(case.value_of(dimension))
         if len(values) < 2:
             continue
         first = base_value(dimension, values)
         for case in measured:
-            if getattr(case, dimension) != first:
+            if case.value_of(dimension) != first:
                 continue
             for value in values:
-                change: dict[str, Any] = {dimension: value}
-                other = dataclasses.replace(case, **change)
+                other = case.at(dimension, value)
                 if value != first and other in present:
                     out.append(CrossPair(dimension, case.id, other.id, case.moves_data))
     return out

@@ -71,6 +71,7 @@ class Bound:
     compressor_shares: dict[str, float] = field(default_factory=dict)  # side -> cores its compressors used
     loss: float | None = None  # share of data segments its sending sockets resent in the steady window (median)
     congestion: str | None = None  # the senders' congestion control ("bbr", "cubic" ...)
+    dims: tuple[tuple[str, str], ...] = ()  # the case's declared-axis values (Case.dims)
 
     @property
     def rate(self) -> float:
@@ -219,7 +220,7 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  core_shares(summary, stat.median), case.streams, case.compressor,
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
-                 _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id))
+                 _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims)
 
 
 def bounds(report: Report) -> list[Bound]:

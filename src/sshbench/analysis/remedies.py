@@ -38,6 +38,7 @@ from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats import counted, headline_value
 from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of, side_word
+from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
@@ -138,6 +139,10 @@ def change_of(case: Case, plain: Case, side: str = "build") -> tuple[str, tuple[
     if case.method != plain.method:
         parts.append(f"method {case.method}")
         dims.append("method")
+    for axis in DECLARED:  # axes/: each in its own words
+        if (value := case.value_of(axis.name)) != plain.value_of(axis.name):
+            parts.append(axis.title(str(value)))
+            dims.append(axis.name)
     return " + ".join(parts), tuple(dims)
 
 
@@ -188,18 +193,18 @@ def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link
 
 
 def _candidates(report: Report, rows: dict[Case, Summary], plain: Case) -> list[Case]:
-    """One case per other measured condition (stream count, compression, build, method): the plain cipher's where
-    it was measured under it, else the fastest safe cipher measured under it (a run that crossed streams with
-    one selected cipher, and measured the client's default only as the plain case); and the fastest safe cipher
-    under the plain conditions."""
+    """One case per other measured condition (stream count, compression, build, method, declared axes): the
+    plain cipher's where it was measured under it, else the fastest safe cipher measured under it (a run that
+    crossed streams with one selected cipher, and measured the client's default only as the plain case); and the
+    fastest safe cipher under the plain conditions."""
     same = [c for c in rows if c.link == plain.link and c.direction is plain.direction and c != plain
             and c.kind is CaseKind.CIPHER and (c.cipher == plain.cipher or safe_cipher(report, c.subject))]
     conditions: dict[tuple[object, ...], list[Case]] = {}
     for case in same:
-        conditions.setdefault((case.streams, case.compression, case.build, case.method), []).append(case)
+        conditions.setdefault((case.streams, case.compression, case.build, case.method, case.dims), []).append(case)
     out = []
     for condition, cases in conditions.items():
-        if condition == (plain.streams, plain.compression, plain.build, plain.method):
+        if condition == (plain.streams, plain.compression, plain.build, plain.method, plain.dims):
             continue
         mine = [c for c in cases if c.cipher == plain.cipher]
         out.append(mine[0] if mine else max(cases, key=lambda c: _median(rows[c])))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sshbench.axes import DECLARED
 from sshbench.results.model import Case, CaseKind, Report
 
 
@@ -41,25 +42,34 @@ def build_view(report: Report, name: str) -> Report:
     return _view(report, {r.case.id for r in report.cases if _of_build(r.case, name)})
 
 
-Variant = tuple[int, str]  # (streams, compression) of a case
+Dims = tuple[tuple[str, str], ...]  # a case's declared-axis values (Case.dims)
+Variant = tuple[int, str, Dims]  # (streams, compression, declared-axis values) of a case
+
+
+def variant_of(case: Case) -> Variant:
+    return case.streams, case.compression, case.dims
 
 
 def variants_of(report: Report) -> list[Variant]:
-    """The (streams, compression) pairs the run's measured cases crossed, in the order the options give them
-    (an older file: the one plain pair)."""
+    """The (streams, compression, declared-axis values) the run's measured cases crossed, in the order the options
+    give them (an older file: the one plain variant)."""
     opts = report.options
-    found = {(r.case.streams, r.case.compression) for r in report.cases if r.case.moves_data}
+    found = {variant_of(r.case) for r in report.cases if r.case.moves_data}
     order = [(n, c) for c in opts.compression for n in opts.streams]
-    return [v for v in order if v in found] + sorted(found - set(order))
+
+    def place(variant: Variant) -> tuple[object, ...]:
+        dims = dict(variant[2])
+        given = [(opts.dim_values(axis.name), dims.get(axis.name, axis.plain)) for axis in DECLARED]
+        return (order.index(variant[:2]) if variant[:2] in order else len(order),
+                [values.index(value) if value in values else len(values) for values, value in given], variant)
+    return sorted(found, key=place)
 
 
 def variant_view(report: Report, variant: Variant) -> Report:
-    """The report restricted to one (streams, compression) pair's cases (and the references and the handshake
-    cases, which have neither)."""
-    streams, compression = variant
+    """The report restricted to one variant's cases (and the references and the handshake cases, which have
+    none)."""
     return _view(report, {r.case.id for r in report.cases if not r.case.moves_data
-                          or r.case.kind in (CaseKind.CONTROL, CaseKind.CEILING)
-                          or (r.case.streams == streams and r.case.compression == compression)})
+                          or r.case.kind in (CaseKind.CONTROL, CaseKind.CEILING) or variant_of(r.case) == variant})
 
 
 def builds_of(report: Report) -> list[str]:

@@ -8,6 +8,7 @@ import os
 from typing import Any, NoReturn
 
 from sshbench import __version__
+from sshbench.axes import DECLARED
 from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, compression_help, parse_compression
 from sshbench.methods import METHODS, knobs, parse_methods
@@ -230,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--file-size", help="size of each file of the --files set, e.g. 64KiB")
     for _, knob in knobs():  # methods/: a method's knobs bring their own options
         tools.add_argument(knob.option, help=knob.help)
+    for axis in DECLARED:  # axes/: a declared axis brings its own option
+        tools.add_argument(axis.option, dest=f"axis_{axis.name}", help=axis.help)
     out = run.add_argument_group("where")
     out.add_argument("--output", "-o", help="results JSON path; a CSV of samples is written beside it "
                      "(default: sshbench-results/sshbench-<UTC time>.json)")
@@ -354,6 +357,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
         knobs=tuple((knob.key, _size_list(given, knob.option) if knob.sizes else _count_list(given, knob.option))
                     for _, knob in knobs() if (given := getattr(args, knob.key))),
+        dims=tuple((axis.name, axis.parse(given)) for axis in DECLARED
+                   if (given := getattr(args, f"axis_{axis.name}", None))),
     )
 
 

@@ -99,7 +99,8 @@ class _Pace:
 Move = Callable[[int, int], int]  # splice(count, flags) -> bytes moved
 
 
-def _paced(move: Move, pipe: int, limit: int, tick: Tick, filling: bool, exact_tail: bool) -> tuple[int, bool]:
+def _paced(move: Move, pipe: int, limit: int, tick: Tick, filling: bool, exact_tail: bool,
+           chunk: int = CHUNK) -> tuple[int, bool]:
     """Splice up to `limit` bytes with `move`, paced (module docstring): (bytes moved, True if the source ended).
     With `exact_tail` the last 1/PACE_PARTS of a pipe is moved blocking, so its last byte is seen as it comes."""
     pace = _Pace(pipe)
@@ -108,7 +109,7 @@ def _paced(move: Move, pipe: int, limit: int, tick: Tick, filling: bool, exact_t
         left = limit - count
         blocking = exact_tail and left <= pace.size // PACE_PARTS
         try:
-            moved = move(min(CHUNK, left), 0 if blocking else os.SPLICE_F_NONBLOCK)
+            moved = move(min(chunk, left), 0 if blocking else os.SPLICE_F_NONBLOCK)
         except BlockingIOError:
             pace.rest(filling)
             continue
@@ -119,12 +120,13 @@ def _paced(move: Move, pipe: int, limit: int, tick: Tick, filling: bool, exact_t
     return count, False
 
 
-def send_zeros(fd: int, nbytes: int, tick: Tick = _ignore) -> None:
-    """Write exactly `nbytes` zero bytes to the pipe `fd` (BrokenPipeError if the reader went away)."""
+def send_zeros(fd: int, nbytes: int, tick: Tick = _ignore, chunk: int = CHUNK) -> None:
+    """Write exactly `nbytes` zero bytes to the pipe `fd` (BrokenPipeError if the reader went away), at most
+    `chunk` bytes a splice."""
     with open("/dev/zero", "rb", buffering=0) as zero:
         try:
             _, ended = _paced(lambda count, flags: os.splice(zero.fileno(), fd, count, flags=flags), fd, nbytes,
-                              tick, filling=True, exact_tail=False)
+                              tick, filling=True, exact_tail=False, chunk=chunk)
             if ended:
                 raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
             return
@@ -132,15 +134,15 @@ def send_zeros(fd: int, nbytes: int, tick: Tick = _ignore) -> None:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
                 raise
     left = nbytes
-    buf = memoryview(bytes(CHUNK))  # splice unavailable: big writes instead
+    buf = memoryview(bytes(chunk))  # splice unavailable: big writes instead
     while left:
-        moved = os.write(fd, buf[: min(CHUNK, left)])
+        moved = os.write(fd, buf[: min(chunk, left)])
         left -= moved
         tick(moved)
 
 
-def drain(fd: int, limit: int, tick: Tick = _ignore) -> tuple[int, bool]:
-    """Consume the pipe `fd` into /dev/null until `limit` bytes arrived or EOF.
+def drain(fd: int, limit: int, tick: Tick = _ignore, chunk: int = CHUNK) -> tuple[int, bool]:
+    """Consume the pipe `fd` into /dev/null until `limit` bytes arrived or EOF, at most `chunk` bytes a splice.
 
     Returns (bytes counted, True if EOF came first). Stops at `limit` so the
     caller can stop its clock at the exact moment the last byte arrived.
@@ -148,14 +150,14 @@ def drain(fd: int, limit: int, tick: Tick = _ignore) -> tuple[int, bool]:
     with open("/dev/null", "wb", buffering=0) as null:
         try:
             return _paced(lambda count, flags: os.splice(fd, null.fileno(), count, flags=flags), fd, limit, tick,
-                          filling=False, exact_tail=True)
+                          filling=False, exact_tail=True, chunk=chunk)
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS):
                 raise
     count = 0
-    buf = bytearray(CHUNK)
+    buf = bytearray(chunk)
     while count < limit:
-        got = os.readv(fd, [memoryview(buf)[: min(CHUNK, limit - count)]])
+        got = os.readv(fd, [memoryview(buf)[: min(chunk, limit - count)]])
         if got == 0:
             return count, True
         count += got
@@ -178,10 +180,10 @@ class Payload:
     kind: str = "zero"
     path: str | None = None
 
-    def send(self, fd: int, nbytes: int, tick: Tick = _ignore) -> None:
-        """Write exactly `nbytes` of this payload to the pipe `fd`."""
+    def send(self, fd: int, nbytes: int, tick: Tick = _ignore, chunk: int = CHUNK) -> None:
+        """Write exactly `nbytes` of this payload to the pipe `fd`, at most `chunk` bytes a splice."""
         if self.path is None:
-            send_zeros(fd, nbytes, tick)
+            send_zeros(fd, nbytes, tick, chunk)
             return
         size = os.path.getsize(self.path)
         offset = 0
@@ -191,7 +193,7 @@ class Payload:
                 moved = os.splice(pattern.fileno(), fd, min(count, size - offset), offset_src=offset, flags=flags)
                 offset = (offset + moved) % size
                 return moved
-            _, ended = _paced(move, fd, nbytes, tick, filling=True, exact_tail=False)
+            _, ended = _paced(move, fd, nbytes, tick, filling=True, exact_tail=False, chunk=chunk)
         if ended:
             raise BrokenPipeError(errno.EPIPE, "splice wrote nothing")
 

@@ -41,8 +41,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from sshbench.axes import effect_of
 from sshbench.measure.connection import TIMES_MARK, Connection
-from sshbench.measure.datapath import Payload, Tick, drain
+from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
 from sshbench.measure.steady import Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
@@ -132,7 +133,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     try:
         for part in parts:
             argv = target.ssh_argv(case, remote_command(case, part, settings.payload, remote_cpu))
-            argv[1:1] = ssh_compression_options(case)
+            argv[1:1] = [*ssh_compression_options(case), *effect_of(case.dims).ssh_options]
             connections.append(Connection(target, case, argv, env, timeout, compression))
         error = _ready(connections)
         if error is None and case.moves_data:
@@ -240,9 +241,10 @@ def _data_phase(case: Case, size_bytes: int, connection: Connection, payload: Pa
     waited for where it can be seen (measure/steady.py): before its input closes, unless a compressor holds
     the last bytes back until then."""
     marks = window.marks(index)
+    chunk = effect_of(case.dims).chunk_bytes or CHUNK
     if case.direction is Direction.UPLOAD:
         assert connection.payload_in is not None
-        payload.send(connection.payload_in, size_bytes, marks)
+        payload.send(connection.payload_in, size_bytes, marks, chunk)
         held_back = case.compressor.external
         if not held_back:
             window.wait_delivered(index, deadline)
@@ -258,7 +260,7 @@ def _data_phase(case: Case, size_bytes: int, connection: Connection, payload: Pa
             return 0, "unexpected output before the data phase"
         assert connection.proc.stdin is not None
         connection.proc.stdin.write(b"go\n")
-        count, _ = drain(connection.payload_out, size_bytes, marks)
+        count, _ = drain(connection.payload_out, size_bytes, marks, chunk)
         extra, _ = drain(connection.payload_out, 1 << 62)
         count += extra
     if count != size_bytes:

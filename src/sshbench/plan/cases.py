@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from sshbench.axes import DECLARED
 from sshbench.compressors import Choice, choice
 from sshbench.methods import missing_tools, tuned
 from sshbench.options import RunOptions
@@ -183,8 +184,20 @@ def variants(case: Case, options: RunOptions,
     out = []
     for text in options.compression:
         for streams in options.streams:
-            out.append((replace(case, compression=text, streams=streams),
-                        _variant_skipped(case, choice(text), streams, server_compression)))
+            out += _declared(replace(case, compression=text, streams=streams), options,
+                             _variant_skipped(case, choice(text), streams, server_compression))
+    return out
+
+
+def _declared(case: Case, options: RunOptions, skipped: str | None) -> list[tuple[Case, str | None]]:
+    """`case` once per combination of the declared axes' values the run gives (axes/), each with why it is
+    skipped: the first reason of the streams and compression, then of each axis at its value."""
+    out = [(case, skipped)]
+    for axis in DECLARED:
+        values = options.dim_values(axis.name)
+        if values:
+            out = [(c.at(axis.name, value), why or axis.skipped(value, case.method)) for c, why in out
+                   for value in values]
     return out
 
 

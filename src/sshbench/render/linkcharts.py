@@ -16,6 +16,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from sshbench.analysis.links import Bound, bound_of, bounds
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
+from sshbench.axes import declared
 from sshbench.compressors import Choice
 from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
 from sshbench.render.matrix import method_label
@@ -52,7 +53,7 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     series = list(dict.fromkeys(_series(b) for b in found))
     measured: list[float] = []  # what the y axis must show; the window lines may run off it at tiny RTTs
     for index, key in enumerate(series):
-        build, method, cipher, streams, compression = key
+        build, method, cipher, streams, compression, dims = key
         points = sorted(((rtts[b.link], b) for b in found if _series(b) == key), key=lambda point: point[0])
         xs = [x * 1000 for x, _ in points]
         ys, low, high = [], [], []
@@ -63,7 +64,8 @@ def _throughput(report: Report, direction: str) -> Figure | None:
             high.append(((stat.ci_high or stat.median) - stat.median) / 1e6)
         measured += [y + h for y, h in zip(ys, high, strict=True)] + [y - lo for y, lo in zip(ys, low, strict=True)]
         variant = (f", {streams} streams" if streams > 1 else "") + \
-            (f", {compression.label}" if not compression.is_off else "")
+            (f", {compression.label}" if not compression.is_off else "") + \
+            "".join(f", {axis.title(value)}" for name, value in dims if (axis := declared(name)) is not None)
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}{variant}")
     tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
@@ -93,8 +95,8 @@ def _throughput(report: Report, direction: str) -> Figure | None:
     return fig
 
 
-def _series(bound: Bound) -> tuple[str, str, str, int, Choice]:
-    return bound.build, bound.method, bound.cipher, bound.streams, bound.compression
+def _series(bound: Bound) -> tuple[str, str, str, int, Choice, tuple[tuple[str, str], ...]]:
+    return bound.build, bound.method, bound.cipher, bound.streams, bound.compression, bound.dims
 
 
 def _streams(report: Report, direction: str) -> Figure | None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.analysis.verdicts import recorded_rule
 from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
+from sshbench.axes import declared
 from sshbench.compressors import choice
 from sshbench.render.build_tables import build_tables
 from sshbench.render.labels import (
@@ -274,9 +275,11 @@ def _per_build(view: Report) -> list[Table]:
 
 
 def variant_title(variant: Variant) -> str:
-    """"4 streams, zstd -3" (plain: "1 stream, no compression")."""
-    streams, compression = variant
-    return f"{streams} stream{'s' if streams != 1 else ''}, {choice(compression).label}"
+    """"4 streams, zstd -3" (plain: "1 stream, no compression"), then each declared axis's value in its own words
+    (axes/: "64 KiB chunks")."""
+    streams, compression, dims = variant
+    words = [axis.title(value) for name, value in dims if (axis := declared(name)) is not None]
+    return ", ".join([f"{streams} stream{'s' if streams != 1 else ''}", choice(compression).label, *words])
 
 
 def _per_variant(view: Report, references: bool = True) -> list[Table]:

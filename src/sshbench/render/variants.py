@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.remedies import Ratio, ratio_to
-from sshbench.analysis.views import variants_of
+from sshbench.analysis.views import Variant, variant_of, variants_of
+from sshbench.axes import DECLARED
 from sshbench.compressors import OFF, choice
 from sshbench.render.labels import flagged_name, mbps
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
@@ -48,35 +49,40 @@ def _cpu(summary: Summary) -> Cell:
 
 
 def variant_tables(report: Report) -> list[Table]:
-    """One table per direction whose pipe cipher cases crossed more than one (streams, compression) pair."""
-    if len(variants_of(report)) < 2:
+    """One table per direction whose pipe cipher cases crossed more than one variant (streams, compression and
+    any declared axis: a column each, axes/)."""
+    order = variants_of(report)
+    if len(order) < 2:
         return []
     views = report.joined()
-    rows: dict[tuple[str, Direction, str], dict[tuple[int, str], Summary]] = {}
+    rows: dict[tuple[str, Direction, str], dict[Variant, Summary]] = {}
     for summary in report.summaries:
         case = views[summary.case_id].case
         if case.kind is CaseKind.CIPHER and case.is_pipe and summary.throughput_bytes_per_second and case.cipher:
-            rows.setdefault((case.cipher, case.direction, case.build), {})[(case.streams, case.compression)] = summary
-    order = variants_of(report)
+            rows.setdefault((case.cipher, case.direction, case.build), {})[variant_of(case)] = summary
+    axes = [axis for axis in DECLARED if any(axis.name in dict(v[2]) for v in order)]
     tables = []
     for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
         out = []
         for (cipher, dir_, _build), by_variant in rows.items():
             if dir_ is not direction:
                 continue
-            plain = by_variant.get((1, OFF))
+            plain = by_variant.get((1, OFF, ()))
             for variant in (v for v in order if v in by_variant):
                 summary = by_variant[variant]
                 case = views[summary.case_id].case
                 bound = bound_of(report, summary)
                 ratio = None if plain is None or summary is plain else ratio_to(report, summary.case_id,
                                                                                  plain.case_id)
+                declared_cells = tuple(cell(axis.title(str(case.value_of(axis.name)))) for axis in axes)
                 out.append(Row((cell(flagged_name(cipher, CaseKind.CIPHER.algorithm)), cell(str(variant[0])),  # type: ignore[arg-type]
-                                cell(choice(variant[1]).label), cell(mbps(summary.throughput_bytes_per_second)),
+                                cell(choice(variant[1]).label), *declared_cells,
+                                cell(mbps(summary.throughput_bytes_per_second)),
                                 cell("1 (plain)", "dim") if summary is plain else _ratio(ratio),
                                 _wire(bound, case), _cpu(summary), cell(bound.short if bound else "-"))))
         if out:
             columns = (Column("cipher", code=True), Column("streams", numeric=True), Column("compression"),
+                       *(Column(axis.column) for axis in axes),
                        Column("MB/s", numeric=True), Column("x plain", numeric=True),
                        Column("wire", numeric=True, priority=2), Column("CPU s/GiB\nclient / server", numeric=True,
                                                                         priority=2), Column("limit", priority=2))

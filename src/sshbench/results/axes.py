@@ -3,9 +3,11 @@
 A case measures one algorithm (its kind and subject) in one direction; the
 axes say under what: the transfer method, the parallel streams, the
 compression, the side (an SSH build or an embedded server) and the emulated
-link. Each axis is one field of `Case` (results/model.py) and one line here:
-how ids and groups spell a value other than its plain one, and whether its
-values are compared case by case (a cross pair, analysis/dimensions.py).
+link. Each of these is one field of `Case` (results/model.py) and one line
+here: how ids and groups spell a value other than its plain one, and whether
+its values are compared case by case (a cross pair, analysis/dimensions.py).
+An axis a later need adds is declared in the axes package (axes/base.py):
+its values live in `Case.dims`, and it joins this table after these.
 Ids, groups, the group a table ranks without its variants, and the cross
 dimensions are all made from this table by `spelled` and `CROSS`; no other
 code builds or splits an id.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sshbench.axes import DECLARED
 from sshbench.compressors import OFF
 from sshbench.vocabulary.case_terms import PIPE
 
@@ -34,16 +37,19 @@ class Axis:
     # which value the others are compared with: "first" given, the "fewest" (a count), or the "plain" one where
     # measured (else the first)
     base: str = "first"
+    field: bool = True  # a field of Case; False: a declared axis, its value in Case.dims
 
 
-# In the order ids spell them: "cipher:aes128-ctr:upload:scp*4~zstd:3#hpn@rtt=20ms".
-AXES = (
+# In the order ids spell them: "cipher:aes128-ctr:upload:scp*4~zstd:3#hpn@rtt=20ms", then the declared axes'.
+BUILT_IN = (
     Axis("method", ":", PIPE),
     Axis("streams", "*", 1, cross=1, remedy=True, base="fewest"),
     Axis("compression", "~", OFF, cross=2, remedy=True, base="plain"),
     Axis("build", "#", "", cross=0, remedy=True),
     Axis("link", "@", "", cross=3),
 )
+AXES = BUILT_IN + tuple(Axis(d.name, d.sigil, d.plain, cross=len(BUILT_IN) + d.cross, base="plain", field=False)
+                        for d in DECLARED)
 
 # The axes whose values are compared case by case, in the order cross pairs are made
 CROSS = tuple(axis.name for axis in sorted((a for a in AXES if a.cross is not None), key=lambda a: a.cross or 0))

@@ -18,6 +18,7 @@ import math
 from enum import Enum
 from typing import Any
 
+from sshbench.axes import DECLARED, declared
 from sshbench.methods import method
 from sshbench.results.environment import StoredRecommendation
 from sshbench.results.legacy import upgrade
@@ -42,7 +43,8 @@ def _plain(value: Any) -> Any:
     if callable(getattr(type(value), "from_text", None)):  # a --link or --build spec: stored as its own text
         return clean(value.text)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        out = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+               if getattr(value, f.name) or not f.metadata.get("omit_empty")}  # a declared axis unused: as before
         if isinstance(value, Case):
             out["id"] = value.id
             if (kind := value.algorithm_kind) is not None:  # grades travel with the data, for other tools
@@ -114,6 +116,25 @@ def _check_version(data: dict[str, Any]) -> None:
                           f"reads (3 to {SCHEMA_VERSION}): use the sshbench version that wrote it")
 
 
+def _check_dims(case: Case, where: str) -> None:
+    """A case's declared-axis values: axes this sshbench declares, each once, in their order, each value one its
+    axis itself would parse to (never a plain one: those are left out), so nothing unvalidated reaches a run."""
+    order = [a.name for a in DECLARED]
+    names = [name for name, _ in case.dims]
+    for name, value in case.dims:
+        axis = declared(name)
+        if axis is None:
+            raise SchemaError(f"{where} names an axis this sshbench does not know: {_shown(name)}")
+        try:
+            canonical = axis.parse(value)
+        except UsageError:
+            canonical = ()
+        if canonical != (value,) or value == axis.plain:
+            raise SchemaError(f"{where}: {_shown(value)} is not a value of {name}")
+    if names != sorted(set(names), key=order.index):
+        raise SchemaError(f"{where} must name each axis once, in the order sshbench declares them")
+
+
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 20 else text[:17] + "..."
@@ -143,6 +164,7 @@ def _check_consistency(report: Report, where: str) -> None:
             raise SchemaError(f"{prefix}cases[{i}].link is not one of the run's links: {_shown(case.link)}")
         if case.build and not BUILD_NAME.fullmatch(case.build):
             raise SchemaError(f"{prefix}cases[{i}].build is not a build's name: {_shown(case.build)}")
+        _check_dims(case, f"{prefix}cases[{i}].dims")
         if case.id in ids:
             raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
         ids.add(case.id)

@@ -8,15 +8,15 @@ alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from sshbench.compressors import OFF, Choice, choice
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
-from sshbench.results.axes import AXES, spelled
+from sshbench.results.axes import AXES, BY_NAME, spelled
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
@@ -56,6 +56,9 @@ class Case:
     streams: int = 1
     # How the bytes are compressed (--compression), canonical (compressors/): "off", "ssh" (SSH's zlib), "zstd:3"
     compression: str = OFF
+    # The declared axes' values (axes/): (axis, canonical value) in DECLARED's order, plain values left out, so
+    # a case no declared axis touches has none and its id and file form are as before
+    dims: tuple[tuple[str, str], ...] = field(default=(), metadata={"omit_empty": True})
 
     @property
     def algorithm_kind(self) -> Kind | None:
@@ -77,7 +80,22 @@ class Case:
 
     @property
     def _axes(self) -> dict[str, object]:
-        return {axis.name: getattr(self, axis.name) for axis in AXES}
+        return {axis.name: self.value_of(axis.name) for axis in AXES}
+
+    def value_of(self, axis: str) -> object:
+        """This case's value on `axis` (results/axes.py): its field, or a declared axis's value (plain if unset)."""
+        if BY_NAME[axis].field:
+            return getattr(self, axis)
+        return dict(self.dims).get(axis, BY_NAME[axis].plain)
+
+    def at(self, axis: str, value: object) -> Case:
+        """The same case at `value` on `axis`: a cross pair's other end, a crossing's variant."""
+        if BY_NAME[axis].field:
+            change: dict[str, Any] = {axis: value}
+            return replace(self, **change)
+        values = {**dict(self.dims), axis: value}
+        return replace(self, dims=tuple((a.name, str(values[a.name])) for a in AXES
+                                        if not a.field and a.name in values and values[a.name] != a.plain))
 
     @cached_property  # the stored text read once: code asks the value (external? SSH's?), never the text
     def compressor(self) -> Choice:
@@ -85,8 +103,9 @@ class Case:
 
     @property
     def plain(self) -> bool:
-        """One connection, no compression: the form every case had before --streams and --compression."""
-        return self.streams == 1 and self.compressor.is_off
+        """One connection, no compression, every declared axis at its plain value: the form every case had before
+        --streams and --compression."""
+        return self.streams == 1 and self.compressor.is_off and not self.dims
 
     @property
     def moves_data(self) -> bool:
