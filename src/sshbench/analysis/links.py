@@ -206,6 +206,11 @@ def _reference(report: Report, link: str, direction: str) -> tuple[float | None,
     return (remote.round_trip_seconds if remote else None), (iperf.rate(direction) if iperf else None)
 
 
+def round_trip(report: Report, link: str) -> float | None:
+    """The measured round trip of the path a case crossed (an emulated link, or a real host), in seconds."""
+    return _reference(report, link, "upload")[0]
+
+
 def bound_of(report: Report, summary: Summary) -> Bound | None:
     """The Bound of one transfer case (a cipher or MAC case that moved data), or None for any other."""
     case = report.joined()[summary.case_id].case

@@ -29,6 +29,7 @@ from sshbench.render.labels import (
 )
 from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
+from sshbench.render.phases import phase_table
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell, plain
 from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
@@ -312,6 +313,8 @@ def _tables(report: Report, references: bool = True, handshakes: bool = True) ->
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
         tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
                       else throughput_table(report, kind, direction, rows))
+    if handshakes and (phases := phase_table(report)) is not None:
+        tables.append(phases)
     tables += matrix_tables(report)
     if references and (controls := controls_table(report)) is not None:
         tables.append(controls)

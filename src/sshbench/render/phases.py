@@ -1,0 +1,51 @@
+"""Where a connection's set-up time goes: each set-up case's median connection, phase by phase
+(analysis/phases.py), in milliseconds and, on a path with a measured round trip of a millisecond or more, in
+round trips of that path."""
+
+from __future__ import annotations
+
+from sshbench.analysis.phases import PHASES, PhaseSplit, phase_splits
+from sshbench.render.labels import flagged_name, ms
+from sshbench.render.table_model import Cell, Column, Row, Table, cell
+from sshbench.results.model import Report
+
+TITLE = "Where set-up time goes"
+MIN_RTT_SHOWN = 0.001  # below a millisecond (loopback) a phase in round trips says nothing
+CAPTION = (
+    "each row is one connection, the case's median by set-up time; its phases sum to its total: from ssh's start "
+    "to the remote command's first output, as each ssh -v line was printed",
+    "start: ssh's own start-up, its ProxyCommand's (sshbench's connection helper; over a link, its namespace) "
+    "and the TCP connect; version: the server's start and its banner; kex: key exchange "
+    "and host key check; auth: user authentication; session: the session channel; command: the remote login "
+    "shell's start (its start-up files) until the command's first output",
+    "· : ssh did not print that phase's line (an older or other client): its time is in the next column",
+)
+
+
+def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
+    if seconds is None:
+        return cell("·", "dim")
+    if rtt is not None and rtt >= MIN_RTT_SHOWN:
+        return cell(f"{ms(seconds)} ({seconds / rtt:.1f} RTT)")
+    return cell(ms(seconds))
+
+
+def _row(found: PhaseSplit, report: Report) -> Row:
+    case = report.joined()[found.case_id].case
+    kind = case.algorithm_kind
+    name = f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}"
+    ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
+    cells = [_phase_cell(ends.get(key), found.rtt) for key, _, _ in PHASES]
+    rtt = "-" if found.rtt is None or found.rtt < MIN_RTT_SHOWN else ms(found.rtt)
+    return Row((cell(name), *cells, cell(ms(found.total)), cell(rtt), cell(str(found.counted))))
+
+
+def phase_table(report: Report) -> Table | None:
+    """The table for a view's set-up cases; None where it has none with phase marks."""
+    found = phase_splits(report)
+    if not found:
+        return None
+    columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key, _, _ in PHASES),
+               Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
+               Column("n", numeric=True, priority=2))
+    return Table(TITLE, columns, tuple(_row(f, report) for f in found), CAPTION, note=True)
