@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import json
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from sshbench.analysis.phases import PHASES, phase_splits, split
 from sshbench.analysis.stats import counted
+from sshbench.render.jsondoc import report_document
 from sshbench.render.phases import phase_table
 from sshbench.render.table_model import Table, plain
 from sshbench.results.model import Report
@@ -73,3 +77,15 @@ def test_a_missing_mark_joins_its_phase_to_the_next_and_marks_out_of_order_give_
 def test_loopback_shows_milliseconds_without_round_trips(tmp_path: Path) -> None:
     text = _text(phase_table(_report("results-small.json", tmp_path)))
     assert "RTT)" not in text and "kex curve25519-sha256" in text
+
+
+def test_report_json_carries_each_split_and_its_schema_says_so(tmp_path: Path) -> None:
+    report = _report("results-rtt20-setup-phases.json.gz", tmp_path)
+    document = json.loads(report_document([report]))
+    schema = json.loads(resources.files("sshbench.schemas").joinpath("report.schema.json").read_text())
+    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+    found = document["runs"][0]["setup_phases"]
+    assert {f["case_id"] for f in found} == {f.case_id for f in phase_splits(report)}
+    for entry in found:
+        assert sum(p["seconds"] for p in entry["phases"]) == pytest.approx(entry["total_seconds"], abs=1e-9)
+        assert 0.019 < entry["rtt_seconds"] < 0.03

@@ -24,13 +24,15 @@ from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
+from sshbench.analysis.phases import PhaseSplit, phase_splits
 from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.analysis.servers import ServerQuestion, server_questions
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 3  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b)
+REPORT_SCHEMA_VERSION = 4  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+# 4: each run's setup_phases
 
 
 def _number(value: float | None) -> float | None:
@@ -125,6 +127,12 @@ def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
+def _phases_json(found: PhaseSplit) -> dict[str, object]:
+    return {"case_id": found.case_id, "total_seconds": found.total, "rtt_seconds": _number(found.rtt),
+            "counted": found.counted,
+            "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases]}
+
+
 def report_document(runs: Sequence[Report]) -> str:
     """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
     out = []
@@ -134,6 +142,7 @@ def report_document(runs: Sequence[Report]) -> str:
                     "tool_version": report.tool_version, "started_at": report.started_at,
                     "answer": [answer_json(a) for a in answers(report)], "link_answer": link_answers_json(report),
                     "servers": [server_json(q) for q in server_questions(report)],
+                    "setup_phases": [_phases_json(f) for f in phase_splits(report)],
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})
