@@ -9,7 +9,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
 from sshbench.analysis.phases import PHASES, phase_splits, split
