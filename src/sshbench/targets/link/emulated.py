@@ -147,10 +147,12 @@ class EmulatedLinks:
                 self.paths[spec.label].congestion = spec.congestion or default
             for path in self.paths.values():
                 path.connect_seconds = measure_rtt(path)
+            # inside the try: Thread.start waits for the thread, and an interrupt landing in that wait left
+            # __enter__ without close() and without a with to call __exit__: both namespaces stayed behind
+            threading.Thread(target=self._watch, name="sshbench-wire-watch", daemon=True).start()
         except BaseException:
             self.close()
             raise
-        threading.Thread(target=self._watch, name="sshbench-wire-watch", daemon=True).start()
         return self
 
     def _watch(self) -> None:
@@ -193,9 +195,11 @@ class EmulatedLinks:
     def close(self) -> None:
         """Idempotent: stop each wire (recording its CPU), close the devices, delete the namespaces."""
         self._closing.set()
-        for path in self.paths.values():
-            _stop_wire(path)
-        self._stack.close()
+        try:
+            for path in self.paths.values():
+                _stop_wire(path)
+        finally:  # whatever a wire does, the namespaces go
+            self._stack.close()
 
     def _build(self, index: int, spec: LinkSpec, client: str, server: str) -> None:
         device = f"l{index}"
