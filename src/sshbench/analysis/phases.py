@@ -6,12 +6,13 @@ needs to know where the time went: ssh's own start-up, the round trips of
 each protocol step, or the remote shell's start-up files (75 of 182 ms in a
 recorded loopback run). The marks are the times ssh -v printed its lines
 (plumbing/negotiation.PHASE_MARKERS, seconds since ssh started), and the
-last phase ends when the remote command's first output arrived (the
-sample's set-up time), so one connection's phases sum exactly to its
-set-up time. A mark ssh did not print (`Connection established.` is absent
-behind a ProxyCommand) joins its phase to the next, named for both.
+set-up ends when the remote command's first output arrived (the sample's
+set-up time); a short command (--commands) has one phase more, to ssh's
+exit (its figure). So one connection's phases sum exactly to its total.
+A mark ssh did not print (`Connection established.` is absent behind a
+ProxyCommand) joins its phase to the next, named for both.
 
-A case is shown by its median connection (by set-up time) split into its
+A case is shown by its median connection (by that total) split into its
 phases, not by per-phase medians, which would not sum to any connection.
 """
 
@@ -24,14 +25,17 @@ from sshbench.analysis.stats import counted
 from sshbench.results.model import Report, Sample
 from sshbench.vocabulary.case_terms import Direction
 
-# (name, words, the mark that ends it: None for the last, which ends at the remote command's first output)
-PHASES: tuple[tuple[str, str, str | None], ...] = (
+# (name, words, the mark that ends it): ssh -v's marks (plumbing/negotiation.PHASE_MARKERS), then the remote
+# command's first output (FIRST_OUTPUT: the sample's set-up time) and, for a short command, ssh's exit (EXITED)
+FIRST_OUTPUT, EXITED = "first_output", "exited"
+PHASES: tuple[tuple[str, str, str], ...] = (
     ("start", "ssh start-up and TCP connect", "banner_sent"),
     ("version", "version exchange", "banner_received"),
     ("kex", "key exchange and host key check", "newkeys_received"),
     ("auth", "user authentication", "authenticated"),
     ("session", "session open", "session_open"),
-    ("command", "remote command start (login shell)", None),
+    ("command", "remote command start (login shell)", FIRST_OUTPUT),
+    ("exit", "the command's run, its output and the close, to ssh's exit", EXITED),
 )
 
 
@@ -54,11 +58,15 @@ class PhaseSplit:
 
 
 def split(sample: Sample) -> tuple[Phase, ...] | None:
-    """The sample's set-up time in phases that sum to it exactly; None without a set-up time, or where its
-    marks are out of order (a line read late: never a negative phase)."""
-    total = sample.setup_seconds
-    if total is None:
+    """The sample's time in phases that sum to it exactly: to the remote command's first output (its set-up time),
+    and for a short command on to ssh's exit (its figure). None without that time, or where its marks are out of
+    order (a line read late: never a negative phase)."""
+    if sample.setup_seconds is None:
         return None
+    marks = {**sample.phases, FIRST_OUTPUT: sample.setup_seconds}
+    if sample.command_seconds is not None:
+        marks[EXITED] = sample.command_seconds
+    last_mark = EXITED if EXITED in marks else FIRST_OUTPUT
     out: list[Phase] = []
     names: list[str] = []
     words: list[str] = []
@@ -66,25 +74,34 @@ def split(sample: Sample) -> tuple[Phase, ...] | None:
     for name, text, mark in PHASES:
         names.append(name)
         words.append(text)
-        end = total if mark is None else sample.phases.get(mark)
+        end = marks.get(mark)
         if end is None:
             continue  # this phase runs on into the next
         if end < last:
             return None
         out.append(Phase("+".join(names), " + ".join(words), end - last))
         names, words, last = [], [], end
+        if mark == last_mark:
+            break
     return tuple(out)
 
 
+def total_of(sample: Sample) -> float | None:
+    """What a sample's phases sum to: a short command's time to exit, else its set-up time."""
+    return sample.command_seconds if sample.command_seconds is not None else sample.setup_seconds
+
+
 def phase_splits(report: Report) -> list[PhaseSplit]:
-    """Each set-up case's median connection split into phases (cases without a usable sample left out)."""
+    """Each set-up case's and short command's median connection split into phases (cases without a usable sample
+    left out)."""
     out = []
     for view in report.joined().values():
         case = view.case
         if case.direction is not Direction.SETUP:
             continue
-        usable = sorted(((s.setup_seconds, parts) for s in counted(view.samples)
-                         if s.setup_seconds is not None and (parts := split(s)) is not None), key=lambda p: p[0])
+        usable = sorted(((total, parts) for s in counted(view.samples)
+                         if (total := total_of(s)) is not None and (parts := split(s)) is not None),
+                        key=lambda p: p[0])
         if not usable:
             continue
         total, parts = usable[(len(usable) - 1) // 2]  # the lower median: a connection that happened

@@ -68,9 +68,12 @@ def per_gib(cpu: float | None, sample: Sample) -> float | None:
 
 
 def headline_value(sample: Sample) -> float | None:
-    """The figure a sample contributes to its case's ranking: throughput, else handshake time."""
+    """The figure a sample contributes to its case's ranking: throughput, else a short command's time to its exit,
+    else handshake time."""
     if sample.throughput_bytes_per_second is not None:
         return sample.throughput_bytes_per_second
+    if sample.command_seconds is not None:
+        return sample.command_seconds
     return sample.handshake_seconds
 
 
@@ -104,6 +107,7 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
         samples_ok=len(good),
         samples_failed=sum(1 for s in samples if not s.ok and not s.warmup),
         setup_seconds=describe(_values(good, lambda s: s.setup_seconds)),
+        command_seconds=describe(_values(good, lambda s: s.command_seconds)),
         handshake_seconds=describe(_values(good, lambda s: s.handshake_seconds)),
         kex_seconds=describe(_values(good, lambda s: s.kex_seconds)),
         outliers=sum(flags),
@@ -133,7 +137,7 @@ def summarize_case(record: CaseRecord, samples: Sequence[Sample], precision: flo
 
 def headline(summary: Summary) -> Stat | None:
     """The statistic a case is ranked by."""
-    return summary.throughput_bytes_per_second or summary.handshake_seconds
+    return summary.throughput_bytes_per_second or summary.command_seconds or summary.handshake_seconds
 
 
 def rank(summaries: list[Summary], values: dict[str, list[float]] | None = None,

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.axes import DECLARED
+from sshbench.cli import values
 from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, compression_help, parse_compression
 from sshbench.methods import METHODS, knobs, parse_methods
@@ -16,20 +17,19 @@ from sshbench.options import (
     DEFAULT_CIPHER_MAC,
     DEFAULT_ECHOES,
     DEFAULT_MAC_CIPHER,
-    MAX_ECHOES,
     RunOptions,
     parse_directions,
     parse_duration,
     parse_fraction,
 )
-from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET, STEADY_AFTER, steady_mark
+from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec, parse_links
-from sshbench.vocabulary.units import parse_count, parse_counts, parse_size
+from sshbench.vocabulary.units import parse_count, parse_size
 
 D = RunOptions()  # the one source of every default: the parser, its help and options_from_args read it
 SUBCOMMANDS = ("run", "algos", "recommend", "report", "compare", "clients")
@@ -134,10 +134,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "
                      "towards real links)")
     sel = run.add_argument_group("what to measure (comma lists; keywords all, default, none; -NAME excludes)")
-    sel.add_argument("--ciphers", default="all", help="cipher sweep, upload and download (default: all)")
-    sel.add_argument("--macs", help="MAC sweep with one non-AEAD cipher, upload (default: all; none with --link)")
-    sel.add_argument("--kex", help="key exchange handshake latency (default: all; none with --link)")
-    sel.add_argument("--hostkeys", help="host key algorithm handshake latency (default: all; none with --link)")
+    sel.add_argument("--ciphers", help="cipher sweep, upload and download (default: all; none with --commands)")
+    sel.add_argument("--macs", help="MAC sweep with one non-AEAD cipher, upload (default: all; none with --link "
+                     "or --commands)")
+    sel.add_argument("--kex", help="key exchange handshake latency (default: all; none with --link or "
+                     "--commands)")
+    sel.add_argument("--commands", nargs="?", const="true", metavar="LIST",
+                     help="short commands, each timed from ssh's start to its exit, phase by phase: true (ssh HOST "
+                     "true), output (16 KiB printed), input (64 KiB piped in, an Ansible module), or all; alone "
+                     "the option means true, and the sweeps not named are left out (docs/commands.md)")
+    sel.add_argument("--hostkeys", help="host key algorithm handshake latency (default: all; none with --link or "
+                     "--commands)")
     sel.add_argument("--cipher-mac", default="auto", help="MAC for non-AEAD ciphers in the cipher sweep (auto: "
                      f"{DEFAULT_CIPHER_MAC}, or the next both sides offer)")
     sel.add_argument("--mac-cipher", default="auto", help="non-AEAD cipher for the MAC sweep (auto: "
@@ -327,6 +334,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     methods = parse_methods(args.method)
     _refuse_ignored(args, methods)
     links = _links(args.link or [])
+    commands = values.commands(args.commands)
     return RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
         tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
@@ -334,13 +342,14 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         min_runs=D.min_runs if args.min_runs is None else args.min_runs,
         max_runs=D.max_runs if args.max_runs is None else args.max_runs, max_runs_auto=args.max_runs is None,
         time_budget_seconds=_time_budget(args, len(links)),
-        ciphers=args.ciphers, macs=_sweep(args.macs, links), kex=_sweep(args.kex, links),
-        hostkeys=_sweep(args.hostkeys, links), links=links,
+        ciphers=values.ciphers(args.ciphers, commands), macs=values.sweep(args.macs, links, commands),
+        kex=values.sweep(args.kex, links, commands), hostkeys=values.sweep(args.hostkeys, links, commands),
+        links=links, commands=commands,
         builds=parse_builds(args.build) if args.build else (),
         link_tcp=args.link_tcp or D.link_tcp,
         none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,
-        echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else _echo_count(args.echo),
-        size_bytes=_size(args.size, _streams(args.streams)) if args.size else None,
+        echo_count=(DEFAULT_ECHOES if links else 0) if args.echo is None else values.echo_count(args.echo),
+        size_bytes=values.size(args.size, values.stream_counts(args.streams)) if args.size else None,
         sample_seconds=D.sample_seconds if args.sample_seconds is None else args.sample_seconds,
         adapt_length=args.sample_seconds is None and not args.size,
         runs=None if args.runs is None else _int_option(args.runs, "--runs"),
@@ -348,53 +357,15 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         cipher_mac=args.cipher_mac, mac_cipher=args.mac_cipher, directions=parse_directions(args.directions),
         seed=args.seed, output=args.output, timeout_seconds=args.timeout, sshd=args.sshd, ssh=args.ssh,
         data=args.data, compression=parse_compression(args.compression) if args.compression is not None else (OFF,),
-        streams=_streams(args.streams), no_aesni=args.no_aesni, controls=not args.no_controls,
+        streams=values.stream_counts(args.streams), no_aesni=args.no_aesni, controls=not args.no_controls,
         iperf3_port=D.iperf3_port if args.iperf3_port is None else _port(args.iperf3_port),
         placement=args.placement or D.placement,
         max_bytes=parse_size(args.max_bytes) if args.max_bytes else None,
         methods=methods, workdir=args.workdir, remote_workdir=args.remote_workdir,
         sink=args.sink or D.sink, verify=args.verify,
         files=args.files, file_size_bytes=parse_size(args.file_size) if args.file_size else None,
-        knobs=tuple((knob.key, _size_list(given, knob.option) if knob.sizes else _count_list(given, knob.option))
+        knobs=tuple((knob.key, values.size_list(given) if knob.sizes else values.count_list(given, knob.option))
                     for _, knob in knobs() if (given := getattr(args, knob.key))),
         dims=tuple((axis.name, axis.parse(given)) for axis in DECLARED
                    if (given := getattr(args, f"axis_{axis.name}", None))),
     )
-
-
-def _size(text: str, streams: tuple[int, ...]) -> int:
-    """--size, where it gives every stream count the same timing: a steady window for each (every stream's share
-    has one, measure/steady.py), or for none (all timed whole). A mix would rank steady samples against whole
-    ones, logins and TCP's ramp included (the 4 streams "0.49x" that were 0.65x by hand)."""
-    size = parse_size(text)
-    steady = {n: steady_mark(size // n) is not None for n in streams}
-    if len(set(steady.values())) > 1:
-        need = max(streams) * 2 * STEADY_AFTER
-        raise UsageError(f"--size {text} gives some of --streams {','.join(map(str, streams))} a steady state and "
-                         f"not others (each stream needs {2 * STEADY_AFTER // (1 << 20)} MiB): give --size "
-                         f"{need // (1 << 20)}MiB or more, or leave --size out")
-    return size
-
-
-def _streams(text: str | None) -> tuple[int, ...]:
-    """--streams: whole numbers from 1 (order kept, duplicates dropped); RunOptions checks the range."""
-    return (1,) if text is None else parse_counts(text, "--streams", 1)
-
-
-def _sweep(given: str | None, links: tuple[LinkSpec, ...]) -> str:
-    """A MAC, key exchange or host key selection: all by default, none by default over emulated links."""
-    return given if given is not None else "none" if links else "all"
-
-
-def _echo_count(count: int) -> int:
-    if not 0 <= count <= MAX_ECHOES:
-        raise UsageError(f"bad --echo {count}: use 0 (none) to {MAX_ECHOES} round trips per cipher")
-    return count
-
-
-def _size_list(text: str | None, option: str) -> tuple[int, ...]:
-    return tuple(parse_size(w.strip()) for w in (text or "").split(",") if w.strip())
-
-
-def _count_list(text: str | None, option: str) -> tuple[int, ...]:
-    return parse_counts(text or "", option)

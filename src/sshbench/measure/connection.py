@@ -44,6 +44,9 @@ from sshbench.targets.base import Target
 from sshbench.vocabulary.untrusted import clean
 
 READY = b"SSHBENCH-READY"
+# The remote shell's first words: SSH_CLIENT ("ip port port") where the server sets it; tinysshd sets only
+# SSH_CONNECTION ("ip port ip port"): the client's port is the second word of either
+READY_COMMAND = "echo SSHBENCH-READY ${SSH_CLIENT:-$SSH_CONNECTION}"
 WATCH_SECONDS = 0.25  # how often a connection's watch looks at its timeout and its server
 SERVER_GONE_GRACE = 2.0  # a server gone this long while ssh still runs: ssh is waiting for nothing
 TIMES_MARK = "SSHBENCH-TIMES"  # the remote shell's `times` follows: its own CPU, then its children's
@@ -107,6 +110,7 @@ class Connection:
         self.compressor: subprocess.Popen[bytes] | None = None
         self.peer_port: int | None = None
         self.setup_seconds: float | None = None
+        self.exited_seconds: float | None = None  # ssh started -> reaped (end())
         self._sink: int | None = None  # the server's `wc -c` of an upload, once found
         self._tcp_holder: int | None = None  # the process whose TCP socket sends this connection's data
         self._tcp_port: int | None = None  # ... matched by this port (None: its only TCP socket, behind a NAT)
@@ -294,6 +298,7 @@ class Connection:
         with contextlib.suppress(OSError):
             drain(self.payload_out, 1 << 62)
         status, usage = reap(self.proc.pid)
+        self.exited_seconds = time.perf_counter() - self.t_spawn
         compressor_usage = None
         if self.compressor is not None:
             _, compressor_usage = reap(self.compressor.pid)

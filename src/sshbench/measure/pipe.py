@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench.axes import effect_of
-from sshbench.measure.connection import TIMES_MARK, Connection
+from sshbench.measure.connection import READY_COMMAND, TIMES_MARK, Connection
 from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
 from sshbench.measure.steady import Probe, SteadyWindow
@@ -78,9 +78,7 @@ _CPU_FN = (f'sshbench_cpu() {{ s=$(cat /proc/$PPID/stat 2>/dev/null) && '
 
 
 def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, remote_cpu: bool = False) -> str:
-    # SSH_CLIENT ("ip port port") where the server sets it; tinysshd sets only SSH_CONNECTION ("ip port ip port"):
-    # the client's port is the second word of either
-    ready = "echo SSHBENCH-READY ${SSH_CLIENT:-$SSH_CONNECTION}"
+    ready = READY_COMMAND
     compression = case.compressor
     external = compression.external and case.moves_data
     if external and case.direction is Direction.DOWNLOAD:
@@ -102,8 +100,6 @@ def remote_command(case: Case, size_bytes: int, payload: Payload | None = None, 
             source = f"{source} | {compression.compressor.shell(compression.compressor.compress(compression.level))}"
         return f"{ready}; read go; {source}{after}{times}"
     return ready
-
-
 
 
 def shares(size_bytes: int, streams: int) -> list[int]:

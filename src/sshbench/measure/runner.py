@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sshbench.measure.command import run_command_sample
 from sshbench.measure.controls import run_crypto_ceiling, run_tcp_control
 from sshbench.measure.failures import stop_if_same_failure
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
@@ -48,6 +49,8 @@ class TargetSampler:
             return sample
         if case.kind is CaseKind.CEILING:
             return run_crypto_ceiling(case, visit.round, self.openssl, self.settings.env)
+        if case.kind is CaseKind.COMMAND:
+            return run_command_sample(self.target, case, visit.round, timeout, self.settings)
         if case.kind is CaseKind.CONTROL:
             return run_tcp_control(case, size, visit.round, timeout, self.settings.payload,
                                    self.target.tcp_ends(case.link))

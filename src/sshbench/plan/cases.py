@@ -135,6 +135,7 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                for c, why in variants(replace(case, link=link), options, compression)]
     plain, added = _plain_default(options, client, offered, selections[0], settings, links, add_default)
     crossed += [(c, None) for c in plain]
+    crossed += [(c, None) for link in links for c in command_cases(options, link)]
     records = [CaseRecord(c) for c, why in crossed if why is None]
     measured = len(records)
     records += [CaseRecord(c, status=CaseStatus.SKIPPED, reason=why) for c, why in crossed if why is not None]
@@ -152,6 +153,12 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))
     notes = tuple(p.note for p in (mac_partner, cipher_partner) if p.note) + added
     return HostPlan(records, measured, kex, cipher_mac, mac_cipher, notes)
+
+
+def command_cases(options: RunOptions, link: str) -> list[Case]:
+    """The short commands of --commands over one path: each with the client's own algorithms (a short command's
+    key exchange and host key are part of what it costs, so no partner is held fixed)."""
+    return [Case(CaseKind.COMMAND, Direction.SETUP, command=name, link=link) for name in options.commands]
 
 
 def _plain_default(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, ciphers: Selection,

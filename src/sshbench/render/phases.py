@@ -10,6 +10,7 @@ from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Report
 
 TITLE = "Where set-up time goes"
+EXIT = "exit"
 MIN_RTT_SHOWN = 0.001  # below a millisecond (loopback) a phase in round trips says nothing
 CAPTION = (
     "each row is one connection, the case's median by set-up time; its phases sum to its total: from ssh's start "
@@ -20,6 +21,9 @@ CAPTION = (
     "shell's start (its start-up files) until the command's first output",
     "· : ssh did not print that phase's line (an older or other client): its time is in the next column",
 )
+EXIT_CAPTION = ("exit (short commands, --commands): the command's run, its output and the close, to ssh's exit; a "
+                "short command's row is its median connection by that time to exit, which its phases sum to (-: a "
+                "set-up case, which ends at the first output)")
 
 
 def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
@@ -30,12 +34,13 @@ def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
     return cell(ms(seconds))
 
 
-def _row(found: PhaseSplit, report: Report) -> Row:
+def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
     case = report.joined()[found.case_id].case
     kind = case.algorithm_kind
     name = f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}"
     ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
-    cells = [_phase_cell(ends.get(key), found.rtt) for key, _, _ in PHASES]
+    cells = [cell("-", "dim") if key == EXIT and EXIT not in ends else _phase_cell(ends.get(key), found.rtt)
+             for key in keys]
     rtt = "-" if found.rtt is None or found.rtt < MIN_RTT_SHOWN else ms(found.rtt)
     return Row((cell(name), *cells, cell(ms(found.total)), cell(rtt), cell(str(found.counted))))
 
@@ -45,7 +50,10 @@ def phase_table(report: Report) -> Table | None:
     found = phase_splits(report)
     if not found:
         return None
-    columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key, _, _ in PHASES),
+    exits = any(phase.name.endswith(EXIT) for f in found for phase in f.phases)
+    keys = [key for key, _, _ in PHASES if key != EXIT or exits]  # the exit: short commands only
+    columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key in keys),
                Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
                Column("n", numeric=True, priority=2))
-    return Table(TITLE, columns, tuple(_row(f, report) for f in found), CAPTION, note=True)
+    return Table(TITLE, columns, tuple(_row(f, report, keys) for f in found),
+                 CAPTION + ((EXIT_CAPTION,) if exits else ()), note=True)

@@ -15,9 +15,10 @@ from sshbench.analysis.views import Variant, build_view, builds_of, side_word, v
 from sshbench.axes import declared
 from sshbench.compressors import choice
 from sshbench.render.build_tables import build_tables
+from sshbench.render.cells import count_cell, factor_cell, interval_cell, rank_cell
+from sshbench.render.commands import command_table
 from sshbench.render.labels import (
     GRADE_STYLE,
-    NO_INTERVAL,
     RELATION_MARK,
     RELATION_STYLE,
     TITLES,
@@ -30,23 +31,12 @@ from sshbench.render.labels import (
 from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.phases import phase_table
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell, plain
+from sshbench.render.table_model import Cell, Column, Row, Table, cell, plain
 from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.vocabulary.algorithms import EVP_OF, Grade, Kind
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.units import MiB, format_bytes
-
-
-def _rank(summary: Summary) -> Cell:
-    """The rank, or how the case stands against the row above when that is not "slower" (labels.legend)."""
-    if summary.rank is None:
-        return cell("-")
-    if summary.relation is not None and summary.relation in RELATION_MARK:
-        return cell(RELATION_MARK[summary.relation], RELATION_STYLE[summary.relation])
-    if summary.relation is None and summary.tied_with_previous:  # an older file's uncorrected tie
-        return cell("=")
-    return cell(str(summary.rank))
 
 
 def _cost_rank(summary: Summary) -> Cell:
@@ -60,44 +50,17 @@ def _cost_rank(summary: Summary) -> Cell:
     return cell(str(summary.cost_rank))
 
 
-def _factor(summary: Summary) -> Cell:
-    """How many times as long as the fastest: with its 95% interval where there is one (then the Hodges-Lehmann
-    ratio the interval belongs to), else the ratio of the medians."""
-    if summary.factor is None:
-        return cell("-")
-    if summary.factor_estimate is None or summary.factor_low is None or summary.factor_high is None:
-        return cell(f"{summary.factor:.2f}")
-    return cell(f"{summary.factor_estimate:.2f} [{summary.factor_low:.2f}-{summary.factor_high:.2f}]")
-
-
 def _legacy(report: Report) -> bool:
     """Written before verdicts between neighbours existed (schema 4 and older)."""
     return not any(s.relation for s in report.summaries) and any(s.tied_with_previous for s in report.summaries)
 
 
-def _interval(summary: Summary, stat: Stat | None) -> Cell:
-    """Half-width of the median's 95% interval in percent, green when it met the precision target."""
-    width = stat.relative_half_width if stat else None
-    if width is None:
-        return cell(NO_INTERVAL, "dim")
-    return cell(f"±{width * 100:.1f}%", "good" if summary.precise else "warn" if summary.precise is False else "")
-
-
 def _reference_spread(summary: Summary, stat: Stat | None) -> Cell:
     """A reference's interval, or with too few samples for one, how far its samples spread (labelled so)."""
     if stat is None or stat.relative_half_width is not None or stat.count < 2 or not stat.median:
-        return _interval(summary, stat)
+        return interval_cell(summary, stat)
     spread = max(stat.median - stat.min, stat.max - stat.median) / stat.median
     return cell(f"range ±{spread * 100:.1f}%", "dim")
-
-
-def _count(summary: Summary) -> Cell:
-    spans = [Span(str(summary.samples_ok))]
-    if summary.outliers:
-        spans.append(Span(f" ({summary.outliers} out)", "warn"))
-    if summary.samples_failed:
-        spans.append(Span(f" ({summary.samples_failed} failed)", "bad"))
-    return tuple(spans)
 
 
 def _name_cells(name: str, kind: Kind) -> tuple[Cell, Cell, Grade | None]:
@@ -187,9 +150,9 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
         crypto = _share(tput, tops.get(record.case.cipher or "")) if kind is Kind.CIPHER else "-"
         cycles = f"{pm(summary.client_cycles_per_byte, digits=1, interval=False):>4} " \
                  f"{pm(summary.server_cycles_per_byte, digits=1, interval=False):>4}"
-        out.append(Row((_rank(summary), name_cell, grade, cell(pm(tput, 1e6)), _interval(summary, tput),
-                        _count(summary), cell(pm(summary.cost_seconds_per_gib, digits=2)), _cost_rank(summary),
-                        _factor(summary), cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
+        out.append(Row((rank_cell(summary), name_cell, grade, cell(pm(tput, 1e6)), interval_cell(summary, tput),
+                        count_cell(summary), cell(pm(summary.cost_seconds_per_gib, digits=2)), _cost_rank(summary),
+                        factor_cell(summary), cell(pm(summary.client_cpu_seconds_per_gib, digits=2)),
                         cell(pm(summary.server_cpu_seconds_per_gib, digits=2)),
                         cell(ms(summary.fixed_seconds.median if summary.fixed_seconds else None)),
                         cell(f"{crypto:>4} {_share(tput, tcp):>4}"), cell(pm(tput, MiB, interval=False)),
@@ -207,10 +170,10 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
     for summary in rows:
         name_cell, grade, flagged = _name_cells(views[summary.case_id].case.subject, kind)
         setup = summary.handshake_seconds
-        out.append(Row((_rank(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
-                        _interval(summary, setup), _count(summary),
+        out.append(Row((rank_cell(summary), name_cell, grade, cell(ms(setup.median if setup else None)),
+                        interval_cell(summary, setup), count_cell(summary),
                         cell(ms(summary.cost_seconds.median if summary.cost_seconds else None)),
-                        _cost_rank(summary), _factor(summary),
+                        _cost_rank(summary), factor_cell(summary),
                         cell(ms(summary.kex_seconds.median if summary.kex_seconds else None)),
                         cell(ms(summary.client_cpu_seconds.median if summary.client_cpu_seconds else None)),
                         cell(ms(summary.server_cpu_seconds.median if summary.server_cpu_seconds else None)),
@@ -236,7 +199,7 @@ def controls_table(report: Report) -> Table | None:
         label = f"raw TCP {where}" if case.kind is CaseKind.CONTROL else f"crypto ceiling {case.subject}"
         rows.append(Row((cell(label), cell("-" if case.kind is CaseKind.CONTROL else EVP_OF.get(case.subject, "-")),
                          cell(pm(tput, 1e6)), cell(pm(tput, MiB, interval=False)),
-                         _reference_spread(summary, tput), _count(summary))))
+                         _reference_spread(summary, tput), count_cell(summary))))
     columns = (Column("reference"), Column("OpenSSL primitive", priority=3), Column("MB/s", numeric=True),
                Column("MiB/s", numeric=True, priority=3), Column("±", numeric=True), Column("n", numeric=True))
     return Table("Controls and ceilings, measured in this run", columns, tuple(rows),
@@ -313,6 +276,8 @@ def _tables(report: Report, references: bool = True, handshakes: bool = True) ->
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
         tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
                       else throughput_table(report, kind, direction, rows))
+    if handshakes and (commands := command_table(report)) is not None:
+        tables.append(commands)
     if handshakes and (phases := phase_table(report)) is not None:
         tables.append(phases)
     tables += matrix_tables(report)

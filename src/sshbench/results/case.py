@@ -42,6 +42,8 @@ class Case:
     # The declared axes' values (axes/): (axis, canonical value) in DECLARED's order, plain values left out, so
     # a case no declared axis touches has none and its id and file form are as before
     dims: tuple[tuple[str, str], ...] = field(default=(), metadata={"omit_empty": True})
+    # A short command's name (--commands, vocabulary/commands.py): the subject of a command case, "" otherwise
+    command: str = field(default="", metadata={"omit_empty": True})
 
     @property
     def algorithm_kind(self) -> Kind | None:
@@ -53,6 +55,8 @@ class Case:
         """The algorithm this case is about (the others are held fixed or left to defaults)."""
         if self.kind is CaseKind.CONTROL:
             return "raw-tcp"
+        if self.kind is CaseKind.COMMAND:
+            return self.command
         value = self.cipher if self.kind is CaseKind.CEILING else getattr(self, self.kind.value)
         assert isinstance(value, str)
         return value
@@ -95,15 +99,21 @@ class Case:
         return self.direction is not Direction.SETUP
 
     @property
+    def _family(self) -> str:
+        """What a group starts with: the kind, and for a short command the command too (`true` and `input` are
+        different workloads, never alternatives ranked against each other)."""
+        return f"command:{self.command}" if self.kind is CaseKind.COMMAND else self.kind.value
+
+    @property
     def group(self) -> str:
         """Cases ranked against each other: same kind, direction and every axis (results/axes.py)."""
-        return f"{self.kind.value}:{self.direction.value}{spelled(self._axes)}"
+        return f"{self._family}:{self.direction.value}{spelled(self._axes)}"
 
     @property
     def base_group(self) -> str:
         """The group without the axes a table is drawn once per value of: "cipher:upload" (a transfer method
         stays: "cipher:upload:scp")."""
-        return f"{self.kind.value}:{self.direction.value}{spelled(self._axes, only=('method',))}"
+        return f"{self._family}:{self.direction.value}{spelled(self._axes, only=('method',))}"
 
     @property
     def is_pipe(self) -> bool:

@@ -26,6 +26,8 @@ from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
 from sshbench.vocabulary.algorithms import lookup
 from sshbench.vocabulary.buildspec import BUILD_NAME
+from sshbench.vocabulary.case_terms import CaseKind
+from sshbench.vocabulary.commands import COMMANDS
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.untrusted import UntrustedText, clean, host_name
 
@@ -156,6 +158,9 @@ def _check_consistency(report: Report, where: str) -> None:
             getattr(case, kind) if case.algorithm_kind is not None else "raw-tcp")
         if needed is None:
             raise SchemaError(f"{prefix}cases[{i}] is a {kind} case without its {kind} name")
+        if (case.kind is CaseKind.COMMAND) != (case.command in COMMANDS):
+            raise SchemaError(f"{prefix}cases[{i}].command is not a short command of a command case: "
+                              f"{_shown(case.command)}")
         try:
             method(case.method)
         except UsageError:

@@ -29,7 +29,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 @dataclass
@@ -44,6 +44,8 @@ class Sample:
     size_bytes: int  # bytes asked for (0 for set-up cases)
     bytes_received: int | None = None  # as counted by the receiving side (file methods: the received file's size)
     setup_seconds: float | None = None  # ssh started -> remote command ready
+    # A short command (--commands): ssh started -> exited, its command run and the connection closed; its figure
+    command_seconds: float | None = None
     # The steady-state data phase. pipe: first byte sent -> receiver confirmed the last.
     # File methods: total_seconds minus overhead_seconds (the same tool moving a 1-byte file).
     data_seconds: float | None = None

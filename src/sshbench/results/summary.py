@@ -50,6 +50,7 @@ class Summary:
     overhead_seconds: Stat | None = None  # file methods: the same tool moving a 1-byte file
     setup_seconds: Stat | None = None  # ssh started -> remote command running
     handshake_seconds: Stat | None = None  # banner sent -> session open (ranks set-up cases)
+    command_seconds: Stat | None = None  # a short command's ssh started -> exited (ranks command cases)
     kex_seconds: Stat | None = None
     client_cpu_seconds_per_gib: Stat | None = None
     server_cpu_seconds_per_gib: Stat | None = None

@@ -30,6 +30,7 @@ class CaseKind(StrEnum):
     HOSTKEY = "hostkey"
     CONTROL = "control"  # raw TCP, no SSH: the transport ceiling (measure/controls.py)
     CEILING = "ceiling"  # a cipher's primitive alone (openssl speed): the crypto ceiling
+    COMMAND = "command"  # a short remote command run to its exit (--commands, vocabulary/commands.py)
 
     @property
     def algorithm(self) -> Kind | None:

@@ -1,0 +1,86 @@
+"""ONE short command (--commands): ssh started, its remote command run, ssh exited; returned as a Sample.
+
+Why from process start to exit: that is what automation waits for per task
+and what `time ssh HOST true` says; the set-up cases stop at the remote
+command's first output and leave out the close. The remote shell prints
+sshbench's ready line first (it names our source port, so the server's
+process is matched exactly, as for transfers: measure/pipe.py), then runs
+the command. Its input is written into ssh's stdin at once and closed, as
+`ssh HOST cmd < file` gives it; the output is counted and checked.
+
+The figure is `command_seconds` (ssh started -> reaped); `setup_seconds` is
+the ready line's arrival, so the phases of ssh -v, the command's start and
+its run to the exit sum to the figure (analysis/phases.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+
+from sshbench.axes import effect_of
+from sshbench.measure.connection import READY_COMMAND, Connection, Ended
+from sshbench.measure.datapath import drain
+from sshbench.measure.pipe import SampleSettings, ssh_compression_options
+from sshbench.measure.proof import concluded
+from sshbench.results.model import Case, Sample
+from sshbench.targets.base import Target
+from sshbench.vocabulary.commands import COMMANDS
+
+
+def remote_command(case: Case) -> str:
+    return f"{READY_COMMAND}; {COMMANDS[case.command].remote}"
+
+
+def run_command_sample(target: Target, case: Case, round_no: int, timeout: float,
+                       settings: SampleSettings | None = None) -> Sample:
+    """Run the case's short command once over a fresh connection. Never raises for ssh failures: they come back
+    as a failed Sample."""
+    settings = settings or SampleSettings()
+    command = COMMANDS[case.command]
+    sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
+                    started_at=datetime.now(UTC).isoformat(timespec="milliseconds"), size_bytes=0)
+    argv = target.ssh_argv(case, remote_command(case))
+    argv[1:1] = [*ssh_compression_options(case), *effect_of(case.dims).ssh_options]
+    env = {**os.environ, **target.tool_env, **settings.env}
+    t_start = time.perf_counter()
+    connection = Connection(target, case, argv, env, timeout, case.compressor)
+    error: str | None = None
+    ended: Ended | None = None
+    try:
+        error = _give_input(connection, command.input_bytes)
+        why = connection.ready()
+        if error is None and why is not None:
+            error = why
+        if error is None:
+            counted = len(connection.lines.buffer) + drain(connection.payload_out, 1 << 62)[0]
+            sample.bytes_received = counted
+            sample.verified = "count"
+            if counted != command.output_bytes:
+                error = f"the command printed {counted} bytes, expected {command.output_bytes}"
+    except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
+        connection.kill()
+        raise
+    finally:
+        ended = connection.end()
+        sample.total_seconds = time.perf_counter() - t_start
+    sample.setup_seconds = connection.setup_seconds
+    if error is None:
+        sample.command_seconds = connection.exited_seconds
+    return concluded(target, case, sample, [connection], [ended], error, False, timeout)
+
+
+def _give_input(connection: Connection, size: int) -> str | None:
+    """The command's input written into ssh's stdin, then closed (its pipe holds it: grow_pipe); None, or why
+    ssh would not take it."""
+    try:
+        if size and connection.payload_in is not None:
+            view = memoryview(bytes(size))
+            while view:
+                view = view[os.write(connection.payload_in, view):]
+    except BrokenPipeError:
+        return "ssh exited before it took the command's input"
+    finally:
+        connection.close_input()
+    return None

@@ -1,0 +1,49 @@
+"""The short commands of `--commands`: what automation runs over SSH many times a day, each to its exit.
+
+Why a workload of its own: for Ansible tasks, git fetches, CI deploy steps
+and monitoring checks the cost is the connection, not the cipher: TCP and
+SSH round trips, the key exchange, signatures, the remote shell's start-up,
+the close. A sample runs one such command the way automation does, from
+the client process's start to its exit (measure/pipe.py), so the figure is
+what `time ssh HOST true` says.
+
+Each command is plain POSIX sh, so it runs on any server. Its input is
+written into ssh's stdin at once and closed, as `ssh HOST cmd < file` does
+(an Ansible module sent with pipelining); the others get none, as
+`ssh -n` or `< /dev/null`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KiB = 1024
+
+
+@dataclass(frozen=True)
+class ShortCommand:
+    name: str
+    remote: str  # what the remote shell runs (after sshbench's ready line)
+    input_bytes: int  # written into ssh's stdin at its start, then closed
+    output_bytes: int  # what the remote command prints (checked)
+    words: str  # how tables and docs name it
+
+
+COMMANDS: dict[str, ShortCommand] = {c.name: c for c in (
+    ShortCommand("true", "true", 0, 0, "ssh HOST true: the connection alone"),
+    ShortCommand("output", f"head -c {16 * KiB} /dev/zero", 0, 16 * KiB, "a command printing 16 KiB"),
+    ShortCommand("input", "cat >/dev/null", 64 * KiB, 0, "64 KiB piped in (an Ansible module with pipelining)"),
+)}
+
+
+def parse_commands(text: str) -> tuple[str, ...]:
+    """--commands: names from COMMANDS, comma-separated, or `all`; order kept, duplicates dropped.
+    Raises ValueError naming the bad one and the choices."""
+    names = list(COMMANDS) if text.strip() == "all" else [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in COMMANDS:
+            raise ValueError(f"--commands {name}: not a short command sshbench knows; use {', '.join(COMMANDS)} "
+                             "or all")
+    if not names:
+        raise ValueError(f"--commands needs at least one of {', '.join(COMMANDS)}")
+    return tuple(dict.fromkeys(names))
