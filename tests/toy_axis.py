@@ -19,7 +19,7 @@ import runpy
 import sys
 
 from sshbench.axes import Effect
-from sshbench.vocabulary.case_terms import PIPE
+from sshbench.vocabulary.case_terms import PIPE, CaseKind
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.units import format_bytes, parse_size
 
@@ -34,6 +34,7 @@ class ChunkAxis:
     option = "--chunk-sizes"
     help = "the most bytes one splice of sshbench's source or sink moves, e.g. 64KiB,1MiB (a toy axis)"
     column = "chunk"
+    kinds = frozenset({CaseKind.CIPHER, CaseKind.MAC})
 
     def parse(self, text: str) -> tuple[str, ...]:
         values = []

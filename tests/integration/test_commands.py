@@ -1,12 +1,16 @@
-"""Short commands (--commands) end to end against the embedded OpenSSH server: each command run over a fresh
-connection from ssh's start to its exit, its output checked, its phases summing to its figure, shown in the
-terminal and in `report --json`; a name sshbench does not know is one clean line."""
+"""Short commands (--commands, --reuse) end to end against the embedded OpenSSH server: each command run over a
+fresh connection, and as a session over sshbench's own ControlMaster, from ssh's start to its exit, its output
+checked, its phases summing to its figure, reuse judged against fresh, shown in the terminal and in `report
+--json` (validated by its schema); the master gone with the run; a name sshbench does not know is one clean
+line."""
 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
+import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
 from sshbench.analysis.phases import split
@@ -20,8 +24,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     cwd = tmp_path_factory.mktemp("commands")
-    done = sshbench("--commands", "all", "--setup-runs", "3", "--runs", "1", "--output", str(cwd / "r.json"),
-                    cwd=cwd, tmpdir=cwd)
+    done = sshbench("--commands", "all", "--reuse", "fresh,reused", "--setup-runs", "3", "--runs", "1",
+                    "--output", str(cwd / "r.json"), cwd=cwd, tmpdir=cwd)
     assert done.returncode == 0, done.stderr[-2000:]
     return cwd / "r.json", done.stdout
 
@@ -30,35 +34,49 @@ def test_each_command_is_its_own_case_and_nothing_else_is_measured(run: tuple[Pa
     path, _ = run
     data = json.loads(path.read_text())
     ids = [r["case"]["id"] for r in data["cases"]]
-    assert ids == ["command:true:setup", "command:output:setup", "command:input:setup"]  # --commands alone
-    assert data["options"]["commands"] == ["true", "output", "input"]
-    assert {s["group"] for s in data["summaries"]} == {f"command:{n}:setup" for n in ("true", "output", "input")}
+    assert ids == [f"command:{n}:setup{r}" for n in ("true", "output", "input") for r in ("", "+reused")]
+    assert data["options"]["commands"] == ["true", "output", "input"]  # --commands alone: no other sweep
+    assert data["options"]["dims"] == [["reuse", ["fresh", "reused"]]]
+    assert {s["group"] for s in data["summaries"]} == set(ids)  # each ranked only against itself ...
+    assert not [p for p in path.parent.iterdir() if p.name.startswith("sshbench-mux-")]  # the master's dir gone
 
 
 def test_every_sample_runs_its_command_to_the_exit_and_its_phases_sum_to_that(run: tuple[Path, str]) -> None:
     path, _ = run
     (report,) = read_results(str(path))
     samples = [s for s in report.samples if not s.warmup]
-    assert len(samples) == 9 and all(s.ok for s in samples), [s.error for s in samples]
+    assert len(samples) == 18 and all(s.ok for s in samples), [s.error for s in samples]
     for sample in samples:
+        reused = sample.case_id.endswith("+reused")
         assert sample.command_seconds is not None and sample.setup_seconds is not None
         assert 0 < sample.setup_seconds < sample.command_seconds <= (sample.total_seconds or 0)
         parts = split(sample)
         assert parts is not None and parts[-1].name == "exit"
         assert sum(p.seconds for p in parts) == pytest.approx(sample.command_seconds, abs=1e-9)
-        assert sample.negotiated is not None and sample.negotiated.kex  # the client's own choice, proven
-        assert sample.server_cpu_user_seconds is not None  # its server process, matched by our port
+        assert sample.negotiated is not None and sample.negotiated.kex  # fresh: its own; reused: its master's
+        # fresh: a key exchange phase of its own; reused: none (its marks absent, merged into the command's start)
+        assert [p.name for p in parts].count("kex") == (0 if reused else 1)
+        assert (sample.server_cpu_user_seconds is None) == reused  # fresh: its server process, matched by port
     outputs = {s.case_id: s.bytes_received for s in samples}
-    assert outputs["command:output:setup"] == 16 * 1024 and outputs["command:true:setup"] == 0
+    assert outputs["command:output:setup"] == outputs["command:output:setup+reused"] == 16 * 1024
+    assert outputs["command:true:setup"] == 0
 
 
 def test_the_terminal_and_report_json_show_the_time_to_exit_and_where_it_went(run: tuple[Path, str]) -> None:
     path, stdout = run
-    assert "Short commands: ssh started to ssh exited" in stdout
-    assert "ssh HOST true: the connection alone" in stdout and "exit" in stdout
+    assert stdout.startswith("What a short command costs\n")  # the answer first
+    assert "Short commands: ssh started to ssh exited" in stdout and "through a ControlMaster" in stdout
+    assert "ssh HOST true: the connection alone" in stdout and "Where the time goes" in stdout
     done = sshbench("report", str(path), "--json", cwd=path.parent, tmpdir=path.parent)
     assert done.returncode == 0, done.stderr
-    (found,) = json.loads(done.stdout)["runs"]
+    document = json.loads(done.stdout)
+    jsonschema.validate(document, json.loads((resources.files("sshbench.schemas") / "report.schema.json")
+                                             .read_text()))
+    (found,) = document["runs"]
+    commands = {c["case_id"]: c for c in found["commands"]}
+    assert commands["command:true:setup"]["versus_fresh"] is None
+    versus = commands["command:true:setup+reused"]["versus_fresh"]
+    assert versus is not None and versus["relation"] in ("different", "unsettled", "equivalent")
     phases = {p["case_id"]: p for p in found["setup_phases"]}
     true = phases["command:true:setup"]
     assert [p["name"] for p in true["phases"]][-1] == "exit"

@@ -1,15 +1,16 @@
 """The declared axes (axes/base.py), by name: one module each, one line in DECLARED.
 
-None is declared yet: the built-in axes (method, streams, compression,
-side, link) are Case fields (results/axes.py). The next workload's
-dimensions (docs/ARCHITECTURE.md, "A new axis") are added here.
+The built-in axes (method, streams, compression, side, link) are Case
+fields (results/axes.py); a workload's own dimensions (docs/ARCHITECTURE.md,
+"A new axis") are declared here: connection reuse for short commands.
 """
 
 from __future__ import annotations
 
 from sshbench.axes.base import DeclaredAxis, Effect
+from sshbench.axes.reuse import REUSE
 
-DECLARED: tuple[DeclaredAxis, ...] = ()
+DECLARED: tuple[DeclaredAxis, ...] = (REUSE,)
 __all__ = ["DECLARED", "DeclaredAxis", "Effect", "declared", "effect_of"]
 
 
@@ -19,11 +20,12 @@ def declared(name: str) -> DeclaredAxis | None:
 
 
 def effect_of(dims: tuple[tuple[str, str], ...]) -> Effect:
-    """What a case's declared-axis values change in its pipe sample, together: their ssh options in order, the
-    last chunk size given. A value of an axis not declared here changes nothing (results files are checked on
-    load, results/codec.py, so a run never measures one)."""
+    """What a case's declared-axis values change in its sample, together: their ssh options in order, the last
+    chunk size given, a ControlMaster if any asks for one. A value of an axis not declared here changes nothing
+    (results files are checked on load, results/codec.py, so a run never measures one)."""
     options: tuple[str, ...] = ()
     chunk: int | None = None
+    master = False
     for name, value in dims:
         axis = declared(name)
         if axis is None:
@@ -31,4 +33,5 @@ def effect_of(dims: tuple[tuple[str, str], ...]) -> Effect:
         effect = axis.effect(value)
         options += effect.ssh_options
         chunk = effect.chunk_bytes if effect.chunk_bytes is not None else chunk
-    return Effect(options, chunk)
+        master = master or effect.control_master
+    return Effect(options, chunk, master)

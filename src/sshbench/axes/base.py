@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from sshbench.vocabulary.case_terms import CaseKind
+
 
 @dataclass(frozen=True)
 class Effect:
@@ -32,6 +34,9 @@ class Effect:
 
     ssh_options: tuple[str, ...] = ()  # more ssh arguments, e.g. ("-o", "IPQoS=throughput")
     chunk_bytes: int | None = None  # the most one splice of sshbench's source or sink moves (None: its own)
+    # The sample's ssh goes through an OpenSSH ControlMaster that sshbench holds open for the case's path
+    # (measure/masters.py): a session over a connection already made, as ControlMaster=auto gives a user
+    control_master: bool = False
 
 
 class DeclaredAxis(Protocol):
@@ -43,6 +48,7 @@ class DeclaredAxis(Protocol):
     cross: int  # the order its cross pairs are made in, after the built-in axes' (results/axes.py)
     option: str  # e.g. "--chunk-sizes"
     help: str
+    kinds: frozenset[CaseKind]  # the kinds of case it crosses (transfers: CIPHER, MAC; short commands: COMMAND)
 
     def parse(self, text: str) -> tuple[str, ...]:
         """The option's values, canonical, in the order given; UsageError (one line, the fix) for bad text."""

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from sshbench.axes import effect_of
 from sshbench.measure.connection import READY_COMMAND, Connection, Ended
 from sshbench.measure.datapath import drain
+from sshbench.measure.masters import MasterError, Masters
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import concluded
 from sshbench.results.model import Case, Sample
@@ -34,15 +35,21 @@ def remote_command(case: Case) -> str:
 
 
 def run_command_sample(target: Target, case: Case, round_no: int, timeout: float,
-                       settings: SampleSettings | None = None) -> Sample:
-    """Run the case's short command once over a fresh connection. Never raises for ssh failures: they come back
-    as a failed Sample."""
+                       settings: SampleSettings | None = None, masters: Masters | None = None) -> Sample:
+    """Run the case's short command once: over a fresh connection, or (--reuse reused) as a new session over
+    the path's ControlMaster from `masters`. Never raises for ssh failures: they come back as a failed Sample."""
     settings = settings or SampleSettings()
     command = COMMANDS[case.command]
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
                     started_at=datetime.now(UTC).isoformat(timespec="milliseconds"), size_bytes=0)
+    effect = effect_of(case.dims)
+    try:
+        reuse = _reuse_options(case, effect.control_master, masters)
+    except MasterError as exc:
+        sample.error = str(exc)
+        return sample
     argv = target.ssh_argv(case, remote_command(case))
-    argv[1:1] = [*ssh_compression_options(case), *effect_of(case.dims).ssh_options]
+    argv[1:1] = [*ssh_compression_options(case), *effect.ssh_options, *reuse]
     env = {**os.environ, **target.tool_env, **settings.env}
     t_start = time.perf_counter()
     connection = Connection(target, case, argv, env, timeout, case.compressor)
@@ -53,6 +60,8 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
         why = connection.ready()
         if error is None and why is not None:
             error = why
+        if effect.control_master:  # the port is the master's: its server process outlives this session, and its
+            connection.peer_port = None  # CPU is the master's whole connection's (unknown for the session alone)
         if error is None:
             counted = len(connection.lines.buffer) + drain(connection.payload_out, 1 << 62)[0]
             sample.bytes_received = counted
@@ -68,7 +77,18 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     sample.setup_seconds = connection.setup_seconds
     if error is None:
         sample.command_seconds = connection.exited_seconds
-    return concluded(target, case, sample, [connection], [ended], error, False, timeout)
+    proven = masters.proven(case) if masters is not None and effect.control_master else None
+    return concluded(target, case, sample, [connection], [ended], error, False, timeout, proven)
+
+
+def _reuse_options(case: Case, reused: bool, masters: Masters | None) -> tuple[str, ...]:
+    """A reused sample's options to its path's master; a fresh sample's to never use one, even where the
+    user's ssh config has ControlMaster (a real host): fresh means a connection of its own."""
+    if not reused:
+        return ("-o", "ControlMaster=no", "-o", "ControlPath=none")
+    if masters is None:
+        raise MasterError("a reused short command needs the run's ControlMasters (measure/masters.py)")
+    return masters.options(case)
 
 
 def _give_input(connection: Connection, size: int) -> str | None:

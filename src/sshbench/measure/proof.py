@@ -11,6 +11,7 @@ which must show the case's algorithms and compression.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from sshbench.measure.connection import Connection, Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
@@ -89,8 +90,10 @@ def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
 
 
 def concluded(target: Target, case: Case, sample: Sample, connections: list[Connection], ended: list[Ended],
-               error: str | None, remote_cpu: bool, timeout: float) -> Sample:
-    """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection."""
+               error: str | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None) -> Sample:
+    """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection. `proven`:
+    the algorithms of the connection a session reused (its ControlMaster's ssh -v), where this ssh negotiated
+    none of its own."""
     statuses = [os.waitstatus_to_exitcode(e.status) for e in ended]
     sample.exit_status = next((s for s in statuses if s != 0), statuses[0] if statuses else None)
     usages = [e.usage for e in ended]
@@ -101,6 +104,8 @@ def concluded(target: Target, case: Case, sample: Sample, connections: list[Conn
         if compressor:
             sample.client_compressor_cpu_seconds = sum(u.ru_utime + u.ru_stime for u in compressor)
     transcripts = [parse_verbose(c.stderr_lines) for c in connections]
+    if proven is not None:
+        transcripts = [t if t.negotiated.kex else replace(t, negotiated=proven) for t in transcripts]
     first = transcripts[0] if transcripts else None
     if first is not None:
         sample.negotiated = first.negotiated

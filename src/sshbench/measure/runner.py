@@ -19,6 +19,7 @@ from sshbench.measure.controls import run_crypto_ceiling, run_tcp_control
 from sshbench.measure.failures import stop_if_same_failure
 from sshbench.measure.filetool import TransferFiles, run_transfer_sample
 from sshbench.measure.loop import Hooks, run_loop
+from sshbench.measure.masters import Masters
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule
@@ -39,6 +40,7 @@ class TargetSampler:
     settings: SampleSettings
     files: TransferFiles | None = None
     openssl: str | None = None
+    masters: Masters | None = None  # the reused short commands' ControlMasters (measure/masters.py)
 
     def __call__(self, visit: Visit, size: int, timeout: float, tick: Callable[[int], None]) -> Sample:
         case = visit.case
@@ -50,7 +52,7 @@ class TargetSampler:
         if case.kind is CaseKind.CEILING:
             return run_crypto_ceiling(case, visit.round, self.openssl, self.settings.env)
         if case.kind is CaseKind.COMMAND:
-            return run_command_sample(self.target, case, visit.round, timeout, self.settings)
+            return run_command_sample(self.target, case, visit.round, timeout, self.settings, self.masters)
         if case.kind is CaseKind.CONTROL:
             return run_tcp_control(case, size, visit.round, timeout, self.settings.payload,
                                    self.target.tcp_ends(case.link))
@@ -75,11 +77,12 @@ def execute(report: Report, plan: Schedule, target: Target, options: RunOptions,
                                                                      or not options.size_bytes):
             # the pipe's cipher cases move as many bytes as the file tools, so end-to-end rates compare
             record.size_bytes, record.size_source = files.shape.total_bytes, "file"
-    sampler = TargetSampler(target, settings, files, shutil.which("openssl"))
     hooks = Hooks(check_alive=target.check_alive,
                   doomed=lambda failures: stop_if_doomed(failures, files, local_disks=target.server_cpu_exact),
                   place=place)
-    return run_loop(report, plan, sampler, options, save, reporter, hooks)
+    with Masters(target, options.timeout_seconds) as masters:
+        sampler = TargetSampler(target, settings, files, shutil.which("openssl"), masters)
+        return run_loop(report, plan, sampler, options, save, reporter, hooks)
 
 
 def stop_if_doomed(failures: list[Sample], files: TransferFiles | None = None, local_disks: bool = False) -> None:

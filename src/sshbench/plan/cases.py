@@ -156,9 +156,11 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
 
 
 def command_cases(options: RunOptions, link: str) -> list[Case]:
-    """The short commands of --commands over one path: each with the client's own algorithms (a short command's
-    key exchange and host key are part of what it costs, so no partner is held fixed)."""
-    return [Case(CaseKind.COMMAND, Direction.SETUP, command=name, link=link) for name in options.commands]
+    """The short commands of --commands over one path, each crossed with the declared axes for them (--reuse):
+    each with the client's own algorithms (a short command's key exchange and host key are part of what it
+    costs, so no partner is held fixed)."""
+    return [c for name in options.commands
+            for c, _ in _declared(Case(CaseKind.COMMAND, Direction.SETUP, command=name, link=link), options, None)]
 
 
 def _plain_default(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, ciphers: Selection,
@@ -202,7 +204,7 @@ def _declared(case: Case, options: RunOptions, skipped: str | None) -> list[tupl
     out = [(case, skipped)]
     for axis in DECLARED:
         values = options.dim_values(axis.name)
-        if values:
+        if values and case.kind in axis.kinds:
             out = [(c.at(axis.name, value), why or axis.skipped(value, case.method)) for c, why in out
                    for value in values]
     return out

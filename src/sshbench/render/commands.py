@@ -1,49 +1,107 @@
 """Short commands (--commands): what each costs from ssh's start to its exit, in milliseconds and in round trips
-of its path; where the time goes is the phase table's (render/phases.py)."""
+of its path, and what reusing the connection cut it to; where the time goes is the phase table's
+(render/phases.py). The answer's lines come first in the run's output (render/terminal.py)."""
 
 from __future__ import annotations
 
-from sshbench.analysis.links import round_trip
-from sshbench.render.cells import count_cell, factor_cell, interval_cell, rank_cell
+from sshbench.analysis.commands import CommandFigure, command_figures
+from sshbench.axes.reuse import REUSE
+from sshbench.render.cells import count_cell, interval_cell
 from sshbench.render.labels import ms
-from sshbench.render.phases import MIN_RTT_SHOWN
-from sshbench.render.table_model import Column, Row, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Report
-from sshbench.vocabulary.case_terms import CaseKind
+from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.commands import COMMANDS
 
 TITLE = "Short commands: ssh started to ssh exited"
 CAPTION = (
-    "each sample one fresh connection running one command, timed from ssh's start to its exit, as `time ssh HOST "
-    "true` is; the client's own algorithms (its ssh config), nothing pinned",
-    "RTT: the median in round trips of the path (its measured round trip), where it is a millisecond or more; "
-    "CPU: each side's whole connection (the server's: its per-connection process, where it is ours)",
+    "each sample one command, timed from ssh's start to its exit, as `time ssh HOST true` is; the client's own "
+    "algorithms (its ssh config), nothing pinned",
+    "fresh: a connection of its own (ControlMaster=no, ControlPath=none, whatever the ssh config says); through a "
+    "ControlMaster: a new session over a connection sshbench opened before (ControlMaster=auto's second command)",
+    "RTTs: the median in round trips of the path (its measured round trip), where that is a millisecond or more; "
+    "vs fresh: how many times as fast as the same command fresh, with its 95% interval (? not yet separable)",
+    "CPU: each side's whole connection (the server's: its per-connection process, where it is ours; a reused "
+    "session's is inside the master's and not shown)",
 )
 
 
+def _versus(figure: CommandFigure) -> Cell:
+    verdict = figure.versus_fresh
+    if verdict is None:
+        return cell("-")
+    faster = verdict.faster == figure.case.id
+    ratio = verdict.ratio if faster else 1 / verdict.ratio
+    interval = ("" if verdict.ratio_low is None or verdict.ratio_high is None else
+                f" [{verdict.ratio_low:.2f}-{verdict.ratio_high:.2f}]" if faster else
+                f" [{1 / verdict.ratio_high:.2f}-{1 / verdict.ratio_low:.2f}]")
+    mark = "" if verdict.relation is Relation.DIFFERENT else " ?" if verdict.relation is Relation.UNSETTLED else " ≈"
+    return cell(f"{ratio:.2f}x{interval}{mark}", "good" if faster and not mark else "")
+
+
 def command_table(report: Report) -> Table | None:
-    """The table of a view's command cases, in --commands order; None where it has none."""
-    views = report.joined()
-    rows = [(views[s.case_id].case, s) for s in report.summaries
-            if views[s.case_id].case.kind is CaseKind.COMMAND]
-    if not rows:
+    """The table of a view's command cases, in --commands order, fresh first; None where it has none."""
+    figures = command_figures(report)
+    if not figures:
         return None
-    order = list(COMMANDS)
-    rows.sort(key=lambda cs: (order.index(cs[0].command), cs[1].rank or 0))
+    summaries = {s.case_id: s for s in report.summaries}
     out = []
-    for case, summary in rows:
-        stat = summary.command_seconds
-        rtt = round_trip(report, case.link)
-        trips = "-" if stat is None or rtt is None or rtt < MIN_RTT_SHOWN else f"{stat.median / rtt:.1f}"
+    for figure in figures:
+        summary, stat = summaries[figure.case.id], figure.seconds
         client, server = summary.client_cpu_seconds, summary.server_cpu_seconds
-        out.append(Row((rank_cell(summary), cell(case.command), cell(COMMANDS[case.command].words),
+        out.append(Row((cell(figure.case.command), cell(REUSE.title(str(figure.case.value_of(REUSE.name)))),
                         cell(ms(stat.median if stat else None)), interval_cell(summary, stat), count_cell(summary),
-                        cell(trips), factor_cell(summary), cell(ms(client.median if client else None)),
-                        cell(ms(server.median if server else None)),
-                        cell("-" if stat is None else f"{stat.min * 1000:.0f}-{stat.max * 1000:.0f}"))))
-    columns = (Column("#", numeric=True), Column("command", code=True), Column("what it is", priority=2),
-               Column("to exit\nms", numeric=True), Column("±", numeric=True), Column("n", numeric=True),
-               Column("RTTs", numeric=True), Column("factor", numeric=True, priority=2),
-               Column("CPU ms\nclient", numeric=True, priority=2), Column("CPU ms\nserver", numeric=True, priority=2),
-               Column("min-max\nms", numeric=True, priority=3))
+                        cell("-" if figure.trips is None else f"{figure.trips:.1f}"), _versus(figure),
+                        cell(ms(client.median if client else None)), cell(ms(server.median if server else None)),
+                        cell("-" if stat is None else f"{stat.min * 1000:.0f}-{stat.max * 1000:.0f}"),
+                        cell(COMMANDS[figure.case.command].words))))
+    columns = (Column("command", code=True), Column("connection"), Column("to exit\nms", numeric=True),
+               Column("±", numeric=True), Column("n", numeric=True), Column("RTTs", numeric=True),
+               Column("vs fresh", numeric=True), Column("CPU ms\nclient", numeric=True, priority=2),
+               Column("CPU ms\nserver", numeric=True, priority=2), Column("min-max\nms", numeric=True, priority=3),
+               Column("what it is", priority=3))
     return Table(TITLE, columns, tuple(out), CAPTION)
+
+
+HEADING = "What a short command costs"
+# How to get the reuse that was measured: a user's own Host block (the socket in a private directory: whoever can
+# reach it can run commands as the user on the host, without a login) and Ansible's setting (its default already)
+HOWTO = ("to reuse connections: in the Host block, ControlMaster auto, ControlPath ~/.ssh/cm/%C (mkdir -m 700 "
+         "~/.ssh/cm first: the socket is a login for whoever can reach it), ControlPersist 60s; Ansible sets "
+         "these itself (ssh_args -C -o ControlMaster=auto -o ControlPersist=60s) unless ansible.cfg's ssh_args "
+         "drops them")
+
+
+def command_answer_lines(report: Report) -> list[str]:
+    """Per path and command: its time to exit fresh, in round trips, and what reuse cut it to, said as faster
+    only where its cross pair found it so; then how to get it, where it was."""
+    figures = command_figures(report)
+    fresh = {(f.case.link, f.case.command): f for f in figures if not f.reused}
+    lines = []
+    cut = False
+    for figure in figures:
+        if figure.reused or figure.seconds is None:
+            continue
+        where = f"over {figure.case.link}" if figure.case.link else "here"
+        trips = "" if figure.trips is None else f", {figure.trips:.1f} round trips"
+        line = f"{where}, {COMMANDS[figure.case.command].label} takes {_seconds(figure)} fresh{trips}"
+        reused = next((f for f in figures if f.reused and fresh.get((f.case.link, f.case.command)) is figure), None)
+        if reused is not None and reused.seconds is not None:
+            verdict = reused.versus_fresh
+            if reused.cut is not None and verdict is not None and verdict.relation is Relation.DIFFERENT:
+                interval = "" if verdict.ratio_low is None or verdict.ratio_high is None else \
+                    f" [{verdict.ratio_low:.2f}, {verdict.ratio_high:.2f}]"
+                line += f"; reusing the connection cuts it to {_seconds(reused)}: {reused.cut:.1f}x{interval}"
+                cut = True
+            else:
+                line += f"; through a ControlMaster {_seconds(reused)}, not yet separable from fresh"
+        lines.append(line)
+    return [*lines, *([HOWTO] if cut else [])]
+
+
+def _seconds(figure: CommandFigure) -> str:
+    stat = figure.seconds
+    assert stat is not None
+    interval = "" if stat.ci_low is None or stat.ci_high is None else \
+        f" [{ms(stat.ci_low)}-{ms(stat.ci_high)}]"
+    return f"{ms(stat.median)} ms{interval}"

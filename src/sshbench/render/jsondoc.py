@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sshbench.analysis.answer import Answer, answers
+from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.contest import Rival, rivals
@@ -31,8 +32,8 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 4  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
-# 4: each run's setup_phases
+REPORT_SCHEMA_VERSION = 5  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse)
 
 
 def _number(value: float | None) -> float | None:
@@ -133,6 +134,16 @@ def _phases_json(found: PhaseSplit) -> dict[str, object]:
             "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases]}
 
 
+def _command_json(figure: CommandFigure) -> dict[str, object]:
+    verdict = figure.versus_fresh
+    versus = None if verdict is None else {
+        "faster": verdict.faster, "ratio": _number(verdict.ratio), "low": _number(verdict.ratio_low),
+        "high": _number(verdict.ratio_high), "relation": verdict.relation.value}
+    return {"case_id": figure.case.id, "command": figure.case.command, "link": figure.case.link,
+            "reuse": str(figure.case.value_of("reuse")), "seconds": _stat(figure.seconds),
+            "rtt_seconds": _number(figure.rtt), "round_trips": _number(figure.trips), "versus_fresh": versus}
+
+
 def report_document(runs: Sequence[Report]) -> str:
     """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
     out = []
@@ -143,6 +154,7 @@ def report_document(runs: Sequence[Report]) -> str:
                     "answer": [answer_json(a) for a in answers(report)], "link_answer": link_answers_json(report),
                     "servers": [server_json(q) for q in server_questions(report)],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
+                    "commands": [_command_json(f) for f in command_figures(report)],
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})

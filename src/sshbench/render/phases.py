@@ -5,6 +5,7 @@ round trips of that path."""
 from __future__ import annotations
 
 from sshbench.analysis.phases import PHASES, PhaseSplit, phase_splits
+from sshbench.axes import declared
 from sshbench.render.labels import flagged_name, ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Report
@@ -37,7 +38,8 @@ def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
 def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
     case = report.joined()[found.case_id].case
     kind = case.algorithm_kind
-    name = f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}"
+    name = ", ".join([f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}",
+                      *(axis.title(value) for axis_name, value in case.dims if (axis := declared(axis_name)))])
     ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
     cells = [cell("-", "dim") if key == EXIT and EXIT not in ends else _phase_cell(ends.get(key), found.rtt)
              for key in keys]
@@ -55,5 +57,5 @@ def phase_table(report: Report) -> Table | None:
     columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key in keys),
                Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
                Column("n", numeric=True, priority=2))
-    return Table(TITLE, columns, tuple(_row(f, report, keys) for f in found),
+    return Table(TITLE if not exits else "Where the time goes", columns, tuple(_row(f, report, keys) for f in found),
                  CAPTION + ((EXIT_CAPTION,) if exits else ()), note=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
 from sshbench.analysis.forecast import WIDER_MARGIN
 from sshbench.analysis.remedies import path_answers
+from sshbench.render.commands import HEADING as COMMANDS_HEADING
+from sshbench.render.commands import command_answer_lines
 from sshbench.render.facts import Fact
 from sshbench.render.labels import forecast_text, mbps, pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
@@ -92,6 +94,7 @@ def answer_sections(report: Report) -> list[tuple[str, list[str]]]:
     heading, lines = remedy_lines(report)
     sections = [(heading, lines), cipher] if over_a_link(report) else [cipher, (heading, lines)]
     sections.insert(0, (SERVERS_HEADING, server_lines(report)))  # --server a,b: which server first
+    sections.insert(0, (COMMANDS_HEADING, command_answer_lines(report)))  # --commands: what one costs, first
     return [(h, found) for h, found in sections if found]
 
 

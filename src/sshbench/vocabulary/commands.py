@@ -27,12 +27,15 @@ class ShortCommand:
     input_bytes: int  # written into ssh's stdin at its start, then closed
     output_bytes: int  # what the remote command prints (checked)
     words: str  # how tables and docs name it
+    label: str  # how the answer names it: the command line a user would type
 
 
 COMMANDS: dict[str, ShortCommand] = {c.name: c for c in (
-    ShortCommand("true", "true", 0, 0, "ssh HOST true: the connection alone"),
-    ShortCommand("output", f"head -c {16 * KiB} /dev/zero", 0, 16 * KiB, "a command printing 16 KiB"),
-    ShortCommand("input", "cat >/dev/null", 64 * KiB, 0, "64 KiB piped in (an Ansible module with pipelining)"),
+    ShortCommand("true", "true", 0, 0, "ssh HOST true: the connection alone", "`ssh HOST true`"),
+    ShortCommand("output", f"head -c {16 * KiB} /dev/zero", 0, 16 * KiB, "a command printing 16 KiB",
+                 "a command printing 16 KiB"),
+    ShortCommand("input", "cat >/dev/null", 64 * KiB, 0, "64 KiB piped in (an Ansible module with pipelining)",
+                 "a command reading 64 KiB piped in"),
 )}
 
 

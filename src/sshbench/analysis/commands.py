@@ -1,0 +1,73 @@
+"""What a short command costs on each path, and what reusing the connection cuts it to (--commands, --reuse).
+
+Why its own answer: for short commands the question is not "which cipher"
+but "how long does one command take here, and does a ControlMaster help, by
+how much". Each command's fresh case is the base; its reused case is the
+cross pair (analysis/dimensions.py) judged like any other, so the ratio
+said is the Hodges-Lehmann ratio with its interval at the level of the test
+that settled it, and "faster" is said only where that test found a
+difference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sshbench.analysis.dimensions import cross_verdicts
+from sshbench.analysis.links import round_trip
+from sshbench.analysis.verdicts import PairVerdict, recorded_rule
+from sshbench.axes.reuse import FRESH, REUSED
+from sshbench.results.model import Case, CaseKind, Report, Stat
+from sshbench.vocabulary.commands import COMMANDS
+
+
+@dataclass(frozen=True)
+class CommandFigure:
+    """One short command case: its time to exit, its path's round trip, and (reused) how it stands to fresh."""
+
+    case: Case
+    seconds: Stat | None
+    rtt: float | None  # the path's measured round trip (None: loopback without one, or unknown)
+    versus_fresh: PairVerdict | None  # a reused case's verdict against the same command fresh
+
+    @property
+    def reused(self) -> bool:
+        return self.case.value_of("reuse") == REUSED
+
+    @property
+    def trips(self) -> float | None:
+        """The median in round trips of its path (a millisecond or more: loopback's say nothing)."""
+        if self.seconds is None or self.rtt is None or self.rtt < 0.001:
+            return None
+        return self.seconds.median / self.rtt
+
+    @property
+    def cut(self) -> float | None:
+        """How many times as fast as fresh (the verdict's ratio, fresh taking that many times as long), where
+        reuse came out faster; None otherwise."""
+        verdict = self.versus_fresh
+        if verdict is None or verdict.faster != self.case.id:
+            return None
+        return verdict.ratio
+
+
+def command_figures(report: Report) -> list[CommandFigure]:
+    """Every command case of the report with a summary, in --commands order, fresh before reused."""
+    views = report.joined()
+    summaries = {s.case_id: s for s in report.summaries}
+    design = report.design
+    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
+    verdicts = {(v.faster, v.slower): v for v in cross_verdicts(report, rule)}
+    order = list(COMMANDS)
+    out = []
+    for case_id, view in views.items():
+        case = view.case
+        if case.kind is not CaseKind.COMMAND or case_id not in summaries:
+            continue
+        fresh = case.at("reuse", FRESH).id
+        versus = verdicts.get((case_id, fresh)) or verdicts.get((fresh, case_id)) if fresh != case_id else None
+        out.append(CommandFigure(case, summaries[case_id].command_seconds, round_trip(report, case.link), versus))
+    links = ["", *(link.label for link in report.options.links)]
+    out.sort(key=lambda f: (links.index(f.case.link) if f.case.link in links else len(links),
+                            order.index(f.case.command), f.reused))
+    return out
