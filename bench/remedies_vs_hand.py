@@ -87,7 +87,7 @@ def hogs(on: bool) -> Iterator[None]:
 class Hand:
     """Hand pipelines from one shell to an embedded sshd of the bench's own, across the same kind of link."""
 
-    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str, data: str, tmp: str) -> None:
+    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str) -> None:
         split = placement.split(placement.allowed())
         if split is not None:
             stack.enter_context(placement.client_side(split))  # what we start runs on the client half
@@ -100,7 +100,8 @@ class Hand:
             port = links.serve(self.server)
             proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
                                                                                           self.server.expect_dir))
-        self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy} -c {cipher}"
+        self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy}" + (f" -c {cipher}" if cipher
+                                                                                         else "")
         payload = make_payload(data, tmp, 1)
         self.data = payload.path
         self.tmp = tmp
