@@ -23,13 +23,12 @@ import os
 import shlex
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from remedies_vs_hand import Hand, machine_line, median
+from remedies_vs_hand import Hand, machine_line, median, run_sshbench
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.phases import phase_splits
 from sshbench.measure.sysinfo import load_average
@@ -98,9 +97,7 @@ def main() -> None:
         bench = Hand(stack, link, None, "zero", tmp)
         for rnd in range(args.rounds):
             out = Path(args.keep or tmp) / f"commands-{rnd}.json"
-            done = subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                  preexec_fn=lambda: placement.pin_this_thread(everything))
+            done = run_sshbench(command, out, everything)
             if not out.exists() or done.returncode not in (0, 1):
                 raise SystemExit(f"sshbench exit {done.returncode}: {done.stderr.strip()[-300:]}")
             report = read_results(str(out))[0]

@@ -248,11 +248,7 @@ def main() -> None:
         sizes = {v: bench.size_for(v, args.seconds) for v in variants}
         for rnd in range(args.rounds):
             out = Path(args.keep or tmp) / f"round-{rnd}.json"
-            # sshbench gets every CPU this bench had, to split as it does for a user: started from the pinned bench
-            # it inherited one CPU, could not split, and put both ends on it (placement "free" in its results)
-            done = subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                  preexec_fn=lambda: placement.pin_this_thread(everything))
+            done = run_sshbench(command, out, everything)
             if not out.exists() or done.returncode not in (0, 1):
                 said = (done.stderr.strip().splitlines() or ["no message"])[-1]
                 ended.append(f"exit {done.returncode}, no figures: {said[:300]}")
@@ -269,6 +265,15 @@ def main() -> None:
                 hand[variant].append(bench.rate(variant, sizes[variant], args.hand_repeats))
             load.append(load_average())
     _print(args, link, variants, sizes, mine, hand, ended, load)
+
+
+def run_sshbench(command: list[str], out: Path, cpus: frozenset[int] | None) -> subprocess.CompletedProcess[str]:
+    """The real command line writing `out`, given every CPU this bench had (`cpus`), to split as it does for a
+    user: started from the pinned bench it inherited one CPU, could not split, and put both ends on it
+    (placement "free" in its results)."""
+    return subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: placement.pin_this_thread(cpus))
 
 
 def machine_line(load: list[list[float] | None], hog: bool) -> str:
