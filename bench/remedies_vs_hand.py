@@ -89,17 +89,16 @@ class Hand:
 
     def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str) -> None:
         split = placement.split(placement.allowed())
-        if split is not None:
-            stack.enter_context(placement.client_side(split))  # what we start runs on the client half
         self.server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
-        if split is not None:
-            self.server.place(split.server)
         proxy = ""
-        if link:
+        if link:  # made before the pinning, as sshbench makes its links: the wire may run on any CPU
             links = stack.enter_context(EmulatedLinks([parse_label(link)]))
             port = links.serve(self.server)
             proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
                                                                                           self.server.expect_dir))
+        if split is not None:
+            stack.enter_context(placement.client_side(split))  # what we start from now runs on the client half
+            self.server.place(split.server)
         self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy}" + (f" -c {cipher}" if cipher
                                                                                          else "")
         payload = make_payload(data, tmp, 1)

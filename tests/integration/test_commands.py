@@ -15,8 +15,10 @@ import pytest
 
 from sshbench.analysis.phases import split
 from sshbench.results.store import read_results
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.integration.cli_helpers import sshbench
 from tests.integration.test_hostile import assert_one_clean_line
+from tests.integration.test_remote import standin  # noqa: F401  # the stand-in real host, its fixture
 
 pytestmark = pytest.mark.integration
 
@@ -86,3 +88,29 @@ def test_the_terminal_and_report_json_show_the_time_to_exit_and_where_it_went(ru
 def test_a_command_sshbench_does_not_know_is_one_clean_line(tmp_path: Path) -> None:
     done = sshbench("--commands", "true,rm -rf", cwd=tmp_path, tmpdir=tmp_path)
     assert_one_clean_line(done, 2, "--commands rm -rf: not a short command sshbench knows")
+
+
+def test_a_real_host_through_the_user_s_own_config_whose_controlmaster_never_makes_fresh_samples_reused(
+        standin: tuple[Path, EmbeddedOpenSSH], tmp_path: Path) -> None:
+    """A host sshbench did not start (a second sshd, reached through a user's ssh config that asks for
+    ControlMaster auto with ControlPersist): fresh samples get a connection of their own each (their own key
+    exchange in their own ssh -v), reused ones go through sshbench's master, and no master of the user's
+    config is left behind (ControlPersist would have kept one for 10 minutes)."""
+    config, _ = standin
+    user_sockets = tmp_path / "cm"
+    user_sockets.mkdir(mode=0o700)
+    muxed = tmp_path / "config"
+    muxed.write_text(f"Host standin\n  ControlMaster auto\n  ControlPath {user_sockets}/%C\n  ControlPersist 600\n"
+                     + config.read_text())
+    out = tmp_path / "r.json"
+    done = sshbench("run", "standin", "--ssh-config", str(muxed), "--commands", "true", "--reuse", "fresh,reused",
+                    "--setup-runs", "3", "--runs", "1", "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (report,) = read_results(str(out))
+    samples = [s for s in report.samples if not s.warmup]
+    assert samples and all(s.ok for s in samples), [s.error for s in samples]
+    fresh = [s for s in samples if not s.case_id.endswith("+reused")]
+    assert fresh and all("kex" in [p.name for p in split(s) or ()] for s in fresh)  # each its own key exchange
+    assert list(user_sockets.iterdir()) == []  # the user's ControlMaster was never started
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("sshbench-mux-")]  # ours is gone too
+    assert "What a short command costs" in done.stdout

@@ -79,6 +79,19 @@ def config_options(ssh_config: str | None) -> list[str]:
     return ["-F", ssh_config] if ssh_config else []
 
 
+# Every connection sshbench makes to a real host is a connection of its own, whatever the user's ssh config says:
+# with ControlMaster auto there, the first probe would start a master (ControlPersist: outliving the run) and every
+# later sample would be a session over it, with its algorithms, not the case's. Given before the config's, these
+# win (ssh takes the first value of an option); a reused short command puts its own ControlPath first
+# (measure/masters.py).
+OWN_CONNECTION = ["-o", "ControlMaster=no", "-o", "ControlPath=none"]
+
+
+def connect_options(ssh_config: str | None) -> list[str]:
+    """The user's ssh config, and a connection of sshbench's own (OWN_CONNECTION)."""
+    return [*config_options(ssh_config), *OWN_CONNECTION]
+
+
 def resolve(ssh: str, text: str, ssh_config: str | None) -> Destination:
     given, port = parse_destination(text)
     argv = [ssh, *config_options(ssh_config), *(["-p", str(port)] if port else []), "-G", given]
@@ -205,7 +218,7 @@ class RemoteTarget:
 
     def command_argv(self, command: str, *extra: str) -> list[str]:
         """ssh running one command on the server with the user's setup, in BatchMode; `extra` ssh options."""
-        return [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
+        return [self.ssh_program, *connect_options(self.ssh_config), "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}", *extra,
                 *self._port(), self.destination, command]
 
@@ -234,7 +247,7 @@ class RemoteTarget:
         return None
 
     def tool_ssh_options(self, case: Case) -> list[str]:
-        return [*config_options(self.ssh_config), "-v", "-o", "BatchMode=yes",
+        return [*connect_options(self.ssh_config), "-v", "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
                 *self._port(), *algorithm_options(case)]
 
@@ -261,7 +274,7 @@ class RemoteTarget:
 
     def preflight(self, timeout: float) -> str:
         """One plain connection running `uname -s`: refuses clearly before anything is measured."""
-        argv = [self.ssh_program, *config_options(self.ssh_config), "-o", "BatchMode=yes",
+        argv = [self.ssh_program, *connect_options(self.ssh_config), "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
                 *self._port(), self.destination,
                 "uname -s"]
