@@ -80,14 +80,17 @@ def main() -> None:
     parser.add_argument("--link", default="", help="an emulated link (root); loopback without")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--count", type=int, default=30, help="hand commands per kind and round")
-    parser.add_argument("--budget", type=float, default=90.0, help="seconds of each sshbench run")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds of each sshbench run")
+    parser.add_argument("--min-runs", type=int, default=30, help="sshbench's samples per case at least (its "
+                        "--min-runs): as many as the hand's, so both medians are as precise")
     parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
     args = parser.parse_args()
     if args.link:
         netns.check_can_emulate()
     link = parse_label(args.link).label if args.link else ""
     command = ["--commands", "true", "--reuse", "fresh,reused", "--placement", "split", "--time-budget",
-               f"{args.budget:.0f}s"] + (["--link", link, "--echo", "0"] if link else [])
+               f"{args.budget:.0f}s", "--min-runs", str(args.min_runs)]
+    command += ["--link", link, "--echo", "0"] if link else []
     mine: dict[str, list[float]] = {k: [] for k in KINDS}
     hand: dict[str, list[float]] = {k: [] for k in KINDS}
     notes: list[str] = []
@@ -112,7 +115,8 @@ def main() -> None:
             load.append(load_average())
     print(machine_line(load, False))
     print(f"{link or 'loopback'}: `ssh HOST true`, {args.rounds} rounds; sshbench --time-budget {args.budget:.0f}s "
-          f"each (the median of its counted samples), hand {args.count} commands per kind and round (their median)")
+          f"each, --min-runs {args.min_runs} (the median of its counted samples), hand {args.count} commands per "
+          "kind and round (their median)")
     for kind in KINDS:
         a, b = median(mine[kind]), median(hand[kind])
         print(f"  {kind:7s} sshbench {_ms(mine[kind])}  hand {_ms(hand[kind])}  sshbench / hand = {a / b:.3f}")

@@ -15,7 +15,7 @@ from sshbench.axes import declared
 from sshbench.compressors import OFF, choice
 from sshbench.vocabulary.buildspec import BuildSpec, check_builds
 from sshbench.vocabulary.case_terms import PIPE, Direction
-from sshbench.vocabulary.commands import COMMANDS
+from sshbench.vocabulary.commands import COMMANDS, SLOW_LOGINS
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec
 from sshbench.vocabulary.units import MiB, format_bytes
@@ -137,6 +137,8 @@ class RunOptions:
     links: tuple[LinkSpec, ...] = ()  # emulated links (--link), parsed once (vocabulary/linkspec.py)
     # Short commands run to their exit (--commands: "true", "output", "input"; vocabulary/commands.py)
     commands: tuple[str, ...] = field(default=(), metadata={"omit_empty": True})
+    # A classic slow login reproduced in the embedded OpenSSH server (--slow-login dns: targets/servers/stalls.py)
+    slow_login: str | None = field(default=None, metadata={"omit_empty": True})
     builds: tuple[BuildSpec, ...] = ()  # SSH builds compared (--build), parsed once (vocabulary/buildspec.py)
     # The emulated hosts' TCP buffers: a tuned host's (autotuning up to 128 MiB, targets/link/netns.py), or what the
     # kernel gives a new namespace (an untuned host)
@@ -180,6 +182,8 @@ class RunOptions:
             raise UsageError(f"bad --streams: use 1 to {MAX_STREAMS} parallel connections, e.g. 1,4,16")
         if any(name not in COMMANDS for name in self.commands) or len(set(self.commands)) != len(self.commands):
             raise UsageError(f"bad --commands: use {', '.join(COMMANDS)}, each once")
+        if self.slow_login is not None and self.slow_login not in SLOW_LOGINS:
+            raise UsageError(f"bad --slow-login: use {', '.join(SLOW_LOGINS)}")
         if len(self.links) > MAX_LINKS or len({link.label for link in self.links}) != len(self.links):
             raise UsageError(f"--link: at most {MAX_LINKS} links, each once")
         check_builds(self.builds)

@@ -7,6 +7,8 @@ line."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -91,7 +93,7 @@ def test_a_command_sshbench_does_not_know_is_one_clean_line(tmp_path: Path) -> N
 
 
 def test_a_real_host_through_the_user_s_own_config_whose_controlmaster_never_makes_fresh_samples_reused(
-        standin: tuple[Path, EmbeddedOpenSSH], tmp_path: Path) -> None:
+        standin: tuple[Path, EmbeddedOpenSSH], tmp_path: Path) -> None:  # noqa: F811  # the fixture
     """A host sshbench did not start (a second sshd, reached through a user's ssh config that asks for
     ControlMaster auto with ControlPersist): fresh samples get a connection of their own each (their own key
     exchange in their own ssh -v), reused ones go through sshbench's master, and no master of the user's
@@ -114,3 +116,29 @@ def test_a_real_host_through_the_user_s_own_config_whose_controlmaster_never_mak
     assert list(user_sockets.iterdir()) == []  # the user's ControlMaster was never started
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("sshbench-mux-")]  # ours is gone too
     assert "What a short command costs" in done.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
+def test_a_resolver_that_never_answers_lands_in_the_server_s_authentication_and_is_named(tmp_path: Path) -> None:
+    """--slow-login dns: a real sshd with UseDNS yes whose resolver (sshbench's, in the sshd's own mount
+    namespace) never answers: the wait sits in authentication, before the server's first answer, and the run
+    names reverse DNS; the system's resolver files are untouched and no mount is left."""
+    system = (Path("/etc/resolv.conf").read_bytes(), Path("/etc/hosts").read_bytes())
+    out = tmp_path / "r.json"
+    done = sshbench("--commands", "true", "--slow-login", "dns", "--setup-runs", "2", "--runs", "1",
+                    "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (report,) = read_results(str(out))
+    for sample in (s for s in report.samples if not s.warmup):
+        parts = {p.name: p.seconds for p in split(sample) or ()}
+        assert parts["auth"] >= 1.5 and parts["auth"] > 0.8 * (sample.command_seconds or 0), parts
+        assert sample.phases["methods_listed"] - sample.phases["service_accepted"] >= 1.5  # the server's answer
+    assert "stalled: command true: auth took" in done.stdout and "reverse DNS" in done.stdout
+    assert (Path("/etc/resolv.conf").read_bytes(), Path("/etc/hosts").read_bytes()) == system
+    assert str(tmp_path) not in Path("/proc/self/mountinfo").read_text()
+
+
+def test_a_slow_login_is_the_embedded_openssh_server_s_only(tmp_path: Path) -> None:
+    done = sshbench("--commands", "true", "--slow-login", "dns", "--server", "dropbear", cwd=tmp_path,
+                    tmpdir=tmp_path)
+    assert_one_clean_line(done, 2, "--slow-login dns: reproduced in the embedded OpenSSH server only")

@@ -15,7 +15,10 @@ def test_parses_cipher_mac_kex_hostkey_from_real_ssh_v() -> None:
     assert neg.server_version == "OpenSSH_9.2p1"  # softwareversion only; the comment is the banner's
     assert got.refused is None
     assert set(got.phases) == {"tcp_connected", "banner_sent", "banner_received", "kexinit_sent", "newkeys_received",
-                               "authenticated", "session_open"}
+                               "service_accepted", "methods_listed", "key_accepted", "authenticated", "session_open"}
+    marks = got.phases  # in the order the protocol runs them
+    assert marks["newkeys_received"] <= marks["service_accepted"] <= marks["methods_listed"] <= \
+        marks["key_accepted"] <= marks["authenticated"]
 
 
 def test_aead_cipher_reports_implicit_mac() -> None:

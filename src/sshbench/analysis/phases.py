@@ -18,7 +18,7 @@ phases, not by per-phase medians, which would not sum to any connection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sshbench.analysis.links import round_trip
 from sshbench.analysis.stats import counted
@@ -55,6 +55,7 @@ class PhaseSplit:
     phases: tuple[Phase, ...]
     counted: int
     rtt: float | None
+    marks: dict[str, float] = field(default_factory=dict)  # that connection's ssh -v marks (seconds since start)
 
 
 def split(sample: Sample) -> tuple[Phase, ...] | None:
@@ -99,11 +100,11 @@ def phase_splits(report: Report) -> list[PhaseSplit]:
         case = view.case
         if case.direction is not Direction.SETUP:
             continue
-        usable = sorted(((total, parts) for s in counted(view.samples)
+        usable = sorted(((total, parts, s.phases) for s in counted(view.samples)
                          if (total := total_of(s)) is not None and (parts := split(s)) is not None),
                         key=lambda p: p[0])
         if not usable:
             continue
-        total, parts = usable[(len(usable) - 1) // 2]  # the lower median: a connection that happened
-        out.append(PhaseSplit(case.id, total, parts, len(usable), round_trip(report, case.link)))
+        total, parts, marks = usable[(len(usable) - 1) // 2]  # the lower median: a connection that happened
+        out.append(PhaseSplit(case.id, total, parts, len(usable), round_trip(report, case.link), dict(marks)))
     return out

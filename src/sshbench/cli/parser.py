@@ -143,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="short commands, each timed from ssh's start to its exit, phase by phase: true (ssh HOST "
                      "true), output (16 KiB printed), input (64 KiB piped in, an Ansible module), or all; alone "
                      "the option means true, and the sweeps not named are left out (docs/commands.md)")
+    sel.add_argument("--slow-login", choices=("dns",), help="reproduce a classic slow login in the embedded "
+                     "OpenSSH server (root): dns, UseDNS yes with a resolver that never answers; the phase split "
+                     "then shows where it lands and names it (docs/commands.md)")
     sel.add_argument("--hostkeys", help="host key algorithm handshake latency (default: all; none with --link or "
                      "--commands)")
     sel.add_argument("--cipher-mac", default="auto", help="MAC for non-AEAD ciphers in the cipher sweep (auto: "
@@ -344,7 +347,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=values.ciphers(args.ciphers, commands), macs=values.sweep(args.macs, links, commands),
         kex=values.sweep(args.kex, links, commands), hostkeys=values.sweep(args.hostkeys, links, commands),
-        links=links, commands=commands,
+        links=links, commands=commands, slow_login=args.slow_login,
         builds=parse_builds(args.build) if args.build else (),
         link_tcp=args.link_tcp or D.link_tcp,
         none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,

@@ -251,7 +251,7 @@ def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: 
     """One embedded server, started; with `all`, a server this machine cannot run is skipped, saying why."""
     try:
         return stack.enter_context(embedded_server(name, client, options.sshd if takes_sshd(name) else None,
-                                                   env=options.crypto_env()))
+                                                   env=options.crypto_env(), slow_login=options.slow_login))
     except (MissingToolError, ServerError) as exc:
         if name == DEFAULT_SERVER:
             raise

@@ -28,12 +28,13 @@ from sshbench.analysis.links import Bound
 from sshbench.analysis.phases import PhaseSplit, phase_splits
 from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.analysis.servers import ServerQuestion, server_questions
+from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
 REPORT_SCHEMA_VERSION = 5  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
-# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse)
+# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls
 
 
 def _number(value: float | None) -> float | None:
@@ -131,7 +132,9 @@ def _dumps(document: dict[str, Any]) -> str:
 def _phases_json(found: PhaseSplit) -> dict[str, object]:
     return {"case_id": found.case_id, "total_seconds": found.total, "rtt_seconds": _number(found.rtt),
             "counted": found.counted,
-            "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases]}
+            "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases],
+            "stalls": [{"phase": s.phase, "seconds": s.seconds, "round_trips": _number(s.trips),
+                        "protocol_round_trips": s.expected, "causes": s.causes} for s in stalls(found)]}
 
 
 def _command_json(figure: CommandFigure) -> dict[str, object]:

@@ -5,10 +5,11 @@ round trips of that path."""
 from __future__ import annotations
 
 from sshbench.analysis.phases import PHASES, PhaseSplit, phase_splits
+from sshbench.analysis.stalls import Stall, stalls
 from sshbench.axes import declared
 from sshbench.render.labels import flagged_name, ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
-from sshbench.results.model import Report
+from sshbench.results.model import Case, Report
 
 TITLE = "Where set-up time goes"
 EXIT = "exit"
@@ -35,16 +36,26 @@ def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
     return cell(ms(seconds))
 
 
-def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
-    case = report.joined()[found.case_id].case
+def _row_name(case: Case) -> str:
     kind = case.algorithm_kind
-    name = ", ".join([f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}",
+    return ", ".join([f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}",
                       *(axis.title(value) for axis_name, value in case.dims if (axis := declared(axis_name)))])
+
+
+def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
+    name = _row_name(report.joined()[found.case_id].case)
     ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
     cells = [cell("-", "dim") if key == EXIT and EXIT not in ends else _phase_cell(ends.get(key), found.rtt)
              for key in keys]
     rtt = "-" if found.rtt is None or found.rtt < MIN_RTT_SHOWN else ms(found.rtt)
     return Row((cell(name), *cells, cell(ms(found.total)), cell(rtt), cell(str(found.counted))))
+
+
+def _stall_line(stall: Stall, report: Report) -> str:
+    """A phase far beyond its round trips, named with where it waited and the likely causes."""
+    name = _row_name(report.joined()[stall.case_id].case)
+    trips = "" if stall.trips is None else f" ({stall.trips:.1f} round trips, the protocol's {stall.expected})"
+    return f"stalled: {name}: {stall.phase} took {ms(stall.seconds)} ms{trips}: {stall.causes}"
 
 
 def phase_table(report: Report) -> Table | None:
@@ -57,5 +68,7 @@ def phase_table(report: Report) -> Table | None:
     columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key in keys),
                Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
                Column("n", numeric=True, priority=2))
+    waits = [stall for f in found for stall in stalls(f)]
     return Table(TITLE if not exits else "Where the time goes", columns, tuple(_row(f, report, keys) for f in found),
-                 CAPTION + ((EXIT_CAPTION,) if exits else ()), note=True)
+                 CAPTION + ((EXIT_CAPTION,) if exits else ()) + tuple(_stall_line(s, report) for s in waits),
+                 note=True)

@@ -50,3 +50,7 @@ def parse_commands(text: str) -> tuple[str, ...]:
     if not names:
         raise ValueError(f"--commands needs at least one of {', '.join(COMMANDS)}")
     return tuple(dict.fromkeys(names))
+
+
+# Classic slow logins the embedded OpenSSH server can reproduce (--slow-login; targets/servers/stalls.py)
+SLOW_LOGINS = {"dns": "UseDNS yes with a resolver that never answers (2 s per lookup)"}

@@ -28,6 +28,11 @@ class Launcher(Protocol):
     name: str
     takes_sshd: bool
 
+    @property
+    def slow_logins(self) -> frozenset[str]:
+        """The classic slow logins it reproduces (--slow-login: targets/servers/stalls.py)."""
+        ...
+
     def __call__(self, client: ClientInfo, path: str | None = None, /, *,
                  env: Mapping[str, str] | None = None) -> EmbeddedServer: ...
 
@@ -37,13 +42,16 @@ SERVERS: dict[str, Launcher] = {launcher.name: launcher for launcher in (
 
 
 def embedded_server(name: str, client: ClientInfo, path: str | None = None,
-                    env: Mapping[str, str] | None = None) -> EmbeddedServer:
-    """A new (not yet started) embedded server; use it as a context manager."""
+                    env: Mapping[str, str] | None = None, slow_login: str | None = None) -> EmbeddedServer:
+    """A new (not yet started) embedded server; use it as a context manager. `slow_login`: OpenSSH's only."""
     try:
         make = SERVERS[name]
     except KeyError:
         raise UsageError(f"unknown embedded server {name!r}: use one of {', '.join(SERVERS)}") from None
-    return make(client, path, env=env or {})
+    if slow_login is not None and slow_login not in make.slow_logins:
+        raise UsageError(f"--slow-login {slow_login}: reproduced in the embedded OpenSSH server only, not in {name}; "
+                         "leave --server out, or --slow-login")
+    return make(client, path, env=env or {}, **({"slow_login": slow_login} if slow_login else {}))
 
 
 def takes_sshd(name: str) -> bool:

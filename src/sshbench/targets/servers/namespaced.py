@@ -70,6 +70,7 @@ class NamespacedServer(InetdServer):
     per_connection = ""
     implementation = UNKNOWN  # a subclass declares what it runs
     takes_sshd = False
+    slow_logins = frozenset[str]()
     # Why this server cannot run for a normal user (in the user namespace a private server needs), or None
     needs_root: str | None = None
 

@@ -38,6 +38,7 @@ from sshbench.targets.servers.clientconf import write_client_config, write_known
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
+from sshbench.targets.servers.stalls import SilentResolver
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
 from sshbench.vocabulary.errors import ServerError
 
@@ -88,17 +89,20 @@ class EmbeddedOpenSSH(InetdServer):
     name = OPENSSH.name
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
     takes_sshd = True
+    slow_logins = frozenset({"dns"})
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
-                 admit_all: bool = False, dropin: str | None = None) -> None:
+                 admit_all: bool = False, dropin: str | None = None, slow_login: str | None = None) -> None:
         """`enable` restricts what the server offers (tests use it to make the server refuse a name);
         `env` is added to each sshd's environment (the OpenSSL capability mask of --no-aesni);
         `admit_all` serves any loopback connection, like an ordinary sshd: only for tests and benches in
         which this server stands in for a real remote host; `dropin` is Included at the top of the config,
         as Debian's sshd_config includes sshd_config.d/*.conf, so its lines win (tests apply a recommended
-        drop-in this way)."""
+        drop-in this way); `slow_login` reproduces a classic stall (targets/servers/stalls.py: "dns")."""
         self.env = {**os.environ, **(env or {})}
+        self.slow_login = slow_login
+        self._resolver: SilentResolver | None = None
         self.client = client
         self.sshd = find_tool("sshd", sshd_path)
         self.keygen = find_tool("ssh-keygen", keygen_path)
@@ -145,12 +149,19 @@ class EmbeddedOpenSSH(InetdServer):
         self._info = self._write_server_config(keys)
         self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
-        self.inetd.serve([self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path])
+        argv = [self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path]
+        if self.slow_login == "dns":
+            self._resolver = SilentResolver(self.dir)
+            argv = self._resolver.wrap(argv)
+        self.inetd.serve(argv)
 
     def stop(self) -> None:
         """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
         super().stop()
         self._privsep.release()
+        if self._resolver is not None:
+            self._resolver.close()
+            self._resolver = None
 
     @property
     def info(self) -> ServerInfo:
@@ -212,7 +223,7 @@ KbdInteractiveAuthentication no
 HostbasedAuthentication no
 UsePAM no
 StrictModes no
-UseDNS no
+UseDNS {"yes" if self.slow_login == "dns" else "no"}
 # Allowed, not forced: each client connection asks for it (sshbench --compression) or not.
 Compression yes
 # A pty for the keystroke echo measure (--echo), as an interactive login gets one; nothing else uses it.
