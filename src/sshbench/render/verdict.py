@@ -109,4 +109,5 @@ def verdict(report: Report) -> list[Fact]:
     links = [Fact(h.split(": ", 1)[0], h.split(": ", 1)[1], "strong")
              for h in (headline(a) for a in path_answers(report))] if remedy_lines(report)[1] else []
     servers = [Fact("servers", line, "strong") for line in server_lines(report)]
-    return [*servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]
+    commands = [Fact("short commands", line, "strong") for line in command_answer_lines(report)]
+    return [*commands, *servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]
