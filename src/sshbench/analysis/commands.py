@@ -1,4 +1,5 @@
-"""What a short command costs on each path, and what reusing the connection cuts it to (--commands, --reuse).
+"""What a short command costs on each path, and what reusing the connection or SSH's compression does to it
+(--commands, --reuse, --compression off,ssh).
 
 Why its own answer: for short commands the question is not "which cipher"
 but "how long does one command take here, and does a ControlMaster help, by
@@ -17,6 +18,7 @@ from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.links import round_trip
 from sshbench.analysis.verdicts import PairVerdict, recorded_rule
 from sshbench.axes.reuse import FRESH, REUSED
+from sshbench.compressors import OFF
 from sshbench.results.model import Case, CaseKind, Report, Stat
 from sshbench.vocabulary.commands import COMMANDS
 
@@ -28,11 +30,21 @@ class CommandFigure:
     case: Case
     seconds: Stat | None
     rtt: float | None  # the path's measured round trip (None: loopback without one, or unknown)
-    versus_fresh: PairVerdict | None  # a reused case's verdict against the same command fresh
+    versus_fresh: PairVerdict | None  # a changed case's verdict against the same command plain (fresh, no -C)
 
     @property
     def reused(self) -> bool:
         return self.case.value_of("reuse") == REUSED
+
+    @property
+    def change(self) -> str:
+        """What differs from the plain fresh command, in words ("" for the plain one)."""
+        words = []
+        if self.reused:
+            words.append("reusing the connection")
+        if not self.case.compressor.is_off:
+            words.append(f"{self.case.compressor.label} (-C)")
+        return " + ".join(words)
 
     @property
     def trips(self) -> float | None:
@@ -43,8 +55,8 @@ class CommandFigure:
 
     @property
     def cut(self) -> float | None:
-        """How many times as fast as fresh (the verdict's ratio, fresh taking that many times as long), where
-        reuse came out faster; None otherwise."""
+        """How many times as fast as plain (the verdict's ratio, plain taking that many times as long), where
+        the change came out faster; None otherwise."""
         verdict = self.versus_fresh
         if verdict is None or verdict.faster != self.case.id:
             return None
@@ -64,10 +76,10 @@ def command_figures(report: Report) -> list[CommandFigure]:
         case = view.case
         if case.kind is not CaseKind.COMMAND or case_id not in summaries:
             continue
-        fresh = case.at("reuse", FRESH).id
-        versus = verdicts.get((case_id, fresh)) or verdicts.get((fresh, case_id)) if fresh != case_id else None
+        plain = case.at("reuse", FRESH).at("compression", OFF).id  # a cross pair: one axis apart, else none
+        versus = verdicts.get((case_id, plain)) or verdicts.get((plain, case_id)) if plain != case_id else None
         out.append(CommandFigure(case, summaries[case_id].command_seconds, round_trip(report, case.link), versus))
     links = ["", *(link.label for link in report.options.links)]
     out.sort(key=lambda f: (links.index(f.case.link) if f.case.link in links else len(links),
-                            order.index(f.case.command), f.reused))
+                            order.index(f.case.command), f.reused, not f.case.compressor.is_off))
     return out

@@ -1,6 +1,7 @@
 """The OpenSSH ControlMasters of a run's reused short commands (--reuse reused, axes/reuse.py).
 
-One master per path (link and build): `ssh -M -N` with the path's own
+One master per path (link and build) and SSH compression (a session takes
+its master's: -C is the connection's): `ssh -M -N` with the path's own
 options, started before the first sample that needs it (not timed: what it
 costs is a fresh connection's, measured beside it) and kept in the
 foreground, in a process group of sshbench's own, so ending it is one
@@ -23,6 +24,7 @@ import tempfile
 import time
 from types import TracebackType
 
+from sshbench.measure.pipe import ssh_compression_options
 from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.model import Case
@@ -43,9 +45,9 @@ class Masters:
     def __init__(self, target: Target, timeout: float) -> None:
         self.target, self.timeout = target, timeout
         self._dir: str | None = None
-        self._live: dict[tuple[str, str], tuple[subprocess.Popen[bytes], str]] = {}
-        self._proven: dict[tuple[str, str], Negotiated] = {}  # what each master's ssh -v says it negotiated
-        self._failed: dict[tuple[str, str], str] = {}
+        self._live: dict[tuple[str, str, str], tuple[subprocess.Popen[bytes], str]] = {}
+        self._proven: dict[tuple[str, str, str], Negotiated] = {}  # what each master's ssh -v says it negotiated
+        self._failed: dict[tuple[str, str, str], str] = {}
 
     def __enter__(self) -> Masters:
         return self
@@ -57,7 +59,7 @@ class Masters:
     def options(self, case: Case) -> tuple[str, ...]:
         """The ssh options of a session over the case's path's master (started here if it is not yet);
         MasterError where it would not start (said once per path, then again for each sample)."""
-        key = (case.link, case.build)
+        key = _key(case)
         if key in self._failed:
             raise MasterError(self._failed[key])
         if key not in self._live:
@@ -71,7 +73,7 @@ class Masters:
 
     def proven(self, case: Case) -> Negotiated | None:
         """The algorithms the case's path's master negotiated (its ssh -v), once it is up."""
-        return self._proven.get((case.link, case.build))
+        return self._proven.get(_key(case))
 
     def _start(self, case: Case, number: int) -> tuple[subprocess.Popen[bytes], str]:
         if self._dir is None:
@@ -79,7 +81,8 @@ class Masters:
         socket_path = os.path.join(self._dir, f"m{number}")
         log_path = socket_path + ".log"
         argv = self.target.ssh_argv(case, "")[:-1]  # no remote command: -N
-        argv[1:1] = ["-M", "-N", "-o", f"ControlPath={socket_path}", "-o", "ControlPersist=no"]
+        argv[1:1] = ["-M", "-N", "-o", f"ControlPath={socket_path}", "-o", "ControlPersist=no",
+                     *ssh_compression_options(case)]
         with open(log_path, "wb") as log:
             proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, process_group=0)
         deadline = time.monotonic() + self.timeout
@@ -103,6 +106,11 @@ class Masters:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+def _key(case: Case) -> tuple[str, str, str]:
+    """What one master serves: a path (link, build) with SSH's compression on or off."""
+    return case.link, case.build, case.compression
 
 
 def _negotiated(path: str) -> Negotiated:

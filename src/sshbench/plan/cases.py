@@ -135,7 +135,7 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
                for c, why in variants(replace(case, link=link), options, compression)]
     plain, added = _plain_default(options, client, offered, selections[0], settings, links, add_default)
     crossed += [(c, None) for c in plain]
-    crossed += [(c, None) for link in links for c in command_cases(options, link)]
+    crossed += [found for link in links for found in command_cases(options, link)]
     records = [CaseRecord(c) for c, why in crossed if why is None]
     measured = len(records)
     records += [CaseRecord(c, status=CaseStatus.SKIPPED, reason=why) for c, why in crossed if why is not None]
@@ -155,12 +155,20 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     return HostPlan(records, measured, kex, cipher_mac, mac_cipher, notes)
 
 
-def command_cases(options: RunOptions, link: str) -> list[Case]:
-    """The short commands of --commands over one path, each crossed with the declared axes for them (--reuse):
-    each with the client's own algorithms (a short command's key exchange and host key are part of what it
-    costs, so no partner is held fixed)."""
-    return [c for name in options.commands
-            for c, _ in _declared(Case(CaseKind.COMMAND, Direction.SETUP, command=name, link=link), options, None)]
+def command_cases(options: RunOptions, link: str) -> list[tuple[Case, str | None]]:
+    """The short commands of --commands over one path, each once per --compression choice SSH itself makes (off,
+    ssh: Ansible's -C) and per declared axis for them (--reuse), with why one is skipped: each with the client's
+    own algorithms (a short command's key exchange and host key are part of what it costs: no partner is held
+    fixed)."""
+    out = []
+    for name in options.commands:
+        for text in options.compression:
+            external = choice(text).external
+            why = (f"--compression {choice(text).compressor.name}: an external compressor wraps a transfer; a short "
+                   "command takes SSH's own only (--compression ssh)") if external else None
+            case = Case(CaseKind.COMMAND, Direction.SETUP, command=name, link=link, compression=text)
+            out += _declared(case, options, why)
+    return out
 
 
 def _plain_default(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, ciphers: Selection,

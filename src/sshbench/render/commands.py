@@ -20,10 +20,17 @@ CAPTION = (
     "fresh: a connection of its own (ControlMaster=no, ControlPath=none, whatever the ssh config says); through a "
     "ControlMaster: a new session over a connection sshbench opened before (ControlMaster=auto's second command)",
     "RTTs: the median in round trips of the path (its measured round trip), where that is a millisecond or more; "
-    "vs fresh: how many times as fast as the same command fresh, with its 95% interval (? not yet separable)",
+    "vs plain: how many times as fast as the same command fresh without compression, with its 95% interval "
+    "(? not yet separable, ≈ equivalent)",
     "CPU: each side's whole connection (the server's: its per-connection process, where it is ours; a reused "
     "session's is inside the master's and not shown)",
 )
+
+
+def _variant(figure: CommandFigure) -> str:
+    """How the command ran: fresh or through a ControlMaster, and SSH's compression where it was on."""
+    words = REUSE.title(str(figure.case.value_of(REUSE.name)))
+    return words if figure.case.compressor.is_off else f"{words}, {figure.case.compressor.label}"
 
 
 def _versus(figure: CommandFigure) -> Cell:
@@ -49,7 +56,7 @@ def command_table(report: Report) -> Table | None:
     for figure in figures:
         summary, stat = summaries[figure.case.id], figure.seconds
         client, server = summary.client_cpu_seconds, summary.server_cpu_seconds
-        out.append(Row((cell(figure.case.command), cell(REUSE.title(str(figure.case.value_of(REUSE.name)))),
+        out.append(Row((cell(figure.case.command), cell(_variant(figure)),
                         cell(ms(stat.median if stat else None)), interval_cell(summary, stat), count_cell(summary),
                         cell("-" if figure.trips is None else f"{figure.trips:.1f}"), _versus(figure),
                         cell(ms(client.median if client else None)), cell(ms(server.median if server else None)),
@@ -57,7 +64,7 @@ def command_table(report: Report) -> Table | None:
                         cell(COMMANDS[figure.case.command].words))))
     columns = (Column("command", code=True), Column("connection"), Column("to exit\nms", numeric=True),
                Column("±", numeric=True), Column("n", numeric=True), Column("RTTs", numeric=True),
-               Column("vs fresh", numeric=True), Column("CPU ms\nclient", numeric=True, priority=2),
+               Column("vs plain", numeric=True), Column("CPU ms\nclient", numeric=True, priority=2),
                Column("CPU ms\nserver", numeric=True, priority=2), Column("min-max\nms", numeric=True, priority=3),
                Column("what it is", priority=3))
     return Table(TITLE, columns, tuple(out), CAPTION)
@@ -73,29 +80,33 @@ HOWTO = ("to reuse connections: in the Host block, ControlMaster auto, ControlPa
 
 
 def command_answer_lines(report: Report) -> list[str]:
-    """Per path and command: its time to exit fresh, in round trips, and what reuse cut it to, said as faster
-    only where its cross pair found it so; then how to get it, where it was."""
+    """Per path and command: its time to exit plain (fresh, no -C), in round trips, then what each change did to
+    it, said as faster or slower only where its cross pair found a difference; then how to reuse, where reuse
+    cut it."""
     figures = command_figures(report)
-    fresh = {(f.case.link, f.case.command): f for f in figures if not f.reused}
     lines = []
     cut = False
-    for figure in figures:
-        if figure.reused or figure.seconds is None:
-            continue
-        where = f"over {figure.case.link}" if figure.case.link else "here"
-        trips = "" if figure.trips is None else f", {figure.trips:.1f} round trips"
-        line = f"{where}, {COMMANDS[figure.case.command].label} takes {_seconds(figure)} fresh{trips}"
-        reused = next((f for f in figures if f.reused and fresh.get((f.case.link, f.case.command)) is figure), None)
-        if reused is not None and reused.seconds is not None:
-            verdict = reused.versus_fresh
-            if reused.cut is not None and verdict is not None and verdict.relation is Relation.DIFFERENT:
-                interval = "" if verdict.ratio_low is None or verdict.ratio_high is None else \
-                    f" [{verdict.ratio_low:.2f}, {verdict.ratio_high:.2f}]"
-                line += f"; reusing the connection cuts it to {_seconds(reused)}: {reused.cut:.1f}x{interval}"
-                cut = True
+    for plain in (f for f in figures if not f.change and f.seconds is not None):
+        where = f"over {plain.case.link}" if plain.case.link else "here"
+        trips = "" if plain.trips is None else f", {plain.trips:.1f} round trips"
+        parts = [f"{where}, {COMMANDS[plain.case.command].label} takes {_seconds(plain)} fresh{trips}"]
+        for changed in (f for f in figures if f.change and f.seconds is not None and f.versus_fresh is not None
+                        and f.case.command == plain.case.command and f.case.link == plain.case.link):
+            verdict = changed.versus_fresh
+            assert verdict is not None
+            faster = verdict.faster == changed.case.id
+            ratio = verdict.ratio if faster else 1 / verdict.ratio
+            interval = "" if verdict.ratio_low is None or verdict.ratio_high is None else (
+                f" [{verdict.ratio_low:.2f}, {verdict.ratio_high:.2f}]" if faster else
+                f" [{1 / verdict.ratio_high:.2f}, {1 / verdict.ratio_low:.2f}]")
+            if verdict.relation is not Relation.DIFFERENT:
+                parts.append(f"{changed.change}: {_seconds(changed)}, not separable from it ({ratio:.2f}x{interval})")
+            elif faster:
+                parts.append(f"{changed.change} cuts it to {_seconds(changed)}: {ratio:.1f}x{interval}")
+                cut = cut or changed.reused
             else:
-                line += f"; through a ControlMaster {_seconds(reused)}, not yet separable from fresh"
-        lines.append(line)
+                parts.append(f"{changed.change} makes it slower: {_seconds(changed)}, {ratio:.2f}x{interval}")
+        lines.append("; ".join(parts))
     return [*lines, *([HOWTO] if cut else [])]
 
 
