@@ -34,6 +34,7 @@ DEFAULT_ECHOES = 40  # keystroke echoes per cipher and link: a median and its 95
 MAX_ECHOES = 10_000
 
 
+MAX_LOGIN_CLIENTS = 256  # parallel logins: well past OpenSSH's MaxStartups (100: every new one dropped)
 MAX_STREAMS = 64  # parallel connections per transfer: beyond that it measures the machine's process table
 MAX_TIMEOUT = 86_400.0  # a day per connection: beyond that it is a typo (and `inf` breaks timers)
 _KNOB = re.compile(r"[a-z][a-z0-9_]{0,40}")  # a method knob's key, as methods/base.Knob makes it
@@ -137,6 +138,10 @@ class RunOptions:
     links: tuple[LinkSpec, ...] = ()  # emulated links (--link), parsed once (vocabulary/linkspec.py)
     # Short commands run to their exit (--commands: "true", "output", "input"; vocabulary/commands.py)
     commands: tuple[str, ...] = field(default=(), metadata={"omit_empty": True})
+    # Logins per second: parallel client counts against a listening sshd (--logins 1,4,16,64: measure/logins.py),
+    # each for logins_seconds
+    logins: tuple[int, ...] = field(default=(), metadata={"omit_empty": True})
+    logins_seconds: float = 5.0
     # A classic slow login reproduced in the embedded OpenSSH server (--slow-login dns: targets/servers/stalls.py)
     slow_login: str | None = field(default=None, metadata={"omit_empty": True})
     builds: tuple[BuildSpec, ...] = ()  # SSH builds compared (--build), parsed once (vocabulary/buildspec.py)
@@ -182,6 +187,9 @@ class RunOptions:
             raise UsageError(f"bad --streams: use 1 to {MAX_STREAMS} parallel connections, e.g. 1,4,16")
         if any(name not in COMMANDS for name in self.commands) or len(set(self.commands)) != len(self.commands):
             raise UsageError(f"bad --commands: use {', '.join(COMMANDS)}, each once")
+        if any(not 1 <= n <= MAX_LOGIN_CLIENTS for n in self.logins) or not 1 <= self.logins_seconds <= 600:
+            raise UsageError(f"bad --logins: 1 to {MAX_LOGIN_CLIENTS} parallel clients, e.g. 1,4,16,64; "
+                             "--logins-seconds 1 to 600")
         if self.slow_login is not None and self.slow_login not in SLOW_LOGINS:
             raise UsageError(f"bad --slow-login: use {', '.join(SLOW_LOGINS)}")
         if len(self.links) > MAX_LINKS or len({link.label for link in self.links}) != len(self.links):

@@ -147,3 +147,33 @@ def test_a_slow_login_is_the_embedded_openssh_server_s_only(tmp_path: Path) -> N
     done = sshbench("--commands", "true", "--slow-login", "dns", "--server", "dropbear", cwd=tmp_path,
                     tmpdir=tmp_path)
     assert_one_clean_line(done, 2, "--slow-login dns: reproduced in the embedded OpenSSH server only")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the listening sshd runs in a namespace of its own")
+def test_logins_per_second_against_a_listening_sshd_count_every_login_and_leave_nothing(tmp_path: Path) -> None:
+    """--logins: the embedded server's config as a real listening sshd in sshbench's own namespace, loaded by 1
+    and 4 parallel clients: every login counted (completed, refused or failed), each side's CPU, the table; the
+    sshd and its namespace gone afterwards."""
+    before = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
+    out = tmp_path / "r.json"
+    done = sshbench("--logins", "1,4", "--logins-seconds", "2", "--setup-runs", "2", "--runs", "1",
+                    "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(out.read_text())
+    assert [r["case"]["id"] for r in data["cases"]] == ["command:true:setup"]  # --logins alone: one login's phases
+    stages = data["logins"]
+    assert [s["clients"] for s in stages] == [1, 4]
+    for stage in stages:
+        assert stage["completed"] >= 1 and stage["failed"] == 0, stage
+        assert len(stage["latency_seconds"]) == stage["completed"] and stage["seconds"] >= 2
+        assert stage["server_cpu_seconds"] > 0 and stage["client_cpu_seconds"] > 0
+        assert stage["negotiated"]  # the key exchange the logins used, from their own ssh -v
+    assert "Logins per second: parallel clients against a listening sshd" in done.stdout
+    after = set(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else set()
+    assert after <= before  # its namespace removed
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("sshbench-logins-")]
+
+
+def test_logins_never_load_a_real_host(tmp_path: Path) -> None:
+    done = sshbench("example.invalid", "--logins", "1,4", cwd=tmp_path, tmpdir=tmp_path)
+    assert_one_clean_line(done, 2, "--logins loads sshbench's own OpenSSH server")

@@ -143,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="short commands, each timed from ssh's start to its exit, phase by phase: true (ssh HOST "
                      "true), output (16 KiB printed), input (64 KiB piped in, an Ansible module), or all; alone "
                      "the option means true, and the sweeps not named are left out (docs/commands.md)")
+    sel.add_argument("--logins", metavar="LIST", help="logins per second (root): parallel clients, each running "
+                     "ssh HOST true again and again, against the embedded server as a listening sshd (its "
+                     "MaxStartups refusals counted), e.g. 1,4,16,64; per --kex named, else the client's default "
+                     "(docs/commands.md)")
+    sel.add_argument("--logins-seconds", type=float, metavar="S", help="how long each --logins count runs "
+                     f"(default {D.logins_seconds:g})")
     sel.add_argument("--slow-login", choices=("dns",), help="reproduce a classic slow login in the embedded "
                      "OpenSSH server (root): dns, UseDNS yes with a resolver that never answers; the phase split "
                      "then shows where it lands and names it (docs/commands.md)")
@@ -337,7 +343,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
     methods = parse_methods(args.method)
     _refuse_ignored(args, methods)
     links = _links(args.link or [])
-    commands = values.commands(args.commands)
+    logins = values.login_counts(args.logins)
+    commands = values.commands(args.commands, logins)
     return RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
         tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
@@ -347,7 +354,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         time_budget_seconds=_time_budget(args, len(links)),
         ciphers=values.ciphers(args.ciphers, commands), macs=values.sweep(args.macs, links, commands),
         kex=values.sweep(args.kex, links, commands), hostkeys=values.sweep(args.hostkeys, links, commands),
-        links=links, commands=commands, slow_login=args.slow_login,
+        links=links, commands=commands, slow_login=args.slow_login, logins=logins,
+        logins_seconds=D.logins_seconds if args.logins_seconds is None else args.logins_seconds,
         builds=parse_builds(args.build) if args.build else (),
         link_tcp=args.link_tcp or D.link_tcp,
         none_cipher=args.none_cipher or args.none_mac, none_mac=args.none_mac,

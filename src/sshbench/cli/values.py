@@ -43,14 +43,20 @@ def ciphers(given: str | None, commands: tuple[str, ...]) -> str:
     return given if given is not None else "none" if commands else "all"
 
 
-def commands(text: str | None) -> tuple[str, ...]:
-    """--commands: the short commands measured (vocabulary/commands.py); none without the option."""
+def commands(text: str | None, logins: tuple[int, ...] = ()) -> tuple[str, ...]:
+    """--commands: the short commands measured (vocabulary/commands.py); none without the option, `true` with
+    --logins alone (one login's phases beside the load)."""
     if text is None:
-        return ()
+        return ("true",) if logins else ()
     try:
         return parse_commands(text)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def login_counts(text: str | None) -> tuple[int, ...]:
+    """--logins: parallel client counts (order kept, duplicates dropped); RunOptions checks the range."""
+    return () if text is None else parse_counts(text, "--logins", 1)
 
 
 def echo_count(count: int) -> int:

@@ -54,12 +54,13 @@ from sshbench.results.model import CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
+from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import RTT_PROBES, EmulatedLinks
 from sshbench.targets.remote import RemoteHost, open_remote
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import embedded_server, takes_sshd
 from sshbench.vocabulary.case_terms import PIPE, Direction
-from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError
+from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError, UsageError
 
 Say = Callable[[str], None]
 
@@ -101,6 +102,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = expand_methods(options, request.all_methods)
     check_compressors(options)
+    _check_logins(request)
     # Every host is checked (login, offer) before the first is measured: no half-run for a typo in the third.
     remotes: list[RemoteHost | None] = []
     for destination in request.destinations:
@@ -244,6 +246,17 @@ def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, 
         runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save, reporter)))
         writer.host_done(report)
     return runs
+
+
+def _check_logins(request: RunRequest) -> None:
+    """--logins loads sshbench's own listening sshd, before anything is started: never a real host or a build."""
+    options = request.options
+    if not options.logins:
+        return
+    if request.destinations or options.builds or options.links or list(request.servers) != [DEFAULT_SERVER]:
+        raise UsageError("--logins loads sshbench's own OpenSSH server as a listening sshd on its own loopback: give "
+                         "no host, --link, --build or --server with it (a real server is never loaded)")
+    netns.check_can_emulate()  # root: its sshd listens in a network namespace of sshbench's own
 
 
 def _start(stack: contextlib.ExitStack, name: str, client: ClientInfo, options: RunOptions, asked_all: bool,

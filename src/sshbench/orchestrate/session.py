@@ -23,6 +23,7 @@ from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
 from sshbench.measure.filetool import TransferFiles, command_templates, prepared_files
 from sshbench.measure.iperf import tcp_ceiling
+from sshbench.measure.logins import measure_logins
 from sshbench.measure.pipe import SampleSettings
 from sshbench.measure.runner import execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
@@ -55,6 +56,7 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import BuildSide, BuildsTarget, EmbeddedTarget
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.remote import RemoteHost, host_pattern
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.errors import OutputError, ServerError, UsageError
 
@@ -152,6 +154,11 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                 client = clients.get(case.build) or host.client.version  # ObscureKeystrokeTiming is the client's
                 report.echoes.append(measure_echo(target, case, EchoSettings(options.echo_count, client)))
                 save(report)
+        if options.logins and isinstance(server, EmbeddedOpenSSH) and remote is None:
+            kexes = [r.case.kex for r in report.cases if r.case.kind is CaseKind.KEX
+                     and r.status is not CaseStatus.SKIPPED] or [None]
+            report.logins = measure_logins(server, options.logins, kexes, options.logins_seconds)
+            save(report)
     env.links = [path.facts() for path in host.links.values()]
     if remote is None and env.server.embedded is not None:
         env.server.embedded.refused_connections = server.strangers

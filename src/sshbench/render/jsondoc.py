@@ -25,6 +25,7 @@ from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
+from sshbench.analysis.logins import knee, load_points
 from sshbench.analysis.phases import PhaseSplit, phase_splits
 from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.analysis.servers import ServerQuestion, server_questions
@@ -34,7 +35,7 @@ from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
 REPORT_SCHEMA_VERSION = 5  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
-# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls
+# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins
 
 
 def _number(value: float | None) -> float | None:
@@ -147,6 +148,16 @@ def _command_json(figure: CommandFigure) -> dict[str, object]:
             "rtt_seconds": _number(figure.rtt), "round_trips": _number(figure.trips), "versus_fresh": versus}
 
 
+def _logins_json(report: Report) -> dict[str, object]:
+    points = load_points(report)
+    return {"knee": knee(points), "stages": [
+        {"kex": p.load.kex, "negotiated": p.load.negotiated, "clients": p.load.clients, "seconds": p.load.seconds,
+         "completed": p.load.completed, "refused": p.load.refused, "failed": p.load.failed,
+         "logins_per_second": p.rate, "p50_seconds": _number(p.p50), "p95_seconds": _number(p.p95),
+         "server_busy": _number(p.server_busy), "client_busy": _number(p.client_busy), "limiter": p.limiter}
+        for p in points]}
+
+
 def report_document(runs: Sequence[Report]) -> str:
     """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
     out = []
@@ -158,6 +169,7 @@ def report_document(runs: Sequence[Report]) -> str:
                     "servers": [server_json(q) for q in server_questions(report)],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
                     "commands": [_command_json(f) for f in command_figures(report)],
+                    "logins": _logins_json(report),
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})

@@ -29,6 +29,7 @@ from sshbench.render.labels import (
     pm,
 )
 from sshbench.render.links import echo_table, link_tables, per_link_views
+from sshbench.render.logins import logins_table
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.phases import phase_table
 from sshbench.render.table_model import Cell, Column, Row, Table, cell, plain
@@ -222,6 +223,8 @@ def result_tables(report: Report) -> list[Table]:
     tables = [*build_tables(report), *_per_build(report)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
+    if (logins := logins_table(report)) is not None:
+        tables.append(logins)
     return tables
 
 

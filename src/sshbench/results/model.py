@@ -18,6 +18,7 @@ from sshbench.results.case import Case as Case  # re-exported: a Report holds th
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
+from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
 from sshbench.results.schema import Signed
 from sshbench.results.summary import Stat as Stat  # re-exported: a Report holds them
@@ -263,6 +264,8 @@ class Report:
     partner_kex: AlgorithmName | None = None
     time_use: TimeUse | None = None  # where the run's wall time went (None: older files)
     echoes: list[EchoResult] = field(default_factory=list)  # keystroke echo latency per cipher and link (--echo)
+    # Logins per second against a listening sshd, per parallel client count and key exchange (--logins)
+    logins: list[LoginLoad] = field(default_factory=list, metadata={"omit_empty": True})
     # Looks planned at the verdicts, per kind of table ("throughput", "handshake"): what their correction divides
     # by (analysis/verdicts.py; empty in files from before each table had its own)
     looks: dict[str, int] = field(default_factory=dict)

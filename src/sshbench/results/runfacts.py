@@ -44,3 +44,21 @@ class TimeUse:
         """Share of the throughput samples' time spent in their data phase (the rest: start-up, handshake)."""
         return self.throughput_data_seconds / self.throughput_sample_seconds if self.throughput_sample_seconds \
             else None
+
+
+@dataclass
+class LoginLoad:
+    """Logins per second with `clients` parallel clients against a listening sshd (measure/logins.py, --logins):
+    every login a fresh `ssh HOST true`, each client starting its next as its last exits, for `seconds`."""
+
+    clients: int
+    kex: AlgorithmName | None  # the key exchange asked for (None: the client's default); `negotiated` says
+    seconds: float  # from the first login's start to the last one's exit
+    completed: int = 0  # logins that ran `true` and exited 0
+    refused: int = 0  # turned away before the server's banner (MaxStartups: counted, never dropped silently)
+    failed: int = 0  # any other failure
+    latency_seconds: list[float] = field(default_factory=list)  # each completed login, ssh started -> exited
+    server_cpu_seconds: float | None = None  # the listening sshd and everything it started, over the stage
+    client_cpu_seconds: float | None = None  # every ssh (and its connection helper), over the stage
+    negotiated: AlgorithmName | None = None  # the key exchange the completed logins used
+    first_error: str | None = None  # the first failure's last lines, for the report

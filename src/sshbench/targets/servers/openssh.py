@@ -163,6 +163,13 @@ class EmbeddedOpenSSH(InetdServer):
             self._resolver.close()
             self._resolver = None
 
+    def listening_argv(self, port: int) -> list[str]:
+        """This server as an ordinary listening sshd on 127.0.0.1:`port` (its own config, keys and user; its
+        MaxStartups the default): for the logins-per-second load (measure/logins.py), which runs it in a network
+        namespace of sshbench's own, so only sshbench's connections reach it."""
+        return [self.sshd, "-D", "-e", "-f", self._path("sshd_config"), "-o", f"ListenAddress={LOOPBACK}",
+                "-o", f"Port={port}"]
+
     @property
     def info(self) -> ServerInfo:
         """Path, version and what this sshd has enabled (once started)."""

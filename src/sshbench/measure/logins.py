@@ -1,0 +1,177 @@
+"""Logins per second (--logins 1,4,16,64): K parallel clients, each running `ssh HOST true` again as soon as its
+last one exited, against an ordinary listening sshd, one stage per K (and key exchange).
+
+Why a listening sshd: the embedded server serves each connection inetd-style, one `sshd -i` per connection
+sshbench accepted; a bastion or a git server is one sshd that forks per connection and turns connections away
+beyond MaxStartups (OpenSSH's default 10:30:100: at 10 unauthenticated connections it starts dropping 30%, at
+100 all). So this stage runs the embedded server's own config and keys as `sshd -D` in a network namespace of
+sshbench's own (root): only sshbench's connection helper, which enters that namespace, can reach it. The
+sshd runs on the server's CPUs and the clients on the client's (--placement), so each side's CPU is its own.
+
+A login is counted completed when ssh exited 0, refused when it was turned away before the server's banner
+(plumbing/negotiation.turned_away: MaxStartups and friends), failed otherwise; none is dropped silently.
+Each stage lasts `seconds` from its first login's start, and ends when the last login in flight exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sshbench.plumbing import placement
+from sshbench.plumbing.negotiation import parse_verbose, turned_away
+from sshbench.plumbing.procfs import descendants, tree_cpu_seconds
+from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.results.runfacts import LoginLoad
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.link import netns
+from sshbench.targets.servers.clientconf import FDPASS
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.errors import ServerError
+from sshbench.vocabulary.untrusted import clean
+
+PORT = 22  # inside the namespace: nothing else listens there
+UP_SECONDS = 10.0  # how long the listening sshd gets to accept
+LOGIN_TIMEOUT = 30.0  # one login, at most (then it is killed and counted failed)
+SETTLE_SECONDS = 2.0  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
+
+
+@dataclass
+class _Login:
+    seconds: float
+    status: int
+    cpu: float
+    lines: list[str]
+
+
+@contextlib.contextmanager
+def listening(server: EmbeddedOpenSSH) -> Iterator[tuple[int, str, str]]:
+    """The server as a listening sshd in a namespace of its own: yields (its pid, the namespace, a ProxyCommand
+    that reaches it); everything is ended and removed afterwards."""
+    netns.check_can_emulate()
+    with netns.namespace_pair() as (_, name), tempfile.TemporaryDirectory(prefix="sshbench-logins-") as scratch:
+        log = open(os.path.join(scratch, "sshd.log"), "wb")  # noqa: SIM115  # closed below, after the sshd ends
+        proc = spawn(["nsenter", f"--net={os.path.join(netns.NETNS_DIR, name)}", *server.listening_argv(PORT)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, process_group=0)
+        try:
+            if (cpus := placement.server_cpus()) is not None:
+                os.sched_setaffinity(proc.pid, cpus)  # its forks inherit it
+            _wait_up(name, proc, os.path.join(scratch, "sshd.log"))
+            proxy = (f"{shlex.quote(sys.executable)} -S {shlex.quote(FDPASS)} 127.0.0.1 {PORT} "
+                     f"{shlex.quote(scratch)} {shlex.quote(name)}")
+            yield proc.pid, name, proxy
+        finally:
+            kill_group(proc.pid)
+            with contextlib.suppress(ChildProcessError):
+                reap(proc.pid)
+            log.close()
+
+
+def _wait_up(name: str, proc: subprocess.Popen[bytes], log: str) -> None:
+    deadline = time.monotonic() + UP_SECONDS
+    while True:
+        sock = netns.tcp_socket_in(name)
+        try:
+            sock.settimeout(1.0)
+            sock.connect(("127.0.0.1", PORT))
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                with open(log, encoding="utf-8", errors="replace") as fh:
+                    said = clean(" ".join(fh.read().split()[-30:]))
+                raise ServerError(f"the listening sshd for --logins did not start: {said or 'no output'}") from None
+            time.sleep(0.05)
+        finally:
+            sock.close()
+
+
+def measure_logins(server: EmbeddedOpenSSH, clients: tuple[int, ...], kexes: list[str | None],
+                   seconds: float) -> list[LoginLoad]:
+    """One stage per key exchange and client count, in that order, against one listening sshd."""
+    out = []
+    with listening(server) as (pid, _, proxy):
+        for kex in kexes:
+            for count in clients:
+                out.append(_stage(server, pid, proxy, count, kex, seconds))
+    return out
+
+
+def _argv(server: EmbeddedOpenSSH, proxy: str, kex: str | None) -> list[str]:
+    return [server.client.path, "-F", server.client_config, "-v", "-o", f"ProxyCommand={proxy}",
+            "-o", "ControlMaster=no", "-o", "ControlPath=none", *(["-o", f"KexAlgorithms={kex}"] if kex else []),
+            HOST_ALIAS, "true"]
+
+
+def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str | None,
+           seconds: float) -> LoginLoad:
+    argv = _argv(server, proxy, kex)
+    logins: list[_Login] = []
+    lock = threading.Lock()
+    cpu_before = tree_cpu_seconds(pid)
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client() -> None:
+        while time.perf_counter() < deadline:
+            login = _login(argv)
+            with lock:
+                logins.append(login)
+
+    threads = [threading.Thread(target=client, daemon=True, name=f"sshbench-login-{i}") for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    took = time.perf_counter() - start
+    settle = time.monotonic() + SETTLE_SECONDS
+    while len(descendants(pid)) > 1 and time.monotonic() < settle:  # its last connections' processes reaped
+        time.sleep(0.02)
+    cpu_after = tree_cpu_seconds(pid)
+    return _load(count, kex, took, logins, None if cpu_before is None or cpu_after is None
+                 else max(0.0, cpu_after - cpu_before))
+
+
+def _login(argv: list[str]) -> _Login:
+    """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr."""
+    start = time.perf_counter()
+    proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                 process_group=0)
+    timer = threading.Timer(LOGIN_TIMEOUT, kill_group, (proc.pid,))
+    timer.start()
+    try:
+        assert proc.stderr is not None
+        raw = proc.stderr.read()
+        status, usage = reap(proc.pid)
+    finally:
+        timer.cancel()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    took = time.perf_counter() - start
+    cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
+    return _Login(took, os.waitstatus_to_exitcode(status), cpu, raw.decode(errors="replace").splitlines())
+
+
+def _load(count: int, kex: str | None, took: float, logins: list[_Login], server_cpu: float | None) -> LoginLoad:
+    load = LoginLoad(clients=count, kex=kex, seconds=took, server_cpu_seconds=server_cpu,
+                     client_cpu_seconds=sum(login.cpu for login in logins))
+    for login in logins:
+        if login.status == 0:
+            load.completed += 1
+            load.latency_seconds.append(round(login.seconds, 6))
+            if load.negotiated is None:
+                load.negotiated = parse_verbose((0.0, clean(line)) for line in login.lines).negotiated.kex
+        elif turned_away(login.lines) is not None:
+            load.refused += 1
+        else:
+            load.failed += 1
+            if load.first_error is None:
+                load.first_error = clean(" | ".join(line for line in login.lines[-3:]))[:300]
+    return load
