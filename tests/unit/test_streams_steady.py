@@ -50,11 +50,12 @@ class _Cpu:
         return moved * self.per_byte, 2 * moved * self.per_byte
 
 
-def test_the_transfer_is_timed_from_every_stream_past_its_mark_to_its_last_byte(
+def test_the_transfer_is_timed_while_every_stream_runs_from_the_last_mark_to_the_first_stream_s_end(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two streams of 64 MiB, counted at the receiver (a download): A at 100 MB/s from t=0, B at 50 MB/s from
-    t=0.2. The window opens when B passes its quarter mark and closes when B, the last, has its last byte:
-    A's last 13 MiB and B's last 48 MiB in that time, B alone at the end as in a user's `xargs -P 2`."""
+    t=0.2. The window opens when B passes its quarter mark and closes when A, the first, has its last byte:
+    what both moved in that span, 150 MB/s. B's tail alone after A ended is a per-transfer cost, like the
+    logins: timed to the last byte the two read 86 MB/s, and less the shorter the sample."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
     holder: list[steady.SteadyWindow] = []
@@ -64,14 +65,50 @@ def test_the_transfer_is_timed_from_every_stream_past_its_mark_to_its_last_byte(
     _run(window, clock, [100e6, 50e6], [0.0, 0.2])
     sample = _sample()
     window.fill(sample)
-    opened, closed = 0.2 + 16 * MiB / 50e6, 0.2 + 64 * MiB / 50e6
+    opened, closed = 0.2 + 16 * MiB / 50e6, 64 * MiB / 100e6
     a_before = int(opened * 100e6 // MiB) * MiB
+    b_at_close = int((closed - 0.2) * 50e6 // MiB) * MiB
     assert sample.steady_seconds == pytest.approx(closed - opened)
-    assert sample.steady_bytes == 64 * MiB - a_before + 48 * MiB
+    assert sample.steady_bytes == 64 * MiB - a_before + b_at_close - 16 * MiB
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(150e6, rel=0.05)
     assert sample.client_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 1e-9)
     assert sample.server_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 2e-9)
     assert sample.timing is Basis.DELIVERED
     assert [round(r / 1e6) for r in sample.stream_bytes_per_second] == [100, 50]
+
+
+def test_an_upload_s_window_closes_at_the_first_arrival_with_every_receiver_read_then(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two uploads counted at their receivers (the servers' wc): A's arrival closes the window, and B's receiver
+    is read at that moment, not at its own end: 150 MB/s while both ran."""
+    clock = _Clock()
+    monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+    monkeypatch.setattr("sshbench.measure.steady.time.sleep", lambda seconds: setattr(clock, "now",
+                                                                                       clock.now + seconds))
+    rates, starts = [100e6, 50e6], [0.0, 0.2]
+
+    def received(index: int) -> int:  # each receiver 10 ms behind its writer: what is in flight
+        return max(0, min(64 * MiB, int((clock.now - 0.01 - starts[index]) * rates[index])))
+
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None,
+                                 [steady.Probe(delivered=lambda: received(0)),
+                                  steady.Probe(delivered=lambda: received(1))], Basis.DELIVERED)
+    ticks = [window.marks(0), window.marks(1)]
+    events = sorted((start + i * MiB / rate, index) for index, (rate, start) in enumerate(zip(rates, starts,
+                                                                                            strict=True))
+                    for i in range(1, 65))
+    for when, index in events:
+        clock.now = when
+        ticks[index](MiB)
+        if index == 0 and window.streams[0].finished is not None and window.streams[0].arrived is None:
+            assert window.close_time is None  # A's writer has ended: not yet its arrival, which is waited for
+            window.wait_delivered(0, deadline=100.0)  # polls until its receiver has them, 10 ms later
+    window.wait_delivered(1, deadline=100.0)
+    sample = _sample()
+    window.fill(sample)
+    assert sample.steady_bytes is not None and sample.steady_seconds is not None
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(150e6, rel=0.02)
+    assert window.streams[1].received_close is not None and window.streams[1].received_close < 64 * MiB
 
 
 def test_an_upload_is_counted_at_its_receiver_so_buffers_still_filling_cannot_inflate_it(
@@ -124,8 +161,10 @@ def test_writer_timing_is_the_window_every_stream_shared(monkeypatch: pytest.Mon
     assert sample.timing is Basis.SENT
 
 
-def test_streams_that_never_overlap_have_a_window_counted_at_the_receivers_and_none_writer_timed() -> None:
-    for basis, has in ((Basis.DELIVERED, True), (Basis.SENT, False)):
+def test_streams_that_never_overlap_have_no_window_on_either_basis() -> None:
+    """One definition: while every stream runs. Streams that never ran together have none (their case is
+    re-sized until they do, measure/physics.py)."""
+    for basis, has in ((Basis.DELIVERED, False), (Basis.SENT, False)):
         window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, lambda: None,
                                      [steady.Probe(), steady.Probe()], basis)
         first, second = window.marks(0), window.marks(1)
