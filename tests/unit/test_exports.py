@@ -61,7 +61,7 @@ def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
     made = charts.charts(load_report())
     names = [c.name for c in made]
     assert names == ["ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
-                     "ciphers-cpu-cost", "methods-heatmap"]
+                     "ciphers-cpu-cost", "methods-heatmap", "phases"]
     svg = made[0].render("svg").decode()
     assert "3des-cbc (!! broken)" in svg and "aes128-gcm@openssh.com" in svg
     assert "MB/s (10^6 bytes per second)" in svg and "OpenSSH_9.2p1" in svg  # units and versions
@@ -73,7 +73,7 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     rec = build(report)  # what this version makes of the recorded run, as a run would have stored it
     report.recommendation = StoredRecommendation("modern", client_block(rec), server_dropin(rec) or "")
     page = html.render([report])
-    assert "<svg" in page and page.count("<figure") == 6
+    assert "<svg" in page and page.count("<figure") == 7
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
     for text in ("Recommended configuration (policy modern)", "Raw samples", "Controls and ceilings",

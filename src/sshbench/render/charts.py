@@ -34,6 +34,7 @@ from sshbench.render.charttools import (
 from sshbench.render.labels import HOSTS_NOTE, hosts_note
 from sshbench.render.linkcharts import link_charts, streams_charts
 from sshbench.render.matrix import method_label, method_matrices
+from sshbench.render.phasecharts import phase_chart
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.outputs import safe_name, unique_names
@@ -105,8 +106,9 @@ def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
 
 
 def _make(report: Report) -> list[Chart]:
+    phases = [chart] if (chart := phase_chart(report)) is not None else []
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        return link_charts(report) + streams_charts(report)
+        return link_charts(report) + streams_charts(report) + phases
     made: list[Chart] = streams_charts(report)
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
@@ -128,7 +130,7 @@ def _make(report: Report) -> list[Chart]:
     heat = _method_heatmap(report)
     if heat is not None:
         made.append(Chart("methods-heatmap", heat))
-    return made
+    return made + phases
 
 
 def _method_heatmap(report: Report) -> Figure | None:

@@ -36,14 +36,15 @@ def _phase_cell(seconds: float | None, rtt: float | None) -> Cell:
     return cell(ms(seconds))
 
 
-def _row_name(case: Case) -> str:
+def row_name(case: Case) -> str:
     kind = case.algorithm_kind
     return ", ".join([f"{case.kind.value} {flagged_name(case.subject, kind) if kind else case.subject}",
+                      *([] if case.compressor.is_off else [case.compressor.label]),
                       *(axis.title(value) for axis_name, value in case.dims if (axis := declared(axis_name)))])
 
 
 def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
-    name = _row_name(report.joined()[found.case_id].case)
+    name = row_name(report.joined()[found.case_id].case)
     ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
     cells = [cell("-", "dim") if key == EXIT and EXIT not in ends else _phase_cell(ends.get(key), found.rtt)
              for key in keys]
@@ -53,7 +54,7 @@ def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
 
 def _stall_line(stall: Stall, report: Report) -> str:
     """A phase far beyond its round trips, named with where it waited and the likely causes."""
-    name = _row_name(report.joined()[stall.case_id].case)
+    name = row_name(report.joined()[stall.case_id].case)
     trips = "" if stall.trips is None else f" ({stall.trips:.1f} round trips, the protocol's {stall.expected})"
     return f"stalled: {name}: {stall.phase} took {ms(stall.seconds)} ms{trips}: {stall.causes}"
 
