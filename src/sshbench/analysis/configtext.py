@@ -78,7 +78,7 @@ def client_directives(rec: Recommendation) -> list[str]:
         out.append(f"{line.keyword} {'^' if rec.prepend else ''}{text}")
     if rec.compression:
         out.append("Compression yes")
-    return out
+    return out + list(rec.reuse)
 
 
 def server_directives(rec: Recommendation) -> list[str]:

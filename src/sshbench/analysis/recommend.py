@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import ALPHA, Candidate, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
+from sshbench.analysis.reuse_advice import reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
@@ -88,6 +89,7 @@ class Recommendation:
     strict: ServerLists | None = None
     allow_lockout: bool = False
     compression: bool = False  # `Compression yes` for this host: SSH's zlib proved faster to it (transfer_advice)
+    reuse: tuple[str, ...] = ()  # ControlMaster lines: reusing the connection proved faster (reuse_advice)
 
     @property
     def dropin(self) -> ServerLists | None:
@@ -228,6 +230,9 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
     transfers = transfer_advice(report)
     rec.compression = transfers.compression
     rec.notes += transfers.notes
+    reuse = reuse_advice(report)
+    rec.reuse = reuse.lines
+    rec.notes += reuse.notes
     if implementation(rec.software).reads_sshd_config:  # a drop-in is written: check who it keeps in
         chosen = known_clients() if clients is None else clients
         today = _today(report, chosen)

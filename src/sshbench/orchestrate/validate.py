@@ -51,7 +51,18 @@ def validate_client_block(ssh: str, text: str, rec: Recommendation, host: str = 
         done = run_tool([ssh, "-G", "-F", path, matching_host(host)])
     if done.returncode != 0:
         return [f"ssh -G rejects the client block: {done.stderr.strip().splitlines()[-1:]}"]
-    return _mismatches(rec, done.stdout, "ssh -G", client=True)
+    return _mismatches(rec, done.stdout, "ssh -G", client=True) + _reuse_mismatches(rec, done.stdout)
+
+
+def _reuse_mismatches(rec: Recommendation, dump_text: str) -> list[str]:
+    """The ControlMaster lines read back as written (ssh -G prints ControlPersist in seconds)."""
+    if not rec.reuse:
+        return []
+    dump = parse_dump(dump_text)
+    wanted = {"controlmaster": "auto", "controlpersist": "60"}
+    found = [f"ssh -G read back {key} as {','.join(dump.get(key, [])) or 'nothing'}" for key, value in wanted.items()
+             if dump.get(key, [])[:1] != [value]]
+    return found + ([] if dump.get("controlpath") else ["ssh -G read back no controlpath"])
 
 
 def validate_server_dropin(server: EmbeddedServer, text: str, rec: Recommendation) -> list[str]:
