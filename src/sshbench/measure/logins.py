@@ -41,8 +41,8 @@ from sshbench.vocabulary.untrusted import clean
 PORT = 22  # inside the namespace: nothing else listens there
 UP_SECONDS = 10.0  # how long the listening sshd gets to accept
 LOGIN_TIMEOUT = 30.0  # one login, at most (then it is killed and counted failed)
-SETTLE_SECONDS = 2.0
-WARMUP_LOGINS = 2  # per key exchange, before its stages  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
+SETTLE_SECONDS = 2.0  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
+WARMUP_LOGINS = 2  # per key exchange, before its stages
 
 
 @dataclass
