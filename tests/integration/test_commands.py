@@ -177,3 +177,18 @@ def test_logins_per_second_against_a_listening_sshd_count_every_login_and_leave_
 def test_logins_never_load_a_real_host(tmp_path: Path) -> None:
     done = sshbench("example.invalid", "--logins", "1,4", cwd=tmp_path, tmpdir=tmp_path)
     assert_one_clean_line(done, 2, "--logins loads sshbench's own OpenSSH server")
+
+
+def test_each_user_key_type_logs_in_with_that_key_made_in_the_server_s_own_dir(tmp_path: Path) -> None:
+    """--user-keys: the embedded server makes and authorizes an ECDSA key on first use; its samples prove the
+    server accepted that type (ssh -v), the ed25519 ones theirs; nothing of the user's own keys is read."""
+    out = tmp_path / "r.json"
+    done = sshbench("--commands", "true", "--user-keys", "ed25519,ecdsa", "--setup-runs", "1", "--runs", "1",
+                    "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (report,) = read_results(str(out))
+    samples = [s for s in report.samples if not s.warmup]
+    assert samples and all(s.ok for s in samples), [s.error for s in samples]
+    accepted = {s.case_id: s.negotiated.userkey for s in samples if s.negotiated is not None}
+    assert accepted == {"command:true:setup": "ED25519", "command:true:setup=ecdsa": "ECDSA"}
+    assert "ECDSA P-256 key" in done.stdout

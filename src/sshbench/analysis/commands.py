@@ -18,6 +18,7 @@ from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.links import round_trip
 from sshbench.analysis.verdicts import PairVerdict, recorded_rule
 from sshbench.axes.reuse import FRESH, REUSED
+from sshbench.axes.userkey import USER_KEY
 from sshbench.compressors import OFF
 from sshbench.results.model import Case, CaseKind, Report, Stat
 from sshbench.vocabulary.commands import COMMANDS
@@ -44,6 +45,8 @@ class CommandFigure:
             words.append("reusing the connection")
         if not self.case.compressor.is_off:
             words.append(f"{self.case.compressor.label} (-C)")
+        if (key := self.case.value_of(USER_KEY.name)) != USER_KEY.plain:
+            words.append(f"an {USER_KEY.title(str(key))}")
         return " + ".join(words)
 
     @property
@@ -76,10 +79,11 @@ def command_figures(report: Report) -> list[CommandFigure]:
         case = view.case
         if case.kind is not CaseKind.COMMAND or case_id not in summaries:
             continue
-        plain = case.at("reuse", FRESH).at("compression", OFF).id  # a cross pair: one axis apart, else none
+        plain = case.at("reuse", FRESH).at("compression", OFF).at(USER_KEY.name, USER_KEY.plain).id  # one axis apart
         versus = verdicts.get((case_id, plain)) or verdicts.get((plain, case_id)) if plain != case_id else None
         out.append(CommandFigure(case, summaries[case_id].command_seconds, round_trip(report, case.link), versus))
     links = ["", *(link.label for link in report.options.links)]
     out.sort(key=lambda f: (links.index(f.case.link) if f.case.link in links else len(links),
-                            order.index(f.case.command), f.reused, not f.case.compressor.is_off))
+                            order.index(f.case.command), f.reused, not f.case.compressor.is_off,
+                            str(f.case.value_of(USER_KEY.name)) != USER_KEY.plain))
     return out

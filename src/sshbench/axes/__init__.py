@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from sshbench.axes.base import DeclaredAxis, Effect
 from sshbench.axes.reuse import REUSE
+from sshbench.axes.userkey import USER_KEY
 
-DECLARED: tuple[DeclaredAxis, ...] = (REUSE,)
+DECLARED: tuple[DeclaredAxis, ...] = (REUSE, USER_KEY)
 __all__ = ["DECLARED", "DeclaredAxis", "Effect", "declared", "effect_of"]
 
 
@@ -26,6 +27,7 @@ def effect_of(dims: tuple[tuple[str, str], ...]) -> Effect:
     options: tuple[str, ...] = ()
     chunk: int | None = None
     master = False
+    key: str | None = None
     for name, value in dims:
         axis = declared(name)
         if axis is None:
@@ -34,4 +36,5 @@ def effect_of(dims: tuple[tuple[str, str], ...]) -> Effect:
         options += effect.ssh_options
         chunk = effect.chunk_bytes if effect.chunk_bytes is not None else chunk
         master = master or effect.control_master
-    return Effect(options, chunk, master)
+        key = effect.user_key or key
+    return Effect(options, chunk, master, key)

@@ -37,6 +37,9 @@ class Effect:
     # The sample's ssh goes through an OpenSSH ControlMaster that sshbench holds open for the case's path
     # (measure/masters.py): a session over a connection already made, as ControlMaster=auto gives a user
     control_master: bool = False
+    # The client key type the sample logs in with (--user-keys: "ecdsa", "rsa4096"), from its target
+    # (Target.identity); None: the one its ssh config offers
+    user_key: str | None = None
 
 
 class DeclaredAxis(Protocol):

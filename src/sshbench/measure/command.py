@@ -28,6 +28,10 @@ from sshbench.measure.proof import concluded
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import Target
 from sshbench.vocabulary.commands import COMMANDS
+from sshbench.vocabulary.errors import ServerError
+
+# --user-keys value -> the type ssh -v says the server accepted ("Server accepts key: PATH TYPE SHA256:...")
+ACCEPTED_AS = {"ed25519": "ED25519", "ecdsa": "ECDSA", "rsa3072": "RSA", "rsa4096": "RSA"}
 
 
 def remote_command(case: Case) -> str:
@@ -45,11 +49,12 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     effect = effect_of(case.dims)
     try:
         reuse = _reuse_options(case, effect.control_master, masters)
-    except MasterError as exc:
+        identity = _identity_options(target, case, effect.user_key)
+    except (MasterError, ServerError) as exc:
         sample.error = str(exc)
         return sample
     argv = target.ssh_argv(case, remote_command(case))
-    argv[1:1] = [*ssh_compression_options(case), *effect.ssh_options, *reuse]
+    argv[1:1] = [*ssh_compression_options(case), *effect.ssh_options, *reuse, *identity]
     env = {**os.environ, **target.tool_env, **settings.env}
     t_start = time.perf_counter()
     connection = Connection(target, case, argv, env, timeout, case.compressor)
@@ -78,7 +83,12 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     if error is None:
         sample.command_seconds = connection.exited_seconds
     proven = masters.proven(case) if masters is not None and effect.control_master else None
-    return concluded(target, case, sample, [connection], [ended], error, False, timeout, proven)
+    sample = concluded(target, case, sample, [connection], [ended], error, False, timeout, proven)
+    accepted = sample.negotiated.userkey if sample.negotiated is not None else None
+    wanted = ACCEPTED_AS.get(effect.user_key or "")
+    if sample.ok and wanted is not None and accepted is not None and accepted != wanted:  # (a mux session: none)
+        sample.ok, sample.error = False, f"logged in with an {accepted} key, not the {effect.user_key} one asked for"
+    return sample
 
 
 def _reuse_options(case: Case, reused: bool, masters: Masters | None) -> tuple[str, ...]:
@@ -89,6 +99,18 @@ def _reuse_options(case: Case, reused: bool, masters: Masters | None) -> tuple[s
     if masters is None:
         raise MasterError("a reused short command needs the run's ControlMasters (measure/masters.py)")
     return masters.options(case)
+
+
+def _identity_options(target: Target, case: Case, kind: str | None) -> tuple[str, ...]:
+    """The client key of `kind` offered first, and only the configured keys after it (ServerError where the
+    target cannot give one: a real host's keys are the user's own)."""
+    if kind is None:
+        return ()
+    path = target.identity(case, kind)
+    if path is None:
+        raise ServerError(f"--user-keys {kind}: this server's client keys are not sshbench's to choose (a real "
+                          "host is logged in with your own keys; the embedded OpenSSH server makes its own)")
+    return ("-i", path, "-o", "IdentitiesOnly=yes")
 
 
 def _give_input(connection: Connection, size: int) -> str | None:

@@ -17,6 +17,7 @@ from sshbench.plumbing.kexinit import software_version
 
 _KEX_RE = re.compile(r"kex: algorithm: (\S+)")
 _HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")
+_USERKEY_RE = re.compile(r"Server accepts key: .* (ED25519|ECDSA|RSA|DSA|ECDSA-SK|ED25519-SK) SHA256:")
 _DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+) compression: (\S+)")
 _BANNER_RE = re.compile(r"remote software version (.+)$")
 _TRANSFERRED_RE = re.compile(r"Transferred: sent (\d+), received (\d+) bytes")
@@ -57,6 +58,7 @@ class Negotiated:
     compression_c2s: str | None = None
     compression_s2c: str | None = None
     server_version: str | None = None
+    userkey: str | None = None  # the client key type the server accepted ("ED25519", "RSA"): what logged in
 
     @property
     def complete(self) -> bool:
@@ -112,6 +114,8 @@ def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:
             found[f"cipher_{suffix}"] = m.group(2)
             found[f"mac_{suffix}"] = m.group(3)
             found[f"compression_{suffix}"] = m.group(4)
+        elif (m := _USERKEY_RE.search(line)) and "userkey" not in found:
+            found["userkey"] = m.group(1)
         elif (m := _BANNER_RE.search(line)) and "server_version" not in found:
             found["server_version"] = software_version(m.group(1))  # one server, not one "version" per sample
         elif m := _REFUSED_RE.search(line):

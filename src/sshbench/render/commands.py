@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.axes.reuse import REUSE
+from sshbench.axes.userkey import USER_KEY
 from sshbench.render.cells import count_cell, interval_cell
 from sshbench.render.labels import ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
@@ -29,8 +30,12 @@ CAPTION = (
 
 def _variant(figure: CommandFigure) -> str:
     """How the command ran: fresh or through a ControlMaster, and SSH's compression where it was on."""
-    words = REUSE.title(str(figure.case.value_of(REUSE.name)))
-    return words if figure.case.compressor.is_off else f"{words}, {figure.case.compressor.label}"
+    words = [REUSE.title(str(figure.case.value_of(REUSE.name)))]
+    if not figure.case.compressor.is_off:
+        words.append(figure.case.compressor.label)
+    if (key := str(figure.case.value_of(USER_KEY.name))) != USER_KEY.plain:
+        words.append(USER_KEY.title(key))
+    return ", ".join(words)
 
 
 def _versus(figure: CommandFigure) -> Cell:

@@ -107,6 +107,12 @@ class Target(Protocol):
 
     def server_log_tail(self) -> list[str]: ...
 
+    def identity(self, case: Case, kind: str) -> str | None:
+        """The private key file of client key type `kind` (--user-keys) to log in with, where this target can
+        give one (the embedded OpenSSH server makes and authorizes it); None where it cannot (a real host is
+        logged in with the user's own keys, which sshbench never picks among)."""
+        ...
+
     def tcp_ends(self, link: str) -> TcpEnds | None:
         """Where the raw TCP control's sockets go for this link (None: loopback)."""
         ...
@@ -205,6 +211,11 @@ class EmbeddedServer(Protocol):
     def server_pid(self, peer_port: int) -> int | None: ...
 
     def log_tail(self, lines: int = 5) -> list[str]: ...
+
+    def identity(self, kind: str) -> str | None:
+        """A client key of type `kind` this server authorizes (--user-keys), made on first use; None where it
+        cannot (its users' keys are not its to choose)."""
+        ...
 
     def place(self, cpus: frozenset[int] | None) -> None:
         """Fork every later connection's server onto `cpus` (None: anywhere; plumbing/placement.py)."""

@@ -68,6 +68,9 @@ class EmbeddedTarget:
         return None if path is None or path.wire is None or path.wire.returncode is not None else \
             tree_cpu_seconds(path.wire.pid)
 
+    def identity(self, case: Case, kind: str) -> str | None:
+        return self.server.identity(kind)
+
     def server_log_tail(self) -> list[str]:
         return self.server.log_tail()
 
@@ -129,6 +132,9 @@ class BuildsTarget:
 
     def link_cpu_so_far(self, case: Case) -> float | None:
         return self._of(case).link_cpu_so_far(case)
+
+    def identity(self, case: Case, kind: str) -> str | None:
+        return self._of(case).identity(case, kind)
 
     def server_log_tail(self) -> list[str]:
         return self._last.server_log_tail()

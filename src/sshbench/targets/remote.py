@@ -269,6 +269,9 @@ class RemoteTarget:
     def server_pid(self, peer_port: int) -> int | None:
         return None  # the server runs elsewhere
 
+    def identity(self, case: Case, kind: str) -> str | None:
+        return None  # the user's own keys, as their ssh config offers them
+
     def server_log_tail(self) -> list[str]:
         return []
 

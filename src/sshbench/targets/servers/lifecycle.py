@@ -89,6 +89,11 @@ class InetdServer:
         assert self.inetd is not None, "start() first"
         return self.inetd.connect(timeout)
 
+    def identity(self, kind: str) -> str | None:
+        """A client key of type `kind` this server authorizes (--user-keys): OpenSSH's only (it is told where
+        its authorized keys are); None for the others."""
+        return None
+
     def place(self, cpus: frozenset[int] | None) -> None:
         """Fork every later connection's server onto `cpus` (None: anywhere; plumbing/placement.py)."""
         assert self.inetd is not None, "start() first"

@@ -35,6 +35,7 @@ from sshbench.targets.discovery import (
     sshd_version,
 )
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
+from sshbench.targets.servers.identities import make_identity
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
@@ -162,6 +163,11 @@ class EmbeddedOpenSSH(InetdServer):
         if self._resolver is not None:
             self._resolver.close()
             self._resolver = None
+
+    def identity(self, kind: str) -> str | None:
+        """The client key of type `kind`, made and authorized on first use (targets/servers/identities.py)."""
+        assert self.dir is not None, "start() first"
+        return make_identity(self.keygen, self.dir, kind, self._path("authorized_keys"))
 
     def listening_argv(self, port: int) -> list[str]:
         """This server as an ordinary listening sshd on 127.0.0.1:`port` (its own config, keys and user; its
