@@ -123,22 +123,30 @@ def test_a_real_host_through_the_user_s_own_config_whose_controlmaster_never_mak
     assert "What a short command costs" in done.stdout
 
 
+# --slow-login: the marks the wait sits between, and the words the run names it with
+STALLS = {"dns": ("service_accepted", "methods_listed", "reverse DNS"),  # the server's first answer
+          "gssapi": ("methods_listed", "key_accepted", "GSSAPI")}  # the client's method tried first
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
-def test_a_resolver_that_never_answers_lands_in_the_server_s_authentication_and_is_named(tmp_path: Path) -> None:
-    """--slow-login dns: a real sshd with UseDNS yes whose resolver (sshbench's, in the sshd's own mount
-    namespace) never answers: the wait sits in authentication, before the server's first answer, and the run
-    names reverse DNS; the system's resolver files are untouched and no mount is left."""
+@pytest.mark.parametrize("stall", sorted(STALLS))
+def test_a_resolver_that_never_answers_lands_where_it_waits_and_is_named(stall: str, tmp_path: Path) -> None:
+    """--slow-login: a real sshd with UseDNS yes whose resolver (sshbench's, in the sshd's own mount namespace)
+    never answers waits before the server's first authentication answer, and the run names reverse DNS; a
+    client that tries GSSAPI first, its Kerberos lookups unanswered, waits between the methods, named GSSAPI.
+    The system's resolver files are untouched and no mount is left."""
     system = (Path("/etc/resolv.conf").read_bytes(), Path("/etc/hosts").read_bytes())
     out = tmp_path / "r.json"
-    done = sshbench("--commands", "true", "--slow-login", "dns", "--setup-runs", "1", "--runs", "1",
+    done = sshbench("--commands", "true", "--slow-login", stall, "--setup-runs", "1", "--runs", "1",
                     "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     (report,) = read_results(str(out))
+    after, before, words = STALLS[stall]
     for sample in (s for s in report.samples if not s.warmup):
         parts = {p.name: p.seconds for p in split(sample) or ()}
         assert parts["auth"] >= 1.5 and parts["auth"] > 0.8 * (sample.command_seconds or 0), parts
-        assert sample.phases["methods_listed"] - sample.phases["service_accepted"] >= 1.5  # the server's answer
-    assert "stalled: command true: auth took" in done.stdout and "reverse DNS" in done.stdout
+        assert sample.phases[before] - sample.phases[after] >= 1.5, sample.phases
+    assert "stalled: command true: auth took" in done.stdout and words in done.stdout
     assert (Path("/etc/resolv.conf").read_bytes(), Path("/etc/hosts").read_bytes()) == system
     assert str(tmp_path) not in Path("/proc/self/mountinfo").read_text()
 

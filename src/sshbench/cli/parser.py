@@ -27,6 +27,7 @@ from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
+from sshbench.vocabulary.commands import SLOW_LOGINS
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import MAX_LINKS, LinkSpec, parse_links
 from sshbench.vocabulary.units import parse_count, parse_size
@@ -149,9 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "(docs/commands.md)")
     sel.add_argument("--logins-seconds", type=float, metavar="S", help="how long each --logins count runs "
                      f"(default {D.logins_seconds:g})")
-    sel.add_argument("--slow-login", choices=("dns",), help="reproduce a classic slow login in the embedded "
-                     "OpenSSH server (root): dns, UseDNS yes with a resolver that never answers; the phase split "
-                     "then shows where it lands and names it (docs/commands.md)")
+    sel.add_argument("--slow-login", choices=tuple(SLOW_LOGINS), help="reproduce a classic slow login with the "
+                     "embedded OpenSSH server (root): dns, UseDNS yes with a resolver that never answers; gssapi, "
+                     "a client that tries GSSAPI first whose Kerberos lookups go unanswered; the phase split then "
+                     "shows where it lands and names it (docs/commands.md)")
     sel.add_argument("--hostkeys", help="host key algorithm handshake latency (default: all; none with --link or "
                      "--commands)")
     sel.add_argument("--cipher-mac", default="auto", help="MAC for non-AEAD ciphers in the cipher sweep (auto: "

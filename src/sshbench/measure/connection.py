@@ -129,8 +129,8 @@ class Connection:
         else:
             ssh_in = subprocess.PIPE
         try:
-            self.proc = spawn(argv, stdin=ssh_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                              env=dict(env), process_group=0)
+            self.proc = spawn(target.client_argv(argv), stdin=ssh_in, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, bufsize=0, env=dict(env), process_group=0)
         except BaseException:
             self._kill_compressor()
             raise

@@ -84,7 +84,8 @@ class Masters:
         argv[1:1] = ["-M", "-N", "-o", f"ControlPath={socket_path}", "-o", "ControlPersist=no",
                      *ssh_compression_options(case)]
         with open(log_path, "wb") as log:
-            proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, process_group=0)
+            proc = spawn(self.target.client_argv(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=log, process_group=0)
         deadline = time.monotonic() + self.timeout
         while not os.path.exists(socket_path):
             if proc.poll() is not None or time.monotonic() > deadline:

@@ -107,6 +107,12 @@ class Target(Protocol):
 
     def server_log_tail(self) -> list[str]: ...
 
+    def client_argv(self, argv: list[str]) -> list[str]:
+        """The final ssh argv of a connection, as started: a reproduced slow login (--slow-login gssapi) runs the
+        client in a mount namespace of its own; otherwise `argv` as it is. Applied last, once every option is
+        in (measure/connection.py)."""
+        ...
+
     def identity(self, case: Case, kind: str) -> str | None:
         """The private key file of client key type `kind` (--user-keys) to log in with, where this target can
         give one (the embedded OpenSSH server makes and authorizes it); None where it cannot (a real host is
@@ -211,6 +217,10 @@ class EmbeddedServer(Protocol):
     def server_pid(self, peer_port: int) -> int | None: ...
 
     def log_tail(self, lines: int = 5) -> list[str]: ...
+
+    def client_argv(self, argv: list[str]) -> list[str]:
+        """A client's ssh argv as this server's run needs it (a reproduced slow login may change it)."""
+        ...
 
     def identity(self, kind: str) -> str | None:
         """A client key of type `kind` this server authorizes (--user-keys), made on first use; None where it

@@ -41,6 +41,9 @@ class EmbeddedTarget:
     def ssh_argv(self, case: Case, remote_command: str) -> list[str]:
         return [self.ssh_program, *self.tool_ssh_options(case), HOST_ALIAS, remote_command]
 
+    def client_argv(self, argv: list[str]) -> list[str]:
+        return self.server.client_argv(argv)
+
     def tool_ssh_options(self, case: Case) -> list[str]:
         argv = ["-F", self.server.client_config, "-v", *algorithm_options(case, self.ssh_program)]
         if case.link:  # the command line's ProxyCommand wins over the config's: connect across the link
@@ -132,6 +135,9 @@ class BuildsTarget:
 
     def link_cpu_so_far(self, case: Case) -> float | None:
         return self._of(case).link_cpu_so_far(case)
+
+    def client_argv(self, argv: list[str]) -> list[str]:
+        return argv  # a slow login is reproduced with the embedded server alone, never with --build
 
     def identity(self, case: Case, kind: str) -> str | None:
         return self._of(case).identity(case, kind)

@@ -269,6 +269,9 @@ class RemoteTarget:
     def server_pid(self, peer_port: int) -> int | None:
         return None  # the server runs elsewhere
 
+    def client_argv(self, argv: list[str]) -> list[str]:
+        return argv  # the user's own ssh, as it is
+
     def identity(self, case: Case, kind: str) -> str | None:
         return None  # the user's own keys, as their ssh config offers them
 

@@ -53,4 +53,5 @@ def parse_commands(text: str) -> tuple[str, ...]:
 
 
 # Classic slow logins the embedded OpenSSH server can reproduce (--slow-login; targets/servers/stalls.py)
-SLOW_LOGINS = {"dns": "UseDNS yes with a resolver that never answers (2 s per lookup)"}
+SLOW_LOGINS = {"dns": "UseDNS yes with a resolver that never answers (2 s per lookup)",
+               "gssapi": "GSSAPI tried first by the client, whose Kerberos lookups go to a resolver that never answers"}

@@ -90,7 +90,7 @@ class EmbeddedOpenSSH(InetdServer):
     name = OPENSSH.name
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
     takes_sshd = True
-    slow_logins = frozenset({"dns"})
+    slow_logins = frozenset({"dns", "gssapi"})
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
@@ -151,8 +151,10 @@ class EmbeddedOpenSSH(InetdServer):
         self.defaults = self._compiled_defaults(keys)
         self._write_client_files(keys)
         argv = [self.sshd, "-i", "-f", self._path("sshd_config"), "-E", self.log_path]
-        if self.slow_login == "dns":
+        if self.slow_login is not None:
             self._resolver = SilentResolver(self.dir)
+        if self.slow_login == "dns":  # the server's lookups go unanswered
+            assert self._resolver is not None
             argv = self._resolver.wrap(argv)
         self.inetd.serve(argv)
 
@@ -163,6 +165,13 @@ class EmbeddedOpenSSH(InetdServer):
         if self._resolver is not None:
             self._resolver.close()
             self._resolver = None
+
+    def client_argv(self, argv: list[str]) -> list[str]:
+        """A client's ssh argv for this server: as it is, or (--slow-login gssapi) trying GSSAPI first with its
+        Kerberos lookups sent to the silent resolver (targets/servers/stalls.py)."""
+        if self.slow_login != "gssapi" or self._resolver is None:
+            return argv
+        return self._resolver.wrap([argv[0], "-o", "GSSAPIAuthentication=yes", *argv[1:]])
 
     def identity(self, kind: str) -> str | None:
         """The client key of type `kind`, made and authorized on first use (targets/servers/identities.py)."""
@@ -237,6 +246,7 @@ HostbasedAuthentication no
 UsePAM no
 StrictModes no
 UseDNS {"yes" if self.slow_login == "dns" else "no"}
+GSSAPIAuthentication {"yes" if self.slow_login == "gssapi" else "no"}
 # Allowed, not forced: each client connection asks for it (sshbench --compression) or not.
 Compression yes
 # A pty for the keystroke echo measure (--echo), as an interactive login gets one; nothing else uses it.

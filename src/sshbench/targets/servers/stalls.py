@@ -1,6 +1,11 @@
 """Classic slow logins, reproduced in the embedded OpenSSH server (--slow-login): so the phase split can be seen
 to put a stall where it belongs, and to name it (analysis/stalls.py).
 
+`gssapi`: the client tries GSSAPI first (`GSSAPIAuthentication yes` on both
+ends, gssapi-with-mic before publickey in OpenSSH's order) and its Kerberos
+library's lookups (the realm, the KDC, the host's canonical name) go to the
+same silent resolver: a client-side wait between the methods, 4 s here.
+
 `dns`: sshd with `UseDNS yes` looks up the client's address (and confirms the
 name it gets) before it logs the login; where the resolver never answers,
 each lookup waits out the resolver's timeout: the "ssh login takes 10
