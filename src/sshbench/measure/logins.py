@@ -176,5 +176,6 @@ def _load(count: int, kex: str | None, took: float, logins: list[_Login], server
         else:
             load.failed += 1
             if load.first_error is None:
-                load.first_error = clean(" | ".join(line for line in login.lines[-3:]))[:300]
+                load.first_error = (f"killed after {LOGIN_TIMEOUT:.0f} s, sshbench's bound for one login"
+                                    if login.status < 0 else clean(" | ".join(login.lines[-3:]))[:300])
     return load
