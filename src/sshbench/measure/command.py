@@ -16,12 +16,11 @@ its run to the exit sum to the figure (analysis/phases.py).
 from __future__ import annotations
 
 import os
-import time
 from datetime import UTC, datetime
 
 from sshbench.axes import effect_of
-from sshbench.measure.connection import READY_COMMAND, Connection, Ended
-from sshbench.measure.datapath import drain
+from sshbench.measure.connection import READY_COMMAND, Ended
+from sshbench.measure.leanrun import run_lean
 from sshbench.measure.masters import MasterError, Masters
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import concluded
@@ -56,34 +55,24 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     argv = target.ssh_argv(case, remote_command(case))
     argv[1:1] = [*ssh_compression_options(case), *effect.ssh_options, *reuse, *identity]
     env = {**os.environ, **target.tool_env, **settings.env}
-    t_start = time.perf_counter()
-    connection = Connection(target, case, argv, env, timeout, case.compressor)
+    given = bytes(command.input_bytes)
+    run = run_lean(target.client_argv(argv), env, given, timeout)
+    sample.total_seconds = run.exited_seconds
+    sample.setup_seconds = run.setup_seconds
+    if effect.control_master:  # the port is the master's: its server process outlives this session, and its
+        run.peer_port = None  # CPU is the master's whole connection's (unknown for the session alone)
     error: str | None = None
-    ended: Ended | None = None
-    try:
-        error = _give_input(connection, command.input_bytes)
-        why = connection.ready()
-        if error is None and why is not None:
-            error = why
-        if effect.control_master:  # the port is the master's: its server process outlives this session, and its
-            connection.peer_port = None  # CPU is the master's whole connection's (unknown for the session alone)
-        if error is None:
-            counted = len(connection.lines.buffer) + drain(connection.payload_out, 1 << 62)[0]
-            sample.bytes_received = counted
-            sample.verified = "count"
-            if counted != command.output_bytes:
-                error = f"the command printed {counted} bytes, expected {command.output_bytes}"
-    except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
-        connection.kill()
-        raise
-    finally:
-        ended = connection.end()
-        sample.total_seconds = time.perf_counter() - t_start
-    sample.setup_seconds = connection.setup_seconds
+    if run.setup_seconds is None:
+        error = "ssh ended before the remote command started"
+    else:
+        sample.bytes_received, sample.verified = run.output_bytes, "count"
+        if run.output_bytes != command.output_bytes:
+            error = f"the command printed {run.output_bytes} bytes, expected {command.output_bytes}"
     if error is None:
-        sample.command_seconds = connection.exited_seconds
+        sample.command_seconds = run.exited_seconds
     proven = masters.proven(case) if masters is not None and effect.control_master else None
-    sample = concluded(target, case, sample, [connection], [ended], error, False, timeout, proven)
+    sample = concluded(target, case, sample, [run], [Ended(run.status, run.usage, None)], error, False, timeout,
+                       proven)
     accepted = sample.negotiated.userkey if sample.negotiated is not None else None
     wanted = ACCEPTED_AS.get(effect.user_key or "")
     if sample.ok and wanted is not None and accepted is not None and accepted != wanted:  # (a mux session: none)
@@ -111,18 +100,3 @@ def _identity_options(target: Target, case: Case, kind: str | None) -> tuple[str
         raise ServerError(f"--user-keys {kind}: this server's client keys are not sshbench's to choose (a real "
                           "host is logged in with your own keys; the embedded OpenSSH server makes its own)")
     return ("-i", path, "-o", "IdentitiesOnly=yes")
-
-
-def _give_input(connection: Connection, size: int) -> str | None:
-    """The command's input written into ssh's stdin, then closed (its pipe holds it: grow_pipe); None, or why
-    ssh would not take it."""
-    try:
-        if size and connection.payload_in is not None:
-            view = memoryview(bytes(size))
-            while view:
-                view = view[os.write(connection.payload_in, view):]
-    except BrokenPipeError:
-        return "ssh exited before it took the command's input"
-    finally:
-        connection.close_input()
-    return None

@@ -11,13 +11,49 @@ which must show the case's algorithms and compression.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
-from sshbench.measure.connection import Connection, Ended, children_cpu
+from sshbench.measure.connection import Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import Target
 from sshbench.vocabulary.algorithms import is_aead
+
+
+class Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class Exited(Protocol):
+    @property
+    def returncode(self) -> int | None: ...
+
+
+class Ran(Protocol):
+    """What the verdict reads of one ended connection: measure/connection.py's Connection, or a short command's
+    lean run (measure/command.py)."""
+
+    @property
+    def stderr_lines(self) -> list[tuple[float, str]]:
+        """(seconds since ssh started, line) of its ssh -v."""
+        ...
+
+    @property
+    def peer_port(self) -> int | None:
+        """The source port the server saw (None: not known, or a master's)."""
+        ...
+
+    @property
+    def timed_out(self) -> Flag: ...
+
+    @property
+    def server_gone(self) -> Flag: ...
+
+    @property
+    def proc(self) -> Exited: ...
+
 
 STDERR_TAIL = 8
 CPU_MARK = "SSHBENCH-CPU"
@@ -89,7 +125,7 @@ def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
 
 
 
-def concluded(target: Target, case: Case, sample: Sample, connections: list[Connection], ended: list[Ended],
+def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[Ran], ended: list[Ended],
                error: str | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None) -> Sample:
     """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection. `proven`:
     the algorithms of the connection a session reused (its ControlMaster's ssh -v), where this ssh negotiated
@@ -125,7 +161,7 @@ def concluded(target: Target, case: Case, sample: Sample, connections: list[Conn
     return sample
 
 
-def _status(connection: Connection, transcript: Transcript) -> str:
+def _status(connection: Ran, transcript: Transcript) -> str:
     """One stream's own outcome, for the sample's per-stream facts: "ok", or what happened to it."""
     if connection.timed_out.is_set():
         return "timed out"
@@ -137,7 +173,7 @@ def _status(connection: Connection, transcript: Transcript) -> str:
     return "ok" if code == 0 else f"ssh exited with status {code}"
 
 
-def _server_cpu(target: Target, sample: Sample, connections: list[Connection], remote_cpu: bool) -> None:
+def _server_cpu(target: Target, sample: Sample, connections: Sequence[Ran], remote_cpu: bool) -> None:
     """The server side's CPU, summed over the connections: its processes (wait4), or as the remote command read
     it, plus its compression pipeline (`times`) where the server's own figure leaves that out."""
     pipeline = [children_cpu(c.stderr_lines) for c in connections]
@@ -161,7 +197,7 @@ def _server_cpu(target: Target, sample: Sample, connections: list[Connection], r
         sample.server_cpu_sys_seconds = sum(f.cpu_sys_s for f in found if f is not None)
 
 
-def _verdict(case: Case, sample: Sample, connections: list[Connection], transcripts: list[Transcript],
+def _verdict(case: Case, sample: Sample, connections: Sequence[Ran], transcripts: list[Transcript],
              error: str | None, timeout: float, server_cpu_exact: bool) -> tuple[int, str | None]:
     """(the failing stream, the sample's error), in order: a timeout, a connection the server turned away (its
     MaxStartups: named, never a failing cipher), a refusal, a negotiation that is not the case's, a failed exit."""
