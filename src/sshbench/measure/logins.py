@@ -40,7 +40,10 @@ from sshbench.vocabulary.untrusted import clean
 
 PORT = 22  # inside the namespace: nothing else listens there
 UP_SECONDS = 10.0  # how long the listening sshd gets to accept
-LOGIN_TIMEOUT = 30.0  # one login, at most (then it is killed and counted failed)
+# One login, at most (then it is killed and counted failed). Generous: a login killed mid-way hangs up its
+# remote shell in the middle of the user's start-up files, and one killed at 30 s in a CPU-starved 64-client
+# stage left root's pyenv rehash lock behind, which then held every later login shell 60 s
+LOGIN_TIMEOUT = 120.0
 SETTLE_SECONDS = 2.0  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
 WARMUP_LOGINS = 2  # per key exchange, before its stages
 
