@@ -33,6 +33,8 @@ from sshbench.vocabulary.untrusted import clean
 
 POLL_SECONDS = 0.01  # how often the socket is looked for while a master logs in
 LOG_TAIL = 3  # lines of a failed master's ssh -v shown
+SUN_PATH = 107  # a Unix socket's path, its NUL aside ...
+SOCKET_SUFFIX = 17  # ... and the ".XXXXXXXXXXXXXXXX" ssh adds while it binds
 
 
 class MasterError(Exception):
@@ -76,8 +78,11 @@ class Masters:
         return self._proven.get(_key(case))
 
     def _start(self, case: Case, number: int) -> tuple[subprocess.Popen[bytes], str]:
-        if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="sshbench-mux-")  # 0700
+        if self._dir is None:  # 0700; where TMPDIR is too long for a socket's path, /tmp (ssh would refuse it)
+            base = tempfile.gettempdir()
+            if len(os.path.join(base, "sshbench-mux-xxxxxxxx", "m99").encode()) + SOCKET_SUFFIX > SUN_PATH:
+                base = "/tmp"
+            self._dir = tempfile.mkdtemp(prefix="sshbench-mux-", dir=base)
         socket_path = os.path.join(self._dir, f"m{number}")
         log_path = socket_path + ".log"
         argv = self.target.ssh_argv(case, "")[:-1]  # no remote command: -N
