@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from sshbench.analysis.commands import command_figures
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
+from sshbench.vocabulary.commands import socket_path_fits
 
 CONTROL_PATH = "~/.ssh/cm-%C"
-HASH_AND_SUFFIX = 40 + 17  # %C's SHA-1 hex, and the ".XXXXXXXXXXXXXXXX" ssh adds while it binds
-SUN_PATH = 107  # sockaddr_un's path, its terminating NUL aside
+HASH = 40  # %C: a SHA-1 in hex
 LINES = ("ControlMaster auto", f"ControlPath {CONTROL_PATH}", "ControlPersist 60s")
 
 
@@ -51,7 +51,7 @@ def reuse_advice(report: Report, home: str | None = None) -> ReuseAdvice:
         return ReuseAdvice(notes=(f"ControlMaster: not written, reuse measured faster ({said}), but {directory} is "
                                   "not a directory this user can write, and ssh fails every login whose socket it "
                                   "cannot make",))
-    if len(prefix.encode()) + HASH_AND_SUFFIX > SUN_PATH:
+    if not socket_path_fits(prefix + "x" * HASH):
         return ReuseAdvice(notes=(f"ControlMaster: not written, reuse measured faster ({said}), but {prefix}%C "
                                   "is too long for a Unix socket here and ssh would refuse every login; set "
                                   "ControlPath to a short private path yourself",))

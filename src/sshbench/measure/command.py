@@ -25,7 +25,7 @@ from sshbench.measure.masters import MasterError, Masters
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import concluded
 from sshbench.results.model import Case, Sample
-from sshbench.targets.base import Target
+from sshbench.targets.base import OWN_CONNECTION, Target
 from sshbench.vocabulary.commands import COMMANDS
 from sshbench.vocabulary.errors import ServerError
 
@@ -84,7 +84,7 @@ def _reuse_options(case: Case, reused: bool, masters: Masters | None) -> tuple[s
     """A reused sample's options to its path's master; a fresh sample's to never use one, even where the
     user's ssh config has ControlMaster (a real host): fresh means a connection of its own."""
     if not reused:
-        return ("-o", "ControlMaster=no", "-o", "ControlPath=none")
+        return OWN_CONNECTION
     if masters is None:
         raise MasterError("a reused short command needs the run's ControlMasters (measure/masters.py)")
     return masters.options(case)

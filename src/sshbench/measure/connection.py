@@ -53,6 +53,13 @@ TIMES_MARK = "SSHBENCH-TIMES"  # the remote shell's `times` follows: its own CPU
 _TIMES = re.compile(r"(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s")
 
 
+def ready_port(line: str) -> int | None:
+    """The client's source port from the ready line (READY_COMMAND: the port is the second word of SSH_CLIENT or
+    SSH_CONNECTION, the third of the line); None where the server set neither."""
+    fields = line.split()
+    return int(fields[2]) if len(fields) >= 3 and fields[2].isdigit() else None
+
+
 class Lines:
     """Line reads from a raw fd that leave everything after the line unread in a buffer."""
 
@@ -225,8 +232,7 @@ class Connection:
         if line is None:
             return "ssh ended before the remote command started"
         self.setup_seconds = time.perf_counter() - self.t_spawn
-        fields = line.split()
-        self.peer_port = int(fields[2]) if len(fields) >= 3 and fields[2].isdigit() else None
+        self.peer_port = ready_port(line)
         return None
 
     def _ready_from_stderr(self) -> str | None:

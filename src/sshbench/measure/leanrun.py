@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from resource import struct_rusage
 
-from sshbench.measure.connection import READY
+from sshbench.measure.connection import READY, ready_port
 from sshbench.measure.datapath import grow_pipe
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.vocabulary.untrusted import clean
@@ -117,6 +117,5 @@ def _read(proc: subprocess.Popen[bytes], run: LeanRun, start: float, deadline: f
                         if line.startswith(READY):
                             ready = True
                             run.setup_seconds = now
-                            words = line.split()
-                            run.peer_port = int(words[2]) if len(words) >= 3 and words[2].isdigit() else None
+                            run.peer_port = ready_port(line.decode(errors="replace"))
                             run.output_bytes = len(pending["out"])

@@ -24,14 +24,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from sshbench.measure.leanrun import LeanRun, run_lean
 from sshbench.plumbing import placement
 from sshbench.plumbing.negotiation import parse_verbose, turned_away
 from sshbench.plumbing.procfs import descendants, tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.runfacts import LoginLoad
-from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.base import HOST_ALIAS, OWN_CONNECTION
 from sshbench.targets.link import netns
 from sshbench.targets.servers.clientconf import FDPASS
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
@@ -46,14 +46,6 @@ UP_SECONDS = 10.0  # how long the listening sshd gets to accept
 LOGIN_TIMEOUT = 120.0
 SETTLE_SECONDS = 2.0  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
 WARMUP_LOGINS = 2  # per key exchange, before its stages
-
-
-@dataclass
-class _Login:
-    seconds: float
-    status: int
-    cpu: float
-    lines: list[str]
 
 
 @contextlib.contextmanager
@@ -112,14 +104,14 @@ def measure_logins(server: EmbeddedOpenSSH, clients: tuple[int, ...], kexes: lis
 
 def _argv(server: EmbeddedOpenSSH, proxy: str, kex: str | None) -> list[str]:
     return [server.client.path, "-F", server.client_config, "-v", "-o", f"ProxyCommand={proxy}",
-            "-o", "ControlMaster=no", "-o", "ControlPath=none", *(["-o", f"KexAlgorithms={kex}"] if kex else []),
+            *OWN_CONNECTION, *(["-o", f"KexAlgorithms={kex}"] if kex else []),
             HOST_ALIAS, "true"]
 
 
 def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str | None,
            seconds: float) -> LoginLoad:
     argv = _argv(server, proxy, kex)
-    logins: list[_Login] = []
+    logins: list[LeanRun] = []
     lock = threading.Lock()
     cpu_before = tree_cpu_seconds(pid)
     start = time.perf_counter()
@@ -145,40 +137,26 @@ def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str |
                  else max(0.0, cpu_after - cpu_before))
 
 
-def _login(argv: list[str]) -> _Login:
-    """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr."""
-    start = time.perf_counter()
-    proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                 process_group=0)
-    timer = threading.Timer(LOGIN_TIMEOUT, kill_group, (proc.pid,))
-    timer.start()
-    try:
-        assert proc.stderr is not None
-        raw = proc.stderr.read()
-        status, usage = reap(proc.pid)
-    finally:
-        timer.cancel()
-        if proc.stderr is not None:
-            proc.stderr.close()
-    took = time.perf_counter() - start
-    cpu = usage.ru_utime + usage.ru_stime if usage is not None else 0.0
-    return _Login(took, os.waitstatus_to_exitcode(status), cpu, raw.decode(errors="replace").splitlines())
+def _login(argv: list[str]) -> LeanRun:
+    """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr (measure/leanrun.py)."""
+    return run_lean(argv, os.environ, b"", LOGIN_TIMEOUT)
 
 
-def _load(count: int, kex: str | None, took: float, logins: list[_Login], server_cpu: float | None) -> LoginLoad:
+def _load(count: int, kex: str | None, took: float, logins: list[LeanRun], server_cpu: float | None) -> LoginLoad:
     load = LoginLoad(clients=count, kex=kex, seconds=took, server_cpu_seconds=server_cpu,
-                     client_cpu_seconds=sum(login.cpu for login in logins))
+                     client_cpu_seconds=sum(u.ru_utime + u.ru_stime for login in logins if (u := login.usage)))
     for login in logins:
-        if login.status == 0:
+        lines = [text for _, text in login.stderr_lines]
+        if login.proc.returncode == 0 and login.exited_seconds is not None:
             load.completed += 1
-            load.latency_seconds.append(round(login.seconds, 6))
+            load.latency_seconds.append(round(login.exited_seconds, 6))
             if load.negotiated is None:
-                load.negotiated = parse_verbose((0.0, clean(line)) for line in login.lines).negotiated.kex
-        elif turned_away(login.lines) is not None:
+                load.negotiated = parse_verbose(login.stderr_lines).negotiated.kex
+        elif turned_away(lines) is not None:
             load.refused += 1
         else:
             load.failed += 1
             if load.first_error is None:
                 load.first_error = (f"killed after {LOGIN_TIMEOUT:.0f} s, sshbench's bound for one login"
-                                    if login.status < 0 else clean(" | ".join(login.lines[-3:]))[:300])
+                                    if login.timed_out.is_set() else " | ".join(lines[-3:])[:300])
     return load

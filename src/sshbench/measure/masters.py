@@ -29,12 +29,11 @@ from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.model import Case
 from sshbench.targets.base import Target
+from sshbench.vocabulary.commands import socket_path_fits
 from sshbench.vocabulary.untrusted import clean
 
 POLL_SECONDS = 0.01  # how often the socket is looked for while a master logs in
 LOG_TAIL = 3  # lines of a failed master's ssh -v shown
-SUN_PATH = 107  # a Unix socket's path, its NUL aside ...
-SOCKET_SUFFIX = 17  # ... and the ".XXXXXXXXXXXXXXXX" ssh adds while it binds
 
 
 class MasterError(Exception):
@@ -80,7 +79,7 @@ class Masters:
     def _start(self, case: Case, number: int) -> tuple[subprocess.Popen[bytes], str]:
         if self._dir is None:  # 0700; where TMPDIR is too long for a socket's path, /tmp (ssh would refuse it)
             base = tempfile.gettempdir()
-            if len(os.path.join(base, "sshbench-mux-xxxxxxxx", "m99").encode()) + SOCKET_SUFFIX > SUN_PATH:
+            if not socket_path_fits(os.path.join(base, "sshbench-mux-xxxxxxxx", "m99")):
                 base = "/tmp"
             self._dir = tempfile.mkdtemp(prefix="sshbench-mux-", dir=base)
         socket_path = os.path.join(self._dir, f"m{number}")

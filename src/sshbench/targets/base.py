@@ -129,6 +129,13 @@ class Target(Protocol):
         ...
 
 
+# Every connection sshbench makes to a real host is a connection of its own, whatever the user's ssh config says:
+# with ControlMaster auto there, the first probe would start a master (ControlPersist: outliving the run) and every
+# later sample would be a session over it, with its algorithms, not the case's. Given before the config's, these
+# win (ssh takes the first value of an option); a reused short command puts its own ControlPath first
+# (measure/masters.py), and a fresh one (measure/command.py) and every login of --logins say it too.
+OWN_CONNECTION = ("-o", "ControlMaster=no", "-o", "ControlPath=none")
+
 NONE = "none"  # the none cipher and none MAC (HPN-SSH's): switched to after login, never named in Ciphers
 
 

@@ -25,7 +25,7 @@ from sshbench.plumbing import procs
 from sshbench.plumbing.kexinit import Kexinit, KexinitError, read_client_kexinit, read_server_kexinit
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, terrapin_report
 from sshbench.results.model import Case
-from sshbench.targets.base import FileOps, ServerProcess, algorithm_options
+from sshbench.targets.base import OWN_CONNECTION, FileOps, ServerProcess, algorithm_options
 from sshbench.targets.discovery import ClientInfo, find_tool
 from sshbench.targets.known_hosts import key_type, known_types, lookup_name, skip_reason
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -79,12 +79,6 @@ def config_options(ssh_config: str | None) -> list[str]:
     return ["-F", ssh_config] if ssh_config else []
 
 
-# Every connection sshbench makes to a real host is a connection of its own, whatever the user's ssh config says:
-# with ControlMaster auto there, the first probe would start a master (ControlPersist: outliving the run) and every
-# later sample would be a session over it, with its algorithms, not the case's. Given before the config's, these
-# win (ssh takes the first value of an option); a reused short command puts its own ControlPath first
-# (measure/masters.py).
-OWN_CONNECTION = ["-o", "ControlMaster=no", "-o", "ControlPath=none"]
 
 
 def connect_options(ssh_config: str | None) -> list[str]:

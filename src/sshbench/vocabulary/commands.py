@@ -55,3 +55,15 @@ def parse_commands(text: str) -> tuple[str, ...]:
 # Classic slow logins the embedded OpenSSH server can reproduce (--slow-login; targets/servers/stalls.py)
 SLOW_LOGINS = {"dns": "UseDNS yes with a resolver that never answers (2 s per lookup)",
                "gssapi": "GSSAPI tried first by the client, whose Kerberos lookups go to a resolver that never answers"}
+
+
+# A ControlMaster's socket: a Unix socket's path holds at most 107 bytes (its NUL aside), and ssh binds it under a
+# temporary name 17 characters longer (".XXXXXXXXXXXXXXXX") before renaming it; a path ssh cannot bind fails the
+# login (measure/masters.py, analysis/reuse_advice.py)
+SOCKET_PATH_MAX = 107
+SOCKET_BIND_SUFFIX = 17
+
+
+def socket_path_fits(path: str) -> bool:
+    """Whether ssh can bind a ControlMaster socket at `path` (tokens already expanded)."""
+    return len(path.encode()) + SOCKET_BIND_SUFFIX <= SOCKET_PATH_MAX
