@@ -57,6 +57,18 @@ class CommandFigure:
         return self.seconds.median / self.rtt
 
     @property
+    def speedup(self) -> tuple[float, float | None, float | None] | None:
+        """How many times as fast as the plain command (below 1: slower), with the verdict's interval turned the
+        same way; None for the plain one, or before its pair has samples."""
+        verdict = self.versus_fresh
+        if verdict is None:
+            return None
+        if verdict.faster == self.case.id:
+            return verdict.ratio, verdict.ratio_low, verdict.ratio_high
+        low, high = verdict.ratio_low, verdict.ratio_high
+        return 1 / verdict.ratio, None if high is None else 1 / high, None if low is None else 1 / low
+
+    @property
     def cut(self) -> float | None:
         """How many times as fast as plain (the verdict's ratio, plain taking that many times as long), where
         the change came out faster; None otherwise."""

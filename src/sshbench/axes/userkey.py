@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from sshbench.axes.base import Effect
 from sshbench.vocabulary.case_terms import CaseKind
+from sshbench.vocabulary.commands import USER_KEYS
 from sshbench.vocabulary.errors import UsageError
 
-KINDS = ("ed25519", "ecdsa", "rsa3072", "rsa4096")
-WORDS = {"ed25519": "ed25519 key", "ecdsa": "ECDSA P-256 key", "rsa3072": "RSA-3072 key", "rsa4096": "RSA-4096 key"}
+KINDS = tuple(USER_KEYS)
 
 
 class UserKeyAxis:
@@ -45,7 +45,7 @@ class UserKeyAxis:
         return Effect(user_key=None if value == self.plain else value)
 
     def title(self, value: str) -> str:
-        return WORDS.get(value, value)
+        return USER_KEYS[value].words if value in USER_KEYS else value
 
 
 USER_KEY = UserKeyAxis()

@@ -26,11 +26,8 @@ from sshbench.measure.pipe import SampleSettings, ssh_compression_options
 from sshbench.measure.proof import concluded
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import OWN_CONNECTION, Target
-from sshbench.vocabulary.commands import COMMANDS
+from sshbench.vocabulary.commands import COMMANDS, USER_KEYS
 from sshbench.vocabulary.errors import ServerError
-
-# --user-keys value -> the type ssh -v says the server accepted ("Server accepts key: PATH TYPE SHA256:...")
-ACCEPTED_AS = {"ed25519": "ED25519", "ecdsa": "ECDSA", "rsa3072": "RSA", "rsa4096": "RSA"}
 
 
 def remote_command(case: Case) -> str:
@@ -74,7 +71,7 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     sample = concluded(target, case, sample, [run], [Ended(run.status, run.usage, None)], error, False, timeout,
                        proven)
     accepted = sample.negotiated.userkey if sample.negotiated is not None else None
-    wanted = ACCEPTED_AS.get(effect.user_key or "")
+    wanted = USER_KEYS[effect.user_key].accepted if effect.user_key in USER_KEYS else None
     if sample.ok and wanted is not None and accepted is not None and accepted != wanted:  # (a mux session: none)
         sample.ok, sample.error = False, f"logged in with an {accepted} key, not the {effect.user_key} one asked for"
     return sample

@@ -117,7 +117,6 @@ class Connection:
         self.compressor: subprocess.Popen[bytes] | None = None
         self.peer_port: int | None = None
         self.setup_seconds: float | None = None
-        self.exited_seconds: float | None = None  # ssh started -> reaped (end())
         self._sink: int | None = None  # the server's `wc -c` of an upload, once found
         self._tcp_holder: int | None = None  # the process whose TCP socket sends this connection's data
         self._tcp_port: int | None = None  # ... matched by this port (None: its only TCP socket, behind a NAT)
@@ -304,7 +303,6 @@ class Connection:
         with contextlib.suppress(OSError):
             drain(self.payload_out, 1 << 62)
         status, usage = reap(self.proc.pid)
-        self.exited_seconds = time.perf_counter() - self.t_spawn
         compressor_usage = None
         if self.compressor is not None:
             _, compressor_usage = reap(self.compressor.pid)

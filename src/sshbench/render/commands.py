@@ -39,16 +39,17 @@ def _variant(figure: CommandFigure) -> str:
 
 
 def _versus(figure: CommandFigure) -> Cell:
-    verdict = figure.versus_fresh
-    if verdict is None:
+    verdict, speedup = figure.versus_fresh, figure.speedup
+    if verdict is None or speedup is None:
         return cell("-")
-    faster = verdict.faster == figure.case.id
-    ratio = verdict.ratio if faster else 1 / verdict.ratio
-    interval = ("" if verdict.ratio_low is None or verdict.ratio_high is None else
-                f" [{verdict.ratio_low:.2f}-{verdict.ratio_high:.2f}]" if faster else
-                f" [{1 / verdict.ratio_high:.2f}-{1 / verdict.ratio_low:.2f}]")
+    ratio, interval = speedup[0], _interval(speedup, "-")
     mark = "" if verdict.relation is Relation.DIFFERENT else " ?" if verdict.relation is Relation.UNSETTLED else " ≈"
-    return cell(f"{ratio:.2f}x{interval}{mark}", "good" if faster and not mark else "")
+    return cell(f"{ratio:.2f}x{interval}{mark}", "good" if ratio > 1 and not mark else "")
+
+
+def _interval(speedup: tuple[float, float | None, float | None], between: str) -> str:
+    _, low, high = speedup
+    return "" if low is None or high is None else f" [{low:.2f}{between}{high:.2f}]"
 
 
 def command_table(report: Report) -> Table | None:
@@ -97,16 +98,12 @@ def command_answer_lines(report: Report) -> list[str]:
         parts = [f"{where}, {COMMANDS[plain.case.command].label} takes {_seconds(plain)} fresh{trips}"]
         for changed in (f for f in figures if f.change and f.seconds is not None and f.versus_fresh is not None
                         and f.case.command == plain.case.command and f.case.link == plain.case.link):
-            verdict = changed.versus_fresh
-            assert verdict is not None
-            faster = verdict.faster == changed.case.id
-            ratio = verdict.ratio if faster else 1 / verdict.ratio
-            interval = "" if verdict.ratio_low is None or verdict.ratio_high is None else (
-                f" [{verdict.ratio_low:.2f}, {verdict.ratio_high:.2f}]" if faster else
-                f" [{1 / verdict.ratio_high:.2f}, {1 / verdict.ratio_low:.2f}]")
+            verdict, speedup = changed.versus_fresh, changed.speedup
+            assert verdict is not None and speedup is not None
+            ratio, interval = speedup[0], _interval(speedup, ", ")
             if verdict.relation is not Relation.DIFFERENT:
                 parts.append(f"{changed.change}: {_seconds(changed)}, not separable from it ({ratio:.2f}x{interval})")
-            elif faster:
+            elif ratio > 1:
                 parts.append(f"{changed.change} cuts it to {_seconds(changed)}: {ratio:.1f}x{interval}")
                 cut = cut or changed.reused
             else:

@@ -67,3 +67,21 @@ SOCKET_BIND_SUFFIX = 17
 def socket_path_fits(path: str) -> bool:
     """Whether ssh can bind a ControlMaster socket at `path` (tokens already expanded)."""
     return len(path.encode()) + SOCKET_BIND_SUFFIX <= SOCKET_PATH_MAX
+
+
+@dataclass(frozen=True)
+class UserKey:
+    """A client key type short commands can log in with (--user-keys): how it is made, how ssh -v names it once
+    the server accepted it ("Server accepts key: PATH TYPE SHA256:..."), and its words."""
+
+    keygen: tuple[str, ...]  # ssh-keygen's arguments
+    accepted: str
+    words: str
+
+
+USER_KEYS: dict[str, UserKey] = {
+    "ed25519": UserKey(("-t", "ed25519"), "ED25519", "ed25519 key"),
+    "ecdsa": UserKey(("-t", "ecdsa", "-b", "256"), "ECDSA", "ECDSA P-256 key"),
+    "rsa3072": UserKey(("-t", "rsa", "-b", "3072"), "RSA", "RSA-3072 key"),
+    "rsa4096": UserKey(("-t", "rsa", "-b", "4096"), "RSA", "RSA-4096 key"),
+}

@@ -12,15 +12,9 @@ import os
 import subprocess
 
 from sshbench.plumbing.procs import run
+from sshbench.vocabulary.commands import USER_KEYS
 from sshbench.vocabulary.errors import ServerError
 
-# --user-keys value -> ssh-keygen's arguments
-USER_KEYS: dict[str, tuple[str, ...]] = {
-    "ed25519": ("-t", "ed25519"),
-    "ecdsa": ("-t", "ecdsa", "-b", "256"),
-    "rsa3072": ("-t", "rsa", "-b", "3072"),
-    "rsa4096": ("-t", "rsa", "-b", "4096"),
-}
 KEYGEN_SECONDS = 120.0  # RSA-4096 takes seconds on a slow or busy CPU
 
 
@@ -31,7 +25,7 @@ def make_identity(keygen: str, directory: str, kind: str, authorized_keys: str) 
     if os.path.exists(path):
         return path
     try:
-        done = run([keygen, "-q", *USER_KEYS[kind], "-N", "", "-C", f"sshbench-client-{kind}", "-f", path],
+        done = run([keygen, "-q", *USER_KEYS[kind].keygen, "-N", "", "-C", f"sshbench-client-{kind}", "-f", path],
                    timeout=KEYGEN_SECONDS)
     except subprocess.TimeoutExpired:
         raise ServerError(f"ssh-keygen did not make the {kind} client key within {KEYGEN_SECONDS:.0f} s") from None

@@ -41,6 +41,7 @@ from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.targets.servers.stalls import SilentResolver
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
+from sshbench.vocabulary.commands import SLOW_LOGINS
 from sshbench.vocabulary.errors import ServerError
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
@@ -90,7 +91,7 @@ class EmbeddedOpenSSH(InetdServer):
     name = OPENSSH.name
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
     takes_sshd = True
-    slow_logins = frozenset({"dns", "gssapi"})
+    slow_logins = frozenset(SLOW_LOGINS)
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
