@@ -6,7 +6,8 @@ loops from one shell through the same kind of link to an embedded sshd of the be
 
 Each hand command is timed from its process's start to its exit, as sshbench times its samples; the hand's ssh
 has no -v and no options beyond the embedded server's config (and, reused, the ControlPath), and uses the
-client's own algorithms, as sshbench's command cases do. Prints both medians per connection kind with their
+client's own algorithms, as sshbench's command cases do, and sshbench's environment for ssh (SHELL=/bin/sh: the
+link's ProxyCommand then reads no ~/.bashrc, which bash would where SHLVL is below 2, as under nohup). Prints both medians per connection kind with their
 ranges over the rounds, sshbench / hand (agreement: within 5%), the fresh/reused ratio each way with
 sshbench's interval, and how the phase split of sshbench's median connection sums to its time to exit.
 
@@ -43,14 +44,14 @@ from sshbench.vocabulary.linkspec import parse_label
 KINDS = ("fresh", "reused")
 
 
-def timed(ssh: str, extra: str, count: int) -> list[float]:
+def timed(ssh: str, extra: str, count: int, env: dict[str, str]) -> list[float]:
     """`count` runs of `ssh [extra] HOST true`, each timed from its start to its exit (one shell, one by one)."""
     argv = shlex.split(f"{ssh} {extra} {HOST_ALIAS} true")
     out = []
     for _ in range(count):
         start = time.perf_counter()
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              check=False, timeout=60)
+        done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, check=False, timeout=60)
         out.append(time.perf_counter() - start)
         if done.returncode != 0:
             raise SystemExit(f"a hand command failed: {done.stderr.decode(errors='replace').strip()[-300:]}")
@@ -58,11 +59,11 @@ def timed(ssh: str, extra: str, count: int) -> list[float]:
 
 
 @contextlib.contextmanager
-def master(ssh: str, sock: str) -> Iterator[None]:
+def master(ssh: str, sock: str, env: dict[str, str]) -> Iterator[None]:
     """A hand-started ControlMaster (foreground, its own process group), up once its socket exists."""
     proc = subprocess.Popen(shlex.split(f"{ssh} -M -N -o ControlPath={sock} -o ControlPersist=no {HOST_ALIAS}"),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            process_group=0)
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, process_group=0)
     try:
         deadline = time.monotonic() + 30
         while not os.path.exists(sock):
@@ -108,10 +109,11 @@ def main() -> None:
             for figure in command_figures(report):
                 if figure.seconds is not None:
                     mine["reused" if figure.reused else "fresh"].append(figure.seconds.median)
-            hand["fresh"].append(statistics.median(timed(bench.ssh, "", args.count)))
+            hand["fresh"].append(statistics.median(timed(bench.ssh, "", args.count, bench.env)))
             sock = os.path.join(tmp, f"cm{rnd}")
-            with master(bench.ssh, sock):
-                hand["reused"].append(statistics.median(timed(bench.ssh, f"-o ControlPath={sock}", args.count)))
+            with master(bench.ssh, sock, bench.env):
+                hand["reused"].append(statistics.median(timed(bench.ssh, f"-o ControlPath={sock}", args.count,
+                                                              bench.env)))
             load.append(load_average())
     print(machine_line(load, False))
     print(f"{link or 'loopback'}: `ssh HOST true`, {args.rounds} rounds; sshbench --time-budget {args.budget:.0f}s "

@@ -54,6 +54,7 @@ from sshbench.results.model import Case, CaseKind, Direction, Report
 from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
+from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import EmulatedLinks
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
@@ -101,6 +102,10 @@ class Hand:
             self.server.place(split.server)
         self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy}" + (f" -c {cipher}" if cipher
                                                                                          else "")
+        # sshbench's own environment for ssh: its ProxyCommand (the link's helper) runs under /bin/sh, not the
+        # user's bash, which reads ~/.bashrc there (its stdin is a socket) wherever SHLVL is below 2: a hand
+        # started from nohup paid root's rc (~90 ms) on every connection, sshbench none (targets/embedded.py)
+        self.env = {**os.environ, **EmbeddedTarget.tool_env}
         payload = make_payload(data, tmp, 1)
         self.data = payload.path
         self.tmp = tmp
@@ -144,7 +149,7 @@ class Hand:
         jobs = " ".join(f"( {self.pipeline(variant, size // streams)} ) & pids=\"$pids $!\";" for _ in range(streams))
         script = f"pids=; {jobs} fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail"
         start = time.perf_counter()
-        done = subprocess.run(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        done = subprocess.run(["sh", "-c", script], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, check=False)
         took = time.perf_counter() - start
         if done.returncode != 0:
