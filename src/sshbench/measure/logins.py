@@ -32,6 +32,7 @@ from sshbench.plumbing.procfs import descendants, tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.results.runfacts import LoginLoad
 from sshbench.targets.base import HOST_ALIAS, OWN_CONNECTION
+from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
 from sshbench.targets.servers.clientconf import FDPASS
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
@@ -138,8 +139,9 @@ def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str |
 
 
 def _login(argv: list[str]) -> LeanRun:
-    """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr (measure/leanrun.py)."""
-    return run_lean(argv, os.environ, b"", LOGIN_TIMEOUT)
+    """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr (measure/leanrun.py), in
+    the embedded server's tool environment (its ProxyCommand under /bin/sh: no user rc per login)."""
+    return run_lean(argv, {**os.environ, **EmbeddedTarget.tool_env}, b"", LOGIN_TIMEOUT)
 
 
 def _load(count: int, kex: str | None, took: float, logins: list[LeanRun], server_cpu: float | None) -> LoginLoad:
