@@ -68,3 +68,17 @@ def test_the_link_answer_opens_with_the_remedy_and_its_interval() -> None:
 def test_a_run_without_a_change_has_no_link_answer_lines_beyond_the_cipher() -> None:
     report = _run({_case(): 25 * MB})
     assert path_answers(report) == []
+
+
+def test_n_streams_say_how_far_apart_their_parts_ended_beside_the_rate_while_all_ran() -> None:
+    report = _run({_case(): 25 * MB, _case(4): 100 * MB})
+    for sample in report.samples_of(_case(4).id):
+        sample.tail_seconds = 0.3 if sample.round % 2 else 0.5
+    (answer,) = path_answers(report)
+    (four,) = answer.remedies
+    assert four.tail is not None and 0.3 <= four.tail <= 0.5
+    _, lines = remedy_lines(report)
+    change = next(line for line in lines if line.strip().startswith("4 streams:"))
+    assert " while all ran (its parts ended 0." in change and " s apart, median: per transfer" in change
+    assert path_answers(_run({_case(): 25 * MB, _case(4): 100 * MB}))[0].remedies[0].tail is None, \
+        "no tail recorded (one connection, or a file from before schema 13): nothing said"

@@ -75,6 +75,8 @@ def test_the_transfer_is_timed_while_every_stream_runs_from_the_last_mark_to_the
     assert sample.server_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 2e-9)
     assert sample.timing is Basis.DELIVERED
     assert [round(r / 1e6) for r in sample.stream_bytes_per_second] == [100, 50]
+    # B's tail is said beside the rate: its last byte came this long after A's (a cost per transfer)
+    assert sample.tail_seconds == pytest.approx(0.2 + 64 * MiB / 50e6 - closed, abs=0.03)
 
 
 def test_an_upload_s_window_closes_at_the_first_arrival_with_every_receiver_read_then(

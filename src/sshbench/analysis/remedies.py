@@ -62,6 +62,7 @@ class Remedy:
     bound: Bound | None  # its limiter after the change
     cost: float | None  # CPU seconds per GiB on the busier side (compressors included)
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
+    tail: float | None = None  # N streams: how far apart its parts ended, median seconds (Sample.tail_seconds)
 
     @property
     def faster(self) -> bool:
@@ -122,6 +123,13 @@ def _cost(report: Report, case_id: str) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _tail(report: Report, case_id: str) -> float | None:
+    """How far apart N streams' parts ended (median seconds of its counted samples): beside the rate while all
+    ran, what an equal split of one transfer adds per transfer (the rate alone would overstate it)."""
+    values = [t for s in counted(report.samples_of(case_id)) if (t := s.tail_seconds) is not None]
+    return statistics.median(values) if values else None
+
+
 def change_of(case: Case, plain: Case, side: str = "build") -> tuple[str, tuple[str, ...]]:
     parts, dims = [], []
     if case.cipher != plain.cipher:
@@ -175,7 +183,7 @@ def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plai
         return None
     change, dims = change_of(case, plain_case, side_word(report))
     return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
-                  bound_of(report, summary), _cost(report, summary.case_id))
+                  bound_of(report, summary), _cost(report, summary.case_id), tail=_tail(report, summary.case_id))
 
 
 def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link: str) -> Case | None:

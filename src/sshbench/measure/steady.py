@@ -239,6 +239,9 @@ class SteadyWindow:
         sample.timing = self.basis
         if len(self.streams) > 1:
             sample.stream_bytes_per_second = [rate for s in self.streams if (rate := s.rate) is not None]
+            ends = [s.arrived for s in self.streams]
+            if self.close_time is not None and all(end is not None for end in ends):
+                sample.tail_seconds = max(0.0, max(e for e in ends if e is not None) - self.close_time)
         start, end = self.open_time, self.close_time
         if start is None or end is None or end <= start:
             return

@@ -34,8 +34,9 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 5  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
-# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins
+REPORT_SCHEMA_VERSION = 6  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+# 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins;
+# 6: each link answer change's tail_seconds (N streams: how far apart its parts ended)
 
 
 def _number(value: float | None) -> float | None:
@@ -96,7 +97,8 @@ def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str,
         "changes": [{"case_id": r.case.id, "change": r.change, "dimensions": list(r.dimensions),
                      "bytes_per_second": _stat(r.rate), **_ratio(r.ratio, r.low, r.high),
                      "relation": r.relation.value, "separable_from_above": r.separable, "limit": _limit(r.bound),
-                     "cpu_seconds_per_gib": _number(r.cost), "how_to": howto(r.case, answer.plain)}
+                     "cpu_seconds_per_gib": _number(r.cost), "tail_seconds": _number(r.tail),
+                     "how_to": howto(r.case, answer.plain)}
                     for r in answer.remedies],
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
                     "relation": r.relation.value, "pairs": r.pairs, "first_look": r.first_look,

@@ -30,7 +30,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 @dataclass
@@ -87,6 +87,10 @@ class Sample:
     # stream order; empty for one connection. The figures above are the N connections together.
     stream_bytes_per_second: list[float] = field(default_factory=list)
     stream_status: list[str] = field(default_factory=list)  # ... and each one's outcome: "ok", or what happened
+    # --streams N: seconds from the first stream's last byte to the last stream's (same basis as the steady state):
+    # the parts of one transfer ended this far apart. A per-transfer cost like the logins (measure/steady.py),
+    # outside the steady rate and inside the end-to-end time; None for one connection
+    tail_seconds: float | None = None
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
