@@ -45,6 +45,7 @@ from pathlib import Path
 
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.stats import counted
 from sshbench.compressors import choice, parse_compression
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.sysinfo import load_average
@@ -189,6 +190,19 @@ def ours(report: Report, cipher: str, link: str, variants: list[Variant]) -> dic
     return out
 
 
+def spreads(report: Report, cipher: str, link: str, variants: list[Variant]) -> dict[Variant, tuple[float, float]]:
+    """Each multi-stream variant's median steady window and median tail (seconds) over its counted samples: how
+    far apart its parts ended, beside the span all of them ran (the figure)."""
+    out = {}
+    for variant in variants:
+        kept = counted(report.samples_of(case_id(cipher, link, variant)))
+        windows = [s.steady_seconds for s in kept if s.steady_seconds and s.tail_seconds is not None]
+        tails = [s.tail_seconds for s in kept if s.steady_seconds and s.tail_seconds is not None]
+        if windows:
+            out[variant] = (statistics.median(windows), statistics.median(t for t in tails if t is not None))
+    return out
+
+
 def how_it_ended(report: Report, budget: float) -> str:
     """The run's stop reason, its budget use, and the headline's pick against its rivals."""
     used = report.time_use.wall_seconds if report.time_use else float("nan")
@@ -238,6 +252,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     mine: dict[Variant, list[float]] = {v: [] for v in variants}
     hand: dict[Variant, list[float]] = {v: [] for v in variants}
+    spread: dict[Variant, list[tuple[float, float]]] = {v: [] for v in variants}
     ended: list[str] = []
     load = [load_average()]
     command = ["--ciphers", args.cipher, "--directions", "upload", "--macs", "none", "--kex", "none",
@@ -262,6 +277,8 @@ def main() -> None:
                     ended.append("placement free, not split: the two ends shared CPUs (its warnings say why)")
                 for variant, rate in ours(report, args.cipher, link, variants).items():
                     mine[variant].append(rate)
+                for variant, pair in spreads(report, args.cipher, link, variants).items():
+                    spread[variant].append(pair)
                 ended.append(how_it_ended(report, args.budget))
             order = list(variants)
             rng.shuffle(order)
@@ -269,6 +286,11 @@ def main() -> None:
                 hand[variant].append(bench.rate(variant, sizes[variant], args.hand_repeats))
             load.append(load_average())
     _print(args, link, variants, sizes, mine, hand, ended, load)
+    for variant in variants:
+        if spread[variant]:
+            print(f"  {variant[0]} streams, {choice(variant[1]).label}: sshbench's windows while all ran "
+                  + ", ".join(f"{w:.2f} s with a tail of {t:.2f} s" for w, t in spread[variant])
+                  + " (each round's medians)")
 
 
 def run_sshbench(command: list[str], out: Path, cpus: frozenset[int] | None) -> subprocess.CompletedProcess[str]:

@@ -28,7 +28,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # 9: group-sequential looks (Report.look_points), the measured noise and the design it chose (Report.design),
 # each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial);
 # 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted;
-# 12: short commands (Case.command, the command kind, Sample.command_seconds); 13: the streams' tail (Sample.tail_seconds)
+# 12: short commands (Case.command, the command kind, Sample.command_seconds);
+# 13: the streams' tail (Sample.tail_seconds)
 
 from __future__ import annotations
 
