@@ -61,6 +61,10 @@ def test_every_stream_and_compression_moved_and_counted_every_byte(crossed: Any)
         assert (sample["client_compressor_cpu_seconds"] is not None) == external
         assert (sample["server_compressor_cpu_seconds"] is not None) == external
         assert len(sample["stream_bytes_per_second"]) == (3 if case["streams"] == 3 else 0)
+        if case["streams"] == 1:  # one connection has no tail; three say how far apart their last bytes came
+            assert sample["tail_seconds"] is None
+        elif sample["steady_seconds"]:
+            assert 0 <= sample["tail_seconds"] < sample["data_seconds"], (sample["case_id"], sample["tail_seconds"])
         wire = sample["wire_bytes_sent"] if case["direction"] == "upload" else sample["wire_bytes_received"]
         if case["compression"] != "off":  # text compresses: fewer bytes crossed than were delivered
             assert wire < sample["bytes_received"] * 0.8, (sample["case_id"], wire)
@@ -204,6 +208,9 @@ def test_over_a_lossy_link_the_plain_transfer_is_the_client_s_default_and_loss_i
     assert answer["rivals"] and all(r["relation"] in ("different", "equivalent") or r["forecast"]
                                     for r in answer["rivals"]), "settled, or forecast"
     assert "xargs -P 4" in next(c["how_to"] for c in answer["changes"] if c["case_id"] == answer["pick"])
+    pick = next(c for c in answer["changes"] if c["case_id"] == answer["pick"])
+    assert pick["tail_seconds"] is not None and pick["tail_seconds"] >= 0, "4 streams: their parts' spread, said"
+    assert " while all ran (its parts ended " in done.stdout
 
 
 def test_every_counted_sample_of_a_link_run_has_one_timing_basis_and_stays_within_the_link(lossy: Any) -> None:
