@@ -46,6 +46,9 @@ from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 STAGE_BOUND = 300.0  # seconds past a stage's end after which its loops are killed (a login's own bound is 120 s)
 
 
+ENV = {**os.environ, **EmbeddedTarget.tool_env}  # sshbench's environment for ssh: the helper under /bin/sh
+
+
 def hand_stage(ssh_argv: list[str], clients: int, seconds: float) -> tuple[float, int, int]:
     """(logins/s, completed, failed) of `clients` loops from one shell, each logging in again as its last login
     exited, for `seconds`."""
@@ -54,9 +57,8 @@ def hand_stage(ssh_argv: list[str], clients: int, seconds: float) -> tuple[float
             "else echo failed; fi; done")
     script = (f"end=$(( $(date +%s%N) + {int(seconds * 1e9)} )); "
               f"for k in $(seq {clients}); do ( {loop} ) & done; wait")
-    env = {**os.environ, **EmbeddedTarget.tool_env}
     start = time.perf_counter()
-    done = subprocess.run(["sh", "-c", script], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+    done = subprocess.run(["sh", "-c", script], env=ENV, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           check=False, timeout=seconds + STAGE_BOUND)
     took = time.perf_counter() - start
     words = done.stdout.split()
@@ -91,9 +93,8 @@ def main() -> None:
         _, _, proxy = stack.enter_context(listening(server))
         ssh_argv = [server.client.path, "-F", server.client_config, "-o", f"ProxyCommand={proxy}", *OWN_CONNECTION,
                     *(["-o", f"KexAlgorithms={args.kex}"] if args.kex else []), HOST_ALIAS, "true"]
-        env = {**os.environ, **EmbeddedTarget.tool_env}
         for _ in range(2):  # cold caches, as sshbench's two uncounted logins
-            subprocess.run(ssh_argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=120)
+            subprocess.run(ssh_argv, env=ENV, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=120)
         for rnd in range(args.rounds):
             out = Path(args.keep or tmp) / f"logins-{rnd}.json"
             done = run_sshbench(command, out, everything)

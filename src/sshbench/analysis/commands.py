@@ -68,15 +68,6 @@ class CommandFigure:
         low, high = verdict.ratio_low, verdict.ratio_high
         return 1 / verdict.ratio, None if high is None else 1 / high, None if low is None else 1 / low
 
-    @property
-    def cut(self) -> float | None:
-        """How many times as fast as plain (the verdict's ratio, plain taking that many times as long), where
-        the change came out faster; None otherwise."""
-        verdict = self.versus_fresh
-        if verdict is None or verdict.faster != self.case.id:
-            return None
-        return verdict.ratio
-
 
 def command_figures(report: Report) -> list[CommandFigure]:
     """Every command case of the report with a summary, in --commands order, fresh before reused."""

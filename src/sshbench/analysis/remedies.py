@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import client_default, true_default
@@ -40,7 +41,7 @@ from sshbench.analysis.verdicts import costs
 from sshbench.analysis.views import builds_of, side_word
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
-from sshbench.results.model import Case, Report, Stat, Summary
+from sshbench.results.model import Case, Report, Sample, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 LEVEL = 0.95
@@ -119,14 +120,18 @@ def _logs(report: Report, case_id: str) -> list[float]:
 
 def _cost(report: Report, case_id: str) -> float | None:
     """CPU seconds per GiB of payload on the busier side, its compressors included (median)."""
-    values = [c * 2**30 for s in counted(report.samples_of(case_id)) if (c := s.bottleneck_cpu_per_byte)]
-    return statistics.median(values) if values else None
+    return _sample_median(report, case_id, lambda s: c * 2**30 if (c := s.bottleneck_cpu_per_byte) else None)
 
 
 def _tail(report: Report, case_id: str) -> float | None:
     """How far apart N streams' parts ended (median seconds of its counted samples): beside the rate while all
     ran, what an equal split of one transfer adds per transfer (the rate alone would overstate it)."""
-    values = [t for s in counted(report.samples_of(case_id)) if (t := s.tail_seconds) is not None]
+    return _sample_median(report, case_id, lambda s: s.tail_seconds)
+
+
+def _sample_median(report: Report, case_id: str, value: Callable[[Sample], float | None]) -> float | None:
+    """The median of `value` over the case's counted samples that have one."""
+    values = [v for s in counted(report.samples_of(case_id)) if (v := value(s)) is not None]
     return statistics.median(values) if values else None
 
 

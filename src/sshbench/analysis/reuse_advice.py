@@ -37,10 +37,10 @@ def reuse_advice(report: Report, home: str | None = None) -> ReuseAdvice:
     reused = [f for f in command_figures(report) if f.reused and f.case.compressor.is_off]
     if not reused:
         return ReuseAdvice()
-    faster = [f for f in reused if f.cut is not None and f.versus_fresh is not None
-              and f.versus_fresh.relation is Relation.DIFFERENT]
-    said = "; ".join(f"{f.case.command}{' over ' + f.case.link if f.case.link else ''} {f.cut:.1f}x"
-                     for f in faster if f.cut is not None)
+    faster = [(f, v.ratio) for f in reused if (v := f.versus_fresh) is not None
+              and v.relation is Relation.DIFFERENT and v.faster == f.case.id]
+    said = "; ".join(f"{f.case.command}{' over ' + f.case.link if f.case.link else ''} {ratio:.1f}x"
+                     for f, ratio in faster)
     if len(faster) != len(reused):
         return ReuseAdvice(notes=(f"ControlMaster: not written, reuse was not faster for every short command "
                                   f"measured ({said or 'none'})",))

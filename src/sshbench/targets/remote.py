@@ -79,8 +79,6 @@ def config_options(ssh_config: str | None) -> list[str]:
     return ["-F", ssh_config] if ssh_config else []
 
 
-
-
 def connect_options(ssh_config: str | None) -> list[str]:
     """The user's ssh config, and a connection of sshbench's own (OWN_CONNECTION)."""
     return [*config_options(ssh_config), *OWN_CONNECTION]
