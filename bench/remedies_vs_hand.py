@@ -191,8 +191,8 @@ def ours(report: Report, cipher: str, link: str, variants: list[Variant]) -> dic
 
 
 def spreads(report: Report, cipher: str, link: str, variants: list[Variant]) -> dict[Variant, tuple[float, float]]:
-    """Each multi-stream variant's median steady window and median tail (seconds) over its counted samples: how
-    far apart its parts ended, beside the span all of them ran (the figure)."""
+    """Each multi-stream variant's median steady window (to its last part's end) and median tail (seconds) over
+    its counted samples: how far apart its parts ended."""
     out = {}
     for variant in variants:
         kept = counted(report.samples_of(case_id(cipher, link, variant)))
@@ -288,7 +288,7 @@ def main() -> None:
     _print(args, link, variants, sizes, mine, hand, ended, load)
     for variant in variants:
         if spread[variant]:
-            print(f"  {variant[0]} streams, {choice(variant[1]).label}: sshbench's windows while all ran "
+            print(f"  {variant[0]} streams, {choice(variant[1]).label}: sshbench's windows (to the last part's end) "
                   + ", ".join(f"{w:.2f} s with a tail of {t:.2f} s" for w, t in spread[variant])
                   + " (each round's medians)")
 

@@ -79,6 +79,6 @@ def test_n_streams_say_how_far_apart_their_parts_ended_beside_the_rate_while_all
     assert four.tail is not None and 0.3 <= four.tail <= 0.5
     _, lines = remedy_lines(report)
     change = next(line for line in lines if line.strip().startswith("4 streams:"))
-    assert " while all ran (its parts ended 0." in change and " s apart, median: per transfer" in change
+    assert " as an equal split, to its last part's end (its parts ended 0." in change and " s apart, median)" in change
     assert path_answers(_run({_case(): 25 * MB, _case(4): 100 * MB}))[0].remedies[0].tail is None, \
         "no tail recorded (one connection, or a file from before schema 13): nothing said"

@@ -50,12 +50,13 @@ class _Cpu:
         return moved * self.per_byte, 2 * moved * self.per_byte
 
 
-def test_the_transfer_is_timed_while_every_stream_runs_from_the_last_mark_to_the_first_stream_s_end(
+def test_n_streams_are_timed_as_an_equal_split_from_the_last_mark_to_the_last_arrival(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two streams of 64 MiB, counted at the receiver (a download): A at 100 MB/s from t=0, B at 50 MB/s from
-    t=0.2. The window opens when B passes its quarter mark and closes when A, the first, has its last byte:
-    what both moved in that span, 150 MB/s. B's tail alone after A ended is a per-transfer cost, like the
-    logins: timed to the last byte the two read 86 MB/s, and less the shorter the sample."""
+    t=0.2. The window opens when B passes its quarter mark and closes when B, the last, has its last byte; it
+    counts what the split had left at the open, twice B's remaining bytes (B is the least advanced): 100 MB/s,
+    what a user splitting one transfer in two equal parts gets, waiting for the slower. The window while both
+    ran read 150 (the slow part's tail left out); the bytes actually received in it, 86 (its start stagger in)."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
     holder: list[steady.SteadyWindow] = []
@@ -65,24 +66,42 @@ def test_the_transfer_is_timed_while_every_stream_runs_from_the_last_mark_to_the
     _run(window, clock, [100e6, 50e6], [0.0, 0.2])
     sample = _sample()
     window.fill(sample)
-    opened, closed = 0.2 + 16 * MiB / 50e6, 64 * MiB / 100e6
-    a_before = int(opened * 100e6 // MiB) * MiB
-    b_at_close = int((closed - 0.2) * 50e6 // MiB) * MiB
+    opened, closed = 0.2 + 16 * MiB / 50e6, 0.2 + 64 * MiB / 50e6
     assert sample.steady_seconds == pytest.approx(closed - opened) and sample.steady_seconds is not None
-    assert sample.steady_bytes == 64 * MiB - a_before + b_at_close - 16 * MiB
-    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(150e6, rel=0.05)
-    assert sample.client_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 1e-9)
-    assert sample.server_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 2e-9)
+    assert sample.steady_bytes == 2 * (64 - 16) * MiB
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(100e6, rel=0.01)
+    # each side's CPU per byte of the window is the streams' own (1 ns client, 2 ns server)
+    assert sample.client_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 1e-9, rel=0.02)
+    assert sample.server_cpu_steady_seconds == pytest.approx(sample.steady_bytes * 2e-9, rel=0.02)
     assert sample.timing is Basis.DELIVERED
     assert [round(r / 1e6) for r in sample.stream_bytes_per_second] == [100, 50]
-    # B's tail is said beside the rate: its last byte came this long after A's (a cost per transfer)
-    assert sample.tail_seconds == pytest.approx(0.2 + 64 * MiB / 50e6 - closed, abs=0.03)
+    # B's tail is said beside the rate: its last byte came this long after A's
+    assert sample.tail_seconds == pytest.approx(closed - 64 * MiB / 100e6, abs=0.03)
 
 
-def test_an_upload_s_window_closes_at_the_first_arrival_with_every_receiver_read_then(
+def test_a_start_stagger_cancels_as_a_hand_s_difference_of_two_sizes_cancels_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two uploads counted at their receivers (the servers' wc): A's arrival closes the window, and B's receiver
-    is read at that moment, not at its own end: 150 MB/s while both ran."""
+    """Four streams at one rate (25 MB/s), started 0.3 s apart (their logins): the split moves 100 MB/s once
+    all run, and so says the window, though its parts end 0.9 s apart and what the receivers took between the
+    last mark and the last arrival, over that time, is less."""
+    clock = _Clock()
+    monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, lambda: None, [steady.Probe()] * 4,
+                                 Basis.DELIVERED)
+    _run(window, clock, [25e6] * 4, [0.0, 0.3, 0.6, 0.9])
+    sample = _sample()
+    window.fill(sample)
+    assert sample.steady_bytes is not None and sample.steady_seconds is not None
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(100e6, rel=0.01)
+    assert sample.tail_seconds == pytest.approx(0.9, abs=0.05)
+    assert sample.steady_half_bytes == pytest.approx(sample.steady_bytes / 2, rel=0.05)
+
+
+def test_an_upload_s_window_closes_at_the_last_arrival_with_every_receiver_read_at_the_open(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two uploads counted at their receivers (the servers' wc): the window opens when B is past its mark, each
+    receiver read then, and closes when B's receiver has its last byte (waited for after its writer ended):
+    twice B's rate, 100 MB/s, the slower part setting the pace of the split."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
     monkeypatch.setattr("sshbench.measure.steady.time.sleep", lambda seconds: setattr(clock, "now",
@@ -103,14 +122,14 @@ def test_an_upload_s_window_closes_at_the_first_arrival_with_every_receiver_read
         clock.now = when
         ticks[index](MiB)
         if index == 0 and window.streams[0].finished is not None and window.streams[0].arrived is None:
-            assert window.close_time is None  # A's writer has ended: not yet its arrival, which is waited for
             window.wait_delivered(0, deadline=100.0)  # polls until its receiver has them, 10 ms later
+            assert window.close_time is None  # A arrived first: the window stays open for B
     window.wait_delivered(1, deadline=100.0)
     sample = _sample()
     window.fill(sample)
     assert sample.steady_bytes is not None and sample.steady_seconds is not None
-    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(150e6, rel=0.02)
-    assert window.streams[1].received_close is not None and window.streams[1].received_close < 64 * MiB
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(100e6, rel=0.02)
+    assert window.close_time == pytest.approx(0.2 + 64 * MiB / 50e6 + 0.01, abs=0.002)
 
 
 def test_an_upload_is_counted_at_its_receiver_so_buffers_still_filling_cannot_inflate_it(
@@ -148,9 +167,9 @@ def test_an_upload_is_counted_at_its_receiver_so_buffers_still_filling_cannot_in
     assert writer > 1.1 * rate, "the writer's marks overstate it by the buffers' growth"
 
 
-def test_writer_timing_is_the_window_every_stream_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SENT (a real host's upload): from the last stream past its mark to the first stream's last byte, while
-    every buffer is full at both ends: A and B inside it at their own rates, 150 MB/s together."""
+def test_writer_timing_is_the_same_split_by_the_writers_marks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SENT (a real host's upload): from the last stream past its mark to the last stream's last byte written,
+    the split's bytes left at the open: twice the slower part's rate, 100 MB/s."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
     window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None,
@@ -159,13 +178,13 @@ def test_writer_timing_is_the_window_every_stream_shared(monkeypatch: pytest.Mon
     sample = _sample()
     window.fill(sample)
     assert sample.steady_seconds is not None and sample.steady_bytes is not None
-    assert 140e6 < sample.steady_bytes / sample.steady_seconds < 160e6
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(100e6, rel=0.01)
     assert sample.timing is Basis.SENT
 
 
 def test_streams_that_never_overlap_have_no_window_on_either_basis() -> None:
-    """One definition: while every stream runs. Streams that never ran together have none (their case is
-    re-sized until they do, measure/physics.py)."""
+    """One definition: from every stream past its mark. Streams that never ran together (the first ended before
+    the last was past its mark) have none (their case is re-sized until they do, measure/physics.py)."""
     for basis, has in ((Basis.DELIVERED, False), (Basis.SENT, False)):
         window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, lambda: None,
                                      [steady.Probe(), steady.Probe()], basis)

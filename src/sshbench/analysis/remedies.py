@@ -124,8 +124,8 @@ def _cost(report: Report, case_id: str) -> float | None:
 
 
 def _tail(report: Report, case_id: str) -> float | None:
-    """How far apart N streams' parts ended (median seconds of its counted samples): beside the rate while all
-    ran, what an equal split of one transfer adds per transfer (the rate alone would overstate it)."""
+    """How far apart N streams' parts ended (median seconds of its counted samples), said beside the split's
+    rate: the slower parts' lag, which grows with a split's size where a part stays slow."""
     return _sample_median(report, case_id, lambda s: s.tail_seconds)
 
 

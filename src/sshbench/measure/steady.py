@@ -8,18 +8,27 @@ samples (loopback: "4 streams 0.49x"; by hand 0.65x).
 
 The transfer's steady state runs from the moment every stream is past its
 start (its steady mark: a quarter of its bytes, never before STEADY_AFTER:
-process start and TCP's ramp are behind it) to the moment the FIRST stream's
-last byte arrived: the span in which all N ran, and the payload the
-receivers took in between. One stream is the case N = 1. The tail after the
-first stream ends (fewer streams carrying the rest, staggered by each
-stream's own losses and start) is a per-transfer cost like the logins, not
-a rate: it grows with how unevenly the streams went, not with the bytes,
-and a hand measurement's difference of two sizes cancels it as it cancels
-the logins. Timing to the last byte instead put it in the rate, and a short
-sample's more than a long one's: 8 streams over rtt=40ms with 1% loss read
-0.79 of the hand (their windows of 1.1-2.9 s ran at 0.63-0.97 of the sum of
-the streams' own rates), 16 over rtt=150ms 0.83. The tail stays in the
-sample's end-to-end figures (data_seconds, fixed_seconds).
+process start and TCP's ramp are behind it) to the moment the LAST stream's
+last byte arrived, and it counts what an equal split had left then: N times
+the least-advanced stream's remaining bytes (its share of the total, where
+the parts differ by the remainder). That is a hand measurement's difference
+of two sizes taken inside one transfer: the split's completion at the size
+each stream had when the window opened, and at the whole. The streams' start
+stagger cancels exactly (streams at one rate, started apart: N times that
+rate), and the tail a stream that stays slow leaves stays in, as it does for
+a user who splits one transfer into N equal parts and waits for the last.
+One stream is the case N = 1: its bytes after the mark, to its arrival.
+Streams that never all ran together (the first ended before the last was
+past its mark) have no window.
+
+Both other timings were tried against the hand and missed. To the first
+stream's end (the span all N ran) left the slow stream's tail out: 16
+streams over rtt=150ms read 1.12 of the hand (99.5 against 88.9 MB/s), and
+by hand that tail grew with the size (16 x 12 MiB: 0.8-1.7 s between the
+first and the last end; 16 x 48 MiB: 2.2-2.8 s). To the last byte with the
+payload actually received in between counted the stagger as well: 8 streams
+over rtt=40ms with 1% loss read 0.79 of the hand, 16 over rtt=150ms 0.83.
+How far apart the parts ended is kept (Sample.tail_seconds).
 
 Counted where the bytes arrive (`Basis.DELIVERED`): a download's
 receiver is our own sink; an upload's is the server's `wc -c`, whose
@@ -28,15 +37,15 @@ windows in between then cannot make a rate look higher than the link
 carried (writer-side marks did: 9.03 MB/s through a 8.86 MB/s ceiling).
 A real host's upload receiver cannot be read, so there the window is
 writer-timed (`Basis.SENT`): from the last stream past its mark to the
-first stream's last byte written, while every stream's buffers are full at
-both ends, as before; every case on that path shares it, and results say
-which basis each sample has.
+last stream's last byte written, by the writers' marks; every case on that
+path shares it, and results say which basis each sample has.
 
 Each side's CPU (all connections and compressors) and each stream's sending
 TCP socket (retransmissions, congestion window: plumbing/tcpinfo.py) are
-read at the window's two ends. A sample with no window (streams too small
-for a steady state) has none of these and is not counted
-(measure/physics.py).
+read at the window's two ends; the CPU is said per byte of the window (each
+stream's own CPU per byte over its steady part, weighted by its bytes). A
+sample with no window (streams too small for a steady state) has none of
+these and is not counted (measure/physics.py).
 """
 
 from __future__ import annotations
@@ -91,8 +100,7 @@ class _Stream:
     entered: float | None = None  # when it passed its start mark
     finished: float | None = None  # when its last byte moved on our side
     arrived: float | None = None  # when its receiver had its last byte
-    received_open: int | None = None  # an upload's bytes at its receiver when the window opened (DELIVERED) ...
-    received_close: int | None = None  # ... and when it closed
+    received_open: int | None = None  # an upload's bytes at its receiver when the window opened (DELIVERED)
     cpu_mark: _Reading | None = None  # its CPU at its own mark ...
     cpu_late: _Reading | None = None  # ... and at LATE_SHARE of its bytes
     tcp_open: TcpInfo | None = None  # its sending socket's counters when the window opened ...
@@ -138,7 +146,7 @@ class SteadyWindow:
         self.tick, self.link_cpu = tick, link_cpu
         self._lock = threading.Lock()
         self.open_time: float | None = None  # every stream past its mark
-        self.close_time: float | None = None  # the first stream's last byte arrived (SENT: was written)
+        self.close_time: float | None = None  # every stream's last byte has arrived (SENT: was written)
         self._link: dict[str, float | None] = {}  # the emulator's CPU at the open and the close
 
     def marks(self, index: int) -> Tick:
@@ -180,25 +188,24 @@ class SteadyWindow:
         return self.basis is Basis.DELIVERED and self.streams[0].probe.delivered is not None
 
     def _closing(self, now: float) -> list[str]:
-        """Whether this moment closes the window (called under the lock when a stream finishes or arrives): the
-        first stream's arrival (SENT: its last byte written), opened or not (then there is none)."""
-        if self.close_time is not None:
+        """Whether this arrival closes the window (called under the lock when a stream arrives; SENT: its last byte
+        was written): the last stream's, once the window had opened (else there is none)."""
+        if self.close_time is not None or any(s.arrived is None for s in self.streams):
             return []
-        self.close_time = now
+        self.close_time = max(now, *(s.arrived for s in self.streams if s.arrived is not None))
         return ["close"] if self.open_time is not None else []
 
     def _read(self, ends: list[str]) -> None:
+        """The readings at the window's ends: the emulator's CPU at both; at the open, each stream's sending socket
+        and (an upload counted at its receiver) its receiver's count. At the close every stream has arrived."""
         for end in ends:
             self._link[end] = self.link_cpu()
+            if end != "open":
+                continue
             for stream in self.streams:
-                if end == "open":
-                    stream.tcp_open = stream.probe.tcp()
+                stream.tcp_open = stream.probe.tcp()
                 if self._upload_delivered:
-                    count = self._received(stream)
-                    if end == "open":
-                        stream.received_open = count
-                    else:
-                        stream.received_close = count
+                    stream.received_open = self._received(stream)
 
     def _received(self, stream: _Stream) -> int | None:
         """An upload stream's bytes at its receiver now; all of them once it arrived, or its sink read its last byte
@@ -211,7 +218,7 @@ class SteadyWindow:
 
     def wait_delivered(self, index: int, deadline: float) -> None:
         """An upload stream whose writer has finished: wait (until `deadline` at most) for its receiver to have
-        every byte, and close the window when it is the first (DELIVERED; nothing to wait for otherwise). A sink
+        every byte, and close the window when it is the last (DELIVERED; nothing to wait for otherwise). A sink
         gone meanwhile has read its last byte and exited: it arrived between the last look and now."""
         stream = self.streams[index]
         if not self._upload_delivered:
@@ -233,41 +240,61 @@ class SteadyWindow:
             return
 
     def fill(self, sample: Sample) -> None:
-        """The steady state into `sample` (nothing where the window never opened), the bytes of its first half (in
-        time), each stream's own rate where there are several, each side's CPU and the sending sockets' TCP
-        facts over the window."""
+        """The steady state into `sample` (nothing where the window never opened, or opened only after the first
+        stream had ended), the bytes of its first half (in time), each stream's own rate where there are several,
+        each side's CPU and the sending sockets' TCP facts over the window."""
         sample.timing = self.basis
+        arrivals = [s.arrived for s in self.streams]
+        first = min(a for a in arrivals if a is not None) if all(a is not None for a in arrivals) else None
         if len(self.streams) > 1:
             sample.stream_bytes_per_second = [rate for s in self.streams if (rate := s.rate) is not None]
-            ends = [s.arrived for s in self.streams]
-            if self.close_time is not None and all(end is not None for end in ends):
-                sample.tail_seconds = max(0.0, max(e for e in ends if e is not None) - self.close_time)
+            if first is not None and self.close_time is not None:
+                sample.tail_seconds = max(0.0, self.close_time - first)
         start, end = self.open_time, self.close_time
-        if start is None or end is None or end <= start:
+        if start is None or end is None or first is None or first <= start:
             return
-        inside = self._bytes_inside(start, end)
-        if inside is None or sum(inside) <= 0:
+        at_open = self._at_open()
+        if at_open is None:
             return
-        sample.steady_bytes, sample.steady_seconds = sum(inside), end - start
+        left = self._split_left(at_open)
+        if left <= 0:
+            return
+        sample.steady_bytes, sample.steady_seconds = left, end - start
         middle = (start + end) / 2  # our side's marks: they only say how much a rate varies within a sample
-        sample.steady_half_bytes = sum(s.at(middle) - s.at(start) for s in self.streams)
-        sample.client_cpu_steady_seconds, sample.server_cpu_steady_seconds = self._cpu_inside(inside)
+        sample.steady_half_bytes = self._split_left([s.at(start) for s in self.streams]) \
+            - self._split_left([s.at(middle) for s in self.streams])
+        received = sum(s.size - moved for s, moved in zip(self.streams, at_open, strict=True))
+        per_window = left / received if received > 0 else 1.0  # the window's bytes per byte received in it
+        client, server = self._cpu_inside([s.size - moved for s, moved in zip(self.streams, at_open, strict=True)])
+        sample.client_cpu_steady_seconds = None if client is None else client * per_window
+        sample.server_cpu_steady_seconds = None if server is None else server * per_window
         before, after = self._link.get("open"), self._link.get("close")
-        sample.link_cpu_steady_seconds = None if before is None or after is None else max(0.0, after - before)
+        sample.link_cpu_steady_seconds = None if before is None or after is None else \
+            max(0.0, after - before) * per_window
         sample.tcp = TcpFacts.between([s.tcp_open for s in self.streams], [s.tcp_late for s in self.streams])
 
-    def _bytes_inside(self, start: float, end: float) -> list[int] | None:
-        """Each stream's payload inside the window, counted at the receivers (DELIVERED: an upload's by its
+    def _split_left(self, moved: list[int]) -> int:
+        """What an equal split still had to move when its streams had moved `moved`: N times the least-advanced
+        stream's remaining share of the total (its own bytes left, for one stream)."""
+        total = sum(s.size for s in self.streams)
+        done = min(count / s.size for s, count in zip(self.streams, moved, strict=True))
+        return round(total * (1 - min(1.0, done)))
+
+    def _at_open(self) -> list[int] | None:
+        """Each stream's payload when the window opened, counted at the receivers (DELIVERED: an upload's by its
         server's sink, a download's by ours), or as written (SENT)."""
+        start = self.open_time
+        assert start is not None
         if self._upload_delivered:
-            if any(s.received_open is None or s.received_close is None for s in self.streams):
+            if any(s.received_open is None for s in self.streams):
                 return None
-            return [(s.received_close or 0) - (s.received_open or 0) for s in self.streams]
-        return [s.at(end) - s.at(start) for s in self.streams]
+            return [s.received_open or 0 for s in self.streams]
+        return [s.at(start) for s in self.streams]
 
     def _cpu_inside(self, inside: list[int]) -> tuple[float | None, float | None]:
-        """Each side's CPU over the window: every stream's CPU per byte over its own steady part, times its bytes
-        in the window (a stream that ended first cannot be read at the window's close: its server is gone)."""
+        """Each side's CPU for the bytes received in the window: every stream's CPU per byte over its own steady
+        part, times its bytes in the window (a stream that ended first cannot be read at the window's close: its
+        server is gone)."""
         sides: list[float | None] = [0.0, 0.0]
         for stream, moved in zip(self.streams, inside, strict=True):
             for side, per_byte in enumerate(stream.cpu_per_byte()):

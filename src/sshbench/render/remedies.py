@@ -101,15 +101,16 @@ def remedy_line(remedy: Remedy, answer: PathAnswer) -> str:
     cost = f"; {remedy.cost:.2f} CPU s/GiB on the busier side" if remedy.cost is not None else ""
     limit = _limit(remedy, answer)
     use = f"; to use it: {howto(remedy.case, answer.plain)}" if remedy.faster else ""
-    return (f"{remedy.change}: {mbps(remedy.rate)} MB/s{_while_all_ran(remedy)}, {_interval(remedy)} times as fast: "
+    return (f"{remedy.change}: {mbps(remedy.rate)} MB/s{_split(remedy)}, {_interval(remedy)} times as fast: "
             f"{_verdict(remedy)}{above}{f'; then {limit}' if limit else ''}{cost}{use}")
 
 
-def _while_all_ran(remedy: Remedy) -> str:
-    """N streams' rate is the span all of them ran; their parts' spread is a cost per transfer, said beside it."""
+def _split(remedy: Remedy) -> str:
+    """N streams' rate is an equal split's, to its last part's end (measure/steady.py); how far apart the parts
+    ended is said beside it: a larger split waits longer on a part that stays slow."""
     if remedy.tail is None:
         return ""
-    return f" while all ran (its parts ended {remedy.tail:.2f} s apart, median: per transfer, like a login)"
+    return f" as an equal split, to its last part's end (its parts ended {remedy.tail:.2f} s apart, median)"
 
 
 def break_even_line(even: BreakEven) -> str:

@@ -56,6 +56,8 @@ class Sample:
     # (its writes for an upload, its reads for a download: at both ends of that interval the buffers and windows
     # are full, so bytes in = bytes out). The first quarter absorbs the start-up (a fixed ~0.1 s of an upload's
     # first bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
+    # N streams (measure/steady.py): from the last stream past its mark to the last stream's end, counting what an
+    # equal split had left at the open (N x the least-advanced stream's remaining share); CPU per byte of that.
     steady_bytes: int | None = None
     steady_seconds: float | None = None
     # Bytes moved in the first half of those steady seconds: how much a sample's rate varies within one
@@ -88,8 +90,8 @@ class Sample:
     stream_bytes_per_second: list[float] = field(default_factory=list)
     stream_status: list[str] = field(default_factory=list)  # ... and each one's outcome: "ok", or what happened
     # --streams N: seconds from the first stream's last byte to the last stream's (same basis as the steady state):
-    # the parts of one transfer ended this far apart. A per-transfer cost like the logins (measure/steady.py),
-    # outside the steady rate and inside the end-to-end time; None for one connection
+    # the parts of one transfer ended this far apart; the steady window runs to the last (measure/steady.py).
+    # None for one connection
     tail_seconds: float | None = None
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
