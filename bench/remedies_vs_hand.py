@@ -11,7 +11,12 @@ embedded sshd of the bench's own, every stream started from ONE shell, as a user
 
 The hand side is timed as a shell times it, at two sizes (S and S/4), `--hand-repeats` runs of each (3;
 alternating), and the rate is the difference of bytes over the difference of their median times: logins,
-process start and TCP's ramp cancel, the tail (a stream that finishes late) stays, as it does for a user. The
+process start and TCP's ramp cancel, the tail (a stream that finishes late) stays, as it does for a user.
+S is the size sshbench measured that variant at in the same round (the median of its counted samples), whose
+window also starts at a quarter of each stream's bytes: where the streams go unevenly a split's rate depends
+on its size (a slow part lags further in a larger one: by hand over rtt=150ms, 16 parts of 12->48 MiB ran at 96
+MB/s, of 48->96 MiB at 87), so both time the same split. Without a sshbench figure (its run failed) S is the
+size a `--seconds` transfer moves. The
 hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
 sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
@@ -203,6 +208,18 @@ def spreads(report: Report, cipher: str, link: str, variants: list[Variant]) -> 
     return out
 
 
+def measured_sizes(report: Report, cipher: str, link: str, variants: list[Variant]) -> dict[Variant, int]:
+    """Each variant's size as sshbench measured it: the median size of its counted samples (whole MiB per
+    stream), where it has any."""
+    out = {}
+    for variant in variants:
+        kept = counted(report.samples_of(case_id(cipher, link, variant)))
+        if kept:
+            per_stream = int(statistics.median(s.size_bytes for s in kept)) // variant[0] // MiB
+            out[variant] = max(4, per_stream) * MiB * variant[0]
+    return out
+
+
 def how_it_ended(report: Report, budget: float) -> str:
     """The run's stop reason, its budget use, and the headline's pick against its rivals."""
     used = report.time_use.wall_seconds if report.time_use else float("nan")
@@ -253,6 +270,7 @@ def main() -> None:
     mine: dict[Variant, list[float]] = {v: [] for v in variants}
     hand: dict[Variant, list[float]] = {v: [] for v in variants}
     spread: dict[Variant, list[tuple[float, float]]] = {v: [] for v in variants}
+    used: dict[Variant, list[int]] = {v: [] for v in variants}  # the hand's S per round
     ended: list[str] = []
     load = [load_average()]
     command = ["--ciphers", args.cipher, "--directions", "upload", "--macs", "none", "--kex", "none",
@@ -280,12 +298,14 @@ def main() -> None:
                 for variant, pair in spreads(report, args.cipher, link, variants).items():
                     spread[variant].append(pair)
                 ended.append(how_it_ended(report, args.budget))
+                sizes.update(measured_sizes(report, args.cipher, link, variants))
             order = list(variants)
             rng.shuffle(order)
             for variant in order:
                 hand[variant].append(bench.rate(variant, sizes[variant], args.hand_repeats))
+                used[variant].append(sizes[variant])
             load.append(load_average())
-    _print(args, link, variants, sizes, mine, hand, ended, load)
+    _print(args, link, variants, used, mine, hand, ended, load)
     for variant in variants:
         if spread[variant]:
             print(f"  {variant[0]} streams, {choice(variant[1]).label}: sshbench's windows (to the last part's end) "
@@ -308,12 +328,12 @@ def machine_line(load: list[list[float] | None], hog: bool) -> str:
     return f"{_cpu_model()}, {os.cpu_count()} CPUs; load (1 min) {loads}{'; a busy process per CPU beside it' * hog}"
 
 
-def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: dict[Variant, int],
+def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: dict[Variant, list[int]],
            mine: dict[Variant, list[float]], hand: dict[Variant, list[float]], ended: list[str],
            load: list[list[float] | None]) -> None:
     print(machine_line(load, args.hog))
     print(f"{link or 'loopback'}: {args.cipher}, upload of {args.data} data, {args.rounds} rounds; sshbench "
-          f"--time-budget {args.budget:.0f}s each, hand at two sizes per variant from one shell, "
+          f"--time-budget {args.budget:.0f}s each, hand from one shell at S (sshbench's size that round) and S/4, "
           f"{args.hand_repeats} runs of each (medians)")
     base = variants[0]
     for variant in variants:
@@ -321,7 +341,8 @@ def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: 
         a, b = median(mine[variant]), median(hand[variant])
         gain = "" if variant == base else \
             f"; x first: sshbench {a / median(mine[base]):.2f}, hand {b / median(hand[base]):.2f}"
-        print(f"  {label:28s} sshbench {_fmt(mine[variant])}  hand {_fmt(hand[variant])} [{sizes[variant] // MiB} MiB]"
+        said = "/".join(str(size // MiB) for size in sizes[variant])
+        print(f"  {label:28s} sshbench {_fmt(mine[variant])}  hand {_fmt(hand[variant])} [{said} MiB]"
               f"  sshbench / hand = {a / b:.3f}{gain}")
     for index, text in enumerate(ended):
         print(f"  sshbench round {index + 1}: {text}")

@@ -210,7 +210,10 @@ def test_over_a_lossy_link_the_plain_transfer_is_the_client_s_default_and_loss_i
     assert "xargs -P 4" in next(c["how_to"] for c in answer["changes"] if c["case_id"] == answer["pick"])
     pick = next(c for c in answer["changes"] if c["case_id"] == answer["pick"])
     assert pick["tail_seconds"] is not None and pick["tail_seconds"] >= 0, "4 streams: their parts' spread, said"
-    assert " as an equal split, to its last part's end (its parts ended " in done.stdout
+    sizes = [s["size_bytes"] for s in json.loads(out.read_text())["samples"] if s["case_id"] == answer["pick"]]
+    assert min(sizes) <= pick["split_bytes"] <= max(sizes), "the size it was measured at"
+    assert f" as an equal split of {pick['split_bytes'] / 2**20:,.0f} MiB, to its last part's end (its parts ended " \
+        in " ".join(done.stdout.split())
 
 
 def test_every_counted_sample_of_a_link_run_has_one_timing_basis_and_stays_within_the_link(lossy: Any) -> None:

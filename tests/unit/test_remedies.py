@@ -3,7 +3,10 @@ its interval, marked where not separable from the one above, the cheapest that f
 
 from __future__ import annotations
 
+import statistics
+
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.stats import counted
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.schedules import schedule_for
@@ -70,7 +73,7 @@ def test_a_run_without_a_change_has_no_link_answer_lines_beyond_the_cipher() -> 
     assert path_answers(report) == []
 
 
-def test_n_streams_say_how_far_apart_their_parts_ended_beside_the_rate_while_all_ran() -> None:
+def test_n_streams_say_the_split_s_size_and_how_far_apart_its_parts_ended_beside_its_rate() -> None:
     report = _run({_case(): 25 * MB, _case(4): 100 * MB})
     for sample in report.samples_of(_case(4).id):
         sample.tail_seconds = 0.3 if sample.round % 2 else 0.5
@@ -79,6 +82,9 @@ def test_n_streams_say_how_far_apart_their_parts_ended_beside_the_rate_while_all
     assert four.tail is not None and 0.3 <= four.tail <= 0.5
     _, lines = remedy_lines(report)
     change = next(line for line in lines if line.strip().startswith("4 streams:"))
-    assert " as an equal split, to its last part's end (its parts ended 0." in change and " s apart, median)" in change
+    size = four.split
+    assert size is not None and size == statistics.median(s.size_bytes for s in counted(report.samples_of(_case(4).id)))
+    assert f" as an equal split of {size / 2**20:,.0f} MiB, to its last part's end (its parts ended 0." in change
+    assert " s apart, median)" in change
     assert path_answers(_run({_case(): 25 * MB, _case(4): 100 * MB}))[0].remedies[0].tail is None, \
         "no tail recorded (one connection, or a file from before schema 13): nothing said"

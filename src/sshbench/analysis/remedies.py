@@ -64,6 +64,7 @@ class Remedy:
     cost: float | None  # CPU seconds per GiB on the busier side (compressors included)
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
     tail: float | None = None  # N streams: how far apart its parts ended, median seconds (Sample.tail_seconds)
+    split: int | None = None  # ... and the size of the split its rate is for: its counted samples' median bytes
 
     @property
     def faster(self) -> bool:
@@ -129,6 +130,13 @@ def _tail(report: Report, case_id: str) -> float | None:
     return _sample_median(report, case_id, lambda s: s.tail_seconds)
 
 
+def _split(report: Report, case_id: str) -> int | None:
+    """The size N streams' rate is for (median bytes of its counted samples): an equal split's rate falls with
+    its size where a part stays slow (measure/steady.py), so the figure names the size it was measured at."""
+    size = _sample_median(report, case_id, lambda s: float(s.size_bytes) if s.size_bytes else None)
+    return None if size is None else int(size)
+
+
 def _sample_median(report: Report, case_id: str, value: Callable[[Sample], float | None]) -> float | None:
     """The median of `value` over the case's counted samples that have one."""
     values = [v for s in counted(report.samples_of(case_id)) if (v := value(s)) is not None]
@@ -188,7 +196,8 @@ def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plai
         return None
     change, dims = change_of(case, plain_case, side_word(report))
     return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
-                  bound_of(report, summary), _cost(report, summary.case_id), tail=_tail(report, summary.case_id))
+                  bound_of(report, summary), _cost(report, summary.case_id), tail=_tail(report, summary.case_id),
+                  split=_split(report, summary.case_id) if case.streams > 1 else None)
 
 
 def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link: str) -> Case | None:

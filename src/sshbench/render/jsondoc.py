@@ -34,9 +34,10 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 6  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+REPORT_SCHEMA_VERSION = 7  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
 # 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins;
-# 6: each link answer change's tail_seconds (N streams: how far apart its parts ended)
+# 6: each link answer change's tail_seconds (N streams: how far apart its parts ended); 7: its split_bytes (the size
+# of the equal split its rate is for)
 
 
 def _number(value: float | None) -> float | None:
@@ -98,6 +99,7 @@ def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str,
                      "bytes_per_second": _stat(r.rate), **_ratio(r.ratio, r.low, r.high),
                      "relation": r.relation.value, "separable_from_above": r.separable, "limit": _limit(r.bound),
                      "cpu_seconds_per_gib": _number(r.cost), "tail_seconds": _number(r.tail),
+                     "split_bytes": r.split,
                      "how_to": howto(r.case, answer.plain)}
                     for r in answer.remedies],
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),

@@ -110,7 +110,8 @@ def _split(remedy: Remedy) -> str:
     ended is said beside it: a larger split waits longer on a part that stays slow."""
     if remedy.tail is None:
         return ""
-    return f" as an equal split, to its last part's end (its parts ended {remedy.tail:.2f} s apart, median)"
+    size = f" of {remedy.split / 2**20:,.0f} MiB" if remedy.split else ""
+    return f" as an equal split{size}, to its last part's end (its parts ended {remedy.tail:.2f} s apart, median)"
 
 
 def break_even_line(even: BreakEven) -> str:
