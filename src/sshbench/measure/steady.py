@@ -9,9 +9,9 @@ samples (loopback: "4 streams 0.49x"; by hand 0.65x).
 The transfer's steady state runs from the moment every stream is past its
 start (its steady mark: a quarter of its bytes, never before STEADY_AFTER:
 process start and TCP's ramp are behind it) to the moment the LAST stream's
-last byte arrived, and it counts what an equal split had left then: N times
-the least-advanced stream's remaining bytes (its share of the total, where
-the parts differ by the remainder). That is a hand measurement's difference
+last byte arrived, and it counts what the split still had to move when the
+window opened: N times the least-advanced stream's remaining bytes (its
+share of the total, where the parts differ by the remainder). That is a hand measurement's difference
 of two sizes taken inside one transfer: the split's completion at the size
 each stream had when the window opened, and at the whole. The streams' start
 stagger cancels exactly (streams at one rate, started apart: N times that
