@@ -15,8 +15,9 @@ process start and TCP's ramp cancel, the tail (a stream that finishes late) stay
 S is the size sshbench measured that variant at in the same round (the median of its counted samples), whose
 window also starts at a quarter of each stream's bytes: where the streams go unevenly a split's rate depends
 on its size (a slow part lags further in a larger one: by hand over rtt=150ms, 16 parts of 12->48 MiB ran at 96
-MB/s, of 48->96 MiB at 87), so both time the same split. Without a sshbench figure (its run failed) S is the
-size a `--seconds` transfer moves. The
+MB/s, of 48->96 MiB at 87), so both time the same split. But never a size that moves in under `--seconds` (4):
+a difference of two sizes needs transfers long beside the logins' jitter (4 loopback streams of 128 MiB, 0.15 s,
+gave the hand 529-822 MB/s), and where sshbench's own size is that short its streams end together anyway. The
 hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
 sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
@@ -177,7 +178,7 @@ class Hand:
         """A size whose transfer lasts about `seconds`, from a probe of 64 MiB per stream."""
         probe = 64 * MiB * variant[0]
         rate = probe / self.timed(variant, probe)
-        return max(4 * 16 * MiB * variant[0], int(rate * seconds) // MiB * MiB)
+        return max(4 * MiB * variant[0], int(rate * seconds) // (MiB * variant[0]) * MiB * variant[0])
 
 
 def case_id(cipher: str, link: str, variant: Variant) -> str:
@@ -254,7 +255,8 @@ def main() -> None:
     parser.add_argument("--cipher", default="aes128-gcm@openssh.com")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=float, default=180.0, help="seconds of each sshbench run")
-    parser.add_argument("--seconds", type=float, default=8.0, help="how long each hand transfer lasts")
+    parser.add_argument("--seconds", type=float, default=4.0,
+                        help="the shortest hand transfer (S): sshbench's size where that lasts longer")
     parser.add_argument("--hand-repeats", type=int, default=3,
                         help="hand runs at each of the two sizes per variant and round (their medians are used)")
     parser.add_argument("--hog", action="store_true", help="a busy process per CPU beside both sides")
@@ -282,7 +284,8 @@ def main() -> None:
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-remedies-") as tmp, \
             hogs(args.hog):
         bench = Hand(stack, link, args.cipher, args.data, tmp)
-        sizes = {v: bench.size_for(v, args.seconds) for v in variants}
+        floor = {v: bench.size_for(v, args.seconds) for v in variants}
+        sizes = dict(floor)
         for rnd in range(args.rounds):
             out = Path(args.keep or tmp) / f"round-{rnd}.json"
             done = run_sshbench(command, out, everything)
@@ -298,7 +301,8 @@ def main() -> None:
                 for variant, pair in spreads(report, args.cipher, link, variants).items():
                     spread[variant].append(pair)
                 ended.append(how_it_ended(report, args.budget))
-                sizes.update(measured_sizes(report, args.cipher, link, variants))
+                sizes.update({v: max(size, floor[v]) for v, size in
+                              measured_sizes(report, args.cipher, link, variants).items()})
             order = list(variants)
             rng.shuffle(order)
             for variant in order:
