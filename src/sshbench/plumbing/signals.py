@@ -8,7 +8,7 @@ and a second Ctrl-C arriving in the middle of it was what used to leave a
 process running, a results file saying "running", or a traceback.
 
 A signal the user's shell already ignores (SIGINT for a background job,
-SIGHUP under nohup) stays ignored. Standard library only: this is installed
+SIGHUP under nohup) stays ignored. Standard library and vocabulary/outputs only: installed
 before the heavy imports.
 """
 
@@ -18,6 +18,8 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterator
 from types import FrameType
+
+from sshbench.vocabulary.outputs import Held
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -34,6 +36,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         _State.later += 1
         return
     _State.first = signum
+    if Held.defer():  # inside signals_held(): raised when that block ends
+        return
     raise KeyboardInterrupt
 
 

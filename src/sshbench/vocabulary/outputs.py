@@ -23,6 +23,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -94,6 +95,23 @@ class Output:
 _HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
+class Held:
+    """The main thread's signals_held() depth, and an interrupt that arrived meanwhile: Python runs a signal's
+    handler in the main thread whichever thread the kernel gave the signal to, so a mask on the main thread alone
+    does not hold it where other threads run (a SIGINT at 2.05 s left a `.sshbench-*.tmp` behind, one try in
+    forty). The handler (plumbing/signals.py) asks `defer()` and, while held, leaves the raise to the block's end."""
+
+    depth = 0
+    pending = False
+
+    @classmethod
+    def defer(cls) -> bool:
+        if cls.depth > 0 and threading.current_thread() is threading.main_thread():
+            cls.pending = True
+            return True
+        return False
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """Ctrl-C, SIGTERM and SIGHUP wait (they are not lost) until the block ends.
@@ -101,11 +119,19 @@ def signals_held() -> Iterator[None]:
     Around a temp file's life: an interrupt between mkstemp() returning and the
     cleanup being armed would leave a `.sshbench-*.tmp` beside the user's files.
     The blocks are one small write each, so the wait is not noticeable."""
+    main = threading.current_thread() is threading.main_thread()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    if main:
+        Held.depth += 1
     try:
         yield
     finally:
+        if main:
+            Held.depth -= 1
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if main and Held.depth == 0 and Held.pending:
+            Held.pending = False
+            raise KeyboardInterrupt  # the interrupt that arrived in the block, now that it is over
 
 
 def temp_beside(directory: str) -> tuple[int, str]:
