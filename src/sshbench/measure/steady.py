@@ -11,9 +11,10 @@ start (its steady mark: a quarter of its bytes, never before STEADY_AFTER:
 process start and TCP's ramp are behind it) to the moment the LAST stream's
 last byte arrived, and it counts what the split still had to move when the
 window opened: N times the least-advanced stream's remaining bytes (its
-share of the total, where the parts differ by the remainder). That is a hand measurement's difference
-of two sizes taken inside one transfer: the split's completion at the size
-each stream had when the window opened, and at the whole. The streams' start
+share of the total, where the parts differ by the remainder). That is a
+hand measurement's difference of two sizes taken inside one transfer: the
+split's completion at the size each stream had when the window opened, and
+at the whole. The streams' start
 stagger cancels exactly (streams at one rate, started apart: N times that
 rate), and the tail a stream that stays slow leaves stays in, as it does for
 a user who splits one transfer into N equal parts and waits for the last.
@@ -263,9 +264,9 @@ class SteadyWindow:
         middle = (start + end) / 2  # our side's marks: they only say how much a rate varies within a sample
         sample.steady_half_bytes = self._split_left([s.at(start) for s in self.streams]) \
             - self._split_left([s.at(middle) for s in self.streams])
-        received = sum(s.size - moved for s, moved in zip(self.streams, at_open, strict=True))
-        per_window = left / received if received > 0 else 1.0  # the window's bytes per byte received in it
-        client, server = self._cpu_inside([s.size - moved for s, moved in zip(self.streams, at_open, strict=True)])
+        inside = [s.size - moved for s, moved in zip(self.streams, at_open, strict=True)]  # received in the window
+        per_window = left / sum(inside) if sum(inside) > 0 else 1.0  # the window's bytes per byte received in it
+        client, server = self._cpu_inside(inside)
         sample.client_cpu_steady_seconds = None if client is None else client * per_window
         sample.server_cpu_steady_seconds = None if server is None else server * per_window
         before, after = self._link.get("open"), self._link.get("close")
