@@ -15,15 +15,17 @@ process start and TCP's ramp cancel, the tail (a stream that finishes late) stay
 S is the size sshbench measured that variant at in the same round (the median of its counted samples), whose
 window also starts at a quarter of each stream's bytes: where the streams go unevenly a split's rate depends
 on its size (a slow part lags further in a larger one: by hand over rtt=150ms, 16 parts of 12->48 MiB ran at 96
-MB/s, of 48->96 MiB at 87), so both time the same split. But never a size that moves in under `--seconds` (4):
-a difference of two sizes needs transfers long beside the logins' jitter (4 loopback streams of 128 MiB, 0.15 s,
-gave the hand 529-822 MB/s), and where sshbench's own size is that short its streams end together anyway. The
+MB/s, of 48->96 MiB at 87), so both time the same split. But never a size whose transfer (logins included) lasts
+under `--seconds` (4), found by doubling a probe: a difference of two sizes needs transfers long beside the
+logins' jitter (4 loopback streams of 128 MiB, 0.15 s, gave the hand 529-822 MB/s), and where sshbench's own
+size is that short its streams end together anyway. The
 hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
 sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
 
 Prints, per stream count and compressor, both medians over the rounds with their ranges, sshbench / hand
-(agreement: within 5%), each one's ratio to the first variant, and for every sshbench round how it ended:
+(agreement: within 5%) with the rounds' Hodges-Lehmann shift and its 95% interval (5 rounds give one) and each
+round's ratio, each one's ratio to the first variant, and for every sshbench round how it ended:
 its stop reason, the seconds of its budget it used, and the headline's pick against its rivals.
 
 Needs root for a link. Usage:
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import platform
 import random
@@ -51,6 +54,7 @@ from pathlib import Path
 
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.stats import counted
 from sshbench.compressors import choice, parse_compression
 from sshbench.measure.datapath import make_payload
@@ -69,6 +73,7 @@ from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.units import MiB
 
 Variant = tuple[int, str]  # (streams, compression)
+PROBES = 10  # doublings of the hand's shortest size: 64 MiB a stream to 64 GiB
 
 
 def _cpu_model() -> str:
@@ -175,10 +180,15 @@ class Hand:
         return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
 
     def size_for(self, variant: Variant, seconds: float) -> int:
-        """A size whose transfer lasts about `seconds`, from a probe of 64 MiB per stream."""
-        probe = 64 * MiB * variant[0]
-        rate = probe / self.timed(variant, probe)
-        return max(4 * MiB * variant[0], int(rate * seconds) // (MiB * variant[0]) * MiB * variant[0])
+        """The first of 64 MiB per stream, doubled (at most PROBES times), whose transfer lasts `seconds`, logins
+        included. One probe's rate would not do: a loopback probe of 64 MiB is mostly login (0.4 s), and the
+        4-s floor it set moved in 0.4 s."""
+        size = 64 * MiB * variant[0]
+        for _ in range(PROBES):
+            if self.timed(variant, size) >= seconds:
+                break
+            size *= 2
+        return size
 
 
 def case_id(cipher: str, link: str, variant: Variant) -> str:
@@ -239,6 +249,19 @@ def how_it_ended(report: Report, budget: float) -> str:
 
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
+
+
+def agreement(mine: list[float], hand: list[float], level: float = 0.95) -> str:
+    """sshbench / hand as the Hodges-Lehmann shift of the rounds' log rates, with its distribution-free interval
+    at `level`: where the hand itself spreads 10-25% between rounds (a lossy link), whether a ratio of medians
+    that misses 5% is a difference or the hand's noise."""
+    found = shift_interval([math.log(x) for x in mine], [math.log(x) for x in hand], level) \
+        if mine and hand else None
+    if found is None:
+        return ""
+    shift, low, high = found
+    span = f" [{math.exp(low):.2f}, {math.exp(high):.2f}]" if low is not None and high is not None else ""
+    return f" (rounds' shift {math.exp(shift):.3f}{span}, {level:.0%})"
 
 
 def _fmt(values: list[float]) -> str:
@@ -347,7 +370,10 @@ def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: 
             f"; x first: sshbench {a / median(mine[base]):.2f}, hand {b / median(hand[base]):.2f}"
         said = "/".join(str(size // MiB) for size in sizes[variant])
         print(f"  {label:28s} sshbench {_fmt(mine[variant])}  hand {_fmt(hand[variant])} [{said} MiB]"
-              f"  sshbench / hand = {a / b:.3f}{gain}")
+              f"  sshbench / hand = {a / b:.3f}{agreement(mine[variant], hand[variant])}{gain}")
+        if len(mine[variant]) == len(hand[variant]):  # a round without sshbench figures would shift the pairs
+            rounds = " ".join(f"{x / y:.2f}" for x, y in zip(mine[variant], hand[variant], strict=True))
+            print(f"  {'':28s} each round's sshbench / hand: {rounds}")
     for index, text in enumerate(ended):
         print(f"  sshbench round {index + 1}: {text}")
 
