@@ -146,6 +146,28 @@ def test_a_short_window_re_sizes_an_automatic_case_and_tells_a_fixed_size_what_t
         assert record.size_bytes == size_after
 
 
+def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_user_s_size() -> None:
+    """Loopback (no round trips to count): a 0.15 s window of a case sshbench sized is set aside and the case
+    doubled; the same window at the user's --size counts; a case already at the largest size counts."""
+    from sshbench.options import RunOptions
+    from sshbench.results.model import CaseRecord, Report
+
+    case = _case(link="")
+    for source, largest, size_after, counts in (("auto", 4096 * MiB, 512 * MiB, False),
+                                                ("fixed", 4096 * MiB, 256 * MiB, True),
+                                                ("auto", 256 * MiB, 256 * MiB, True)):
+        record = CaseRecord(case, 256 * MiB, source)  # type: ignore[arg-type]
+        report = Report("t", "", 1, options=RunOptions(), cases=[record])
+        sample = _sample(1.4e9, 0.15, size=256 * MiB)
+        sample.case_id = case.id
+        report.samples.append(sample)
+        physics.set_aside(record, sample, report, largest)
+        assert (sample.unusable is None) is counts, sample.unusable
+        assert counts or sample.unusable == "steady window 0.15 s, under 0.5 s; re-sized and measured again"
+        assert record.size_bytes == size_after
+    assert physics.unusable(_sample(1.4e9, 0.6), case, None, None, sized=True) is None
+
+
 def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:
     stat = Stat(median=rate, mean=rate, min=rate, max=rate, stdev=0.0, count=6)
     return Bound("c", "rtt=40ms", "pipe", GCM, "upload", "", stat, 0.04, window, tcp, {"client": 0.3, "server": 0.3},

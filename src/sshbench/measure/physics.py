@@ -29,6 +29,11 @@ from sshbench.plan.budget import steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
+# ... and, where sshbench sized the sample, at least this long: one scheduling hiccup of a loaded machine is a large
+# share of a short window and only ever slows it. One loopback stream in 0.12-0.15 s windows read 1266 and 1447 MB/s
+# in two runs, 1632-1660 in runs whose windows were 0.96-1.66 s, and its 2-stream rival (0.4-1.0 s windows) was
+# picked "different, 1.15x" over it; every window of 0.6 s or more agreed with the hand (bench/remedies_vs_hand.py)
+MIN_WINDOW_SECONDS = 0.5
 # ... and holds at least this share of the transfer's bytes (one stream's always holds half or more, from its mark):
 # a stream that started late leaves a window of the others' last few MiB and its own tail (4 loopback streams of
 # 19.5 MiB: windows of 0.04 s, 16% of the bytes)
@@ -72,11 +77,12 @@ def checked(case: Case) -> bool:
 
 
 def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None,
-             trend: bool = True) -> str | None:
+             trend: bool = True, sized: bool = False) -> str | None:
     """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
     loopback); `capacity`: what the path carries (None: not known, not checked); `trend`: whether a pace that
     changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times,
-    nor at a fixed size, which no re-size can cure)."""
+    nor at a fixed size, which no re-size can cure); `sized`: sshbench chose the size (a window under
+    MIN_WINDOW_SECONDS is then re-sized; the user's --size is the user's choice of length, and counts)."""
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
@@ -89,6 +95,8 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
         return (f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_RTTS} round trips of "
                 f"{rtt * 1000:.0f} ms; {AGAIN}")
+    if sized and sample.steady_seconds < MIN_WINDOW_SECONDS:
+        return f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_SECONDS:g} s; {AGAIN}"
     half = sample.steady_half_bytes
     # where a pace drifts within a window: several streams still ramping or ending one by one. One stream's halves
     # differ by the machine's noise and its path's losses alone (3-15% on loopback; 1.37-1.56x under load 2.6 through
@@ -142,7 +150,8 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) 
     resized = sum(1 for s in report.samples_of(record.case.id) if (s.unusable or "").startswith(NOT_STEADY))
     # a changing pace is cured by a larger size only: at the user's --size (or the file tools') it counts
     trend = record.size_source in ("auto", "warmup") and resized < TREND_RESIZES
-    why = unusable(sample, record.case, *path_of(report, record.case), trend=trend)
+    why = unusable(sample, record.case, *path_of(report, record.case), trend=trend,
+                   sized=record.size_source in ("auto", "warmup") and record.size_bytes < largest)
     if why is None:
         return
     if record.size_source in ("auto", "warmup"):

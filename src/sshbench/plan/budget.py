@@ -108,16 +108,23 @@ LINK_STEADY_RTTS = 40
 LINK_CONTROL_SECONDS = 5.0
 
 
+# A sized pipe sample's steady window (its last three quarters) lasts at least this long: measure/physics.py's
+# MIN_WINDOW_SECONDS (0.5 s), which sets aside and re-sizes a sample whose warm-up guessed its rate low
+MIN_DATA_SECONDS = 0.5 * STEADY_FROM / (STEADY_FROM - 1)
+
+
 def target_seconds(case: Case, options: RunOptions) -> float:
-    """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, longer over a
-    delayed emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
+    """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, but a pipe
+    sample of the sweeps at least MIN_DATA_SECONDS; longer over a delayed emulated link (LINK_STEADY_RTTS round
+    trips; the raw TCP control LINK_CONTROL_SECONDS)."""
     link = options.link_named(case.link)
     rtt = link.rtt_seconds if link is not None else 0.0
+    swept = case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC)
     if not rtt:
-        return options.sample_seconds
+        return max(options.sample_seconds, MIN_DATA_SECONDS) if swept else options.sample_seconds
     if case.kind is CaseKind.CONTROL:
         return max(options.sample_seconds, LINK_CONTROL_SECONDS)
-    return max(options.sample_seconds, LINK_STEADY_RTTS * rtt)
+    return max(options.sample_seconds, LINK_STEADY_RTTS * rtt, MIN_DATA_SECONDS if swept else 0.0)
 
 
 def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_bytes: int = 0,
