@@ -148,16 +148,17 @@ def test_a_short_window_re_sizes_an_automatic_case_and_tells_a_fixed_size_what_t
 
 def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_user_s_size() -> None:
     """Loopback (no round trips to count): a 0.15 s window of a case sshbench sized is set aside and the case
-    doubled; the same window at the user's --size counts; a case already at the largest size counts."""
+    doubled; the same window at the user's --size or --sample-seconds counts; so does a case at the largest size."""
     from sshbench.options import RunOptions
     from sshbench.results.model import CaseRecord, Report
 
     case = _case(link="")
-    for source, largest, size_after, counts in (("auto", 4096 * MiB, 512 * MiB, False),
-                                                ("fixed", 4096 * MiB, 256 * MiB, True),
-                                                ("auto", 256 * MiB, 256 * MiB, True)):
+    for source, adapt, largest, size_after, counts in (("auto", True, 4096 * MiB, 512 * MiB, False),
+                                                       ("fixed", True, 4096 * MiB, 256 * MiB, True),
+                                                       ("auto", False, 4096 * MiB, 256 * MiB, True),
+                                                       ("auto", True, 256 * MiB, 256 * MiB, True)):
         record = CaseRecord(case, 256 * MiB, source)  # type: ignore[arg-type]
-        report = Report("t", "", 1, options=RunOptions(), cases=[record])
+        report = Report("t", "", 1, options=RunOptions(adapt_length=adapt), cases=[record])
         sample = _sample(1.4e9, 0.15, size=256 * MiB)
         sample.case_id = case.id
         report.samples.append(sample)
@@ -166,6 +167,9 @@ def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_us
         assert counts or sample.unusable == "steady window 0.15 s, under 0.5 s; re-sized and measured again"
         assert record.size_bytes == size_after
     assert physics.unusable(_sample(1.4e9, 0.6), case, None, None, sized=True) is None
+    from sshbench.plan.budget import target_seconds
+    assert target_seconds(case, RunOptions()) == pytest.approx(0.5 / 0.75), "sized for a 0.5 s window"
+    assert target_seconds(case, RunOptions(adapt_length=False)) == 0.3, "the user's --sample-seconds"
 
 
 def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:

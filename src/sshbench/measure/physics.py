@@ -82,7 +82,8 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     loopback); `capacity`: what the path carries (None: not known, not checked); `trend`: whether a pace that
     changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times,
     nor at a fixed size, which no re-size can cure); `sized`: sshbench chose the size (a window under
-    MIN_WINDOW_SECONDS is then re-sized; the user's --size is the user's choice of length, and counts)."""
+    MIN_WINDOW_SECONDS is then re-sized; the user's --size or --sample-seconds is their choice of length, and
+    counts)."""
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
@@ -151,7 +152,8 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) 
     # a changing pace is cured by a larger size only: at the user's --size (or the file tools') it counts
     trend = record.size_source in ("auto", "warmup") and resized < TREND_RESIZES
     why = unusable(sample, record.case, *path_of(report, record.case), trend=trend,
-                   sized=record.size_source in ("auto", "warmup") and record.size_bytes < largest)
+                   sized=record.size_source in ("auto", "warmup") and record.size_bytes < largest
+                   and report.options.adapt_length)
     if why is None:
         return
     if record.size_source in ("auto", "warmup"):

@@ -115,11 +115,11 @@ MIN_DATA_SECONDS = 0.5 * STEADY_FROM / (STEADY_FROM - 1)
 
 def target_seconds(case: Case, options: RunOptions) -> float:
     """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, but a pipe
-    sample of the sweeps at least MIN_DATA_SECONDS; longer over a delayed emulated link (LINK_STEADY_RTTS round
-    trips; the raw TCP control LINK_CONTROL_SECONDS)."""
+    sample of the sweeps at least MIN_DATA_SECONDS unless the user gave that length; longer over a delayed
+    emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
     link = options.link_named(case.link)
     rtt = link.rtt_seconds if link is not None else 0.0
-    swept = case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC)
+    swept = case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) and options.adapt_length
     if not rtt:
         return max(options.sample_seconds, MIN_DATA_SECONDS) if swept else options.sample_seconds
     if case.kind is CaseKind.CONTROL:
