@@ -82,7 +82,8 @@ def test_more_pairs_settle_than_before_in_the_same_time_and_none_the_wrong_way(m
 
 def test_the_noise_is_measured_as_the_machine_makes_it() -> None:
     """Within a connection vs between connections, and drift, recovered from the samples of a simulated run."""
-    report = simulate(TABLES[:1], 0, 1, RunOptions(time_budget_seconds=None), adapt=False, **within_heavy)
+    asked = RunOptions(time_budget_seconds=None, adapt_length=False)  # 0.3 s samples, as --sample-seconds 0.3
+    report = simulate(TABLES[:1], 0, 1, asked, adapt=False, **within_heavy)
     noise = measure(report.samples, {r.case.id for r in report.cases})
     assert noise.within is not None and noise.between is not None and noise.per_sample is not None
     # truth: 0.2 within (at 0.3 s; less for the slowest cases, whose samples are longer), 0.02 between; the between
@@ -92,7 +93,7 @@ def test_the_noise_is_measured_as_the_machine_makes_it() -> None:
     assert design.sample_seconds > 0.6 and "information per second" in design.reason
     assert not design.paired, "no drift: back-to-back pairs cancel nothing here"
 
-    drifting = simulate(TABLES[:1], 0, 1, RunOptions(time_budget_seconds=None), adapt=False, **DRIFTING)
+    drifting = simulate(TABLES[:1], 0, 1, asked, adapt=False, **DRIFTING)
     noise = measure(drifting.samples, {r.case.id for r in drifting.cases})
     assert noise.paired is not None and noise.paired < 0.85, noise
     design = choose(noise, 0.3)
