@@ -131,7 +131,7 @@ def _sizes(report: Report, rows: list[Summary]) -> str:
     views = report.joined()
     sizes = [views[s.case_id].record.size_bytes for s in rows]
     source = {views[s.case_id].record.size_source for s in rows}
-    how = (f"sized from the warm-up to last ~{report.options.sample_seconds:g} s" if source == {"auto"} else
+    how = ("sized from each case's warm-up" if source == {"auto"} else
            "fixed" if source == {"fixed"} else "the file methods' test size" if source == {"file"} else "mixed")
     span = format_bytes(min(sizes)) if min(sizes) == max(sizes) else \
         f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))}"
