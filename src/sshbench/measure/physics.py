@@ -83,7 +83,7 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times,
     nor at a fixed size, which no re-size can cure); `sized`: sshbench chose the size (a window under
     MIN_WINDOW_SECONDS is then re-sized; the user's --size or --sample-seconds is their choice of length, and
-    counts)."""
+    counts; so is --runs N's count of samples, whose sizes still aim at the window)."""
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
@@ -153,7 +153,7 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) 
     trend = record.size_source in ("auto", "warmup") and resized < TREND_RESIZES
     why = unusable(sample, record.case, *path_of(report, record.case), trend=trend,
                    sized=record.size_source in ("auto", "warmup") and record.size_bytes < largest
-                   and report.options.adapt_length)
+                   and report.options.adapt_length and report.options.mode == "decision")
     if why is None:
         return
     if record.size_source in ("auto", "warmup"):
