@@ -34,12 +34,12 @@ from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import (
     FIT_MARGIN,
     MAX_AUTO_SIZE,
-    MIN_DATA_SECONDS,
     MIN_STREAM_SIZE,
     auto_size,
     largest_savings,
     option_for,
     sized,
+    sweep_seconds,
     target_seconds,
     too_long,
 )
@@ -284,9 +284,7 @@ def _calibrate(run: _Run) -> None:
         return
     noise = measure(report.samples, ids)
     adapt = options.adapt_length and options.size_bytes is None
-    # the length in force: a sweep's pipe sample is sized for its 0.5-s window however short --sample-seconds' default
-    current = max(options.sample_seconds, MIN_DATA_SECONDS) if adapt else options.sample_seconds
-    design = choose(noise, current, _longest(run, noise.fixed_seconds) if adapt else None)
+    design = choose(noise, sweep_seconds(options), _longest(run, noise.fixed_seconds) if adapt else None)
     report.design = design
     if not design.paired:
         run.rule = dataclasses.replace(run.rule, paired=False)

@@ -25,15 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
-from sshbench.plan.budget import steady_mark
+from sshbench.plan.budget import MIN_WINDOW_SECONDS, steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
-# ... and, where sshbench sized the sample, at least this long: one scheduling hiccup of a loaded machine is a large
-# share of a short window and only ever slows it. One loopback stream in 0.12-0.15 s windows read 1266 and 1447 MB/s
-# in two runs, 1632-1660 in runs whose windows were 0.96-1.66 s, and its 2-stream rival (0.4-1.0 s windows) was
-# picked "different, 1.15x" over it; every window of 0.6 s or more agreed with the hand (bench/remedies_vs_hand.py)
-MIN_WINDOW_SECONDS = 0.5
 # ... and holds at least this share of the transfer's bytes (one stream's always holds half or more, from its mark):
 # a stream that started late leaves a window of the others' last few MiB and its own tail (4 loopback streams of
 # 19.5 MiB: windows of 0.04 s, 16% of the bytes)

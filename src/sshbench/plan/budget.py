@@ -108,9 +108,19 @@ LINK_STEADY_RTTS = 40
 LINK_CONTROL_SECONDS = 5.0
 
 
-# A sized pipe sample's steady window (its last three quarters) lasts at least this long: measure/physics.py's
-# MIN_WINDOW_SECONDS (0.5 s), which sets aside and re-sizes a sample whose warm-up guessed its rate low
-MIN_DATA_SECONDS = 0.5 * STEADY_FROM / (STEADY_FROM - 1)
+# A steady window of a sample sshbench sized lasts at least this long (measure/physics.py sets a shorter one
+# aside): one scheduling hiccup of a loaded machine is a large share of a short window and only ever slows it.
+# One loopback stream in 0.12-0.15 s windows read 1266 and 1447 MB/s in two runs, 1632-1660 in runs whose windows
+# were 0.96-1.66 s, and its 2-stream rival (0.4-1.0 s windows) was picked "different, 1.15x" over it; every window
+# of 0.6 s or more agreed with the hand (bench/remedies_vs_hand.py)
+MIN_WINDOW_SECONDS = 0.5
+MIN_DATA_SECONDS = MIN_WINDOW_SECONDS * STEADY_FROM / (STEADY_FROM - 1)  # the data phase that holds it
+
+
+def sweep_seconds(options: RunOptions) -> float:
+    """The data phase a sweep's pipe sample is sized for: --sample-seconds as the user gave it, else never under
+    MIN_DATA_SECONDS (the default and the noise design's lengths)."""
+    return max(options.sample_seconds, MIN_DATA_SECONDS) if options.adapt_length else options.sample_seconds
 
 
 def target_seconds(case: Case, options: RunOptions) -> float:
@@ -119,12 +129,13 @@ def target_seconds(case: Case, options: RunOptions) -> float:
     emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
     link = options.link_named(case.link)
     rtt = link.rtt_seconds if link is not None else 0.0
-    swept = case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) and options.adapt_length
+    base = sweep_seconds(options) if case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) \
+        else options.sample_seconds
     if not rtt:
-        return max(options.sample_seconds, MIN_DATA_SECONDS) if swept else options.sample_seconds
+        return base
     if case.kind is CaseKind.CONTROL:
         return max(options.sample_seconds, LINK_CONTROL_SECONDS)
-    return max(options.sample_seconds, LINK_STEADY_RTTS * rtt, MIN_DATA_SECONDS if swept else 0.0)
+    return max(base, LINK_STEADY_RTTS * rtt)
 
 
 def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_bytes: int = 0,
