@@ -233,3 +233,27 @@ def test_case_ids_and_groups_carry_streams_and_compression_and_plain_ones_stay_a
                   compression="zstd:3", build="hpn")
     assert varied.id == "cipher:aes128-ctr:upload*4~zstd:3#hpn@rtt=20ms"
     assert varied.group == "cipher:upload*4~zstd:3#hpn@rtt=20ms" and not varied.plain
+
+
+def test_delivery_looks_close_in_on_the_arrival_and_stay_bounded() -> None:
+    """An upload's receiver is read a quarter of the rest's time apart at the rate seen, never less than 0.5 ms nor
+    more than 20 ms apart; a steady stream's arrival is seen at most 0.5 ms late; a stall backs off."""
+    assert steady.next_look(None, 0.0, 0, 100 * MiB, 0.0) == steady.DELIVERY_POLL_SECONDS
+    # 10 MB/s, 4 MB to go: 0.4 s at that rate, so the next look in 0.1 s, capped at 20 ms
+    assert steady.next_look((0.0, 0), 0.1, 1_000_000, 5_000_000, 0.001) == steady.DELIVERY_POLL_MAX_SECONDS
+    # 10 MB/s, 40 kB to go: 4 ms, so 1 ms
+    assert steady.next_look((0.0, 0), 0.1, 1_000_000, 1_040_000, 0.001) == pytest.approx(0.001)
+    # no progress since the last look: twice the last pause, capped
+    assert steady.next_look((0.0, 500), 0.01, 500, 1_000, 0.004) == pytest.approx(0.008)
+    assert steady.next_look((0.0, 500), 0.01, 500, 1_000, 0.015) == steady.DELIVERY_POLL_MAX_SECONDS
+    # a steady 10 MB/s stream with 3 MB to go, looked at as wait_delivered does: the look after the arrival is
+    # at most the floor late, and the looks are few (not 2,000 a second)
+    size, rate, now, count, seen, pause, looks = 3_000_000 + 1, 10e6, 0.0, 1, None, 0.0, 0
+    while count < size:
+        pause = steady.next_look(seen, now, count, size, pause)
+        seen = (now, count)
+        now += pause
+        count = min(size, 1 + int(now * rate))
+        looks += 1
+    assert now - (size - 1) / rate <= steady.DELIVERY_POLL_SECONDS + 1e-9
+    assert looks < 40
