@@ -144,14 +144,14 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) 
     if sample.warmup:
         return
     resized = sum(1 for s in report.samples_of(record.case.id) if (s.unusable or "").startswith(NOT_STEADY))
+    ours = record.size_source in ("auto", "warmup")  # sshbench chose the size, so it may grow it
     # a changing pace is cured by a larger size only: at the user's --size (or the file tools') it counts
-    trend = record.size_source in ("auto", "warmup") and resized < TREND_RESIZES
-    why = unusable(sample, record.case, *path_of(report, record.case), trend=trend,
-                   sized=record.size_source in ("auto", "warmup") and record.size_bytes < largest
-                   and report.options.adapt_length and report.options.mode == "decision")
+    why = unusable(sample, record.case, *path_of(report, record.case), trend=ours and resized < TREND_RESIZES,
+                   sized=ours and record.size_bytes < largest and report.options.adapt_length
+                   and report.options.mode == "decision")
     if why is None:
         return
-    if record.size_source in ("auto", "warmup"):
+    if ours:
         record.size_bytes = min(largest, record.size_bytes * 2)
     elif why.endswith(AGAIN):  # the user's --size: kept, and the reason says what size would have the window
         needed = _needed(sample, record, path_of(report, record.case)[0])
