@@ -97,14 +97,21 @@ def _older(pids: set[int], than: int) -> set[int]:
     return {pid for pid in pids if (at := started_at(pid)) is not None and at <= than}
 
 
-def _kill9_then_next_run(args: list[str], after: float) -> tuple[Path, int, set[int], set[int]]:
-    """SIGKILL a run after `after` s, then start another (which sweeps): (its TMPDIR, pid, left before, after)."""
+def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[Path, int, set[int], set[int]]:
+    """SIGKILL a run after `after` s, then start another (which sweeps): (its TMPDIR, pid, left before, after).
+    `lasting`: wait until the run has a process that lasts (a link run's server) so the sweep has work."""
     tmp = Path(tempfile.mkdtemp(prefix="kill9-"))
     proc = start(args, tmp)
     time.sleep(after)
-    deadline = time.monotonic() + 20  # a busy machine starts slower: kill once the run has processes of its own
-    while not our_processes(str(tmp)) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
+    # A busy machine starts slower: kill once the run has a process of its own (that lasts: seen in two looks
+    # 0.5 s apart, not a passing `ip` or `ssh -G` that may end before the kill lands).
+    deadline, earlier = time.monotonic() + 20, set[int]()
+    while proc.poll() is None and time.monotonic() < deadline:
+        now = our_processes(str(tmp)) - {proc.pid}
+        if (earlier & now) if lasting else now:
+            break
+        earlier = now
+        time.sleep(0.5 if lasting else 0.1)
     assert proc.poll() is None, "the run ended by itself: make it longer"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -130,7 +137,7 @@ def _kill9_then_next_run(args: list[str], after: float) -> tuple[Path, int, set[
     ("dropbear", DROPBEAR_RUN),
 ])
 def test_after_sigkill_the_next_run_ends_what_was_left_and_removes_the_keys(kind: str, args: list[str]) -> None:
-    tmp, pid, before, after = _kill9_then_next_run(args, 4.0)
+    tmp, pid, before, after = _kill9_then_next_run(args, 4.0, lasting=kind == "link")
     assert not after, f"{len(after)} processes of the killed run outlived the next one's start: {described(after)}"
     assert not [e for e in os.listdir(tmp) if e.startswith("sshbench-")], "the killed run's private dir stayed"
     assert not _namespaces(pid)
