@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.compressors import choice, parse_compression
-from sshbench.measure import steady
+from sshbench.measure import parts, steady
 from sshbench.measure.pipe import shares
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.results.tcpfacts import Basis
@@ -257,3 +257,64 @@ def test_delivery_looks_close_in_on_the_arrival_and_stay_bounded() -> None:
         looks += 1
     assert now - (size - 1) / rate <= steady.DELIVERY_POLL_SECONDS + 1e-9
     assert looks < 40
+
+
+def _shared(window: steady.SteadyWindow, clock: _Clock, total: float, starts: list[float], size: int = 64 * MiB,
+            step: float = 0.0005) -> None:
+    """Streams that share one bottleneck of `total` bytes/s (a CPU, one link): each of those running gets an equal
+    share, and a part that ends hands its share to the rest. 1 MiB chunks, ticked as they complete."""
+    ticks = [window.marks(i) for i in range(len(starts))]
+    moved, told = [0.0] * len(starts), [0] * len(starts)
+    for step_index in range(1, 100_000):
+        clock.now = step_index * step
+        running = [i for i, start in enumerate(starts) if start <= clock.now and told[i] < size]
+        if not running:
+            break
+        for i in running:
+            moved[i] = min(float(size), moved[i] + total / len(running) * step)
+            while told[i] + MiB <= moved[i]:
+                told[i] += MiB
+                ticks[i](MiB)
+
+
+def test_parts_that_share_one_bottleneck_count_the_bytes_still_to_come(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four streams sharing 100 MB/s (one CPU), started 0.1 s apart (their logins). The last one started lags all
+    the way, then takes the whole bottleneck once the others end: a quarter-sized split ends about when a quarter
+    of the bytes are through, so a hand's two-size difference says 100 MB/s. The equal split (N x the laggard's
+    bytes left at the open) said more: it counted bytes the others had already moved."""
+    clock = _Clock()
+    monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, lambda: None, [steady.Probe()] * 4,
+                                 Basis.DELIVERED)
+    _shared(window, clock, 100e6, [0.0, 0.1, 0.2, 0.3])
+    sample = _sample()
+    window.fill(sample)
+    assert sample.steady_bytes is not None and sample.steady_seconds is not None
+    assert sample.parts_independent == 0.0
+    assert sample.steady_bytes / sample.steady_seconds == pytest.approx(100e6, rel=0.01)
+    start = window.open_time
+    assert start is not None
+    split = 4 * (64 * MiB - min(s.at(start) for s in window.streams))
+    assert split / sample.steady_seconds > 1.04 * 100e6, "the equal split's count reads high here"
+
+
+def test_independent_parts_are_said_so_and_keep_the_equal_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two cases above whose parts keep their own pace (uneven rates; one rate, staggered starts) read as
+    independent: the equal split stays their count."""
+    for rates, starts in (([100e6, 50e6], [0.0, 0.2]), ([25e6] * 4, [0.0, 0.3, 0.6, 0.9])):
+        clock = _Clock()
+        monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
+        window = steady.SteadyWindow([64 * MiB] * len(rates), lambda _n: None, lambda: None,
+                                     [steady.Probe()] * len(rates), Basis.DELIVERED)
+        _run(window, clock, rates, starts)
+        sample = _sample()
+        window.fill(sample)
+        assert sample.parts_independent == 1.0, (rates, starts)
+
+
+@given(st.lists(st.floats(0, 1e9), min_size=2, max_size=8), st.floats(0.01, 10), st.floats(0, 10))
+def test_independence_is_a_share(rates: list[float], span: float, tail: float) -> None:
+    sizes = [100 * MiB] * len(rates)
+    at_open = [10.0 * MiB] * len(rates)
+    at_first = [min(100.0 * MiB, 10 * MiB + r * span) for r in rates]
+    assert 0.0 <= parts.independence(sizes, at_open, at_first, (0.0, span, span + tail)) <= 1.0

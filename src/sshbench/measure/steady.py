@@ -9,27 +9,36 @@ samples (loopback: "4 streams 0.49x"; by hand 0.65x).
 The transfer's steady state runs from the moment every stream is past its
 start (its steady mark: a quarter of its bytes, never before STEADY_AFTER:
 process start and TCP's ramp are behind it) to the moment the LAST stream's
-last byte arrived, and it counts what the split still had to move when the
-window opened: N times the least-advanced stream's remaining bytes (its
-share of the total, where the parts differ by the remainder). That is a
-hand measurement's difference of two sizes taken inside one transfer: the
-split's completion at the size each stream had when the window opened, and
-at the whole. The streams' start
-stagger cancels exactly (streams at one rate, started apart: N times that
-rate), and the tail a stream that stays slow leaves stays in, as it does for
-a user who splits one transfer into N equal parts and waits for the last.
+last byte arrived. What it counts is a hand measurement's difference of two
+sizes taken inside one transfer: what the split still had to move when a
+quarter-sized split would have ended. How that split ends depends on the
+parts (measure/parts.py). Independent parts (each held by its own window or
+losses) keep their pace, so the quarter-sized split ends when its slowest
+part does, at the open: the window counts N times the least-advanced
+stream's remaining bytes (an equal split's, its share of the total where
+the parts differ by the remainder); a start stagger cancels exactly and a
+slow part's tail stays in, as for a user who waits for the last part.
+Parts that share one bottleneck (a CPU, one link) hand it to the laggard
+once they end, so that split ends when a quarter of the bytes are through:
+the window counts the bytes still to come, and which part lagged at the
+open is noise the transfer makes up. The transfer's own tail says which:
+whether the last part ended when the rest's bytes at the rate all had
+together said (shared), or when its own rate said (independent).
 One stream is the case N = 1: its bytes after the mark, to its arrival.
 Streams that never all ran together (the first ended before the last was
 past its mark) have no window.
 
-Both other timings were tried against the hand and missed. To the first
+Other timings were tried against the hand and missed. To the first
 stream's end (the span all N ran) left the slow stream's tail out: 16
 streams over rtt=150ms read 1.12 of the hand (99.5 against 88.9 MB/s), and
 by hand that tail grew with the size (16 x 12 MiB: 0.8-1.7 s between the
-first and the last end; 16 x 48 MiB: 2.2-2.8 s). To the last byte with the
-payload actually received in between counted the stagger as well: 8 streams
-over rtt=40ms with 1% loss read 0.79 of the hand, 16 over rtt=150ms 0.83.
-How far apart the parts ended is kept (Sample.tail_seconds).
+first and the last end; 16 x 48 MiB: 2.2-2.8 s). The bytes still to come
+for every case counted the stagger of independent parts: 8 streams over
+rtt=40ms with 1% loss read 0.79-0.85 of the hand, 16 over rtt=150ms 0.83.
+The equal split for every case counted bytes shared parts had already
+moved: 4 loopback streams read 1.05 of the hand (still to come: 1.00).
+How far apart the parts ended is kept (Sample.tail_seconds), and how
+independent they were (Sample.parts_independent).
 
 Counted where the bytes arrive (`Basis.DELIVERED`): a download's
 receiver is our own sink; an upload's is the server's `wc -c`, whose
@@ -58,6 +67,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sshbench.measure.datapath import Tick
+from sshbench.measure.parts import independence
 from sshbench.plan.budget import steady_mark
 from sshbench.plumbing.tcpinfo import TcpInfo
 from sshbench.results.model import Sample
@@ -106,7 +116,8 @@ class _Stream:
     entered: float | None = None  # when it passed its start mark
     finished: float | None = None  # when its last byte moved on our side
     arrived: float | None = None  # when its receiver had its last byte
-    received_open: int | None = None  # an upload's bytes at its receiver when the window opened (DELIVERED)
+    received_open: int | None = None  # an upload's bytes at its receiver when the window opened (DELIVERED) ...
+    received_first: int | None = None  # ... and when the first stream arrived
     cpu_mark: _Reading | None = None  # its CPU at its own mark ...
     cpu_late: _Reading | None = None  # ... and at LATE_SHARE of its bytes
     tcp_open: TcpInfo | None = None  # its sending socket's counters when the window opened ...
@@ -116,6 +127,16 @@ class _Stream:
         """Bytes this stream had moved at `when` (the last chunk at or before it)."""
         index = bisect.bisect_right(self.times, when)
         return self.counts[index - 1] if index else 0
+
+    def between(self, when: float) -> float:
+        """Bytes this stream had moved at `when`, read between its chunks (a rate from `at` is off by up to a
+        chunk at each end: a 1 MiB chunk in 28 MiB, 4%)."""
+        index = bisect.bisect_right(self.times, when)
+        if index == 0 or index == len(self.times):
+            return float(self.at(when))
+        before, after = self.times[index - 1], self.times[index]
+        low, high = self.counts[index - 1], self.counts[index]
+        return low + (high - low) * (when - before) / (after - before) if after > before else float(high)
 
     def read_cpu(self) -> _Reading:
         client, server = self.probe.cpu()
@@ -244,8 +265,12 @@ class SteadyWindow:
                 continue
             arrived = now if count is not None else (last_below + now) / 2
             with self._lock:
+                first = all(s.arrived is None for s in self.streams)
                 stream.arrived = arrived
                 ends = self._closing(arrived)
+            if first and len(self.streams) > 1:  # where the others stood: how the tail went (independence)
+                for other in self.streams:
+                    other.received_first = self._received(other)
             self._read(ends)
             return
 
@@ -263,16 +288,20 @@ class SteadyWindow:
         start, end = self.open_time, self.close_time
         if start is None or end is None or first is None or first <= start:
             return
-        at_open = self._at_open()
+        at_open, at_first = self._at_open(), self._at_first(first)
         if at_open is None:
             return
-        left = self._split_left(at_open)
+        apart = 1.0 if at_first is None else independence(
+            [s.size for s in self.streams], self._near_open(at_open), at_first, (start, first, end))
+        left = self._left(at_open, apart)
         if left <= 0:
             return
         sample.steady_bytes, sample.steady_seconds = left, end - start
+        if len(self.streams) > 1:
+            sample.parts_independent = apart
         middle = (start + end) / 2  # our side's marks: they only say how much a rate varies within a sample
-        sample.steady_half_bytes = self._split_left([s.at(start) for s in self.streams]) \
-            - self._split_left([s.at(middle) for s in self.streams])
+        sample.steady_half_bytes = self._left([s.at(start) for s in self.streams], apart) \
+            - self._left([s.at(middle) for s in self.streams], apart)
         inside = [s.size - moved for s, moved in zip(self.streams, at_open, strict=True)]  # received in the window
         per_window = left / sum(inside) if sum(inside) > 0 else 1.0  # the window's bytes per byte received in it
         client, server = self._cpu_inside(inside)
@@ -283,12 +312,32 @@ class SteadyWindow:
             max(0.0, after - before) * per_window
         sample.tcp = TcpFacts.between([s.tcp_open for s in self.streams], [s.tcp_late for s in self.streams])
 
-    def _split_left(self, moved: list[int]) -> int:
-        """What an equal split still had to move when its streams had moved `moved`: N times the least-advanced
-        stream's remaining share of the total (its own bytes left, for one stream)."""
+    def _left(self, moved: list[int], apart: float) -> int:
+        """What the split still had to move when its streams had moved `moved`, as a quarter-sized split would
+        have ended: the bytes still to come where the parts share one bottleneck (`apart` 0), N times the
+        least-advanced stream's remaining share of the total where they are independent (1), in between by
+        `apart` (one stream: its own bytes left)."""
         total = sum(s.size for s in self.streams)
         done = min(count / s.size for s, count in zip(self.streams, moved, strict=True))
-        return round(total * (1 - min(1.0, done)))
+        split = total * (1 - min(1.0, done))
+        still = sum(max(0, s.size - count) for s, count in zip(self.streams, moved, strict=True))
+        return round(still + apart * (split - still))
+
+    def _near_open(self, at_open: list[int]) -> list[float]:
+        """Each stream's payload at the open, read between its chunks where the marks are the receivers' (an
+        upload's receivers were read then)."""
+        start = self.open_time
+        assert start is not None
+        return [float(count) for count in at_open] if self._upload_delivered else \
+            [s.between(start) for s in self.streams]
+
+    def _at_first(self, first: float) -> list[float] | None:
+        """Each stream's payload at the receivers when the first stream arrived (an upload's read then; a
+        download's and SENT's from the marks), or None where it was not read."""
+        if self._upload_delivered:
+            counts = [s.received_first for s in self.streams]
+            return None if any(c is None for c in counts) else [float(c or 0) for c in counts]
+        return [s.between(first) for s in self.streams]
 
     def _at_open(self) -> list[int] | None:
         """Each stream's payload when the window opened, counted at the receivers (DELIVERED: an upload's by its
@@ -322,3 +371,4 @@ def next_look(seen: tuple[float, int] | None, now: float, count: int, size: int,
     moved, took = count - seen[1], now - seen[0]
     guess = (size - count) * took / moved / 4 if moved > 0 and took > 0 else 2 * pause
     return min(DELIVERY_POLL_MAX_SECONDS, max(DELIVERY_POLL_SECONDS, guess))
+

@@ -29,7 +29,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # each steady state's two halves (Sample.steady_half_bytes); 10: the placement trial (Report.placement_trial);
 # 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted;
 # 12: short commands (Case.command, the command kind, Sample.command_seconds);
-# 13: the streams' tail (Sample.tail_seconds)
+# 13: the streams' tail (Sample.tail_seconds); 14: how far a split's parts went their own way
+# (Sample.parts_independent)
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -12 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -13 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -62,6 +63,8 @@ def upgrade(data: object) -> object:
         data = _added_fields(data, 11)  # 12: short commands
     if data.get("schema_version") == 12:
         data = _added_fields(data, 12)  # 13: the streams' tail (Sample.tail_seconds)
+    if data.get("schema_version") == 13:
+        data = _added_fields(data, 13)  # 14: how far a split's parts went their own way
     return data
 
 

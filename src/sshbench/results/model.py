@@ -30,7 +30,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 @dataclass
@@ -56,8 +56,10 @@ class Sample:
     # (its writes for an upload, its reads for a download: at both ends of that interval the buffers and windows
     # are full, so bytes in = bytes out). The first quarter absorbs the start-up (a fixed ~0.1 s of an upload's
     # first bytes here, TCP's ramp over a link), which data_seconds still includes (fixed_seconds says how much).
-    # N streams (measure/steady.py): from the last stream past its mark to the last stream's end, counting what an
-    # equal split had left at the open (N x the least-advanced stream's remaining share); CPU per byte of that.
+    # N streams (measure/steady.py): from the last stream past its mark to the last stream's end, counting what the
+    # split had left when a quarter-sized split would have ended: N x the least-advanced stream's remaining share
+    # where the parts are independent, the bytes still to come where they share a bottleneck (parts_independent);
+    # CPU per byte of that.
     steady_bytes: int | None = None
     steady_seconds: float | None = None
     # Bytes moved in the first half of those steady seconds: how much a sample's rate varies within one
@@ -93,6 +95,10 @@ class Sample:
     # the parts of one transfer ended this far apart; the steady window runs to the last (measure/steady.py).
     # None for one connection
     tail_seconds: float | None = None
+    # --streams N: how far its parts went their own way (measure/steady.independence): 0 where the parts that ended
+    # first handed their share to the rest (one bottleneck), 1 where the rest kept their own pace; the steady
+    # window counts the bytes still to come at 0, an equal split's N x the laggard's at 1. None for one connection
+    parts_independent: float | None = None
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
     phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
