@@ -44,6 +44,7 @@ import os
 import platform
 import random
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -286,6 +287,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
     args = parser.parse_args()
+    # a SIGTERM unwinds like Ctrl-C: the running pipeline is killed and the link, server and files removed (killed
+    # without this, the bench left its hand's ssh processes, namespaces and private dir behind)
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     if args.link:
         netns.check_can_emulate()
     link = parse_label(args.link).label if args.link else ""
