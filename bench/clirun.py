@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -10,13 +13,33 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+STOP_SECONDS = 10.0  # an interrupted sshbench ends within 2 s; a hand's ssh on SIGTERM at once
+
+
+def finished(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:
+    """`subprocess.run(argv, text=True)` in its own process group (same session: its scheduling stays a shell's),
+    which an interrupt of the bench asks to stop with SIGTERM and waits for. subprocess.run's own clean-up
+    SIGKILLs the child alone: an sshbench left its namespaces and private dir, a hand's `sh` its ssh behind."""
+    with subprocess.Popen(argv, text=True, process_group=0, **popen) as proc:
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, sig)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(STOP_SECONDS)
+                    break
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
 
 def run_sshbench(args: list[str], out: Path, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], float]:
     """The results document and the wall time of one `sshbench ARGS --output OUT` (exit 0 or 1 accepted); `env`
     for another sshbench's source (PYTHONPATH)."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "sshbench", *args, "--output", str(out)], check=False,
-                          stdout=subprocess.DEVNULL, env=env)
+    done = finished([sys.executable, "-m", "sshbench", *args, "--output", str(out)], stdout=subprocess.DEVNULL,
+                    env=env)
     if done.returncode not in (0, 1):
         raise SystemExit(f"sshbench exited {done.returncode}")
     return json.loads(out.read_text()), time.monotonic() - start

@@ -37,6 +37,7 @@ from sshbench.analysis.phases import phase_splits
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS
@@ -158,5 +159,5 @@ def _round_note(report: Report) -> str:
 
 
 if __name__ == "__main__":
-    with run_claimed():
+    with interrupts_end_the_command(), run_claimed():
         main()

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from sshbench.analysis.stats import per_gib
 from sshbench.measure.pipe import run_sample
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
@@ -77,5 +78,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+    # SIGTERM and SIGHUP unwind like Ctrl-C (what it started is removed); what it starts is recorded, so if it is
+    # killed outright the next sshbench run ends it
+    with interrupts_end_the_command(), run_claimed():
         main()

@@ -18,6 +18,7 @@ import time
 
 from sshbench.plumbing.negotiation import parse_verbose
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
@@ -54,5 +55,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+    # SIGTERM and SIGHUP unwind like Ctrl-C (what it started is removed); what it starts is recorded, so if it is
+    # killed outright the next sshbench run ends it
+    with interrupts_end_the_command(), run_claimed():
         main()

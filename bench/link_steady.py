@@ -29,6 +29,7 @@ from clirun import run_sshbench
 from link_vs_hand import hand_pipeline
 from sshbench.analysis.links import bounds
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.store import read_results
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.link import netns
@@ -85,5 +86,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+    # SIGTERM and SIGHUP unwind like Ctrl-C (what it started is removed); what it starts is recorded, so if it is
+    # killed outright the next sshbench run ends it
+    with interrupts_end_the_command(), run_claimed():
         main()

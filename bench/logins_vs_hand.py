@@ -36,6 +36,7 @@ from sshbench.measure.logins import listening
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS, OWN_CONNECTION
 from sshbench.targets.discovery import discover_client
@@ -125,5 +126,5 @@ def _rate(values: list[float]) -> str:
 
 
 if __name__ == "__main__":
-    with run_claimed():
+    with interrupts_end_the_command(), run_claimed():
         main()

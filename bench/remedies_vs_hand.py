@@ -44,7 +44,6 @@ import os
 import platform
 import random
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
@@ -53,6 +52,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from clirun import finished
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.robust import shift_interval
@@ -62,6 +62,7 @@ from sshbench.measure.datapath import make_payload
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Case, CaseKind, Direction, Report
 from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS
@@ -162,8 +163,8 @@ class Hand:
         jobs = " ".join(f"( {self.pipeline(variant, size // streams)} ) & pids=\"$pids $!\";" for _ in range(streams))
         script = f"pids=; {jobs} fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail"
         start = time.perf_counter()
-        done = subprocess.run(["sh", "-c", script], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True, check=False)
+        done = finished(["sh", "-c", script], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE)
         took = time.perf_counter() - start
         if done.returncode != 0:
             raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
@@ -287,9 +288,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
     args = parser.parse_args()
-    # a SIGTERM unwinds like Ctrl-C: the running pipeline is killed and the link, server and files removed (killed
-    # without this, the bench left its hand's ssh processes, namespaces and private dir behind)
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     if args.link:
         netns.check_can_emulate()
     link = parse_label(args.link).label if args.link else ""
@@ -348,9 +346,8 @@ def run_sshbench(command: list[str], out: Path, cpus: frozenset[int] | None) -> 
     """The real command line writing `out`, given every CPU this bench had (`cpus`), to split as it does for a
     user: started from the pinned bench it inherited one CPU, could not split, and put both ends on it
     (placement "free" in its results)."""
-    return subprocess.run([sys.executable, "-m", "sshbench", *command, "--output", str(out)], check=False,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=lambda: placement.pin_this_thread(cpus))
+    return finished([sys.executable, "-m", "sshbench", *command, "--output", str(out)], stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE, preexec_fn=lambda: placement.pin_this_thread(cpus))
 
 
 def machine_line(load: list[list[float] | None], hog: bool) -> str:
@@ -383,5 +380,7 @@ def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: 
 
 
 if __name__ == "__main__":
-    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+    # SIGTERM and SIGHUP unwind like Ctrl-C (what it started is removed); what it starts is recorded, so if it is
+    # killed outright the next sshbench run ends it
+    with interrupts_end_the_command(), run_claimed():
         main()

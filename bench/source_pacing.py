@@ -32,6 +32,7 @@ from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
+from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
@@ -141,5 +142,7 @@ def _print(args: argparse.Namespace, size: int, results: dict[tuple[str, int], l
 
 
 if __name__ == "__main__":
-    with run_claimed():  # what it starts is recorded: if it is killed, the next sshbench run ends it
+    # SIGTERM and SIGHUP unwind like Ctrl-C (what it started is removed); what it starts is recorded, so if it is
+    # killed outright the next sshbench run ends it
+    with interrupts_end_the_command(), run_claimed():
         main()
