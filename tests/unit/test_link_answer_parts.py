@@ -52,6 +52,12 @@ def test_a_live_socket_is_read_in_this_process_and_through_another_s_descriptor(
     accepted, _ = server.accept()
     try:
         client.sendall(b"x" * 100_000)
+        # all of it received first: sendall returns once the bytes are in the send buffer, and on a busy machine
+        # some were still being sent between the two reads below (their counts differed)
+        accepted.settimeout(10)
+        got = 0
+        while got < 100_000 and (chunk := accepted.recv(65536)):
+            got += len(chunk)
         own = read_socket(client)
         assert own is not None and own.bytes_sent >= 100_000
         import os
