@@ -12,14 +12,10 @@ The remote command says it is ready on stdout, except for a compressed
 download: there stdout is the compressed stream, so the ready line goes to
 stderr (which ssh passes on beside its -v lines).
 
-ssh and its compressor run in process groups of their own inside
-sshbench's session, not in sessions of their own: with the kernel's
-autogroup scheduling, each session is one scheduling group, so N streams
-in N sessions got N shares of a busy CPU where a user's `xargs -P N` from
-one shell gets one (4 streams + SSH zlib: 1.83x as sshbench measured them,
-1.05-1.15x by hand from one shell, 2.10x by hand with a session per
-stream). A process group still ends with one killpg, and is recorded for
-the sweep like a session (plumbing/procs.spawn).
+ssh and its compressor are started by the sample's leader (plumbing/leader.py):
+in process groups of their own (one killpg ends each) inside one session
+that is not sshbench's, so the N streams of a transfer are one scheduling
+group, as from a user's shell, without sshbench's own measuring work in it.
 """
 
 from __future__ import annotations
@@ -27,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
 import threading
 import time
 from collections.abc import Mapping
@@ -36,8 +31,9 @@ from resource import struct_rusage
 
 from sshbench.compressors import Choice
 from sshbench.measure.datapath import drain, grow_pipe
+from sshbench.plumbing.leader import Child, Leader
 from sshbench.plumbing.procfs import chars_read, descendants, find_command, tree_cpu_seconds
-from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.plumbing.procs import kill_group
 from sshbench.plumbing.tcpinfo import TcpInfo, tcp_info_of
 from sshbench.results.model import Case, Direction
 from sshbench.targets.base import Target
@@ -109,12 +105,12 @@ class Connection:
     """Start with `Connection(...)`; then `ready()`, feed `payload_in` or drain `payload_out`, `end()`."""
 
     def __init__(self, target: Target, case: Case, argv: list[str], env: Mapping[str, str], timeout: float,
-                 compression: Choice) -> None:
+                 compression: Choice, leader: Leader) -> None:
         self.target, self.case = target, case
         self.stderr_lines: list[tuple[float, str]] = []
         self.timed_out = threading.Event()
         self._stderr_seen = threading.Condition()
-        self.compressor: subprocess.Popen[bytes] | None = None
+        self.compressor: Child | None = None
         self.peer_port: int | None = None
         self.setup_seconds: float | None = None
         self._sink: int | None = None  # the server's `wc -c` of an upload, once found
@@ -124,37 +120,38 @@ class Connection:
         self.upload = upload
         external = compression.external and case.moves_data
         self.ready_on_stderr = external and not upload
+        self.leader = leader
         self.t_spawn = time.perf_counter()
+        ssh_in: int | None = None  # None: a pipe from sshbench's source
         if external and upload:  # source -> compressor -> ssh
             assert compression.level is not None
-            self.compressor = spawn(compression.compressor.compress(compression.level), stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, process_group=0)
-            assert self.compressor.stdout is not None
-            grow_pipe(self.compressor.stdout.fileno())
-            ssh_in: int | None = self.compressor.stdout.fileno()
-        else:
-            ssh_in = subprocess.PIPE
+            ssh_in, compressed = os.pipe()
+            grow_pipe(compressed)
+            try:
+                self.compressor = leader.start(compression.compressor.compress(compression.level), stdin=None,
+                                               stdout=compressed, stderr=leader.devnull(), env=env)
+            except BaseException:
+                os.close(ssh_in)
+                raise
+        unpack_in, ssh_out = os.pipe() if external and not upload else (None, None)
         try:
-            self.proc = spawn(target.client_argv(argv), stdin=ssh_in, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, bufsize=0, env=dict(env), process_group=0)
+            self.proc = leader.start(target.client_argv(argv), stdin=ssh_in, stdout=ssh_out, stderr=None, env=env)
+            if unpack_in is not None:  # ssh -> decompressor -> sink
+                unpack, unpack_in = unpack_in, None
+                self.compressor = leader.start(compression.compressor.decompress(), stdin=unpack, stdout=None,
+                                               stderr=leader.devnull(), env=env)
         except BaseException:
-            self._kill_compressor()
+            if unpack_in is not None:
+                os.close(unpack_in)
+            self.kill()
             raise
-        if self.compressor is not None:
-            assert self.compressor.stdout is not None and self.compressor.stdin is not None
-            self.compressor.stdout.close()  # ssh holds it now: its EOF is the compressor's
-            self.payload_in: int | None = self.compressor.stdin.fileno()
-        else:
-            assert self.proc.stdin is not None
-            self.payload_in = self.proc.stdin.fileno()
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        self.lines = Lines(self.proc.stdout.fileno())
-        self.payload_out = self.proc.stdout.fileno()
-        if external and not upload:  # ssh -> decompressor -> sink
-            self.compressor = spawn(compression.compressor.decompress(), stdin=self.proc.stdout,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0, process_group=0)
-            assert self.compressor.stdout is not None
-            self.payload_out = self.compressor.stdout.fileno()
+        carrier = self.compressor if self.compressor is not None and upload else self.proc
+        assert carrier.stdin is not None
+        self.payload_in: int | None = carrier.stdin.fileno()
+        carrier = self.compressor if self.compressor is not None and not upload else self.proc
+        assert carrier.stdout is not None and self.proc.stderr is not None
+        self.payload_out = carrier.stdout.fileno()
+        self.lines = Lines(self.payload_out)  # ssh's stdout where the ready line comes there (not ready_on_stderr)
         for fd in (self.payload_in, self.payload_out):
             grow_pipe(fd)
         self._stderr_thread = threading.Thread(target=self._read_stderr, daemon=True)
@@ -201,19 +198,16 @@ class Connection:
 
     def _exited(self) -> bool:
         """Whether ssh has exited, looked at without reaping it (end() reaps it, with its CPU time)."""
-        try:
-            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+        return self.leader.exited(self.proc.pid)
 
     def _expire(self) -> None:
         self.timed_out.set()
         self.kill()
 
     def kill(self) -> None:
-        """End ssh and the compressor with everything they started (not proc.kill(): its poll() could reap ssh
-        under our wait4)."""
-        kill_group(self.proc.pid)
+        """End ssh and the compressor with everything they started (each leads a process group)."""
+        if hasattr(self, "proc"):
+            kill_group(self.proc.pid)
         self._kill_compressor()
 
     def _kill_compressor(self) -> None:
@@ -302,10 +296,10 @@ class Connection:
         self.close_input()
         with contextlib.suppress(OSError):
             drain(self.payload_out, 1 << 62)
-        status, usage = reap(self.proc.pid)
+        status, usage = self.leader.wait(self.proc.pid)
         compressor_usage = None
         if self.compressor is not None:
-            _, compressor_usage = reap(self.compressor.pid)
+            _, compressor_usage = self.leader.wait(self.compressor.pid)
         self._ended.set()
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         self._stderr_thread.join(timeout=5)

@@ -47,6 +47,7 @@ from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
 from sshbench.measure.proof import CPU_MARK, concluded, which
 from sshbench.measure.steady import Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
+from sshbench.plumbing.leader import Leader
 from sshbench.results.model import Case, Direction, Sample
 from sshbench.results.tcpfacts import Basis
 from sshbench.targets.base import Target
@@ -125,12 +126,13 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     env = {**os.environ, **target.tool_env, **settings.env}
     connections: list[Connection] = []
     error: str | None = None
+    leader = Leader()  # the streams' own session: one scheduling group, as from a shell, without sshbench in it
     t_start = time.perf_counter()
     try:
         for part in parts:
             argv = target.ssh_argv(case, remote_command(case, part, settings.payload, remote_cpu))
             argv[1:1] = [*ssh_compression_options(case), *effect_of(case.dims).ssh_options]
-            connections.append(Connection(target, case, argv, env, timeout, compression))
+            connections.append(Connection(target, case, argv, env, timeout, compression, leader))
         error = _ready(connections)
         if error is None and case.moves_data:
             sample.client_cpu_setup_seconds = _total(c.cpu()[0] for c in connections)
@@ -147,8 +149,11 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
             connection.kill()
         raise
     finally:
-        ended = [connection.end() for connection in connections]
-        sample.total_seconds = time.perf_counter() - t_start
+        try:
+            ended = [connection.end() for connection in connections]
+            sample.total_seconds = time.perf_counter() - t_start
+        finally:
+            leader.close()
     if connections:
         sample.setup_seconds = max((c.setup_seconds for c in connections if c.setup_seconds is not None),
                                    default=None) if error is None else connections[0].setup_seconds
