@@ -9,6 +9,7 @@ must carry and read the new dimensions.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -119,19 +120,26 @@ def test_a_missing_compressor_is_one_line_naming_its_package(tmp_path: Path) -> 
     assert not (tmp_path / "r.json").exists()
 
 
-def test_a_stream_that_fails_mid_transfer_fails_its_sample_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_streams_share_a_session_not_sshbench_s_and_one_that_fails_fails_its_sample(tmp_path: Path) -> None:
+    """A transfer's four ssh share one session (one scheduling group, as from a shell) that sshbench is not in,
+    each leading its own process group; killing one fails that sample only."""
     args = ["--ciphers", "aes128-ctr", *ALGOS, "--no-controls", "--streams", "4", "--directions", "upload",
             "--runs", "4", "--size", "2GiB"]
     run = start(args, tmp_path)
     try:
         wait_for_samples(run, tmp_path / "r.json", 1)
-        victim = None
+        victim, sessions, leaders = None, set(), False
         deadline = time.monotonic() + 60
         while victim is None and time.monotonic() < deadline:
             clients = [p for p in descendants(run.pid) if _argv0(p).endswith(b"/ssh")]
-            victim = clients[1] if len(clients) >= 4 else None
+            if len(clients) >= 4:
+                with contextlib.suppress(ProcessLookupError):  # a sample that just ended: look again
+                    sessions = {os.getsid(p) for p in clients}
+                    leaders = all(os.getpgid(p) == p for p in clients)
+                    victim = clients[1]
             time.sleep(0.05)
         assert victim is not None, "no sample with four ssh clients seen"
+        assert len(sessions) == 1 and os.getsid(run.pid) not in sessions and leaders
         time.sleep(0.3)  # in its data phase
         os.kill(victim, signal.SIGKILL)
         _, err = run.communicate(timeout=300)
