@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from sshbench.plumbing.procs import kill_group
 
 STOP_SECONDS = 10.0  # an interrupted sshbench ends within 2 s; a hand's ssh on SIGTERM at once
 
@@ -25,8 +26,7 @@ def finished(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:
             out, err = proc.communicate()
         except BaseException:
             for sig in (signal.SIGTERM, signal.SIGKILL):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, sig)
+                kill_group(proc.pid, sig)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(STOP_SECONDS)
                     break

@@ -134,8 +134,9 @@ class Connection:
                 os.close(ssh_in)
                 raise
         unpack_in, ssh_out = os.pipe() if external and not upload else (None, None)
+        ssh: Child | None = None
         try:
-            self.proc = leader.start(target.client_argv(argv), stdin=ssh_in, stdout=ssh_out, stderr=None, env=env)
+            ssh = leader.start(target.client_argv(argv), stdin=ssh_in, stdout=ssh_out, stderr=None, env=env)
             if unpack_in is not None:  # ssh -> decompressor -> sink
                 unpack, unpack_in = unpack_in, None
                 self.compressor = leader.start(compression.compressor.decompress(), stdin=unpack, stdout=None,
@@ -143,8 +144,11 @@ class Connection:
         except BaseException:
             if unpack_in is not None:
                 os.close(unpack_in)
-            self.kill()
+            for started in (ssh, self.compressor):
+                if started is not None:
+                    kill_group(started.pid)
             raise
+        self.proc = ssh
         carrier = self.compressor if self.compressor is not None and upload else self.proc
         assert carrier.stdin is not None
         self.payload_in: int | None = carrier.stdin.fileno()
@@ -206,8 +210,7 @@ class Connection:
 
     def kill(self) -> None:
         """End ssh and the compressor with everything they started (each leads a process group)."""
-        if hasattr(self, "proc"):
-            kill_group(self.proc.pid)
+        kill_group(self.proc.pid)
         self._kill_compressor()
 
     def _kill_compressor(self) -> None:

@@ -166,15 +166,9 @@ class Leader:
         return os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
 
     def exited(self, pid: int) -> bool:
-        """Whether the child has ended (its status may not have arrived yet where it has only just)."""
+        """Whether the child has ended, as far as the leader has said (it says so within a poll of the end)."""
         with self._seen:
-            if pid in self._ended:
-                return True
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-                return fh.read().rpartition(")")[2].split()[:1] in (["Z"], ["X"])
-        except OSError:
-            return True
+            return pid in self._ended or self._gone
 
     def wait(self, pid: int) -> tuple[int, resource.struct_rusage | None]:
         """The child's wait status and rusage, once it ends (bounded by whoever kills it: the connection's
