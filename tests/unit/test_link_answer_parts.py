@@ -178,6 +178,20 @@ def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_us
     assert target_seconds(case, RunOptions(adapt_length=False)) == 0.3, "the user's --sample-seconds"
 
 
+def test_a_lossy_link_s_samples_last_long_enough_for_the_long_run_s_pace() -> None:
+    """Under loss one stream's pace falls for seconds after its start (plan/budget.py: 28.7 MB/s between 8 and 32
+    MiB by hand, 25.6 between 32 and 128): its samples hold LOSSY_STEADY_RTTS round trips of data, a loss-free
+    link's LINK_STEADY_RTTS, every stream count alike; a short --sample-seconds does not shorten either."""
+    from sshbench.options import RunOptions
+    from sshbench.plan.budget import LINK_STEADY_RTTS, LOSSY_STEADY_RTTS, target_seconds
+    for label, rtts in (("rtt=40ms,loss=1%", LOSSY_STEADY_RTTS), ("rtt=40ms", LINK_STEADY_RTTS),
+                        ("rtt=40ms,rate=100mbit", LINK_STEADY_RTTS)):
+        options = RunOptions(links=tuple(parse_links(label)), sample_seconds=0.3)
+        for streams in (1, 8):
+            assert target_seconds(_case(streams, label), options) == pytest.approx(rtts * 0.040), (label, streams)
+    assert LOSSY_STEADY_RTTS * 0.040 >= 3.5, "a window of 3/4 of it past the early pace (32 -> 128 MiB: 3.7 s)"
+
+
 def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:
     stat = Stat(median=rate, mean=rate, min=rate, max=rate, stdev=0.0, count=6)
     return Bound("c", "rtt=40ms", "pipe", GCM, "upload", "", stat, 0.04, window, tcp, {"client": 0.3, "server": 0.3},

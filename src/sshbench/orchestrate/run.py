@@ -39,13 +39,13 @@ from sshbench.orchestrate.session import Advice, Host, embedded_environment, mea
 from sshbench.plan.budget import (
     BUSY,
     FIT_MARGIN,
-    LINK_STEADY_RTTS,
     LOGIN_ROUND_TRIPS,
     duration,
     host_share,
     largest_savings,
     minimum_before,
     runs_cap,
+    steady_rtts,
     too_long,
 )
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
@@ -159,12 +159,12 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
 
 def _check_link_floor(options: RunOptions) -> None:
     """Refuse a budget that the links' round trips alone cannot fit: timing each link's RTT (RTT_PROBES + 1
-    connects) and one case's warm-up and minimum over it (a login's round trips, then LINK_STEADY_RTTS of data
+    connects) and one case's warm-up and minimum over it (a login's round trips, then steady_rtts of data
     each). `--link rtt=10s --time-budget 60s` took 4 minutes to be refused, after the links were built."""
     budget = options.time_budget_seconds
     if budget is None or options.mode == "fixed":
         return
-    floor = sum((RTT_PROBES + 1) * link.rtt_seconds + (options.min_runs + 1) * (LOGIN_ROUND_TRIPS + LINK_STEADY_RTTS)
+    floor = sum((RTT_PROBES + 1) * link.rtt_seconds + (options.min_runs + 1) * (LOGIN_ROUND_TRIPS + steady_rtts(link))
                 * link.rtt_seconds for link in options.links)
     if floor > budget:
         worst = max(options.links, key=lambda link: link.rtt_seconds)

@@ -20,6 +20,7 @@ from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.options import RunOptions
 from sshbench.results.model import Case, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
+from sshbench.vocabulary.linkspec import LinkSpec
 
 # The minimum must fit with this much to spare: sample times vary 15-40% on a shared machine.
 FIT_MARGIN = 1.1
@@ -102,6 +103,12 @@ def steady_mark(size: int) -> int | None:
 # measure/pipe.py) comes after TCP's ramp (slow start to a 2 MiB window: about 8 round trips) and spans many round
 # trips: at least this many RTTs of data.
 LINK_STEADY_RTTS = 40
+# Over a lossy link a stream's pace falls for seconds after its start (AMD EPYC, rtt=40ms with 1% loss, one stream
+# by hand from one shell, medians of 9 runs a size: 28.7 MB/s between 8 and 32 MiB, 25.6 between 32 and 128, 26.5
+# between 8 and 256; sshbench's own windows in samples of 32 and 128 MiB: 27.7 and 26.5), so samples of
+# LINK_STEADY_RTTS read the early pace: 1.03-1.14 of a hand's 4-s transfers in 10 of 12 bench runs. A lossy link's
+# samples hold this many round trips of data, and their windows the long run's pace.
+LOSSY_STEADY_RTTS = 100
 # The raw TCP control over a delayed link ramps for seconds (measured at 80 ms: 23 MB/s in 1 s samples, 32 MB/s in
 # 6.5 s, 33 MB/s in 19 s timed whole): its samples last at least this long, and are timed over their steady state
 # (the last three quarters of the bytes, as a pipe sample is, measure/controls.py).
@@ -126,16 +133,20 @@ def sweep_seconds(options: RunOptions) -> float:
 def target_seconds(case: Case, options: RunOptions) -> float:
     """How long a sample's data phase should last (the warm-up sizes it so): --sample-seconds, but a pipe
     sample of the sweeps at least MIN_DATA_SECONDS unless the user gave that length; longer over a delayed
-    emulated link (LINK_STEADY_RTTS round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
+    emulated link (steady_rtts round trips; the raw TCP control LINK_CONTROL_SECONDS)."""
     link = options.link_named(case.link)
-    rtt = link.rtt_seconds if link is not None else 0.0
     base = sweep_seconds(options) if case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) \
         else options.sample_seconds
-    if not rtt:
+    if link is None or not link.rtt_seconds:
         return base
     if case.kind is CaseKind.CONTROL:
         return max(options.sample_seconds, LINK_CONTROL_SECONDS)
-    return max(base, LINK_STEADY_RTTS * rtt)
+    return max(base, steady_rtts(link) * link.rtt_seconds)
+
+
+def steady_rtts(link: LinkSpec) -> int:
+    """The round trips of data a sample over `link` lasts at least: more where it loses packets."""
+    return LOSSY_STEADY_RTTS if link.loss else LINK_STEADY_RTTS
 
 
 def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_bytes: int = 0,
