@@ -120,10 +120,12 @@ def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     begun = started_at(nxt.pid) or 0
     try:
-        # The sweep is part of the next run's start: once that run has ended, nothing older may be left. (A
-        # 20-s wait beside its start read a slow sweep as a leftover on a machine busy with other jobs.)
+        # The sweep is part of the next run's start: once that run has ended (and what it killed has been
+        # reaped: leftovers' grace), nothing older may be left. A 20-s wait beside its start read a slow sweep
+        # as a leftover on a machine busy with other jobs; one look right at the end can see a killed process
+        # not yet reaped.
         nxt.communicate(timeout=120)
-        after_start = _older(our_processes(str(tmp)), begun)
+        after_start = _older(leftovers(str(tmp)), begun)
     finally:
         if nxt.poll() is None:
             nxt.kill()
