@@ -139,12 +139,22 @@ def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[
     ("dropbear", DROPBEAR_RUN),
 ])
 def test_after_sigkill_the_next_run_ends_what_was_left_and_removes_the_keys(kind: str, args: list[str]) -> None:
-    tmp, pid, before, after = _kill9_then_next_run(args, 4.0, lasting=kind == "link")
-    assert not after, \
-        f"{len(after)} processes of the killed run outlived the next run, which sweeps as it starts: {described(after)}"
-    assert not [e for e in os.listdir(tmp) if e.startswith("sshbench-")], "the killed run's private dir stayed"
-    assert not _namespaces(pid)
-    assert before or kind == "dropbear", "the link run left processes to sweep (else this test proves nothing)"
+    """Each try must be clean. A link run's kill must leave something to sweep in one of three tries: what
+    outlives it depends on the moment (a connection's server side lasts, the wire and a leader die with it; a
+    busy machine once killed one between two connections and left nothing)."""
+    tries = []
+    for _ in range(3 if kind == "link" else 1):
+        tmp, pid, before, after = _kill9_then_next_run(args, 4.0, lasting=kind == "link")
+        assert not after, \
+            f"{len(after)} processes of the killed run outlived the next run, which sweeps as it starts: " \
+            f"{described(after)}"
+        assert not [e for e in os.listdir(tmp) if e.startswith("sshbench-")], "the killed run's private dir stayed"
+        assert not _namespaces(pid)
+        tries.append(len(before))
+        if before:
+            break
+    assert tries[-1] or kind == "dropbear", \
+        f"no try of the link run left processes to sweep (left per try: {tries}), so this test proved nothing"
 
 
 @pytest.mark.skipif(not ROOT, reason="--link needs root")
