@@ -10,6 +10,8 @@ which covers the ssh client, every server process (sshd's privsep child
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import random
@@ -18,10 +20,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from sshbench.plumbing.runs import ROOT_STATE_DIR
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, our_processes
 from tests.integration.processes import ALGOS, ROOT, described, kill_all, run_as_nobody, start, started_at
@@ -97,25 +101,72 @@ def _older(pids: set[int], than: int) -> set[int]:
     return {pid for pid in pids if (at := started_at(pid)) is not None and at <= than}
 
 
-def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[Path, int, set[int], set[int]]:
-    """SIGKILL a run after `after` s, then start another (which sweeps): (its TMPDIR, pid, left before, after).
-    `lasting`: wait until the run has a process that lasts (a link run's server) so the sweep has work."""
+def _server_side(pids: set[int]) -> set[int]:
+    """The sshd processes among `pids` (a connection's "sshd: [net]", "sshd -i")."""
+    found = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].split(b"/")[-1].startswith(b"sshd"):
+                found.add(pid)
+    return found
+
+
+def _record_lock(pid: int) -> int | None:
+    """An open descriptor on the lock of the run record of `pid` (root's state dir), None where there is none."""
+    if not ROOT or not os.path.isdir(ROOT_STATE_DIR):
+        return None
+    for name in os.listdir(ROOT_STATE_DIR):
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads((Path(ROOT_STATE_DIR) / name / "info").read_text()).get("pid") == pid:
+                return os.open(Path(ROOT_STATE_DIR) / name / "lock", os.O_RDWR | os.O_CLOEXEC)
+    return None
+
+
+@dataclass(frozen=True)
+class _Killed:
+    """What a SIGKILLed run left (seen while no sweep could end it), and what outlived the next run's sweep."""
+    tmp: Path
+    pid: int
+    processes: set[int]
+    dirs: list[str]
+    namespaces: list[str]
+    outlived: set[int]
+
+
+def _private_dirs(tmp: Path) -> list[str]:
+    return [e for e in os.listdir(tmp) if e.startswith("sshbench-")]
+
+
+def _kill9_then_next_run(args: list[str], after: float, server_up: bool) -> _Killed | None:
+    """SIGKILL a run after `after` s, then start another (which sweeps as it starts); None where another run
+    swept it before this could look.
+    `server_up`: kill once a connection's server side is up (the link, its namespaces and keys are made)."""
     tmp = Path(tempfile.mkdtemp(prefix="kill9-"))
     proc = start(args, tmp)
     time.sleep(after)
-    # A busy machine starts slower: kill once the run has a process of its own (that lasts: seen in two looks
-    # 0.5 s apart, not a passing `ip` or `ssh -G` that may end before the kill lands).
-    deadline, earlier = time.monotonic() + 20, set[int]()
+    # A busy machine starts slower: kill once the run has a process of its own (not only a passing `ip` or
+    # `ssh -G` that may end before the kill lands).
+    deadline = time.monotonic() + 20
     while proc.poll() is None and time.monotonic() < deadline:
         now = our_processes(str(tmp)) - {proc.pid}
-        if (earlier & now) if lasting else now:
+        if _server_side(now) if server_up else now:
             break
-        earlier = now
-        time.sleep(0.5 if lasting else 0.1)
+        time.sleep(0.05)
     assert proc.poll() is None, "the run ended by itself: make it longer"
+    lock = _record_lock(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    before = our_processes(str(tmp))
+    try:
+        # Any sshbench run that starts now sweeps the dead run (other tests' runs beside this one did, before
+        # this could look): holding the record's lock keeps them off until it has seen what the kill left.
+        if lock is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        left = our_processes(str(tmp)), _private_dirs(tmp), _namespaces(proc.pid)
+    except BlockingIOError:  # one got to it in the moment between the kill and the lock
+        left = None
+    finally:
+        if lock is not None:
+            os.close(lock)
     nxt = subprocess.Popen([sys.executable, "-m", "sshbench", "algos"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     begun = started_at(nxt.pid) or 0
@@ -125,13 +176,13 @@ def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[
         # as a leftover on a machine busy with other jobs; one look right at the end can see a killed process
         # not yet reaped.
         nxt.communicate(timeout=120)
-        after_start = _older(leftovers(str(tmp)), begun)
+        outlived = _older(leftovers(str(tmp)), begun)
     finally:
         if nxt.poll() is None:
             nxt.kill()
             nxt.wait()
-    kill_all(after_start)
-    return tmp, proc.pid, before, after_start
+    kill_all(outlived)
+    return None if left is None else _Killed(tmp, proc.pid, *left, outlived)
 
 
 @pytest.mark.parametrize("kind, args", [
@@ -139,22 +190,21 @@ def _kill9_then_next_run(args: list[str], after: float, lasting: bool) -> tuple[
     ("dropbear", DROPBEAR_RUN),
 ])
 def test_after_sigkill_the_next_run_ends_what_was_left_and_removes_the_keys(kind: str, args: list[str]) -> None:
-    """Each try must be clean. A link run's kill must leave something to sweep in one of three tries: what
-    outlives it depends on the moment (a connection's server side lasts, the wire and a leader die with it; a
-    busy machine once killed one between two connections and left nothing)."""
-    tries = []
-    for _ in range(3 if kind == "link" else 1):
-        tmp, pid, before, after = _kill9_then_next_run(args, 4.0, lasting=kind == "link")
-        assert not after, \
-            f"{len(after)} processes of the killed run outlived the next run, which sweeps as it starts: " \
-            f"{described(after)}"
-        assert not [e for e in os.listdir(tmp) if e.startswith("sshbench-")], "the killed run's private dir stayed"
-        assert not _namespaces(pid)
-        tries.append(len(before))
-        if before:
+    """The kill leaves the private dir with the keys (and a link run its namespaces; processes only at some
+    moments: behind a link a connection's server side may or may not see its client go before the wire
+    dies); after the next run, none of it is there."""
+    killed = None
+    for _ in range(3):
+        if killed := _kill9_then_next_run(args, 4.0, server_up=kind == "link"):
             break
-    assert tries[-1] or kind == "dropbear", \
-        f"no try of the link run left processes to sweep (left per try: {tries}), so this test proved nothing"
+    assert killed, "in three tries, another sshbench run swept the killed one before this could look"
+    assert killed.dirs, "the kill left no private dir to sweep (else this test proves nothing)"
+    assert killed.namespaces or kind == "dropbear", "the link run left no namespaces to sweep"
+    assert not killed.outlived, \
+        f"{len(killed.outlived)} of the {len(killed.processes)} processes the killed run left outlived the next " \
+        f"run, which sweeps as it starts: {described(killed.outlived)}"
+    assert not _private_dirs(killed.tmp), "the killed run's private dir stayed"
+    assert not _namespaces(killed.pid), "the killed run's namespaces stayed"
 
 
 @pytest.mark.skipif(not ROOT, reason="--link needs root")
