@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sshbench.plumbing.runs import ROOT_STATE_DIR
 
 ROOT = os.geteuid() == 0
 NOBODY = 65534
@@ -118,3 +121,38 @@ def wait_for_samples(proc: subprocess.Popen[str], results: Path, count: int = 1,
                 return
         time.sleep(0.05)
     raise AssertionError(f"no {count} samples within {within} s (exit {proc.poll()})")
+
+
+class SweepsHeldOff:
+    """Keeps other sshbench runs' sweeps off one run once it is killed, while a test looks at what it left.
+
+    Any sshbench command sweeps dead runs as it starts, and other tests run them beside this one: as root
+    they once ended a killed run's processes before the test could look (5 of 6 tries beside the CI). A sweep
+    passes over a record whose lock is held, so the test opens the lock while the run lives and takes it once
+    the run is dead. Only root's shared state dir needs it; a normal user's follows its own TMPDIR."""
+
+    def __init__(self, pid: int) -> None:
+        self._fd: int | None = None
+        if ROOT and os.path.isdir(ROOT_STATE_DIR):
+            for name in os.listdir(ROOT_STATE_DIR):
+                with contextlib.suppress(OSError, ValueError):
+                    if json.loads((Path(ROOT_STATE_DIR) / name / "info").read_text()).get("pid") == pid:
+                        self._fd = os.open(Path(ROOT_STATE_DIR) / name / "lock", os.O_RDWR | os.O_CLOEXEC)
+                        break
+
+    def __enter__(self) -> SweepsHeldOff:
+        return self
+
+    def take(self) -> bool:
+        """Once the run is dead: False where another run's sweep got to it first (in the moment between)."""
+        if self._fd is None:
+            return True
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def __exit__(self, *_: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)

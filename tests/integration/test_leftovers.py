@@ -11,7 +11,6 @@ which covers the ssh client, every server process (sshd's privsep child
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import random
@@ -25,10 +24,18 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.plumbing.runs import ROOT_STATE_DIR
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers, our_processes
-from tests.integration.processes import ALGOS, ROOT, described, kill_all, run_as_nobody, start, started_at
+from tests.integration.processes import (
+    ALGOS,
+    ROOT,
+    SweepsHeldOff,
+    described,
+    kill_all,
+    run_as_nobody,
+    start,
+    started_at,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -111,17 +118,6 @@ def _server_side(pids: set[int]) -> set[int]:
     return found
 
 
-def _record_lock(pid: int) -> int | None:
-    """An open descriptor on the lock of the run record of `pid` (root's state dir), None where there is none."""
-    if not ROOT or not os.path.isdir(ROOT_STATE_DIR):
-        return None
-    for name in os.listdir(ROOT_STATE_DIR):
-        with contextlib.suppress(OSError, ValueError):
-            if json.loads((Path(ROOT_STATE_DIR) / name / "info").read_text()).get("pid") == pid:
-                return os.open(Path(ROOT_STATE_DIR) / name / "lock", os.O_RDWR | os.O_CLOEXEC)
-    return None
-
-
 @dataclass(frozen=True)
 class _Killed:
     """What a SIGKILLed run left (seen while no sweep could end it), and what outlived the next run's sweep."""
@@ -153,20 +149,10 @@ def _kill9_then_next_run(args: list[str], after: float, server_up: bool) -> _Kil
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended by itself: make it longer"
-    lock = _record_lock(proc.pid)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    try:
-        # Any sshbench run that starts now sweeps the dead run (other tests' runs beside this one did, before
-        # this could look): holding the record's lock keeps them off until it has seen what the kill left.
-        if lock is not None:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        left = our_processes(str(tmp)), _private_dirs(tmp), _namespaces(proc.pid)
-    except BlockingIOError:  # one got to it in the moment between the kill and the lock
-        left = None
-    finally:
-        if lock is not None:
-            os.close(lock)
+    with SweepsHeldOff(proc.pid) as held:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        left = (our_processes(str(tmp)), _private_dirs(tmp), _namespaces(proc.pid)) if held.take() else None
     nxt = subprocess.Popen([sys.executable, "-m", "sshbench", "algos"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     begun = started_at(nxt.pid) or 0

@@ -29,6 +29,7 @@ from tests.integration.processes import (
     ALGOS,
     NOBODY,
     ROOT,
+    SweepsHeldOff,
     alive,
     as_nobody,
     descendants,
@@ -116,9 +117,11 @@ def _kill_sweep_and_check(run: subprocess.Popen[str], tmp: Path, run_as: list[st
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGCONT)
             time.sleep(0.05)
-        os.kill(run.pid, signal.SIGKILL)
-        run.wait()
-        before = our_processes(str(tmp)) - _decoy_pids(decoys)
+        with SweepsHeldOff(run.pid) as held:
+            os.kill(run.pid, signal.SIGKILL)
+            run.wait()
+            assert held.take(), "another sshbench run swept the killed one before this test could look"
+            before = our_processes(str(tmp)) - _decoy_pids(decoys)
         done = subprocess.run(sweeper, capture_output=True, text=True, timeout=180, env=env, check=False)
         assert done.returncode == 0, done.stderr[-1500:]
         assert before, "the killed run left no process (else this test proves nothing)"

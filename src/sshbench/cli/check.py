@@ -27,6 +27,7 @@ from sshbench.plumbing.runs import private_dir
 from sshbench.render.lockout import outcome_table
 from sshbench.render.terminal import rich_table
 from sshbench.targets.discovery import dump_server_config, find_tool, lists_from_dump, parse_dump, run_tool
+from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.errors import ExitCode, ServerError, UsageError
 from sshbench.vocabulary.untrusted import read_bounded, shown
@@ -93,7 +94,9 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     text = raw.decode("utf-8", errors="replace")
     sshd = find_tool("sshd", args.sshd)
     work = private_dir("sshbench-check-")
+    privsep = PrivsepDir()  # sshd -T as root wants /run/sshd, which exists only while some sshd runs
     try:
+        privsep.acquire()
         key = os.path.join(work, "host_ed25519")
         made = run_tool([find_tool("ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-f", key])
         if made.returncode != 0:
@@ -111,6 +114,7 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
                 raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")
             dump, how = parse_dump(done.stdout), f"read with {sshd} -T"
     finally:
+        privsep.release()
         shutil.rmtree(work, ignore_errors=True)
     types, keys_said = _key_types(dump, key)
     today = _offer(lists_from_dump(parse_dump(stock.stdout)), types)
