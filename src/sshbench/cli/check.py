@@ -94,27 +94,25 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
     text = raw.decode("utf-8", errors="replace")
     sshd = find_tool("sshd", args.sshd)
     work = private_dir("sshbench-check-")
-    privsep = PrivsepDir()  # sshd -T as root wants /run/sshd, which exists only while some sshd runs
     try:
-        privsep.acquire()
         key = os.path.join(work, "host_ed25519")
         made = run_tool([find_tool("ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-f", key])
         if made.returncode != 0:
             raise ServerError(f"ssh-keygen could not make a throwaway host key: {made.stderr.strip()[-200:]}")
         extra = ["-o", f"HostKey={key}", "-o", "PidFile=none"]
-        stock = dump_server_config(sshd, "/dev/null", extra)
-        if stock.returncode != 0:
-            raise ServerError(f"{sshd} -T of its own defaults failed: {stock.stderr.strip()[-200:]}")
-        if _is_dump(text):
-            dump, how = parse_dump(text), "read as a saved `sshd -T` output"
-        else:
-            done = dump_server_config(sshd, args.config, extra)
-            if done.returncode != 0:
-                said = (done.stderr.strip().splitlines() or ["no message"])[-1]
-                raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")
-            dump, how = parse_dump(done.stdout), f"read with {sshd} -T"
+        with PrivsepDir():  # sshd -T as root wants /run/sshd, which exists only while some sshd runs
+            stock = dump_server_config(sshd, "/dev/null", extra)
+            if stock.returncode != 0:
+                raise ServerError(f"{sshd} -T of its own defaults failed: {stock.stderr.strip()[-200:]}")
+            if _is_dump(text):
+                dump, how = parse_dump(text), "read as a saved `sshd -T` output"
+            else:
+                done = dump_server_config(sshd, args.config, extra)
+                if done.returncode != 0:
+                    said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                    raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")
+                dump, how = parse_dump(done.stdout), f"read with {sshd} -T"
     finally:
-        privsep.release()
         shutil.rmtree(work, ignore_errors=True)
     types, keys_said = _key_types(dump, key)
     today = _offer(lists_from_dump(parse_dump(stock.stdout)), types)

@@ -76,6 +76,13 @@ class PrivsepDir:
         locked = os.fstat(fd)
         return (here.st_dev, here.st_ino) == (locked.st_dev, locked.st_ino)
 
+    def __enter__(self) -> PrivsepDir:
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
     def release(self) -> None:
         """Idempotent. Removes the directory only if sshbench made it and no other run holds it."""
         if self._fd is None:
