@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.plumbing import runs
-from sshbench.plumbing.sweep import _Proc, _remove_dirs, _session_members
+from sshbench.plumbing.sweep import _Proc, _session_members
 
 TOKEN = "0123456789abcdef"
 
@@ -67,7 +67,7 @@ def test_only_a_private_dir_that_still_holds_the_runs_mark_is_removed(tmp_path: 
     link.symlink_to(ours)
     listed = [ours, other_token, open_to_all, fifo, link, Path("relative/path"), tmp_path / "gone"]
     (record / "dirs").write_text("".join(f"{p}\n" for p in listed))
-    assert _remove_dirs(str(record), TOKEN) == 1
+    assert runs.remove_marked(runs.read_private(str(record / "dirs")).splitlines(), TOKEN) == 1
     assert not ours.exists()
     assert other_token.exists() and open_to_all.exists() and fifo.exists() and link.is_symlink()
 

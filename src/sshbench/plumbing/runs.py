@@ -102,6 +102,20 @@ def private(path: str) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
 
 
+def remove_marked(paths: list[str], token: str) -> int:
+    """Remove each of `paths` that is a private dir of ours holding run `token`'s mark (paths may come from a
+    record, untrusted: absolute and normalized only); how many were removed."""
+    removed = 0
+    for path in paths:
+        if not path.startswith("/") or os.path.normpath(path) != path or not private(path):
+            continue
+        if read_private(os.path.join(path, MARK_FILE), 64).strip() != token:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += 1
+    return removed
+
+
 def read_private(path: str, limit: int = MAX_RECORD_BYTES) -> str:
     """A regular file's text, opened without following a link and without blocking ("" otherwise)."""
     try:
@@ -139,6 +153,7 @@ class Claim:
     record: str | None = None
     lock_fd: int | None = None
     cgroup: tuple[str, str] | None = None  # (this run's cgroup, the one it came from), relative to the mount
+    dirs: list[str] = field(default_factory=list)  # its private dirs, removed at its release if still there
     _mutex: threading.Lock = field(default_factory=threading.Lock)
 
     def _note(self, name: str, line: str) -> None:
@@ -153,15 +168,22 @@ class Claim:
             self._note("leaders", f"{'G' if group_only else 'S'} {pid} {start}\n")
 
     def private_dir(self, prefix: str) -> str:
-        """A new 0700 temp dir (mkdtemp) with this run's mark in it, recorded as this run's."""
-        try:
-            path = tempfile.mkdtemp(prefix=prefix, dir=temp_dir())
-        except OSError as exc:
-            raise OutputError(f"cannot make a private dir in {temp_dir()}: {exc.strerror or exc}; set TMPDIR to a "
-                              "writable directory") from None
-        with open(os.path.join(path, MARK_FILE), "w", encoding="ascii") as fh:
-            fh.write(self.token)
-        self._note("dirs", os.path.realpath(path) + "\n")
+        """A new 0700 temp dir (mkdtemp) with this run's mark in it, recorded as this run's.
+
+        Made, marked and recorded with signals held: a SIGHUP landing just after mkdtemp() (a CI's, 0.5 s into a
+        run) left a dir that neither its owner nor the run's release knew of. An interrupt held here is raised
+        before the caller has the path, so the release removes the dir (release_run)."""
+        with signals_held():
+            try:
+                path = tempfile.mkdtemp(prefix=prefix, dir=temp_dir())
+            except OSError as exc:
+                raise OutputError(f"cannot make a private dir in {temp_dir()}: {exc.strerror or exc}; set TMPDIR "
+                                  "to a writable directory") from None
+            real = os.path.realpath(path)
+            self.dirs.append(real)
+            with open(os.path.join(path, MARK_FILE), "w", encoding="ascii") as fh:
+                fh.write(self.token)
+            self._note("dirs", real + "\n")
         return path
 
     def namespace(self, name: str) -> None:
@@ -257,6 +279,7 @@ def release_run() -> None:
         return
     if claim.cgroup is not None:
         cgroups.leave_and_remove(*claim.cgroup)
+    remove_marked(claim.dirs, claim.token)  # their owners remove them; these are what an interrupt kept from one
     if claim.record is not None:
         shutil.rmtree(claim.record, ignore_errors=True)
         with contextlib.suppress(OSError):

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sshbench.plumbing import cgroups
-from sshbench.plumbing.runs import MARK_FILE, NEW_GRACE_SECONDS, current, private, read_private, state_dir
+from sshbench.plumbing.runs import NEW_GRACE_SECONDS, current, private, read_private, remove_marked, state_dir
 
 _RECORD = re.compile(r"(run-|\.new-)([0-9a-f]{16})")
 QUARANTINE = "unreadable-"  # a record no sweep could read is renamed so: kept for its user, never read again
@@ -128,18 +128,6 @@ def _end_processes(info: dict[str, object], token: str, record: str) -> int | No
     return None
 
 
-def _remove_dirs(record: str, token: str) -> int:
-    removed = 0
-    for path in read_private(os.path.join(record, "dirs")).splitlines():
-        if not path.startswith("/") or os.path.normpath(path) != path or not private(path):
-            continue
-        if read_private(os.path.join(path, MARK_FILE), 64).strip() != token:
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed += 1
-    return removed
-
-
 def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
     """A dead run's record (its lock is ours now): end, remove, report; None to leave it for later."""
     info = json.loads(read_private(os.path.join(record, "info"), 1 << 16) or "{}")
@@ -151,7 +139,7 @@ def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]
         return None  # another namespace's run: its own next run will sweep it
     names = read_private(os.path.join(record, "netns")).split()
     spaces = namespaces(token, names) if namespaces is not None and names else 0
-    dirs = _remove_dirs(record, token)
+    dirs = remove_marked(read_private(os.path.join(record, "dirs")).splitlines(), token)
     shutil.rmtree(record, ignore_errors=True)
     return Swept(1, processes, dirs, spaces)
 
