@@ -8,7 +8,8 @@ tarball's, e.g. hpn-ssh-18.8.0), never a system path. It is configured the
 way sshbench's embedded server can run it as root or not: without PAM,
 with the privilege-separation user `sshd` (Debian's) and /run/sshd (the
 same directory the embedded server prepares), then built and installed
-without host keys (`make install-nokeys`). Each build is checked (its
+without host keys (`make install-nokeys`, staged with DESTDIR and moved into
+the prefix: its install would otherwise make /run/sshd). Each build is checked (its
 client's -V and -Q cipher, its server's -V) and cached: a prefix holding a
 stamp with the tarball's SHA-256 is not built again. A tarball beside a
 SHA256SUMS file must match it. A missing tool or header names the Debian
@@ -45,7 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCES = Path(os.environ.get("SSHBENCH_SOURCES") or ROOT.parent / "shared" / "sources")
-BUILDS = Path(os.environ.get("SSHBENCH_BUILDS") or ROOT / ".venv" / "opt" / "builds")
+BUILDS = Path(os.environ.get("SSHBENCH_BUILDS") or ROOT / ".venv" / "opt" / "builds").absolute()
 CONFIGURE = ("--without-pam", "--with-privsep-user=sshd", "--with-privsep-path=/run/sshd")
 STAMP = ".sshbench-build"
 # What a build needs on Debian: a tool or a header, and the package that has it
@@ -206,7 +207,12 @@ def build(source: str, work: Path, jobs: int) -> str:
         shutil.rmtree(prefix)
     run(["./configure", f"--prefix={prefix}", *CONFIGURE], tree, log)
     run(["make", f"-j{jobs}"], tree, log)
-    run(["make", "install-nokeys"], tree, log)
+    # staged, then moved into the prefix: `make install` also makes the privilege-separation dir (/run/sshd, mode
+    # 0755, looking like the system's own), a path outside the prefix that a build must not touch
+    stage = work / "stage"
+    run(["make", "install-nokeys", f"DESTDIR={stage}"], tree, log)
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(stage / prefix.relative_to(prefix.anchor), prefix)
     summary = check(prefix)
     (prefix / STAMP).write_text(digest + "\n")
     return f"{name}: built into {prefix} ({summary})"

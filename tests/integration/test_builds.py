@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 
 from sshbench.results.codec import results_from_dict
+from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
+from tests.integration.conftest import Built
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +37,11 @@ def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], 
     return done, json.loads(out.read_text()) if out.exists() else {}
 
 
-def test_the_script_built_both_and_checks_them(builds: Path) -> None:
+def test_the_script_built_both_and_checks_them(built: Built) -> None:
+    """Both builds run, and the build put nothing in /run (as root it ran on an empty /run of its own): OpenSSH's
+    `make install` makes /run/sshd, which on a machine whose sshd service is stopped looked like the system's."""
+    builds = built.path
+    assert not built.run_entries, f"the build made {built.run_entries} in /run, outside its prefix"
     for name, client in ((HPN, "hpnssh"), (OPENSSH, "ssh")):
         version = subprocess.run([builds / name / "bin" / client, "-V"], capture_output=True, text=True, check=True)
         assert version.stderr.startswith("OpenSSH_10.2p1"), version.stderr
@@ -152,8 +158,9 @@ def test_an_hpn_ssh_server_gets_the_drop_in_its_own_sshd_accepts_with_its_lockou
     key = tmp_path / "hostkey"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     config = tmp_path / "sshd_config"
-    config.write_text(f"Include {tmp_path / 'cfg' / '50-sshbench.conf'}\nHostKey {key}\nUsePAM no\n")
-    checked = subprocess.run([str(hpnsshd), "-t", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    config.write_text(f"Include {tmp_path / 'cfg' / '50-sshbench.conf'}\nHostKey {key}\n")  # this build has no PAM
+    with PrivsepDir():  # as root sshd -t wants /run/sshd, there only while some sshd runs (a CI failed without it)
+        checked = subprocess.run([str(hpnsshd), "-t", "-f", str(config)], capture_output=True, text=True, timeout=30)
+        dumped = subprocess.run([str(hpnsshd), "-T", "-f", str(config)], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 0, checked.stderr
-    dumped = subprocess.run([str(hpnsshd), "-T", "-f", str(config)], capture_output=True, text=True, timeout=30)
     assert f"ciphers {GCM}" in dumped.stdout.lower(), "the drop-in's Ciphers line is the one in force"
