@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from sshbench.results.codec import results_from_dict
 from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
-from tests.integration.conftest import Built
+from tests.integration.conftest import ROOT, SOURCES
 
 pytestmark = pytest.mark.integration
 
@@ -37,15 +39,32 @@ def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], 
     return done, json.loads(out.read_text()) if out.exists() else {}
 
 
-def test_the_script_built_both_and_checks_them(built: Built) -> None:
-    """Both builds run, and the build put nothing in /run (as root it ran on an empty /run of its own): OpenSSH's
-    `make install` makes /run/sshd, which on a machine whose sshd service is stopped looked like the system's."""
-    builds = built.path
-    assert not built.run_entries, f"the build made {built.run_entries} in /run, outside its prefix"
+def test_the_script_built_both_and_checks_them(builds: Path) -> None:
     for name, client in ((HPN, "hpnssh"), (OPENSSH, "ssh")):
         version = subprocess.run([builds / name / "bin" / client, "-V"], capture_output=True, text=True, check=True)
         assert version.stderr.startswith("OpenSSH_10.2p1"), version.stderr
         assert (builds / name / ".sshbench-build").is_file(), "cached: a second run builds nothing"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare: the build "
+                    "runs in a mount namespace of its own with an empty /run")
+def test_a_build_installs_nothing_outside_its_prefix(tmp_path: Path) -> None:
+    """OpenSSH's `make install` also makes its privilege-separation dir, /run/sshd (0755, like the system's own).
+    The script builds one tarball afresh (its own, uncached prefix) in a mount namespace with an empty tmpfs on
+    /run: /run stays empty and the prefix has the server. Before the install was staged, /run held `sshd`."""
+    tarball = SOURCES / f"{OPENSSH}.tar.gz"
+    if not tarball.is_file():
+        pytest.skip(f"no {tarball.name} in {SOURCES} (set SSHBENCH_SOURCES)")
+    listing = tmp_path / "run-entries"
+    script = 'mount -t tmpfs sshbench-test-run /run || exit 97; "$@"; rc=$?; ls -A /run > "$LISTING"; exit $rc'
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                           sys.executable, str(ROOT / "scripts" / "ssh_builds.py"), str(tarball)],
+                          capture_output=True, text=True, timeout=1200, check=False,
+                          env={**os.environ, "LISTING": str(listing), "SSHBENCH_BUILDS": str(tmp_path / "builds")})
+    assert done.returncode == 0, done.stderr
+    assert "built into" in done.stdout, done.stdout  # afresh, not cached
+    assert listing.read_text().split() == [], f"the build made {listing.read_text().split()} in /run"
+    assert (tmp_path / "builds" / OPENSSH / "sbin" / "sshd").is_file()
 
 
 @pytest.mark.parametrize("name", [HPN, OPENSSH])
