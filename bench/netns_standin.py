@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from sshbench.targets.servers.privsep import PrivsepDir
+
 NS, HOST_IF, NS_IF = "sshbench-standin", "sbveth0", "sbveth1"
 HOST_IP, NS_IP = "10.213.77.1", "10.213.77.2"
 
@@ -40,7 +42,7 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="sshbench-standin-")
     os.chmod(work, 0o700)
     sshd_proc = None
-    made_run = not os.path.isdir("/run/sshd")
+    privsep = PrivsepDir()  # sshbench's shared hold on /run/sshd: another run's sshd may need it at the same time
     try:
         sh("ip", "netns", "add", NS)
         sh("ip", "link", "add", HOST_IF, "type", "veth", "peer", "name", NS_IF)
@@ -60,8 +62,7 @@ def main() -> int:
         for name in ("host", "client"):
             sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", f"{work}/{name}")
         shutil.copy(f"{work}/client.pub", f"{work}/authorized_keys")
-        if made_run:
-            os.makedirs("/run/sshd", 0o755)
+        privsep.acquire()
         with open(f"{work}/sshd_config", "w", encoding="utf-8") as fh:  # stock algorithms: nothing enabled
             fh.write(f"ListenAddress {NS_IP}\nPort 22\nHostKey {work}/host\nPidFile none\nUsePAM no\n"
                      f"AuthorizedKeysFile {work}/authorized_keys\nPasswordAuthentication no\n"
@@ -85,8 +86,7 @@ def main() -> int:
             sshd_proc.wait(timeout=10)
         sh("ip", "link", "del", HOST_IF, check=False)
         sh("ip", "netns", "del", NS, check=False)
-        if made_run:
-            shutil.rmtree("/run/sshd", ignore_errors=True)
+        privsep.release()  # removes it only if sshbench made it and no other run holds it
         shutil.rmtree(work, ignore_errors=True)
 
 

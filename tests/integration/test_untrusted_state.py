@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import leftovers
 from tests.integration.cli_helpers import sshbench, wait_listening
@@ -134,20 +135,23 @@ def throttled(tmp_path: Path) -> Iterator[Path]:
     (tmp_path / "sshd_config").write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {tmp_path}/host\nPidFile {tmp_path}/pid\n"
         f"AuthorizedKeysFile {tmp_path}/authorized_keys\nMaxStartups 2:100:2\nUsePAM no\nStrictModes no\n")
-    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    daemon = subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", str(tmp_path / "sshd_config"), "-E",
-                               str(tmp_path / "sshd.log")], stdin=subprocess.DEVNULL)
-    host = (tmp_path / "host.pub").read_text().split()
-    (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{port} {host[0]} {host[1]}\n")
-    config = tmp_path / "ssh_config"
-    config.write_text(f"Host throttled\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile "
-                      f"{tmp_path}/client\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile "
-                      f"{tmp_path}/known_hosts\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n")
-    with contextlib.suppress(RuntimeError):  # the test says what the server did
-        wait_listening(port)
-    yield config
-    daemon.terminate()
-    daemon.wait(timeout=10)
+    with PrivsepDir():  # sshbench's own hold on /run/sshd: made if missing, removed after if it was the last
+        daemon = subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", str(tmp_path / "sshd_config"), "-E",
+                                   str(tmp_path / "sshd.log")], stdin=subprocess.DEVNULL)
+        try:
+            host = (tmp_path / "host.pub").read_text().split()
+            (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{port} {host[0]} {host[1]}\n")
+            config = tmp_path / "ssh_config"
+            config.write_text(f"Host throttled\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile "
+                              f"{tmp_path}/client\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile "
+                              f"{tmp_path}/known_hosts\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking "
+                              "yes\n")
+            with contextlib.suppress(RuntimeError):  # the test says what the server did
+                wait_listening(port)
+            yield config
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=10)
 
 
 def test_streams_turned_away_by_max_startups_are_named_with_the_setting(throttled: Path, tmp_path: Path) -> None:
