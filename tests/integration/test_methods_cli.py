@@ -115,6 +115,34 @@ def test_many_small_files_and_sftp_sweep(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["set.csv", "set.json"]
 
 
+def test_a_file_set_no_longer_than_one_byte_is_set_aside_not_failed(tmp_path: Path) -> None:
+    """Two files of 1 B against the 1-byte run: about half the samples' sets take no longer than it (the logins'
+    noise is larger than the data). Such a sample is verified and kept, set aside with the reason, and has no rate;
+    the run fails only if every sample of the case was set aside, and then says why. Whatever the noise gave, each
+    sample is checked against its own two timings."""
+    out = tmp_path / "tiny.json"
+    done = sshbench("--method", "scp", "--files", "2", "--file-size", "1B", "--ciphers", "aes128-ctr", *ONLY_CIPHERS,
+                    "--runs", "6", "--directions", "upload", "--workdir", str(tmp_path), "--output", str(out))
+    assert done.returncode in (ExitCode.OK, ExitCode.SAMPLES_FAILED), done.stderr
+    data = json.loads(out.read_text())
+    (record,) = data["cases"]
+    samples = data["samples"]
+    assert samples and all(s["ok"] and s["error"] is None and s["verified"] for s in samples), samples
+    for sample in samples:
+        aside = sample["total_seconds"] <= sample["overhead_seconds"]
+        assert (sample["unusable"] is not None) == aside, sample
+        if aside:
+            assert "took no longer than 1 byte" in sample["unusable"] and sample["data_seconds"] is None
+        else:
+            assert sample["data_seconds"] > 0
+    counted = [s for s in samples if not s["warmup"] and s["unusable"] is None]
+    if counted:
+        assert done.returncode == ExitCode.OK and record["status"] == "measured" and record["reason"] is None
+    else:
+        assert done.returncode == ExitCode.SAMPLES_FAILED and record["status"] == "failed"
+        assert record["reason"].startswith("every sample set aside: the 2 files of 1 B"), record
+
+
 def test_ctrl_c_during_a_file_transfer_cleans_up(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

@@ -24,6 +24,7 @@ from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.units import GiB
 
 CONFIDENCE = 0.95
+SET_ASIDE = "every sample set aside: "  # a failed case's reason when every sample it had was set aside
 
 
 def describe(values: Sequence[float]) -> Stat | None:
@@ -235,10 +236,12 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precisio
         values[record.case.id] = _values(counted(mine), headline_value)
         if summary.samples_ok:
             record.status = CaseStatus.MEASURED
+            if (record.reason or "").startswith(SET_ASIDE):  # said while it had none; a later sample counted
+                record.reason = None
         elif any(not s.warmup for s in mine):
             record.status = CaseStatus.FAILED
             record.reason = record.reason or next((s.error for s in mine if s.error), None) or next(
-                (f"every sample set aside: {s.unusable}" for s in reversed(mine) if s.unusable), "no successful sample")
+                (f"{SET_ASIDE}{s.unusable}" for s in reversed(mine) if s.unusable), "no successful sample")
         summaries.append(summary)
     rank(summaries, values, rule, paired_ratios(samples))
     rank_costs(summaries, {case_id: _values(counted(mine), lambda s: s.cost) for case_id, mine in by_case.items()},

@@ -254,10 +254,13 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
             sample.server_cpu_setup_seconds = tiny_run.server.cpu_user_s + tiny_run.server.cpu_sys_s
         error = _check_received(target, case, files, sample)
         if error is None and big.wall_seconds <= tiny_run.wall_seconds:
-            error = (f"the {shape.describe()} took no longer than 1 byte ({big.wall_seconds:.3f} s vs "
-                     f"{tiny_run.wall_seconds:.3f} s), so no steady-state rate: move more data "
-                     f"({'--files or --file-size' if shape.is_set else '--size'})")
-        if error is None:
+            # the transfer worked and was verified, but noise in the two logins was larger than the data's own
+            # time: a sample with no rate, set aside and measured again, not a failure (a CI's 40 files of 256 KiB
+            # took 0.114 s beside a 1-byte run of 0.115 s); a case whose every sample is so fails with this reason
+            sample.unusable = (f"the {shape.describe()} took no longer than 1 byte ({big.wall_seconds:.3f} s vs "
+                               f"{tiny_run.wall_seconds:.3f} s), so no rate: move more data "
+                               f"({'--files or --file-size' if shape.is_set else '--size'})")
+        elif error is None:
             sample.data_seconds = big.wall_seconds - tiny_run.wall_seconds
     _clean_received(target, files)
     sample.error = error

@@ -124,7 +124,7 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     for sample in report.samples:
         if not sample.warmup:
             visits[sample.case_id] = visits.get(sample.case_id, 0) + 1
-        if sample.unusable is not None:  # measured again after a re-size, up to REMEASURED times
+        if sample.unusable is not None and not sample.warmup:  # measured again, up to REMEASURED times
             set_aside[sample.case_id] = set_aside.get(sample.case_id, 0) + 1
     for case_id, count in set_aside.items():
         visits[case_id] -= min(REMEASURED, count)

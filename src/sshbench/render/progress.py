@@ -92,6 +92,8 @@ class RichReporter:
         assert self._task is not None
         if not sample.ok:
             self._last = f"  (last: failed, {sample.error})"
+        elif sample.unusable:
+            self._last = f"  (last: set aside, {sample.unusable})"
         elif sample.throughput_bytes_per_second:
             self._last = f"  (last: {sample.throughput_bytes_per_second / 1e6:,.0f} MB/s)"
         elif sample.setup_seconds is not None:

@@ -109,7 +109,8 @@ class Sample:
     timing: Basis | None = None
     tcp: TcpFacts | None = None
     # Why this sample is kept but not counted (measure/physics.py): no steady window, a window too short for its
-    # link, or a rate above what the link can carry; its case was re-sized and measured again
+    # link, or a rate above what the link can carry; its case was re-sized and measured again. A file transfer's
+    # (measure/filetool.py): its data took no longer than the 1-byte run, so it has no rate
     unusable: str | None = None
     # A back-to-back run's number: samples with one number were taken one right after the other, neighbours in
     # their ranking (the decision schedule's chains), so the ratio of consecutive ones shares the machine's load
