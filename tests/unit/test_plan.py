@@ -6,9 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.options import RunOptions
+from sshbench.plan.base import REMEASURED, RoundState
 from sshbench.plan.cases import SweepSettings, build_cases, plan_cases
 from sshbench.plan.partners import sweep_partner
-from sshbench.plan.schedules import schedule
+from sshbench.plan.schedules import FixedSchedule, schedule
 from sshbench.plan.selection import Selection, select
 from sshbench.plumbing.kexinit import parse_kexinit_payload
 from sshbench.results.model import Case, CaseKind, CaseStatus, Direction
@@ -143,6 +144,30 @@ def test_schedule_counts_for_any_settings(runs: int, setup_runs: int, seed: int)
     rounds = schedule(CASES, runs, setup_runs, seed)
     total = sum(len(r) for r in rounds)
     assert total == len(CASES) + 5 * runs + 3 * setup_runs
+
+
+def _fixed_run(runs: int, set_aside: dict[str, int]) -> tuple[Counter[str], int]:
+    """Drive a FixedSchedule as the run loop does, the first `set_aside[case]` measured samples of a case set
+    aside (RoundState.visits discounts up to REMEASURED of them, as plan/base.round_state does)."""
+    fixed = FixedSchedule(CASES, runs, runs, seed=3)
+    measured: Counter[str] = Counter()
+    rounds = 0
+    while rounds < 50 and (rnd := fixed.next_round(RoundState(visits={
+            case_id: n - min(REMEASURED, set_aside.get(case_id, 0), n) for case_id, n in measured.items()}))):
+        rounds += 1
+        measured.update(v.case.id for v in rnd if v.round > 0)
+    return measured, rounds
+
+
+@pytest.mark.parametrize("aside", [0, 1, 2, 3, 5])
+def test_a_fixed_schedule_measures_a_set_aside_sample_again(aside: int) -> None:
+    """`--runs 4` gives each case 4 counted samples: one set aside is measured again in a later round, up to
+    REMEASURED times; a case whose samples keep being set aside stops there (bounded, never a loop)."""
+    short = CASES[0].id
+    measured, rounds = _fixed_run(4, {short: aside})
+    assert measured[short] == 4 + min(aside, REMEASURED)
+    assert all(measured[c.id] == 4 for c in CASES[1:])
+    assert rounds == 1 + 4 + min(aside, REMEASURED)
 
 
 def test_a_budget_shared_by_hosts_asks_for_enough_for_all_of_them() -> None:

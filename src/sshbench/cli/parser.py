@@ -179,8 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
                      f"up to {MAX_RUNS_FROM_BUDGET} where the time budget could take every case further)")
     how.add_argument("--precision", help="precision mode instead: sample until each median's 95%% interval "
                      "is within this, e.g. 3%% or 0.03")
-    how.add_argument("--runs", type=_count, help="fixed mode instead: exactly this many measured samples per "
-                     "throughput case (time budget only if given)")
+    how.add_argument("--runs", type=_count, help="fixed mode instead: this many counted samples per "
+                     "throughput case, a set-aside one measured again (up to 3) (time budget only if given)")
     how.add_argument("--setup-runs", type=_count, help="fixed mode: samples per key exchange / host key "
                      f"case (default: {D.setup_runs})")
     how.add_argument("--partner-kex", help="key exchange of every throughput and host key case: auto (a "

@@ -10,8 +10,10 @@ whole second). Then one schedule per mode (RunOptions.mode):
   samples their own noise needs.
 - PrecisionSchedule (--precision): shuffled rounds continue for the cases
   whose median interval is still wider than the target.
-- FixedSchedule (--runs): exactly so many samples per case, in shuffled
-  rounds, so slow drift of the machine spreads evenly over all cases.
+- FixedSchedule (--runs): so many counted samples per case, in shuffled
+  rounds, so slow drift of the machine spreads evenly over all cases; a
+  sample set aside (measure/physics.py, a file set no longer than its
+  1-byte run) is measured again in a later round, up to REMEASURED times.
 """
 
 from __future__ import annotations
@@ -20,18 +22,25 @@ import random
 from collections.abc import Sequence
 
 from sshbench.options import RunOptions
+from sshbench.plan.base import REMEASURED, short_of, shuffled
 from sshbench.plan.base import RoundState as RoundState
 from sshbench.plan.base import Schedule as Schedule
 from sshbench.plan.base import pair_look_points as pair_look_points
 from sshbench.plan.base import round_state as round_state
-from sshbench.plan.base import short_of, shuffled
 from sshbench.plan.decision import DecisionSchedule as DecisionSchedule
 from sshbench.results.events import Visit
 from sshbench.results.model import Case
 
 
 class FixedSchedule:
-    """Warm-up, then `runs` measured visits per throughput case and `setup_runs` per set-up case."""
+    """Warm-up, then `runs` counted visits per throughput case and `setup_runs` per set-up case.
+
+    Rounds 1..wanted visit every case; a case short of its count after them
+    (samples set aside: RoundState.visits does not count them, up to
+    REMEASURED) gets one more visit per round until it has its count or
+    REMEASURED extra rounds are spent. Without the extra rounds `--runs 6`
+    could report 4 counted samples as if 6 had been asked for and got.
+    """
 
     def __init__(self, cases: Sequence[Case], runs: int, setup_runs: int, seed: int) -> None:
         self.cases, self.runs, self.setup_runs = list(cases), runs, setup_runs
@@ -43,8 +52,12 @@ class FixedSchedule:
 
     def next_round(self, state: RoundState) -> list[Visit]:
         self._round += 1
-        return shuffled(self._rng, [c for c in self.cases if self._round <= self._wanted(c)
-                                     and c.id not in state.out], self._round)
+        return shuffled(self._rng, [c for c in self.cases if self._due(c, state) and c.id not in state.out],
+                        self._round)
+
+    def _due(self, case: Case, state: RoundState) -> bool:
+        wanted = self._wanted(case)
+        return self._round <= wanted or (self._round <= wanted + REMEASURED and state.visits.get(case.id, 0) < wanted)
 
     def required(self, state: RoundState) -> dict[str, int]:
         return {c.id: max(0, self._wanted(c) - state.visits.get(c.id, 0)) for c in self.cases
@@ -88,9 +101,13 @@ def schedule_for(options: RunOptions, cases: Sequence[Case], seed: int) -> Sched
 
 
 def schedule(cases: Sequence[Case], runs: int, setup_runs: int, seed: int) -> list[list[Visit]]:
-    """All rounds of a fixed schedule at once (for tests and benchmarks)."""
+    """All rounds of a fixed schedule at once, every sample counting (for tests and benchmarks)."""
     fixed = FixedSchedule(cases, runs, setup_runs, seed)
-    rounds = []
-    while rnd := fixed.next_round(RoundState()):
+    rounds: list[list[Visit]] = []
+    visits: dict[str, int] = {}
+    while rnd := fixed.next_round(RoundState(visits=dict(visits))):
         rounds.append(rnd)
+        for visit in rnd:
+            if visit.round > 0:
+                visits[visit.case.id] = visits.get(visit.case.id, 0) + 1
     return rounds
