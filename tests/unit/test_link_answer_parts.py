@@ -135,61 +135,112 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
 
 def test_a_short_window_re_sizes_an_automatic_case_and_tells_a_fixed_size_what_to_give() -> None:
     """At rtt=10ms a 16 MiB sample's steady window of 0.09 s (112 MB/s) is 9 round trips: an automatic case
-    doubles; the user's --size is kept, and the reason names a size that would hold 20 round trips."""
+    grows to what its own pace needs for the data phase it was sized for (at least twice); the user's --size is
+    kept, and the reason names a size that would hold 20 round trips."""
     from sshbench.options import RunOptions
+    from sshbench.plan.budget import sized
     from sshbench.results.model import CaseRecord, Report
 
     case = _case(link="rtt=10ms")
-    for source, size_after, words in (("auto", 32 * MiB, "re-sized and measured again"),
+    paced = sized(16 * MiB / (0.09 * 1.3), 0.67)
+    assert paced > 2 * 16 * MiB
+    for source, size_after, words in (("auto", paced, "re-sized and measured again"),
                                       ("fixed", 16 * MiB, "--size 16MiB is too small for it: give --size 64MiB")):
         record = CaseRecord(case, 16 * MiB, source)  # type: ignore[arg-type]
         report = Report("t", "", 1, options=RunOptions(links=tuple(parse_links("rtt=10ms"))), cases=[record])
         sample = _sample(112e6, 0.09, size=16 * MiB)
         sample.case_id = case.id
         report.samples.append(sample)
-        physics.set_aside(record, sample, report, 1024 * MiB)
+        physics.set_aside(record, sample, report, 1024 * MiB, 0.67)
         assert sample.unusable is not None and words in sample.unusable, sample.unusable
         assert record.size_bytes == size_after
+    record = CaseRecord(_case(16, "rtt=10ms"), 512 * MiB, "auto")
+    report = Report("t", "", 1, options=RunOptions(links=tuple(parse_links("rtt=10ms"))), cases=[record])
+    ramping = _sample(200e6, 2.0, size=512 * MiB)
+    assert ramping.steady_bytes is not None
+    ramping.case_id, ramping.steady_half_bytes = record.case.id, int(ramping.steady_bytes * 0.65)
+    report.samples.append(ramping)
+    physics.set_aside(record, ramping, report, 4096 * MiB, 2.0)
+    assert (ramping.unusable or "").startswith("not steady") and record.size_bytes == 1024 * MiB, "long: doubled"
+
+
+def test_a_sample_much_shorter_than_it_was_sized_for_is_re_sized_from_its_own_pace() -> None:
+    """4 streams over rtt=20ms with 1% loss warmed up at 92 MB/s and ran at 195: sized for 4 s they lasted 2.1 s,
+    and those windows read 0.90 of the hand. Such a sample is set aside and its case sized from its own pace; one
+    within MIN_PLANNED_SHARE counts; the user's --size is never re-sized for it, nor --runs N's samples."""
+    from sshbench.options import RunOptions
+    from sshbench.plan.budget import sized
+    from sshbench.results.model import CaseRecord, Report
+
+    label = "rtt=20ms,loss=1%"
+    for source, mode, data, counts in (("auto", "decision", 2.1, False), ("auto", "decision", 3.0, True),
+                                       ("fixed", "decision", 2.1, True), ("auto", "fixed", 2.1, True)):
+        record = CaseRecord(_case(4, label), 351 * MiB, source)  # type: ignore[arg-type]
+        options = RunOptions(links=tuple(parse_links(label)), runs=3 if mode == "fixed" else None)
+        assert options.mode == mode
+        report = Report("t", "", 1, options=options, cases=[record])
+        sample = _sample(195e6, 1.4, size=351 * MiB)
+        sample.case_id, sample.data_seconds = record.case.id, data
+        report.samples.append(sample)
+        physics.set_aside(record, sample, report, 4096 * MiB, 4.0)
+        assert (sample.unusable is None) is counts, (source, mode, data, sample.unusable)
+        if counts:
+            assert record.size_bytes == 351 * MiB
+        else:
+            assert sample.unusable == ("data phase 2.10 s, under 67% of the 4.00 s it was sized for (its warm-up ran "
+                                       "slower); re-sized and measured again")
+            assert record.size_bytes == max(2 * 351 * MiB, sized(351 * MiB / 2.1, 4.0, 4)), "at least doubled"
 
 
 def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_user_s_size() -> None:
     """Loopback (no round trips to count): a 0.15 s window of a case sshbench sized is set aside and the case
-    doubled; the same window at the user's --size or --sample-seconds counts; so does a case at the largest size."""
+    re-sized from its pace (0.25 s of data: to last the 0.67 s planned); the same window at the user's --size or
+    --sample-seconds counts; so does a case at the largest size."""
     from sshbench.options import RunOptions
+    from sshbench.plan.budget import sized, target_seconds
     from sshbench.results.model import CaseRecord, Report
 
     case = _case(link="")
-    for source, adapt, largest, size_after, counts in (("auto", True, 4096 * MiB, 512 * MiB, False),
+    paced = sized(256 * MiB / 0.25, 0.5 / 0.75)
+    for source, adapt, largest, size_after, counts in (("auto", True, 4096 * MiB, paced, False),
                                                        ("fixed", True, 4096 * MiB, 256 * MiB, True),
                                                        ("auto", False, 4096 * MiB, 256 * MiB, True),
                                                        ("auto", True, 256 * MiB, 256 * MiB, True)):
         record = CaseRecord(case, 256 * MiB, source)  # type: ignore[arg-type]
         report = Report("t", "", 1, options=RunOptions(adapt_length=adapt), cases=[record])
         sample = _sample(1.4e9, 0.15, size=256 * MiB)
-        sample.case_id = case.id
+        sample.case_id, sample.data_seconds = case.id, 0.25
         report.samples.append(sample)
-        physics.set_aside(record, sample, report, largest)
+        physics.set_aside(record, sample, report, largest, target_seconds(case, report.options))
         assert (sample.unusable is None) is counts, sample.unusable
         assert counts or sample.unusable == "steady window 0.15 s, under 0.5 s; re-sized and measured again"
         assert record.size_bytes == size_after
     assert physics.unusable(_sample(1.4e9, 0.6), case, None, None, sized=True) is None
-    from sshbench.plan.budget import target_seconds
     assert target_seconds(case, RunOptions()) == pytest.approx(0.5 / 0.75), "sized for a 0.5 s window"
     assert target_seconds(case, RunOptions(adapt_length=False)) == 0.3, "the user's --sample-seconds"
 
 
 def test_a_lossy_link_s_samples_last_long_enough_for_the_long_run_s_pace() -> None:
     """Under loss one stream's pace falls for seconds after its start (plan/budget.py: 28.7 MB/s between 8 and 32
-    MiB by hand, 25.6 between 32 and 128): its samples hold LOSSY_STEADY_RTTS round trips of data, a loss-free
-    link's LINK_STEADY_RTTS, every stream count alike; a short --sample-seconds does not shorten either."""
+    MiB by hand, 25.6 between 32 and 128) and several streams' pace still grows after 2 s (rtt=20ms: 0.90 of the
+    hand in ~1 s windows): its samples hold LOSSY_STEADY_RTTS round trips of data and never less than
+    LOSSY_DATA_SECONDS, a loss-free link's LINK_STEADY_RTTS, every stream count alike; a short --sample-seconds
+    does not shorten either."""
     from sshbench.options import RunOptions
-    from sshbench.plan.budget import LINK_STEADY_RTTS, LOSSY_STEADY_RTTS, target_seconds
-    for label, rtts in (("rtt=40ms,loss=1%", LOSSY_STEADY_RTTS), ("rtt=40ms", LINK_STEADY_RTTS),
-                        ("rtt=40ms,rate=100mbit", LINK_STEADY_RTTS)):
+    from sshbench.plan.budget import LINK_STEADY_RTTS, LOSSY_DATA_SECONDS, LOSSY_STEADY_RTTS, target_seconds
+    for label, seconds in (("rtt=40ms,loss=1%", LOSSY_STEADY_RTTS * 0.040), ("rtt=40ms", LINK_STEADY_RTTS * 0.040),
+                           ("rtt=40ms,rate=100mbit", LINK_STEADY_RTTS * 0.040),
+                           ("rtt=80ms,loss=0.5%", LOSSY_STEADY_RTTS * 0.080),
+                           ("rtt=20ms,loss=1%", LOSSY_DATA_SECONDS), ("rtt=5ms,loss=1%", LOSSY_DATA_SECONDS),
+                           ("rtt=0,loss=1%", LOSSY_DATA_SECONDS),
+                           ("rtt=5ms", max(LINK_STEADY_RTTS * 0.005, 0.5 / 0.75))):
         options = RunOptions(links=tuple(parse_links(label)), sample_seconds=0.3)
         for streams in (1, 8):
-            assert target_seconds(_case(streams, label), options) == pytest.approx(rtts * 0.040), (label, streams)
+            assert target_seconds(_case(streams, label), options) == pytest.approx(seconds), (label, streams)
     assert LOSSY_STEADY_RTTS * 0.040 >= 3.5, "a window of 3/4 of it past the early pace (32 -> 128 MiB: 3.7 s)"
+    assert LOSSY_DATA_SECONDS * 3 / 4 >= 2.5, "4 streams under loss: about 2 s windows read 0.96 of the hand, 1 s 0.90"
+    longer = RunOptions(links=tuple(parse_links("rtt=20ms,loss=1%")), sample_seconds=6.0)
+    assert target_seconds(_case(4, "rtt=20ms,loss=1%"), longer) == 6.0, "a longer --sample-seconds is kept"
 
 
 def _bound(rate: float, window: int | None, tcp: float | None, loss: float | None) -> Bound:

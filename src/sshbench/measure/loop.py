@@ -241,7 +241,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     sample.chain = visit.chain
     report.samples.append(sample)
     run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
-    physics.set_aside(record, sample, report, MAX_AUTO_SIZE)
+    physics.set_aside(record, sample, report, MAX_AUTO_SIZE, target_seconds(visit.case, options))
     _update_case(record, sample, options)
     run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
     run.hooks.doomed(run.failures)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
-from sshbench.plan.budget import MIN_WINDOW_SECONDS, steady_mark
+from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
@@ -39,6 +39,11 @@ MIN_WINDOW_SHARE = 0.25
 # times: a pace that still changes then is that configuration's own, and counts.
 MAX_TREND = 1.3
 TREND_RESIZES = 3
+# A sample sshbench sized lasts at least this share of the data phase it was sized for (plan/budget.py
+# target_seconds). Sizes come from a short warm-up, and where a path's pace grows for seconds that warm-up reads
+# the ramp: 4 streams over rtt=20ms with 1% loss warmed up at 92 MB/s and then ran at 195, so samples sized for
+# 4 s lasted 2.1 s, and their windows of 1.4 s read 0.90 of the hand. Such a sample is re-sized from its own pace.
+MIN_PLANNED_SHARE = 2 / 3
 NOT_STEADY = "not steady"
 AGAIN = "re-sized and measured again"  # a case sized automatically; one of a fixed --size is told what size to give
 TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
@@ -72,13 +77,15 @@ def checked(case: Case) -> bool:
 
 
 def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None,
-             trend: bool = True, sized: bool = False) -> str | None:
+             trend: bool = True, sized: bool = False, planned: float | None = None) -> str | None:
     """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
     loopback); `capacity`: what the path carries (None: not known, not checked); `trend`: whether a pace that
     changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times,
     nor at a fixed size, which no re-size can cure); `sized`: sshbench chose the size (a window under
     MIN_WINDOW_SECONDS is then re-sized; the user's --size or --sample-seconds is their choice of length, and
-    counts; so is --runs N's count of samples, whose sizes still aim at the window)."""
+    counts; so is --runs N's count of samples, whose sizes still aim at the window); `planned`: the data phase
+    sshbench sized the sample for (None where the user gave --size or --runs N), of which it must last
+    MIN_PLANNED_SHARE."""
     if not sample.ok or not checked(case) or sample.timing is None:
         return None
     if not sample.steady_seconds or not sample.steady_bytes:
@@ -93,6 +100,9 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
                 f"{rtt * 1000:.0f} ms; {AGAIN}")
     if sized and sample.steady_seconds < MIN_WINDOW_SECONDS:
         return f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_SECONDS:g} s; {AGAIN}"
+    if planned and sample.data_seconds is not None and sample.data_seconds < MIN_PLANNED_SHARE * planned:
+        return (f"data phase {sample.data_seconds:.2f} s, under {MIN_PLANNED_SHARE:.0%} of the {planned:.2f} s it "
+                f"was sized for (its warm-up ran slower); {AGAIN}")
     half = sample.steady_half_bytes
     # where a pace drifts within a window: several streams still ramping or ending one by one. One stream's halves
     # differ by the machine's noise and its path's losses alone (3-15% on loopback; 1.37-1.56x under load 2.6 through
@@ -138,21 +148,24 @@ def path_of(report: Report, case: Case) -> tuple[float | None, Capacity | None]:
     return rtt, measured_capacity(found) if found else None
 
 
-def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int) -> None:
+def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int, planned: float) -> None:
     """A sample that fails these checks is kept but not counted (Sample.unusable), and its case, where sized
-    automatically, twice as large from then on (at most `largest`), so the next one has what this one lacked."""
+    automatically, larger from then on (at most `largest`): twice as large, or as large as its own pace needs to
+    last `planned` seconds (plan/budget.py target_seconds), so the next one has what this one lacked."""
     if sample.warmup:
         return
     resized = sum(1 for s in report.samples_of(record.case.id) if (s.unusable or "").startswith(NOT_STEADY))
     ours = record.size_source in ("auto", "warmup")  # sshbench chose the size, so it may grow it
+    growing = ours and record.size_bytes < largest and report.options.mode == "decision"
     # a changing pace is cured by a larger size only: at the user's --size (or the file tools') it counts
     why = unusable(sample, record.case, *path_of(report, record.case), trend=ours and resized < TREND_RESIZES,
-                   sized=ours and record.size_bytes < largest and report.options.adapt_length
-                   and report.options.mode == "decision")
+                   sized=growing and report.options.adapt_length, planned=planned if growing else None)
     if why is None:
         return
     if ours:
-        record.size_bytes = min(largest, record.size_bytes * 2)
+        paced = sized(sample.size_bytes / sample.data_seconds, planned, record.case.streams) \
+            if sample.data_seconds else 0
+        record.size_bytes = min(largest, max(record.size_bytes * 2, paced))
     elif why.endswith(AGAIN):  # the user's --size: kept, and the reason says what size would have the window
         needed = _needed(sample, record, path_of(report, record.case)[0])
         why = (why.removesuffix(AGAIN) + f"--size {_mib(record.size_bytes)} is too small for it: give --size "

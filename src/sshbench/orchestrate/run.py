@@ -45,7 +45,7 @@ from sshbench.plan.budget import (
     largest_savings,
     minimum_before,
     runs_cap,
-    steady_rtts,
+    steady_seconds,
     too_long,
 )
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
@@ -159,13 +159,13 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
 
 def _check_link_floor(options: RunOptions) -> None:
     """Refuse a budget that the links' round trips alone cannot fit: timing each link's RTT (RTT_PROBES + 1
-    connects) and one case's warm-up and minimum over it (a login's round trips, then steady_rtts of data
+    connects) and one case's warm-up and minimum over it (a login's round trips, then steady_seconds of data
     each). `--link rtt=10s --time-budget 60s` took 4 minutes to be refused, after the links were built."""
     budget = options.time_budget_seconds
     if budget is None or options.mode == "fixed":
         return
-    floor = sum((RTT_PROBES + 1) * link.rtt_seconds + (options.min_runs + 1) * (LOGIN_ROUND_TRIPS + steady_rtts(link))
-                * link.rtt_seconds for link in options.links)
+    floor = sum((RTT_PROBES + 1 + (options.min_runs + 1) * LOGIN_ROUND_TRIPS) * link.rtt_seconds
+                + (options.min_runs + 1) * steady_seconds(link) for link in options.links)
     if floor > budget:
         worst = max(options.links, key=lambda link: link.rtt_seconds)
         raise BudgetTooSmall(f"--link {worst.label}: at its round trips, timing the links and one case's warm-up and "
