@@ -310,3 +310,20 @@ def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval
     assert "not judged yet against the plain transfer (6.24x: 4 of the 6 samples each its first look needs" in line
     assert "not yet separable" not in line
     assert link_answers_json(report)[0]["rivals"][0]["first_look"] == 6
+
+
+def test_a_budget_too_short_for_a_lossy_link_s_4_s_samples_is_refused_before_the_links_are_built() -> None:
+    """A lossy link's samples last 4 s or more whatever its rtt, so its warm-up and minimum need that many; the
+    refusal says so, and offers no shorter rtt (it would not help)."""
+    from sshbench.options import RunOptions
+    from sshbench.orchestrate.run import _check_link_floor
+    from sshbench.vocabulary.errors import BudgetTooSmall
+
+    lossy = tuple(parse_links("rtt=1ms,loss=1%"))
+    with pytest.raises(BudgetTooSmall, match=r"^--link rtt=1ms,loss=1%: with loss \(its samples last 4 s or more\)"
+                                             r".*raise --time-budget to 1m or more$"):
+        _check_link_floor(RunOptions(links=lossy, time_budget_seconds=10))
+    _check_link_floor(RunOptions(links=lossy, time_budget_seconds=60))
+    _check_link_floor(RunOptions(links=tuple(parse_links("rtt=1ms")), time_budget_seconds=10))
+    with pytest.raises(BudgetTooSmall, match=r"or give a shorter rtt$"):
+        _check_link_floor(RunOptions(links=tuple(parse_links("rtt=2s")), time_budget_seconds=60))

@@ -164,14 +164,17 @@ def _check_link_floor(options: RunOptions) -> None:
     budget = options.time_budget_seconds
     if budget is None or options.mode == "fixed":
         return
-    floor = sum((RTT_PROBES + 1 + (options.min_runs + 1) * LOGIN_ROUND_TRIPS) * link.rtt_seconds
-                + (options.min_runs + 1) * steady_seconds(link) for link in options.links)
+    each = {link: (RTT_PROBES + 1 + (options.min_runs + 1) * LOGIN_ROUND_TRIPS) * link.rtt_seconds
+            + (options.min_runs + 1) * steady_seconds(link) for link in options.links}
+    floor = sum(each.values())
     if floor > budget:
-        worst = max(options.links, key=lambda link: link.rtt_seconds)
-        raise BudgetTooSmall(f"--link {worst.label}: at its round trips, timing the links and one case's warm-up and "
+        worst = max(each, key=lambda link: each[link])
+        why, cure = ("with loss (its samples last 4 s or more)", "") if worst.loss else \
+            ("at its round trips", ", or give a shorter rtt")
+        raise BudgetTooSmall(f"--link {worst.label}: {why}, timing the links and one case's warm-up and "
                              f"minimum over each take at least {duration(floor)}, and the time budget is "
                              f"{duration(budget)}: raise --time-budget to {math.ceil(floor * FIT_MARGIN / 60)}m or "
-                             "more, or give a shorter rtt")
+                             f"more{cure}")
 
 
 def _check_remote_compressors(remote: RemoteHost, options: RunOptions) -> None:
