@@ -165,11 +165,12 @@ def _check_link_floor(options: RunOptions) -> None:
     if budget is None or options.mode == "fixed":
         return
     each = {link: (RTT_PROBES + 1 + (options.min_runs + 1) * LOGIN_ROUND_TRIPS) * link.rtt_seconds
-            + (options.min_runs + 1) * steady_seconds(link) for link in options.links}
+            + (options.min_runs + 1) * steady_seconds(link, min(options.streams)) for link in options.links}
     floor = sum(each.values())
     if floor > budget:
         worst = max(each, key=lambda link: each[link])
-        why, cure = ("with loss (its samples last 4 s or more)", "") if worst.loss else \
+        why, cure = ("with loss and --streams (their samples last 4 s or more)", "") \
+            if worst.loss and min(options.streams) > 1 else \
             ("at its round trips", ", or give a shorter rtt")
         raise BudgetTooSmall(f"--link {worst.label}: {why}, timing the links and one case's warm-up and "
                              f"minimum over each take at least {duration(floor)}, and the time budget is "

@@ -109,11 +109,12 @@ LINK_STEADY_RTTS = 40
 # LINK_STEADY_RTTS read the early pace: 1.03-1.14 of a hand's 4-s transfers in 10 of 12 bench runs. A lossy link's
 # samples hold this many round trips of data, and their windows the long run's pace.
 LOSSY_STEADY_RTTS = 100
-# ... and never less than this many seconds, whatever the round trip: where 100 round trips are short, several
-# streams' pace under loss was still growing past them (AMD EPYC, aes128-gcm upload, 4 streams from one shell as
-# the hand: rtt=20ms with 1% loss, windows of 0.85-1.42 s read 0.90 of the hand, of about 2 s 0.96; rtt=5ms, windows
-# of 0.83 s, 0.93), while one stream read 0.99-1.03 at 5, 20 and 40 ms. The 4 s that 100 round trips are at 40 ms,
-# where every stream count agreed with the hand (bench/remedies_vs_hand.py, docs/streams.md).
+# ... and, with several streams, never less than this many seconds whatever the round trip: where 100 round trips
+# are short, several streams' pace under loss was still growing past them (AMD EPYC, aes128-gcm upload, 4 streams
+# from one shell as the hand: rtt=20ms with 1% loss, windows of 0.85-1.42 s read 0.90 of the hand, of about 3 s
+# 0.98), while one stream read 0.99-1.03 at 5, 20 and 40 ms in 100 round trips. The 4 s that 100 round trips are at
+# 40 ms, where every stream count agreed with the hand (bench/remedies_vs_hand.py, docs/streams.md). One stream is
+# left at 100 round trips: a default run's sweep over a lossy link of 5 or 20 ms would not fit its budget at 4 s.
 LOSSY_DATA_SECONDS = 4.0
 # The raw TCP control over a delayed link ramps for seconds (measured at 80 ms: 23 MB/s in 1 s samples, 32 MB/s in
 # 6.5 s, 33 MB/s in 19 s timed whole): its samples last at least this long, and are timed over their steady state
@@ -143,19 +144,18 @@ def target_seconds(case: Case, options: RunOptions) -> float:
     link = options.link_named(case.link)
     base = sweep_seconds(options) if case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) \
         else options.sample_seconds
-    if link is None or not (link.rtt_seconds or link.loss):
+    if link is None or not (link.rtt_seconds or (link.loss and case.streams > 1)):
         return base
     if case.kind is CaseKind.CONTROL:
         return max(options.sample_seconds, LINK_CONTROL_SECONDS)
-    return max(base, steady_seconds(link))
+    return max(base, steady_seconds(link, case.streams))
 
 
-def steady_seconds(link: LinkSpec) -> float:
+def steady_seconds(link: LinkSpec, streams: int = 1) -> float:
     """The data phase a sample over `link` lasts at least, whatever --sample-seconds says: LINK_STEADY_RTTS round
-    trips, or where it loses packets LOSSY_STEADY_RTTS and never under LOSSY_DATA_SECONDS. Every stream count and
-    compressor over one link gets the same, so their windows are alike."""
+    trips, or where it loses packets LOSSY_STEADY_RTTS, and with several streams never under LOSSY_DATA_SECONDS."""
     if link.loss:
-        return max(LOSSY_STEADY_RTTS * link.rtt_seconds, LOSSY_DATA_SECONDS)
+        return max(LOSSY_STEADY_RTTS * link.rtt_seconds, LOSSY_DATA_SECONDS if streams > 1 else 0.0)
     return LINK_STEADY_RTTS * link.rtt_seconds
 
 
