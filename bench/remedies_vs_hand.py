@@ -16,9 +16,9 @@ S is the size sshbench measured that variant at in the same round (the median of
 window also starts at a quarter of each stream's bytes: where the streams go unevenly a split's rate depends
 on its size (a slow part lags further in a larger one: by hand over rtt=150ms, 16 parts of 12->48 MiB ran at 96
 MB/s, of 48->96 MiB at 87), so both time the same split. But never a size whose transfer (logins included) lasts
-under `--seconds` (4), found by doubling a probe: a difference of two sizes needs transfers long beside the
-logins' jitter (4 loopback streams of 128 MiB, 0.15 s, gave the hand 529-822 MB/s), and where sshbench's own
-size is that short its streams end together anyway. The
+under `--seconds` (4), found by doubling a probe and reading between the last two: a difference of two sizes
+needs transfers long beside the logins' jitter (4 loopback streams of 128 MiB, 0.15 s, gave the hand 529-822
+MB/s), and where sshbench's own size is that short its streams end together anyway. The
 hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
 sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
@@ -182,15 +182,26 @@ class Hand:
         return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
 
     def size_for(self, variant: Variant, seconds: float) -> int:
-        """The first of 64 MiB per stream, doubled (at most PROBES times), whose transfer lasts `seconds`, logins
-        included. One probe's rate would not do: a loopback probe of 64 MiB is mostly login (0.4 s), and the
-        4-s floor it set moved in 0.4 s."""
-        size = 64 * MiB * variant[0]
+        """The size whose transfer lasts `seconds`, logins included: 64 MiB per stream doubled (at most PROBES
+        times) until one lasts that long, then read between the last two probes (a line through both: their
+        logins cancel), in whole MiB per stream. One probe's rate would not do: a loopback probe of 64 MiB is
+        mostly login (0.4 s), and the 4-s floor it set moved in 0.4 s. Nor the doubled size alone: over
+        rtt=40ms with 1% loss it made the hand time 128 MiB where sshbench sized 106, and a lossy stream's pace
+        falls with its size (plan/budget.py), so the two timed different spans."""
+        size, before = 64 * MiB * variant[0], None
         for _ in range(PROBES):
-            if self.timed(variant, size) >= seconds:
+            took = self.timed(variant, size)
+            if took >= seconds:
                 break
-            size *= 2
-        return size
+            before, size = (size, took), size * 2
+        else:
+            return size
+        if before is None or took <= before[1]:
+            return size
+        low, t_low = before
+        needed = low + (size - low) * (seconds - t_low) / (took - t_low)
+        per_stream = MiB * variant[0]
+        return max(low, min(size, -(-int(needed) // per_stream) * per_stream))
 
 
 def case_id(cipher: str, link: str, variant: Variant) -> str:
