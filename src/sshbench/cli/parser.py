@@ -191,8 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--sample-seconds", type=float, help="target data phase per sample when "
                      f"sizing automatically, fixed for the run (default: {D.sample_seconds:.1f} s, a sweep's pipe "
                      "samples 0.67 s or more so their steady window holds 0.5 s, over --link 40 round trips or more, "
-                     "with loss 100, several streams 4 s or more; then what the run's measured noise calls for in decision "
-                     "mode)")
+                     "with loss 100, several streams 4 s or more; then what the run's measured noise calls for "
+                     "in decision mode)")
     how.add_argument("--seed", type=_count, help="schedule seed, to repeat a run's order (default: random, recorded)")
     how.add_argument("--placement", choices=("auto", "split", "free"), help="embedded servers: "
                      "client and server on separate halves of this machine's CPUs, as on two machines "
