@@ -229,10 +229,14 @@ def test_nothing_is_left_on_the_server_side(standin: Any, remote_run: Any) -> No
 
 
 def _netns_possible() -> bool:
+    """Whether this machine lets us make a network namespace. The name is this process's own: with one name for
+    all, two xdist workers collecting this module at once raced (one's add failed on the other's namespace) and
+    the test was skipped in a CI run that could run it."""
     if os.geteuid() != 0 or not os.path.exists("/usr/sbin/sshd"):
         return False
-    probe = subprocess.run(["ip", "netns", "add", "sshbench-probe"], capture_output=True, check=False)
-    subprocess.run(["ip", "netns", "del", "sshbench-probe"], capture_output=True, check=False)
+    name = f"sshbench-probe-{os.getpid()}"
+    probe = subprocess.run(["ip", "netns", "add", name], capture_output=True, check=False)
+    subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
     return probe.returncode == 0
 
 
