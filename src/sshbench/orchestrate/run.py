@@ -40,6 +40,7 @@ from sshbench.plan.budget import (
     BUSY,
     FIT_MARGIN,
     LOGIN_ROUND_TRIPS,
+    LOSSY_DATA_SECONDS,
     duration,
     host_share,
     largest_savings,
@@ -169,9 +170,9 @@ def _check_link_floor(options: RunOptions) -> None:
     floor = sum(each.values())
     if floor > budget:
         worst = max(each, key=lambda link: each[link])
-        why, cure = ("with loss and --streams (their samples last 4 s or more)", "") \
-            if worst.loss and min(options.streams) > 1 else \
-            ("at its round trips", ", or give a shorter rtt")
+        floored = steady_seconds(worst, min(options.streams)) > steady_seconds(worst)  # not the rtt's doing
+        why, cure = (f"with loss and --streams (their samples last {LOSSY_DATA_SECONDS:g} s or more)", "") \
+            if floored else ("at its round trips", ", or give a shorter rtt")
         raise BudgetTooSmall(f"--link {worst.label}: {why}, timing the links and one case's warm-up and "
                              f"minimum over each take at least {duration(floor)}, and the time budget is "
                              f"{duration(budget)}: raise --time-budget to {math.ceil(floor * FIT_MARGIN / 60)}m or "
