@@ -144,11 +144,12 @@ def target_seconds(case: Case, options: RunOptions) -> float:
     link = options.link_named(case.link)
     base = sweep_seconds(options) if case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC) \
         else options.sample_seconds
-    if link is None or not (link.rtt_seconds or (link.loss and case.streams > 1)):
+    floor = steady_seconds(link, case.streams) if link is not None else 0.0
+    if not floor:
         return base
     if case.kind is CaseKind.CONTROL:
         return max(options.sample_seconds, LINK_CONTROL_SECONDS)
-    return max(base, steady_seconds(link, case.streams))
+    return max(base, floor)
 
 
 def steady_seconds(link: LinkSpec, streams: int = 1) -> float:
