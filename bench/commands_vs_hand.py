@@ -31,7 +31,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from remedies_vs_hand import Hand, machine_line, median, run_sshbench
+from hand import Hand
+from remedies_vs_hand import machine_line, median, run_sshbench
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.phases import phase_splits
 from sshbench.measure.sysinfo import load_average

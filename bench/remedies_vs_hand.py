@@ -9,7 +9,7 @@ embedded sshd of the bench's own, every stream started from ONE shell, as a user
     sh -c 'zstd -3 --single-thread -c < FILE | ssh HOST "zstd -d -c | cat >/dev/null"'
     sh -c 'ssh -C HOST "cat >/dev/null" < FILE'                              (SSH's zlib)
 
-The hand side is timed as a shell times it, at two sizes (S and S/4), `--hand-repeats` runs of each (3;
+The hand side is timed as a shell times it (bench/hand.py), at two sizes (S and S/4), `--hand-repeats` runs of each (3;
 alternating), and the rate is the difference of bytes over the difference of their median times: logins,
 process start and TCP's ramp cancel, the tail (a stream that finishes late) stays, as it does for a user.
 S is the size sshbench measured that variant at in the same round (the median of its counted samples), whose
@@ -22,6 +22,9 @@ MB/s), and where sshbench's own size is that short its streams end together anyw
 hand's client processes are pinned to the client half of the CPUs and its server forks onto the other half, as
 sshbench's split placement does. `--hog` runs one busy process per
 CPU, each in its own session, beside both sides: the load under which a transfer's scheduling group matters.
+`--hand receiver` times each hand run where its bytes arrive instead, inside one transfer at S (the server's
+shell stamps the clock after each stream's first quarter and its last byte): over a lossy link, whose runs
+vary on their own, a difference of two transfers carries both their variances.
 
 Prints, per stream count and compressor, both medians over the rounds with their ranges, sshbench / hand
 (agreement: within 5%) with the rounds' Hodges-Lehmann shift and its 95% interval (5 rounds give one) and each
@@ -29,7 +32,7 @@ round's ratio, each one's ratio to the first variant, and for every sshbench rou
 its stop reason, the seconds of its budget it used, and the headline's pick against its rivals.
 
 Needs root for a link. Usage:
-    python bench/remedies_vs_hand.py --link rtt=40ms,loss=1% --streams 1,4,8
+    python bench/remedies_vs_hand.py --link rtt=40ms,loss=1% --streams 1,4,8 --hand receiver
     python bench/remedies_vs_hand.py --link rtt=150ms --streams 1,4,16
     python bench/remedies_vs_hand.py --streams 1,2,4                               (loopback)
     python bench/remedies_vs_hand.py --streams 1,4 --compression off,ssh --data text --hog   (CPU-bound)
@@ -43,39 +46,29 @@ import math
 import os
 import platform
 import random
-import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from clirun import finished
+from hand import Hand, Variant
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.stats import counted
 from sshbench.compressors import choice, parse_compression
-from sshbench.measure.datapath import make_payload
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed
 from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Case, CaseKind, Direction, Report
 from sshbench.results.store import read_results
-from sshbench.targets.base import HOST_ALIAS
-from sshbench.targets.discovery import discover_client
-from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link import netns
-from sshbench.targets.link.emulated import EmulatedLinks
-from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.units import MiB
-
-Variant = tuple[int, str]  # (streams, compression)
-PROBES = 10  # doublings of the hand's shortest size: 64 MiB a stream to 64 GiB
 
 
 def _cpu_model() -> str:
@@ -97,111 +90,6 @@ def hogs(on: bool) -> Iterator[None]:
         for proc in procs:
             proc.kill()
             proc.wait()
-
-
-class Hand:
-    """Hand pipelines from one shell to an embedded sshd of the bench's own, across the same kind of link."""
-
-    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str) -> None:
-        split = placement.split(placement.allowed())
-        self.server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
-        proxy = ""
-        if link:  # made before the pinning, as sshbench makes its links: the wire may run on any CPU
-            links = stack.enter_context(EmulatedLinks([parse_label(link)]))
-            port = links.serve(self.server)
-            proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
-                                                                                          self.server.expect_dir))
-        if split is not None:
-            stack.enter_context(placement.client_side(split))  # what we start from now runs on the client half
-            self.server.place(split.server)
-        self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy}" + (f" -c {cipher}" if cipher
-                                                                                         else "")
-        # sshbench's own environment for ssh: its ProxyCommand (the link's helper) runs under /bin/sh, not the
-        # user's bash, which reads ~/.bashrc there (its stdin is a socket) wherever SHLVL is below 2: a hand
-        # started from nohup paid root's rc (~90 ms) on every connection, sshbench none (targets/embedded.py)
-        self.env = {**os.environ, **EmbeddedTarget.tool_env}
-        payload = make_payload(data, tmp, 1)
-        self.data = payload.path
-        self.tmp = tmp
-        self._files: dict[int, str] = {}
-
-    def _file(self, size: int) -> str:
-        """A file of exactly `size` bytes of the payload, read by ssh (or the compressor) itself: no `cat | head`
-        pipeline in front, whose copies cost the client's CPU what sshbench's splice does not (under a CPU hog
-        that alone made the hand 1.7x slower)."""
-        if size not in self._files:
-            path = os.path.join(self.tmp, f"hand-{size}.bin")
-            with open(path, "wb") as out:
-                if self.data is None:
-                    out.truncate(size)  # zeros, sparse: read at memory speed
-                else:
-                    pattern = Path(self.data).read_bytes()
-                    written = 0
-                    while written < size:
-                        written += out.write(pattern[:size - written])
-            self._files[size] = path
-        return self._files[size]
-
-    def _source(self, size: int) -> str:
-        return f"< {shlex.quote(self._file(size))}"
-
-    def pipeline(self, variant: Variant, share: int) -> str:
-        streams, text = variant
-        del streams
-        compression = choice(text)
-        if compression.external and compression.level is not None:
-            pack = shlex.join(compression.compressor.compress(compression.level))
-            unpack = shlex.join(compression.compressor.decompress())
-            return (f"{pack} {self._source(share)} | {self.ssh} {HOST_ALIAS} "
-                    f"{shlex.quote(unpack + ' | cat >/dev/null')}")
-        options = "-o Compression=yes " if compression.is_ssh else ""
-        return f"{self.ssh} {options}{HOST_ALIAS} 'cat >/dev/null' {self._source(share)}"
-
-    def timed(self, variant: Variant, size: int) -> float:
-        """Wall seconds of one shell that starts the variant's streams together and waits for the last."""
-        streams = variant[0]
-        jobs = " ".join(f"( {self.pipeline(variant, size // streams)} ) & pids=\"$pids $!\";" for _ in range(streams))
-        script = f"pids=; {jobs} fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail"
-        start = time.perf_counter()
-        done = finished(["sh", "-c", script], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.PIPE)
-        took = time.perf_counter() - start
-        if done.returncode != 0:
-            raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
-        return took
-
-    def rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
-        """Bytes/s from runs of `size` and of size/4 (`repeats` of each, alternating, the median of each): each
-        connection's fixed costs cancel, and one slow login or scheduling hiccup moves a median, not the rate."""
-        small = size // 4
-        smalls, bigs = [], []
-        for _ in range(repeats):
-            smalls.append(self.timed(variant, small))
-            bigs.append(self.timed(variant, size))
-        t_small, t_big = statistics.median(smalls), statistics.median(bigs)
-        return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
-
-    def size_for(self, variant: Variant, seconds: float) -> int:
-        """The size whose transfer lasts `seconds`, logins included: 64 MiB per stream doubled (at most PROBES
-        times) until one lasts that long, then read between the last two probes (a line through both: their
-        logins cancel), in whole MiB per stream. One probe's rate would not do: a loopback probe of 64 MiB is
-        mostly login (0.4 s), and the 4-s floor it set moved in 0.4 s. Nor the doubled size alone: over
-        rtt=40ms with 1% loss it made the hand time 128 MiB where sshbench sized 106, and a lossy stream's pace
-        falls with its size (plan/budget.py), so the two timed different spans."""
-        size, before = 64 * MiB * variant[0], None
-        for _ in range(PROBES):
-            took = self.timed(variant, size)
-            if took >= seconds:
-                break
-            before, size = (size, took), size * 2
-        else:
-            return size
-        if before is None or took <= before[1]:
-            return size
-        low, t_low = before
-        needed = low + (size - low) * (seconds - t_low) / (took - t_low)
-        per_stream = MiB * variant[0]
-        return max(low, min(size, -(-int(needed) // per_stream) * per_stream))
 
 
 def case_id(cipher: str, link: str, variant: Variant) -> str:
@@ -295,6 +183,9 @@ def main() -> None:
                         help="the shortest hand transfer (S): sshbench's size where that lasts longer")
     parser.add_argument("--hand-repeats", type=int, default=3,
                         help="hand runs at each of the two sizes per variant and round (their medians are used)")
+    parser.add_argument("--hand", choices=("sizes", "receiver"), default="sizes",
+                        help="time the hand at two sizes (wall clock) or inside one transfer where its bytes arrive "
+                             "(bench/hand.py: for lossy links, whose runs vary on their own)")
     parser.add_argument("--hog", action="store_true", help="a busy process per CPU beside both sides")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", help="a directory to keep each round's sshbench results file in")
@@ -342,7 +233,8 @@ def main() -> None:
             order = list(variants)
             rng.shuffle(order)
             for variant in order:
-                hand[variant].append(bench.rate(variant, sizes[variant], args.hand_repeats))
+                timing = bench.receiver_rate if args.hand == "receiver" else bench.rate
+                hand[variant].append(timing(variant, sizes[variant], args.hand_repeats))
                 used[variant].append(sizes[variant])
             load.append(load_average())
     _print(args, link, variants, used, mine, hand, ended, load)
@@ -371,9 +263,11 @@ def _print(args: argparse.Namespace, link: str, variants: list[Variant], sizes: 
            mine: dict[Variant, list[float]], hand: dict[Variant, list[float]], ended: list[str],
            load: list[list[float] | None]) -> None:
     print(machine_line(load, args.hog))
+    timing = (f"receiver-timed inside one run at S (sshbench's size that round), {args.hand_repeats} runs (median)"
+              if args.hand == "receiver" else
+              f"at S (sshbench's size that round) and S/4, {args.hand_repeats} runs of each (medians)")
     print(f"{link or 'loopback'}: {args.cipher}, upload of {args.data} data, {args.rounds} rounds; sshbench "
-          f"--time-budget {args.budget:.0f}s each, hand from one shell at S (sshbench's size that round) and S/4, "
-          f"{args.hand_repeats} runs of each (medians)")
+          f"--time-budget {args.budget:.0f}s each, hand from one shell {timing}")
     base = variants[0]
     for variant in variants:
         label = f"{variant[0]} stream{'s' if variant[0] > 1 else ''}, {choice(variant[1]).label}"

@@ -1,0 +1,170 @@
+"""Hand pipelines from one shell, as a user runs them, to an embedded sshd of the bench's own across the same kind
+of link sshbench measures: the hand side of bench/remedies_vs_hand.py and bench/commands_vs_hand.py.
+
+Two ways to time a transfer, both a shell's own:
+- Two sizes (`Hand.rate`): wall seconds of runs at S and S/4, the difference of bytes over the difference of
+  their median times. Logins, process start and TCP's ramp cancel.
+- Receiver-timed (`Hand.receiver_rate`): one run at S whose server side stamps the clock when each stream's
+  first quarter has arrived and when its last byte has:
+      ssh HOST 'head -c S/4 >/dev/null; date +%s.%N; cat >/dev/null; date +%s.%N' < PART
+  the N streams' rate is N x 3S/(4N) bytes from the latest quarter mark to the latest end: sshbench's window
+  for parts that keep their own pace (measure/steady.py), taken inside one transfer. Over a lossy link two
+  separate transfers each carry the loss's own variance, and their difference doubles it: at rtt=40ms with 1%
+  loss the two-size hand's rounds spread 160-237 MB/s for 8 streams (5 runs of each size).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+from clirun import finished
+from sshbench.compressors import choice
+from sshbench.measure.datapath import make_payload
+from sshbench.plumbing import placement
+from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.discovery import discover_client
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.link.emulated import EmulatedLinks
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.vocabulary.linkspec import parse_label
+from sshbench.vocabulary.units import MiB
+
+Variant = tuple[int, str]  # (streams, compression)
+PROBES = 10  # doublings of the hand's shortest size: 64 MiB a stream to 64 GiB
+STAMPS = "date +%s.%N"  # the receiver's clock: the server's shell, where the bytes arrive
+
+
+class Hand:
+    """Hand pipelines from one shell to an embedded sshd of the bench's own, across the same kind of link."""
+
+    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str) -> None:
+        split = placement.split(placement.allowed())
+        self.server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
+        proxy = ""
+        if link:  # made before the pinning, as sshbench makes its links: the wire may run on any CPU
+            links = stack.enter_context(EmulatedLinks([parse_label(link)]))
+            port = links.serve(self.server)
+            proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
+                                                                                          self.server.expect_dir))
+        if split is not None:
+            stack.enter_context(placement.client_side(split))  # what we start from now runs on the client half
+            self.server.place(split.server)
+        self.ssh = f"{self.server.client.path} -F {self.server.client_config} {proxy}" + (f" -c {cipher}" if cipher
+                                                                                         else "")
+        # sshbench's own environment for ssh: its ProxyCommand (the link's helper) runs under /bin/sh, not the
+        # user's bash, which reads ~/.bashrc there (its stdin is a socket) wherever SHLVL is below 2: a hand
+        # started from nohup paid root's rc (~90 ms) on every connection, sshbench none (targets/embedded.py)
+        self.env = {**os.environ, **EmbeddedTarget.tool_env}
+        payload = make_payload(data, tmp, 1)
+        self.data = payload.path
+        self.tmp = tmp
+        self._files: dict[int, str] = {}
+
+    def _file(self, size: int) -> str:
+        """A file of exactly `size` bytes of the payload, read by ssh (or the compressor) itself: no `cat | head`
+        pipeline in front, whose copies cost the client's CPU what sshbench's splice does not (under a CPU hog
+        that alone made the hand 1.7x slower)."""
+        if size not in self._files:
+            path = os.path.join(self.tmp, f"hand-{size}.bin")
+            with open(path, "wb") as out:
+                if self.data is None:
+                    out.truncate(size)  # zeros, sparse: read at memory speed
+                else:
+                    pattern = Path(self.data).read_bytes()
+                    written = 0
+                    while written < size:
+                        written += out.write(pattern[:size - written])
+            self._files[size] = path
+        return self._files[size]
+
+    def _source(self, size: int) -> str:
+        return f"< {shlex.quote(self._file(size))}"
+
+    def pipeline(self, variant: Variant, share: int, mark: int = 0) -> str:
+        """One stream's shell pipeline; with a `mark`, its server side stamps the clock after that many bytes and
+        after the last (each on a line of its own)."""
+        streams, text = variant
+        del streams
+        sink = f"head -c {mark} >/dev/null; {STAMPS}; cat >/dev/null; {STAMPS}" if mark else "cat >/dev/null"
+        compression = choice(text)
+        if compression.external and compression.level is not None:
+            pack = shlex.join(compression.compressor.compress(compression.level))
+            unpack = shlex.join(compression.compressor.decompress())
+            return (f"{pack} {self._source(share)} | {self.ssh} {HOST_ALIAS} "
+                    f"{shlex.quote(unpack + ' | { ' + sink + '; }')}")
+        options = "-o Compression=yes " if compression.is_ssh else ""
+        return f"{self.ssh} {options}{HOST_ALIAS} {shlex.quote(sink)} {self._source(share)}"
+
+    def timed(self, variant: Variant, size: int) -> float:
+        """Wall seconds of one shell that starts the variant's streams together and waits for the last."""
+        start = time.perf_counter()
+        self._run(variant, size)
+        return time.perf_counter() - start
+
+    def _run(self, variant: Variant, size: int, mark: int = 0) -> list[str]:
+        """One shell starting the variant's streams together and waiting for the last; each stream's output."""
+        streams = variant[0]
+        outs = [os.path.join(self.tmp, f"stamps-{index}") for index in range(streams)]
+        jobs = " ".join(f"( {self.pipeline(variant, size // streams, mark)} >{shlex.quote(out)} ) & pids=\"$pids $!\";"
+                        for out in outs)
+        script = f"pids=; {jobs} fail=0; for p in $pids; do wait $p || fail=1; done; exit $fail"
+        done = finished(["sh", "-c", script], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
+        return [Path(out).read_text() for out in outs]
+
+    def receiver_rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
+        """Bytes/s of `repeats` runs at `size` (the median of their rates), each timed where its bytes arrive:
+        from the moment every stream's first quarter was in to the last stream's last byte, counting each
+        stream's last three quarters (the module's docstring says why)."""
+        streams = variant[0]
+        share = size // streams
+        mark = share // 4
+        rates = []
+        for _ in range(repeats):
+            stamps = [[float(word) for word in out.split()] for out in self._run(variant, size, mark)]
+            if any(len(pair) != 2 for pair in stamps):
+                raise SystemExit(f"a hand stream's server side did not stamp twice: {stamps}")
+            window = max(end for _, end in stamps) - max(start for start, _ in stamps)
+            rates.append(streams * (share - mark) / window if window > 0 else float("nan"))
+        return statistics.median(rates)
+
+    def rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
+        """Bytes/s from runs of `size` and of size/4 (`repeats` of each, alternating, the median of each): each
+        connection's fixed costs cancel, and one slow login or scheduling hiccup moves a median, not the rate."""
+        small = size // 4
+        smalls, bigs = [], []
+        for _ in range(repeats):
+            smalls.append(self.timed(variant, small))
+            bigs.append(self.timed(variant, size))
+        t_small, t_big = statistics.median(smalls), statistics.median(bigs)
+        return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
+
+    def size_for(self, variant: Variant, seconds: float) -> int:
+        """The size whose transfer lasts `seconds`, logins included: 64 MiB per stream doubled (at most PROBES
+        times) until one lasts that long, then read between the last two probes (a line through both: their
+        logins cancel), in whole MiB per stream. One probe's rate would not do: a loopback probe of 64 MiB is
+        mostly login (0.4 s), and the 4-s floor it set moved in 0.4 s. Nor the doubled size alone: over
+        rtt=40ms with 1% loss it made the hand time 128 MiB where sshbench sized 106, and a lossy stream's pace
+        falls with its size (plan/budget.py), so the two timed different spans."""
+        size, before = 64 * MiB * variant[0], None
+        for _ in range(PROBES):
+            took = self.timed(variant, size)
+            if took >= seconds:
+                break
+            before, size = (size, took), size * 2
+        else:
+            return size
+        if before is None or took <= before[1]:
+            return size
+        low, t_low = before
+        needed = low + (size - low) * (seconds - t_low) / (took - t_low)
+        per_stream = MiB * variant[0]
+        return max(low, min(size, -(-int(needed) // per_stream) * per_stream))
