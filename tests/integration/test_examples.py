@@ -122,6 +122,7 @@ def test_each_example_runs_as_printed_and_fits_its_budget_on_a_busy_machine(
             argv += ["--ssh-config", str(config)]
     done = sshbench("run", *argv, "--plan", timeout=600)
     assert done.returncode == 0, f"{where}\n{done.stderr}"
+    assert "to fit the default time budget" not in done.stderr, f"{where}: measures less than it says\n{done.stderr}"
     busy = re.findall(r"about (.+?) on a busy 2-vCPU machine .*; the time budget is (none|.+?)(?: \(this host's "
                       r"share\))?$", done.stdout, re.MULTILINE)
     assert busy, done.stdout

@@ -1,5 +1,6 @@
-"""Rough edges a new user met (issue 45), each as that user would meet it: --fit on a real run, --plan and the
-real run agreeing on --output, recommend given a run that measured nothing, the progress line's estimate."""
+"""Rough edges a new user met (issue 45), each as that user would meet it: --fit on a real run, the default budget
+fitted, --plan and the real run agreeing on --output, recommend given a run that measured nothing, the progress
+line's estimate."""
 
 from __future__ import annotations
 
@@ -25,8 +26,21 @@ def test_fit_leaves_out_on_a_real_run_what_the_budget_cannot_hold(tmp_path: Path
     assert done.returncode in (ExitCode.OK, ExitCode.SAMPLES_FAILED), done.stderr
     data = json.loads(out.read_text())
     assert data["status"] == "complete" and any(s["ok"] and not s["warmup"] for s in data["samples"])
-    left = [r for r in data["cases"] if (r["reason"] or "").startswith("left out by --fit")]
+    left = [r for r in data["cases"] if (r["reason"] or "").startswith("left out to fit the time budget")]
     assert left or "--fit:" in done.stderr, "it fitted without leaving anything out only where it said so"
+
+
+def test_the_default_budget_is_fitted_where_a_given_one_is_refused(tmp_path: Path) -> None:
+    """A run given no --time-budget is not refused for a budget the user never set: it leaves out the largest part
+    and says so. The same budget given is refused, naming what to leave out. (2 GiB samples: the guess before
+    measuring, plan/budget.py, puts the default sweep's minimum near 13 minutes against the 8 of the default.)"""
+    sweep = ["--size", "2GiB", "--plan", "--output", str(tmp_path / "r.json")]
+    given = sshbench(*sweep, "--time-budget", "8m", cwd=tmp_path, tmpdir=tmp_path)
+    assert given.returncode == ExitCode.USAGE and "--fit leaves out the largest" in given.stderr, given.stderr
+    chosen = sshbench(*sweep, cwd=tmp_path, tmpdir=tmp_path)
+    assert chosen.returncode == ExitCode.OK, chosen.stderr
+    assert "--macs none to fit the default time budget (give --time-budget to choose)" in chosen.stderr
+    assert "mac:upload" not in chosen.stdout and "cipher:upload" in chosen.stdout, chosen.stdout
 
 
 def test_plan_refuses_an_existing_output_as_the_run_does(tmp_path: Path) -> None:

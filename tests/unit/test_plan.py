@@ -180,3 +180,19 @@ def test_a_budget_shared_by_hosts_asks_for_enough_for_all_of_them() -> None:
     assert "this host's share of the time budget (1 of 3)" in message and "--time-budget to 16m" in message
     alone = too_long({case: 300.0}, 20.0, 100.0, RunOptions())
     assert "and the time budget leaves" in alone and "--time-budget to 6m" in alone
+
+
+@pytest.mark.parametrize("first", [Direction.UPLOAD, Direction.DOWNLOAD])
+def test_where_both_directions_save_alike_the_fitted_run_keeps_upload(first: Direction) -> None:
+    """A default sweep over a link needs both directions alike: the one left out is download, whichever came first
+    in the plan (before, the first case's direction decided, and a fitted link run measured downloads only)."""
+    from sshbench.plan.budget import largest_savings
+
+    options = RunOptions(directions=(Direction.UPLOAD, Direction.DOWNLOAD))
+    other = Direction.DOWNLOAD if first is Direction.UPLOAD else Direction.UPLOAD
+    needed = {Case(CaseKind.CIPHER, d, cipher=c, link="rtt=40ms"): 30.0
+              for d in (first, other) for c in ("aes128-ctr", "aes256-ctr")}
+    needed[Case(CaseKind.CONTROL, Direction.UPLOAD, link="rtt=40ms")] = 10.0
+    assert list(largest_savings(needed, options)) == ["--directions upload", "--directions download", "--no-controls"]
+    needed[Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes192-ctr", link="rtt=40ms")] = 1.0
+    assert next(iter(largest_savings(needed, options))) == "--directions download", "a larger saving still leads"

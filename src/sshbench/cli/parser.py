@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "for no limit (default: 8m, 8m per link with --link, none with --runs)")
     how.add_argument("--fit", action="store_true", help="when the budget cannot hold every case's minimum, leave "
                      "out the largest part (host keys, key exchanges, MACs, references, a direction) until it can, "
-                     "saying what, instead of refusing")
+                     "saying what, instead of refusing (always so with the default budget)")
     how.add_argument("--plan", action="store_true", help="check and plan only: start what the run needs (servers, "
                      "links, logins), say what it would measure and the least time its minimum needs, then stop "
                      "without measuring (exit 2 when the budget cannot hold it, as the run would)")

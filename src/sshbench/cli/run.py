@@ -89,7 +89,8 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         check_can_emulate()  # before anything is made or started
     return RunRequest(options, tuple(destinations), tuple(_server_names(args.server, destinations)),
                       all_servers=args.server.strip().lower() == "all", all_methods="all" in args.method.lower(),
-                      label=args.label or "", ssh_config=args.ssh_config, fit=args.fit, plan_only=args.plan)
+                      label=args.label or "", ssh_config=args.ssh_config, plan_only=args.plan,
+                      fit=args.fit, budget_chosen=args.time_budget is None)
 
 
 def plan_lines(prepared: Prepared) -> list[str]:

@@ -350,9 +350,9 @@ def _check_minimum_fits(run: _Run) -> float:
         drop = next(iter(largest_savings(needed, run.options)), None) if run.options.fit else None
         if drop is None:
             raise BudgetTooSmall(why)
-        for record in run.records.values():  # --fit after the warm-up too: the largest part left out, said
+        for record in run.records.values():  # fitted after the warm-up too: the largest part left out, said
             if record.case in needed and option_for(record.case, run.options) == drop:
-                record.status, record.reason = CaseStatus.SKIPPED, f"left out by --fit ({drop}): {why}"
+                record.status, record.reason = CaseStatus.SKIPPED, f"left out to fit the time budget ({drop}): {why}"
         needed = {case: seconds for case, seconds in needed.items() if option_for(case, run.options) != drop}
     return left - sum(needed.values()) * FIT_MARGIN
 

@@ -77,7 +77,10 @@ class RunRequest:
     all_methods: bool = False  # --method all: a tool this machine lacks is skipped, not an error
     label: str = ""
     ssh_config: str | None = None
-    fit: bool = False  # --fit: leave out what the budget cannot hold (largest first) instead of refusing
+    # Leave out what the budget cannot hold (largest first) instead of refusing: --fit, or (`budget_chosen`) a
+    # budget sshbench chose itself, none given: a run is not refused for a budget the user never set.
+    fit: bool = False
+    budget_chosen: bool = False
     plan_only: bool = False  # --plan: prepare and say what would be measured, then stop
 
 
@@ -152,8 +155,11 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
                          hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
                          compression=None if host.remote is None else host.remote.compression)
 
-    fitted = [_fitted(h, plan, len(hosts), request.fit, note) for h in hosts]
-    fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=request.fit)), m) for h, m in fitted]
+    fit = request.fit or request.budget_chosen
+    fitted = [_fitted(h, plan, len(hosts), fit and ("--fit: {} to fit the time budget" if request.fit else
+                                                     "{} to fit the default time budget (give --time-budget to "
+                                                     "choose)"), note) for h in hosts]
+    fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=fit)), m) for h, m in fitted]
     hosts = [host for host, _ in fitted]
     return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
 
@@ -203,11 +209,12 @@ _LEAVE_OUT: dict[str, dict[str, object]] = {
 }
 
 
-def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: bool,
+def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: str | bool,
             note: Say) -> tuple[Host, tuple[float, float]]:
     """The host, checked before anything is measured, and the least seconds its minimum needs (guessed,
     plan/budget.py): the minimum must fit its share of the budget. Too big: refused at once (BudgetTooSmall), or
-    with --fit, the largest part left out until it fits, each saying so."""
+    where `fit` (the line that says what was left out, "{}" for the option), the largest part left out until it
+    fits, each saying so."""
     options = host.options
     budget = options.time_budget_seconds
     # fixed mode promises no minimum: its budget only cuts it short (measure/loop.py checks the same way)
@@ -228,7 +235,7 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
         drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)
         if not fit or drop is None:
             raise BudgetTooSmall(message)
-        note(f"sshbench: --fit: {drop} to fit the time budget")
+        note("sshbench: " + str(fit).format(drop))
         options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
     raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
 

@@ -194,12 +194,13 @@ def minimum_before(cases: list[Case], options: RunOptions, rtt: dict[str, float]
 
 
 def largest_savings(needed: dict[Case, float], options: RunOptions) -> dict[str, float]:
-    """Option -> the seconds it would save, largest first."""
+    """Option -> the seconds it would save, largest first. Where the two directions save alike (a sweep over a
+    link), upload is kept: what backups, scp and rsync pushes do, and the direction the docs' link figures use."""
     savings: dict[str, float] = defaultdict(float)
     for case, seconds in needed.items():
         if (option := option_for(case, options)) is not None:
             savings[option] += seconds
-    return dict(sorted(savings.items(), key=lambda item: -item[1]))
+    return dict(sorted(savings.items(), key=lambda item: (-round(item[1], 6), item[0] == "--directions download")))
 
 
 def too_long(needed: dict[Case, float], spent: float, left: float, options: RunOptions, before: bool = False) -> str:
