@@ -155,11 +155,11 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
                          hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
                          compression=None if host.remote is None else host.remote.compression)
 
-    fit = request.fit or request.budget_chosen
-    fitted = [_fitted(h, plan, len(hosts), fit and ("--fit: {} to fit the time budget" if request.fit else
-                                                     "{} to fit the default time budget (give --time-budget to "
-                                                     "choose)"), note) for h in hosts]
-    fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=fit)), m) for h, m in fitted]
+    said = ("--fit: {} to fit the time budget" if request.fit else
+            "{} to fit the default time budget (give --time-budget to choose)" if request.budget_chosen else None)
+    fitted = [_fitted(h, plan, len(hosts), said, note) for h in hosts]
+    fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=said is not None)), m)
+              for h, m in fitted]
     hosts = [host for host, _ in fitted]
     return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
 
@@ -209,12 +209,12 @@ _LEAVE_OUT: dict[str, dict[str, object]] = {
 }
 
 
-def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: str | bool,
+def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: str | None,
             note: Say) -> tuple[Host, tuple[float, float]]:
     """The host, checked before anything is measured, and the least seconds its minimum needs (guessed,
     plan/budget.py): the minimum must fit its share of the budget. Too big: refused at once (BudgetTooSmall), or
-    where `fit` (the line that says what was left out, "{}" for the option), the largest part left out until it
-    fits, each saying so."""
+    where it may be fitted (`fit`: the line that says what was left out, "{}" for the option), the largest part
+    left out until it fits, each saying so."""
     options = host.options
     budget = options.time_budget_seconds
     # fixed mode promises no minimum: its budget only cuts it short (measure/loop.py checks the same way)
@@ -233,9 +233,9 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
             return dataclasses.replace(host, options=options), (sum(needed.values()), sum(busy.values()))
         message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
         drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)
-        if not fit or drop is None:
+        if fit is None or drop is None:
             raise BudgetTooSmall(message)
-        note("sshbench: " + str(fit).format(drop))
+        note("sshbench: " + fit.format(drop))
         options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
     raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
 
