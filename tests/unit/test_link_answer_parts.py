@@ -216,6 +216,9 @@ def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_us
         assert counts or sample.unusable == "steady window 0.15 s, under 0.5 s; re-sized and measured again"
         assert record.size_bytes == size_after
     assert physics.unusable(_sample(1.4e9, 0.6), case, None, None, sized=True) is None
+    for window, said in ((0.498, "0.49"), (0.29, "0.29"), (0.2999, "0.29")):  # rounded down, never "0.50, under 0.5"
+        assert physics.unusable(_sample(1.4e9, window), case, None, None, sized=True) == \
+            f"steady window {said} s, under 0.5 s; re-sized and measured again"
     assert target_seconds(case, RunOptions()) == pytest.approx(0.5 / 0.75), "sized for a 0.5 s window"
     assert target_seconds(case, RunOptions(adapt_length=False)) == 0.3, "the user's --sample-seconds"
 

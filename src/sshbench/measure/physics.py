@@ -22,6 +22,7 @@ counted (ssh -v), so compression gets its ratio's due and no more.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
@@ -76,6 +77,11 @@ def checked(case: Case) -> bool:
     return case.moves_data and case.is_pipe and case.kind in (CaseKind.CIPHER, CaseKind.MAC)
 
 
+def _short(seconds: float) -> str:
+    """Seconds under a threshold, rounded down: 0.498 s read "0.50 s, under 0.5 s" when rounded to nearest."""
+    return f"{math.floor(round(seconds * 100, 6)) / 100:.2f}"  # round first: 0.29 * 100 is 28.999999999999996
+
+
 def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None,
              trend: bool = True, sized: bool = False, planned: float | None = None) -> str | None:
     """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
@@ -96,12 +102,12 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
         return (f"steady window of {sample.steady_bytes / sample.bytes_received:.0%} of the bytes: its streams started "
                 f"too far apart for the window they shared; {AGAIN}")
     if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
-        return (f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_RTTS} round trips of "
+        return (f"steady window {_short(sample.steady_seconds)} s, under {MIN_WINDOW_RTTS} round trips of "
                 f"{rtt * 1000:.0f} ms; {AGAIN}")
     if sized and sample.steady_seconds < MIN_WINDOW_SECONDS:
-        return f"steady window {sample.steady_seconds:.2f} s, under {MIN_WINDOW_SECONDS:g} s; {AGAIN}"
+        return f"steady window {_short(sample.steady_seconds)} s, under {MIN_WINDOW_SECONDS:g} s; {AGAIN}"
     if planned and sample.data_seconds is not None and sample.data_seconds < MIN_PLANNED_SHARE * planned:
-        return (f"data phase {sample.data_seconds:.2f} s, under {MIN_PLANNED_SHARE:.0%} of the {planned:.2f} s it "
+        return (f"data phase {_short(sample.data_seconds)} s, under {MIN_PLANNED_SHARE:.0%} of the {planned:.2f} s it "
                 f"was sized for (its warm-up ran slower); {AGAIN}")
     half = sample.steady_half_bytes
     # where a pace drifts within a window: several streams still ramping or ending one by one. One stream's halves
