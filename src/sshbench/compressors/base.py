@@ -37,6 +37,9 @@ class Compressor:
     default_level: int | None = None  # its own default: what `NAME` alone means
     extra: tuple[str, ...] = ()  # flags every run of the compressing end gets (e.g. zstd's one thread)
     quiet: tuple[str, ...] = ()  # flags that keep either end from printing progress on a terminal
+    # The most its decompressing end writes at once (its block): a receiver counts a stream's bytes after it, so
+    # a steady window's byte count is uncertain by up to one block per stream at each end (measure/physics.py)
+    output_block: int = 0
 
     @property
     def external(self) -> bool:

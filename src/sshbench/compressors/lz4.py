@@ -8,4 +8,5 @@ back until it is full (4 parallel lz4 uploads measured 47-62 MB/s in a 16 MiB-pe
 from sshbench.compressors.base import Compressor
 
 LZ4 = Compressor("lz4", "lz4", "lz4 -1 (levels 1-12) in its own process on each end", program="lz4",
-                 package="lz4", levels=(1, 12), default_level=1, quiet=("-q",), extra=("-B4", "-BD"))
+                 package="lz4", levels=(1, 12), default_level=1, quiet=("-q",), extra=("-B4", "-BD"),
+                 output_block=64 * 1024)  # -B4: 64 KiB blocks

@@ -10,4 +10,5 @@ and writes block by block (128 KiB), as a stream should.
 from sshbench.compressors.base import Compressor
 
 ZSTD = Compressor("zstd", "zstd", "zstd -3 (levels 1-19) in its own process on each end", program="zstd",
-                  package="zstd", levels=(1, 19), default_level=3, quiet=("-q",), extra=("--single-thread",))
+                  package="zstd", levels=(1, 19), default_level=3, quiet=("-q",), extra=("--single-thread",),
+                  output_block=128 * 1024)  # zstd.h ZSTD_BLOCKSIZE_MAX

@@ -133,6 +133,9 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
             env.server.remote.iperf3 = tcp_ceiling(remote.target, remote.dest.hostname, remote.dest.proxied,
                                                    capped=options.max_bytes is not None, port=options.iperf3_port)
     live = [r.case for r in report.cases if r.status is not CaseStatus.SKIPPED]
+    # the links as built, before the first sample: the physics check reads each one's MTU from here (it fell back
+    # to 1500 while this was written only at the end, and set aside every sample that filled a 9000-byte link)
+    env.links = [path.facts() for path in host.links.values()]
     target: Target = remote.target if remote is not None else BuildsTarget(list(host.builds), host.links) \
         if host.builds else EmbeddedTarget(server, host.links, host.link_port)
     if host.builds:
@@ -159,7 +162,7 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                      and r.status is not CaseStatus.SKIPPED] or [None]
             report.logins = measure_logins(server, options.logins, kexes, options.logins_seconds)
             save(report)
-    env.links = [path.facts() for path in host.links.values()]
+    env.links = [path.facts() for path in host.links.values()]  # again: the wires' CPU as they ended
     if remote is None and env.server.embedded is not None:
         env.server.embedded.refused_connections = server.strangers
     env.host.load_average_end = sysinfo.load_average()

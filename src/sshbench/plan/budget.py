@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
+from sshbench.compressors import OFF
 from sshbench.options import RunOptions
 from sshbench.results.model import Case, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
@@ -169,13 +170,33 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
     if not case.moves_data:
         return setup
     rate = guesses.rate if rtt <= 0 else min(guesses.rate, case.streams * CHANNEL_WINDOW / rtt)
+    line = line_payload(options.link_named(case.link), case, options)
+    rate = min(rate, line) if line else rate
     if not case.is_pipe:  # a file tool: the 1-byte run, then the file
-        return 2 * setup + file_bytes / guesses.file_rate
+        return 2 * setup + file_bytes / min(guesses.file_rate, line or guesses.file_rate)
     if options.size_bytes:  # --size: every visit, the warm-up's too, moves that much
         return setup + guesses.fixed + options.size_bytes / rate
     if warmup:
         return setup + max(options.warmup_bytes, case.streams * 2 * STEADY_AFTER) / rate
-    return setup + guesses.fixed + target_seconds(case, options)
+    # a sized sample lasts its target, but never moves less than the smallest automatic size: over a slow link
+    # that floor, not the target, sets its length (32 MiB at 20 Mbit/s is 14 s, where the target is 0.67 s)
+    smallest = max(MIN_AUTO_SIZE, case.streams * MIN_STREAM_SIZE)
+    return setup + guesses.fixed + max(target_seconds(case, options), smallest / rate)
+
+
+def line_payload(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
+    """The most payload a case can move per second over a rate-limited link (its line rate less IP and TCP
+    headers at its MTU), where its bytes cannot grow by compression (none, or random data); None: no such cap
+    known, or compression may multiply it (the guess stays on the short side: it refuses only what cannot fit)."""
+    if link is None or not link.rate_bits:
+        return None
+    if case.compression != OFF and options.data != "random":
+        return None
+    return link.rate_bits / 8 * (link.mtu - TCP_HEADER_BYTES) / link.mtu
+
+
+# IPv4 (20) + TCP (20) + the timestamp option (12): what each packet of an emulated link spends beside payload
+TCP_HEADER_BYTES = 52
 
 
 def minimum_before(cases: list[Case], options: RunOptions, rtt: dict[str, float],

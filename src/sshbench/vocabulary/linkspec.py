@@ -1,8 +1,9 @@
 """`--link`: what an emulated link should be, parsed and validated, and written back the same way.
 
 Grammar: `KEY=VALUE[,VALUE...]` pairs separated by commas, keys rtt, rate,
-loss, jitter and cc (the TCP congestion control both ends use on the link,
-e.g. cc=cubic; the host's own default where not given); a bare value after
+loss, jitter, cc (the TCP congestion control both ends use on the link,
+e.g. cc=cubic; the host's own default where not given) and mtu (the
+packet size, 1280-9000 bytes; the default is `LinkSpec.mtu`'s); a bare value after
 a key adds to that key's list, so
 `rtt=0,20ms,80ms` is three links and `rtt=50ms,rate=100mbit,1gbit` is two.
 Several keys with lists give every combination (at most MAX_LINKS). Each
@@ -25,15 +26,23 @@ MAX_RTT_SECONDS = 10.0
 MIN_RATE_BITS = 64_000  # below this one 9000-byte packet takes over a second
 MAX_RATE_BITS = 400_000_000_000
 MAX_LOSS = 0.5
-KEYS = ("rtt", "rate", "loss", "jitter", "cc")
+KEYS = ("rtt", "rate", "loss", "jitter", "cc", "mtu")
+MIN_MTU, MAX_MTU = 1280, 9000  # IPv6's minimum, and jumbo frames
+PATH_MTU = 1500  # what internet paths and most LANs carry
+JUMBO_MTU = 9000  # fast LANs and clouds; few enough packets for the wire's loop at high rates
+# The highest rate whose link defaults to PATH_MTU: at 1500 bytes the emulator (a Python loop) carries a rate this
+# high with room to spare (docs/links.md, "Packet size"); above it, or with no rate, the packets are JUMBO_MTU so
+# the loop is not what limits the link
+PATH_MTU_MAX_RATE_BITS = 200_000_000
 _CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")  # a kernel congestion control's name (TCP_CA_NAME_MAX 16)
 _TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
 MAX_LOSS_DECIMALS = 4  # loss in percent: 0.0001% is one packet in a million
 _RATE = re.compile(r"(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)")
 _RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
 _TIME_FACTOR = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-_HELP = ("use e.g. rtt=20ms, rtt=0,20ms,80ms or rtt=50ms,rate=100mbit,loss=0.1%,jitter=2ms,cc=cubic "
-         "(times in us/ms/s, rates in kbit/mbit/gbit, cc a TCP congestion control such as bbr or cubic)")
+_HELP = ("use e.g. rtt=20ms, rtt=0,20ms,80ms or rtt=50ms,rate=100mbit,loss=0.1%,jitter=2ms,cc=cubic,mtu=1500 "
+         "(times in us/ms/s, rates in kbit/mbit/gbit, cc a TCP congestion control such as bbr or cubic, mtu in "
+         "bytes)")
 
 
 @dataclass(frozen=True, order=True)
@@ -45,6 +54,18 @@ class LinkSpec:
     loss: float = 0.0  # probability a packet is dropped, each direction
     jitter_seconds: float = 0.0  # round-trip variation: each direction's delay varies by half of it
     congestion: str | None = None  # the TCP congestion control of its sockets (None: the host's default)
+    mtu_bytes: int | None = None  # the packet size given with mtu= (None: the default, `mtu`)
+
+    @property
+    def mtu(self) -> int:
+        """The link's packet size: mtu= where given; else a real path's 1500 bytes where the emulator carries the
+        rate at that size (per-packet loss then hits as many packets per byte as on the internet), and jumbo
+        frames for a faster or unlimited link (the cable, a veth pair, is 1500 as the kernel makes it)."""
+        if self.mtu_bytes is not None:
+            return self.mtu_bytes
+        if self.plain or (self.rate_bits is not None and self.rate_bits <= PATH_MTU_MAX_RATE_BITS):
+            return PATH_MTU
+        return JUMBO_MTU
 
     @classmethod
     def from_text(cls, text: str) -> LinkSpec:
@@ -59,7 +80,7 @@ class LinkSpec:
     @property
     def plain(self) -> bool:
         """A cable: nothing to emulate (a veth pair carries it, no emulator process in the way)."""
-        return not (self.rtt_seconds or self.rate_bits or self.loss or self.jitter_seconds)
+        return not (self.rtt_seconds or self.rate_bits or self.loss or self.jitter_seconds or self.mtu_bytes)
 
     @property
     def label(self) -> str:
@@ -73,6 +94,8 @@ class LinkSpec:
             parts.append(f"jitter={_time_text(self.jitter_seconds)}")
         if self.congestion:
             parts.append(f"cc={self.congestion}")
+        if self.mtu_bytes is not None:
+            parts.append(f"mtu={self.mtu_bytes}")
         return ",".join(parts)
 
     @property
@@ -121,6 +144,11 @@ def _seconds(text: str, key: str) -> float:
 
 
 def _value(key: str, text: str) -> float | str:
+    if key == "mtu":
+        if not text.isdigit() or not MIN_MTU <= int(text) <= MAX_MTU:
+            raise UsageError(f"bad --link mtu={text!r}: give the packet size in bytes, {MIN_MTU} to {MAX_MTU}, "
+                             "e.g. mtu=1500")
+        return float(int(text))
     if key == "cc":
         if _CONGESTION.fullmatch(text) is None:
             raise UsageError(f"bad --link cc={text!r}: name a TCP congestion control, e.g. cc=cubic or cc=bbr")
@@ -167,11 +195,12 @@ def parse_links(text: str) -> list[LinkSpec]:
     if "rtt" not in lists:
         raise UsageError(f"bad --link {text!r}: say the round-trip time, e.g. rtt=20ms (rtt=0 for none)")
     combos = list(itertools.product(*(lists.get(k, [default]) for k, default in
-                                      (("rtt", 0.0), ("rate", None), ("loss", 0.0), ("jitter", 0.0), ("cc", None)))))
+                                      (("rtt", 0.0), ("rate", None), ("loss", 0.0), ("jitter", 0.0), ("cc", None),
+                                       ("mtu", None)))))
     if len(combos) > MAX_LINKS:
         raise UsageError(f"--link {text!r} names {len(combos)} links; at most {MAX_LINKS} per run")
-    links = [LinkSpec(rtt, rate or None, loss, jitter, cc)  # type: ignore[arg-type]
-             for rtt, rate, loss, jitter, cc in combos]
+    links = [LinkSpec(rtt, rate or None, loss, jitter, cc, int(mtu) if mtu else None)  # type: ignore[arg-type]
+             for rtt, rate, loss, jitter, cc, mtu in combos]
     for link in links:
         if link.jitter_seconds > link.rtt_seconds:
             raise UsageError(f"bad --link {link.label}: jitter larger than the round-trip time would mean "

@@ -44,7 +44,6 @@ from sshbench.vocabulary.errors import LinkError
 from sshbench.vocabulary.linkspec import LinkSpec
 
 WIRE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
-MTU = 9000  # jumbo frames: what fast LANs and cloud networks use, and few enough packets for the wire's loop
 QUEUE_PACKETS = 1000  # each direction's queue, as netem's default limit: beyond it packets are dropped
 RTT_PROBES = 15  # connect times per link (after one warm-up connect)
 CONNECT_TIMEOUT = 15.0
@@ -77,7 +76,7 @@ class LinkPath:
 
     @property
     def mtu(self) -> int:
-        return 1500 if self.spec.plain else MTU
+        return self.spec.mtu  # vocabulary/linkspec.py says which size a link gets, and why
 
     @property
     def client_address(self) -> str:
@@ -203,7 +202,7 @@ class EmulatedLinks:
 
     def _build(self, index: int, spec: LinkSpec, client: str, server: str) -> None:
         device = f"l{index}"
-        made_by = "veth pair (no emulation: a cable)" if spec.plain else f"sshbench wire over TUN, MTU {MTU}"
+        made_by = "veth pair (no emulation: a cable)" if spec.plain else f"sshbench wire over TUN, MTU {spec.mtu}"
         path = self.paths[spec.label] = LinkPath(spec, index, client, server, made_by)  # close() finds it half-built
         if spec.plain:
             netns.ip("-n", client, "link", "add", device, "type", "veth", "peer", "name", device, "netns", server)
