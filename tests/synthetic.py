@@ -155,14 +155,16 @@ class FakeSampler:
 def simulate(rates: list[float] | list[list[float]], cv: float, seed: int, options: RunOptions | None = None,
              rule: DecisionRule | None = None, paired: bool = True, sizes: dict[str, int] | None = None,
              adapt: bool = True, builds: dict[str, float] | None = None, placed: bool = False,
-             **machine: object) -> Report:
+             figures: bool = False, **machine: object) -> Report:
     """A decision-mode run, through the real loop and schedule, over cases with these true rates (bytes/s of
     BYTES-sized samples, unbudgeted unless `options` say otherwise; a list of lists is up to three tables);
     `machine` sets FakeSampler's drift and fixed costs (and may set noise_cv for `cv`); `paired=False` is the
     design without back-to-back runs, `adapt=False` the one that does not choose its sample length and pairing
     from the noise nor spend the time left by forecast; `builds`: every case on each of these builds, its true
     rate times the build's factor (the first is the baseline, like --build stock --build ...); `placed`: the run
-    may try both placements (--placement auto), the machine's free_noise_cv and free_speed saying what free does."""
+    may try both placements (--placement auto), the machine's free_noise_cv and free_speed saying what free does;
+    `figures`: after the pairs settle, sample each figure to its precision as a real run does (off: these
+    simulations are of how pairs settle)."""
     options = options or RunOptions(time_budget_seconds=None, size_bytes=BYTES)
     tables = [list(t) for t in rates if isinstance(t, list)] or \
         [[float(r) for r in rates if not isinstance(r, list)]]
@@ -179,7 +181,7 @@ def simulate(rates: list[float] | list[list[float]], cv: float, seed: int, optio
         if sizes and record.case.id in sizes:
             record.size_bytes, record.size_source = sizes[record.case.id], "file"
     plan = schedule_for(options, cases, seed) if options.mode != "decision" else \
-        DecisionSchedule(cases, options.min_runs, options.max_runs, seed, paired=paired)
+        DecisionSchedule(cases, options.min_runs, options.max_runs, seed, paired=paired, figures=figures)
     hooks = Hooks(clock=clock, place=sampler.place if placed else None)
     return run_loop(report, plan, sampler, options, lambda _report: None, hooks=hooks, rule=rule, adapt=adapt)
 

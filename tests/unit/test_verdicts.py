@@ -179,3 +179,21 @@ def test_skipped_cases_do_not_hold_the_schedule() -> None:
         report.samples += [_sample(v.case, rng, 100.0, 0.1, v.round) for v in rnd]
         report.summaries = summarize(report.cases, report.samples)
     assert rounds == 7  # the warm-up and six measured rounds: a lone case has no neighbour to settle
+
+
+def test_after_the_pairs_settle_each_figure_is_sampled_to_its_precision() -> None:
+    """The pairs of a 1.3x ladder settle in a few samples, but at 10% noise per sample a figure of 6 samples is
+    good to +-10-20%; a real run then samples each case until its median's interval is within +-5%
+    (RunOptions.figure_precision), up to max_runs, and the summaries say which got there."""
+    rates = [1000.0 / 1.3**i for i in range(4)]
+    settled = simulate(rates, cv=0.10, seed=7)
+    refined = simulate(rates, cv=0.10, seed=7, figures=True)
+    assert relations(refined) == [Relation.DIFFERENT] * 3
+    before, after = counts(settled), counts(refined)
+    assert all(after[case_id] >= n for case_id, n in before.items())
+    assert sum(after.values()) > sum(before.values()), "the figures got samples after the pairs settled"
+    for summary in refined.summaries:
+        stat = summary.throughput_bytes_per_second
+        assert stat is not None and summary.precise is not None
+        assert summary.precise or after[summary.case_id] >= refined.options.max_runs
+        assert summary.precise == (stat.relative_half_width is not None and stat.relative_half_width <= 0.05)

@@ -312,8 +312,7 @@ def _longest(run: _Run, fixed: float | None) -> float:
 
 def _summaries(report: Report, options: RunOptions, rule: DecisionRule) -> list[Summary]:
     mhz = report.environment.host.cpu_mhz
-    precision = options.precision if options.mode == "precision" else None
-    return summarize(report.cases, report.samples, precision, mhz * 1e6 if mhz else None, rule)
+    return summarize(report.cases, report.samples, options.figure_precision, mhz * 1e6 if mhz else None, rule)
 
 
 def _finish(run: _Run) -> None:

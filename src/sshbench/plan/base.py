@@ -144,7 +144,10 @@ def round_state(report: Report, left: float | None = None) -> RoundState:
     unsettled = {case_id for pair in pairs for case_id in pair}
     steady = frozenset(s.case_id for s in report.summaries if _within(s.throughput_bytes_per_second, REFERENCE_SPREAD))
     noisy = frozenset(case.id for case, _ in unreliable(report))
-    return RoundState(visits, {s.case_id: bool(s.precise) for s in report.summaries}, frozenset(unsettled),
+    # a case with no counted sample has no figure to refine (its failures must not loop it to the cap), and one
+    # summarised without a precision target (precise None) has none to reach
+    precise = {s.case_id: s.precise for s in report.summaries if s.samples_ok and s.precise is not None}
+    return RoundState(visits, precise, frozenset(unsettled),
                       frozenset(r.case.id for r in report.cases if r.status is CaseStatus.SKIPPED), steady,
                       frozenset(pairs), _paired_visits(report), *_order_and_seconds(report), frozenset(waiting),
                       noisy, frozenset(cross), frozenset(headline))
