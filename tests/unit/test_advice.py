@@ -79,3 +79,31 @@ def test_window_bound_when_ssh_carries_its_window_per_round_trip() -> None:
     dropbear = Limit("upload", "aes128-ctr", 0.29e6, shares, [], server_process="dropbear",
                      window=(DROPBEAR_WINDOW, 0.08))
     assert dropbear.window_bound and "24 KiB window" in dropbear.text
+
+
+def test_on_loopback_a_small_fixed_window_is_named_with_its_option() -> None:
+    """Dropbear's 24 KiB receive window limited its loopback upload (48.8 MB/s, neither side busy; by hand 56-71
+    MB/s at its default, 120-124 with -W 4194304): the limit names that window and dropbear's -W, not "the link,
+    or CPUs shared". OpenSSH's 2 MiB window on the same figures is not named (it is never this small)."""
+    from sshbench.analysis.advice import limit_of
+    from sshbench.results.environment import EmbeddedFacts, ServerFacts
+
+    rate = 48.8e6
+    cpu = {"client": 0.5, "server": 0.6}  # shares of a core: CPU s/GiB x GiB/s
+    for server, named in (("dropbear", True), ("openssh", False)):
+        report = _report({FAST: [rate] * 6})
+        report.environment.server = ServerFacts(embedded=EmbeddedFacts(server=server, implementation=server))
+        for sample in report.samples:  # the steady window: all of the sample's bytes, in its data phase
+            seconds = sample.data_seconds or 0.0
+            sample.steady_bytes, sample.steady_seconds = sample.bytes_received, seconds
+            sample.client_cpu_steady_seconds = cpu["client"] * seconds
+            sample.server_cpu_steady_seconds = cpu["server"] * seconds
+        report.summaries = summarize(report.cases, report.samples, precision=0.03)
+        limit = limit_of(report, "upload")
+        assert limit is not None and not limit.busy and set(limit.shares) == {"client", "server"}
+        if named:
+            assert limit.small_window_bound and limit.bound_by == "Dropbear's 24 KiB window"
+            assert "channel window is 24 KiB" in limit.text and "dropbear -W" in limit.text
+            assert "the link, or CPUs shared" not in limit.text
+        else:
+            assert not limit.small_window_bound and "window" not in limit.bound_by

@@ -194,6 +194,11 @@ LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not s
 # bytes waiting in both sides' socket buffers, which lengthen each round trip (measured over emulated links:
 # 80-82% of window / RTT at 20 ms, with the window limit well under raw TCP and no CPU busy)
 WINDOW_BOUND_SHARE = 0.7
+# On loopback there is no round trip to divide by, only the two processes' turn-around: a receiver whose fixed window
+# is this small makes the sender stop for a window adjust every few packets, and with no side at a full core that is
+# the likely limit (Dropbear's 24 KiB: 48.8 MB/s upload, neither side busy; by hand 56-71 MB/s at its default and
+# 120-124 with -W 4194304). OpenSSH's 2 MiB is never this (CPU-bound on loopback at 0.6-1.6 GB/s).
+SMALL_WINDOW = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -208,6 +213,8 @@ class Limit:
     tcp: float | None = None  # raw TCP to the same host (iperf3), bytes/s, when it was measured
     server_process: str = "sshd"  # what the server side's process is called: sshd, dropbear, tinysshd
     window: tuple[int, float] | None = None  # the receiver's channel window (bytes) and the round trip (s)
+    # on loopback: the receiver's small fixed window (bytes), its implementation's title and the option that sets it
+    small_window: tuple[int, str, str] | None = None
 
     @property
     def window_limit(self) -> float | None:
@@ -218,6 +225,11 @@ class Limit:
     def window_bound(self) -> bool:
         limit = self.window_limit
         return limit is not None and not self.busy and self.rate >= WINDOW_BOUND_SHARE * limit
+
+    @property
+    def small_window_bound(self) -> bool:
+        """On loopback, no side at a full core and a receiver's window of at most SMALL_WINDOW: the likely limit."""
+        return self.small_window is not None and not self.busy and len(self.shares) == 2 and self.tcp is None
 
     @property
     def link_full(self) -> bool:
@@ -231,6 +243,8 @@ class Limit:
             return f"{' and '.join(self.busy)} CPU"
         if self.window_bound:
             return "SSH window / RTT"
+        if self.small_window_bound and self.small_window is not None:
+            return f"{self.small_window[1]}'s {self.small_window[0] // 1024} KiB window"
         if self.link_full:
             return "link (iperf3)"
         if "server" not in self.shares:
@@ -253,6 +267,12 @@ class Limit:
             verdict = (f"window-bound: one SSH channel carries at most the receiver's {self.window[0] // 1024} KiB "
                        f"window per {self.window[1] * 1000:.0f} ms round trip, {self.window_limit / 1e6:,.1f} MB/s, "
                        "whatever the cipher (more parallel transfers, or a server with a larger window, go faster)")
+        elif self.small_window_bound and self.small_window is not None:
+            size, title, option = self.small_window
+            verdict = (f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}), and the receiving {title}'s channel window "
+                       f"is {size // 1024} KiB: the sender stops for a window adjust every {size // 1024} KiB, "
+                       f"{self.rate / size:,.0f} times a second here, so that window is the likely limit"
+                       + (f"; a larger one is set with {option}" if option else ""))
         elif self.link_full:
             verdict = "the link was full"
         elif "server" not in self.shares:  # never "no side at a full core" when one side is unknown
@@ -289,7 +309,13 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     rtt = server.remote.round_trip_seconds if server.remote else None
     bytes_in_flight = receive_window(report, direction)
     window = (bytes_in_flight, rtt) if rtt and bytes_in_flight else None
-    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window)
+    small = None
+    if server.remote is None and not report.environment.links:  # loopback: the two ends' turn-around alone
+        receiver, _ = _ends(report, direction, "")
+        fixed = receiver.receive_window
+        if fixed is not None and fixed <= SMALL_WINDOW and bytes_in_flight:
+            small = (bytes_in_flight, receiver.title, receiver.window_option)
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window, small)
 
 
 def core_shares(summary: Summary, rate: float) -> dict[str, float]:

@@ -54,6 +54,8 @@ class Implementation:
     none_mac_lines: tuple[str, ...] = ()
     # How the links table's legend states its window, with its source (empty: not stated there)
     window_note: str = ""
+    # How its server's window is changed, as advice names it (empty: no option; OpenSSH's is compiled in)
+    window_option: str = ""
     # ... and the client's: the ssh -o options that switch to it after login (it is never named in Ciphers)
     none_cipher_client: tuple[str, ...] = ()
     none_mac_client: tuple[str, ...] = ()
