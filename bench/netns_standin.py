@@ -42,7 +42,7 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="sshbench-standin-")
     os.chmod(work, 0o700)
     sshd_proc = None
-    privsep = PrivsepDir()  # sshbench's shared hold on /run/sshd: another run's sshd may need it at the same time
+    privsep = PrivsepDir()  # sshbench's way to /run/sshd without touching the system's (servers/privsep.py)
     try:
         sh("ip", "netns", "add", NS)
         sh("ip", "link", "add", HOST_IF, "type", "veth", "peer", "name", NS_IF)
@@ -67,8 +67,8 @@ def main() -> int:
             fh.write(f"ListenAddress {NS_IP}\nPort 22\nHostKey {work}/host\nPidFile none\nUsePAM no\n"
                      f"AuthorizedKeysFile {work}/authorized_keys\nPasswordAuthentication no\n"
                      "KbdInteractiveAuthentication no\nStrictModes no\nPermitRootLogin prohibit-password\n")
-        sshd_proc = subprocess.Popen(["ip", "netns", "exec", NS, "/usr/sbin/sshd", "-D", "-e", "-f",
-                                      f"{work}/sshd_config"], stderr=subprocess.DEVNULL)
+        sshd_proc = subprocess.Popen(["ip", "netns", "exec", NS, *privsep.wrap(["/usr/sbin/sshd", "-D", "-e", "-f",
+                                      f"{work}/sshd_config"])], stderr=subprocess.DEVNULL)
         with open(f"{work}/host.pub", encoding="utf-8") as pub, \
                 open(f"{work}/known_hosts", "w", encoding="utf-8") as known:
             known.write(f"{NS_IP} {' '.join(pub.read().split()[:2])}\n")
@@ -86,7 +86,7 @@ def main() -> int:
             sshd_proc.wait(timeout=10)
         sh("ip", "link", "del", HOST_IF, check=False)
         sh("ip", "netns", "del", NS, check=False)
-        privsep.release()  # removes it only if sshbench made it and no other run holds it
+        privsep.release()  # ends what acquire made (a namespace, or the fallback's shared hold), nothing else
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHORT_RUN = ["--ciphers", "aes128-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr", "--macs", "none",
@@ -49,8 +50,10 @@ def build_wheels(wheelhouse: str) -> None:
                     wheelhouse, "-c", os.path.join(REPO, "constraints.txt"), REPO], check=True, timeout=600)
 
 
-def start_host(work: str, ctl: str, name: str, index: int, client_pub: str) -> tuple[subprocess.Popen[bytes], str]:
-    """Namespace `name` at 198.19.<index>.2 with its own sshd; its known_hosts line."""
+def start_host(work: str, ctl: str, name: str, index: int, client_pub: str,
+               wrap: Callable[[list[str]], list[str]] = list) -> tuple[subprocess.Popen[bytes], str]:
+    """Namespace `name` at 198.19.<index>.2 with its own sshd (run through `wrap`: where it finds /run/sshd); its
+    known_hosts line."""
     sh("ip", "netns", "add", name)
     sh("ip", "-n", name, "link", "set", "lo", "up")
     sh("ip", "-n", ctl, "link", "add", f"f{index}", "type", "veth", "peer", "name", "eth0", "netns", name)
@@ -65,7 +68,7 @@ def start_host(work: str, ctl: str, name: str, index: int, client_pub: str) -> t
                  f"AuthorizedKeysFile {client_pub}\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                  "PermitRootLogin prohibit-password\nStrictModes no\nSubsystem sftp internal-sftp\n"
                  "LogLevel ERROR\n")
-    sshd = subprocess.Popen(["ip", "netns", "exec", name, "/usr/sbin/sshd", "-D", "-e", "-f", config],
+    sshd = subprocess.Popen(["ip", "netns", "exec", name, *wrap(["/usr/sbin/sshd", "-D", "-e", "-f", config])],
                             stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     with open(f"{key}.pub", encoding="utf-8") as pub:
         return sshd, f"198.19.{index}.2 {' '.join(pub.read().split()[:2])}\n"
@@ -129,7 +132,7 @@ def main() -> int:
         known = []
         for index, name in enumerate(names, start=1):
             made.append(name)
-            sshd, line = start_host(work, ctl, name, index, os.path.join(work, "client.pub"))
+            sshd, line = start_host(work, ctl, name, index, os.path.join(work, "client.pub"), privsep.wrap)
             sshds.append(sshd)
             known.append(line)
         with open(os.path.join(work, "known_hosts"), "w", encoding="utf-8") as fh:

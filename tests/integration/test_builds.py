@@ -178,8 +178,10 @@ def test_an_hpn_ssh_server_gets_the_drop_in_its_own_sshd_accepts_with_its_lockou
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     config = tmp_path / "sshd_config"
     config.write_text(f"Include {tmp_path / 'cfg' / '50-sshbench.conf'}\nHostKey {key}\n")  # this build has no PAM
-    with PrivsepDir():  # as root sshd -t wants /run/sshd, there only while some sshd runs (a CI failed without it)
-        checked = subprocess.run([str(hpnsshd), "-t", "-f", str(config)], capture_output=True, text=True, timeout=30)
-        dumped = subprocess.run([str(hpnsshd), "-T", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    with PrivsepDir() as privsep:  # as root sshd -t wants /run/sshd: wrap runs it where sshbench gives it one
+        checked = subprocess.run(privsep.wrap([str(hpnsshd), "-t", "-f", str(config)]), capture_output=True,
+                                 text=True, timeout=30)
+        dumped = subprocess.run(privsep.wrap([str(hpnsshd), "-T", "-f", str(config)]), capture_output=True,
+                                text=True, timeout=30)
     assert checked.returncode == 0, checked.stderr
     assert f"ciphers {GCM}" in dumped.stdout.lower(), "the drop-in's Ciphers line is the one in force"

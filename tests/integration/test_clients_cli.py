@@ -46,9 +46,9 @@ def test_clients_check_reads_a_saved_sshd_T_of_a_running_server_too(tmp_path: Pa
     key = tmp_path / "hk"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     sshd = shutil.which("sshd") or "/usr/sbin/sshd"
-    with PrivsepDir():  # as root sshd -T wants /run/sshd, there only while some sshd runs
-        dump = subprocess.run([sshd, "-T", "-f", str(dropin), "-o", f"HostKey={key}", "-o", "PidFile=none"],
-                              capture_output=True, text=True, check=True).stdout
+    with PrivsepDir() as privsep:  # as root sshd -T wants /run/sshd: wrap runs it where sshbench gives it one
+        dump = subprocess.run(privsep.wrap([sshd, "-T", "-f", str(dropin), "-o", f"HostKey={key}", "-o",
+                                            "PidFile=none"]), capture_output=True, text=True, check=True).stdout
     saved = tmp_path / "sshd-T.txt"
     saved.write_text(dump)
     done = sshbench("clients", "check", str(saved), "--clients", "paramiko,russh", cwd=tmp_path)

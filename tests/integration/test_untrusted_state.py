@@ -135,9 +135,9 @@ def throttled(tmp_path: Path) -> Iterator[Path]:
     (tmp_path / "sshd_config").write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {tmp_path}/host\nPidFile {tmp_path}/pid\n"
         f"AuthorizedKeysFile {tmp_path}/authorized_keys\nMaxStartups 2:100:2\nUsePAM no\nStrictModes no\n")
-    with PrivsepDir():  # sshbench's own hold on /run/sshd: made if missing, removed after if it was the last
-        daemon = subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", str(tmp_path / "sshd_config"), "-E",
-                                   str(tmp_path / "sshd.log")], stdin=subprocess.DEVNULL)
+    with PrivsepDir() as privsep:  # sshbench's way to /run/sshd (servers/privsep.py), the system's never touched
+        daemon = subprocess.Popen(privsep.wrap(["/usr/sbin/sshd", "-D", "-f", str(tmp_path / "sshd_config"), "-E",
+                                                str(tmp_path / "sshd.log")]), stdin=subprocess.DEVNULL)
         try:
             host = (tmp_path / "host.pub").read_text().split()
             (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{port} {host[0]} {host[1]}\n")

@@ -100,14 +100,14 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
         if made.returncode != 0:
             raise ServerError(f"ssh-keygen could not make a throwaway host key: {made.stderr.strip()[-200:]}")
         extra = ["-o", f"HostKey={key}", "-o", "PidFile=none"]
-        with PrivsepDir():  # sshd -T as root wants /run/sshd, which exists only while some sshd runs
-            stock = dump_server_config(sshd, "/dev/null", extra)
+        with PrivsepDir() as privsep:  # sshd -T as root wants /run/sshd (servers/privsep.py: where it runs)
+            stock = dump_server_config(privsep.wrap([sshd]), "/dev/null", extra)
             if stock.returncode != 0:
                 raise ServerError(f"{sshd} -T of its own defaults failed: {stock.stderr.strip()[-200:]}")
             if _is_dump(text):
                 dump, how = parse_dump(text), "read as a saved `sshd -T` output"
             else:
-                done = dump_server_config(sshd, args.config, extra)
+                done = dump_server_config(privsep.wrap([sshd]), args.config, extra)
                 if done.returncode != 0:
                     said = (done.stderr.strip().splitlines() or ["no message"])[-1]
                     raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")

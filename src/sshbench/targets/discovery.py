@@ -207,6 +207,8 @@ def sshd_version(sshd: str) -> tuple[str, str | None]:
                                "of OpenSSH's sshd with --sshd, or install openssh-server") from None
 
 
-def dump_server_config(sshd: str, config_path: str, extra: Iterable[str] = ()) -> subprocess.CompletedProcess[str]:
-    """`sshd -T` of a config: the effective settings, or a non-zero exit naming the bad line."""
-    return run_tool([sshd, "-T", "-f", config_path, *extra])
+def dump_server_config(sshd: str | list[str], config_path: str,
+                       extra: Iterable[str] = ()) -> subprocess.CompletedProcess[str]:
+    """`sshd -T` of a config: the effective settings, or a non-zero exit naming the bad line. `sshd`: its path, or
+    the argv that runs it (as root, inside sshbench's mount namespace: servers/privsep.py)."""
+    return run_tool([*([sshd] if isinstance(sshd, str) else sshd), "-T", "-f", config_path, *extra])

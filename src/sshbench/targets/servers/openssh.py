@@ -41,7 +41,7 @@ from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.targets.servers.privsep import PrivsepDir
 from sshbench.targets.servers.stalls import SilentResolver
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, needs_certificate
-from sshbench.vocabulary.commands import SLOW_LOGINS
+from sshbench.vocabulary.commands import SLOW_LOGINS, USER_KEYS
 from sshbench.vocabulary.errors import ServerError
 
 # Paths go unquoted into ssh_config and sshd_config, where spaces split words and % starts a token.
@@ -92,6 +92,7 @@ class EmbeddedOpenSSH(InetdServer):
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
     takes_sshd = True
     slow_logins = frozenset(SLOW_LOGINS)
+    user_keys = frozenset(USER_KEYS)
 
     def __init__(self, client: ClientInfo, sshd_path: str | None = None, keygen_path: str | None = None,
                  enable: AlgorithmLists | None = None, env: Mapping[str, str] | None = None,
@@ -156,8 +157,8 @@ class EmbeddedOpenSSH(InetdServer):
             self._resolver = SilentResolver(self.dir)
         if self.slow_login == "dns":  # the server's lookups go unanswered
             assert self._resolver is not None
-            argv = self._resolver.wrap(argv)
-        self.inetd.serve(argv)
+            argv = self._resolver.wrap(argv)  # its own namespace, made inside sshbench's (privsep.py) by the wrap below
+        self.inetd.serve(self._privsep.wrap(argv))
 
     def stop(self) -> None:
         """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
@@ -166,6 +167,11 @@ class EmbeddedOpenSSH(InetdServer):
         if self._resolver is not None:
             self._resolver.close()
             self._resolver = None
+
+    @property
+    def _sshd(self) -> list[str]:
+        """The argv that runs this sshd where it finds its privilege-separation directory (servers/privsep.py)."""
+        return self._privsep.wrap([self.sshd])
 
     def client_argv(self, argv: list[str]) -> list[str]:
         """A client's ssh argv for this server: as it is, or (--slow-login gssapi) trying GSSAPI first with its
@@ -183,7 +189,7 @@ class EmbeddedOpenSSH(InetdServer):
         """This server as an ordinary listening sshd on 127.0.0.1:`port` (its own config, keys and user; its
         MaxStartups the default): for the logins-per-second load (measure/logins.py), which runs it in a network
         namespace of sshbench's own, so only sshbench's connections reach it."""
-        return [self.sshd, "-D", "-e", "-f", self._path("sshd_config"), "-o", f"ListenAddress={LOOPBACK}",
+        return [*self._sshd, "-D", "-e", "-f", self._path("sshd_config"), "-o", f"ListenAddress={LOOPBACK}",
                 "-o", f"Port={port}"]
 
     @property
@@ -275,14 +281,14 @@ Subsystem sftp internal-sftp
         config = self._path("sshd_config")
         with open(config, "w", encoding="utf-8") as fh:
             fh.write(self._config_text(keys, lists, with_dropin=True))
-        dump = dump_server_config(self.sshd, config)
+        dump = dump_server_config(self._sshd, config)
         if dump.returncode != 0:
             # A different sshd build than the client: keep only the names it accepts.
             lists = AlgorithmLists(**{kind.value: self._accepted(keys, kind, lists.of(kind))
                                       for kind in ALGORITHM_KINDS})
             with open(config, "w", encoding="utf-8") as fh:
                 fh.write(self._config_text(keys, lists, with_dropin=True))
-            dump = dump_server_config(self.sshd, config)
+            dump = dump_server_config(self._sshd, config)
             if dump.returncode != 0:
                 raise ServerError(f"{self.sshd} rejects the generated config: {dump.stderr.strip()[-300:]}")
         version, openssl = self._version
@@ -297,7 +303,7 @@ Subsystem sftp internal-sftp
         probe = self._path("sshd_config.defaults")
         with open(probe, "w", encoding="utf-8") as fh:
             fh.write(self._config_text(keys, AlgorithmLists()))
-        dump = dump_server_config(self.sshd, probe)
+        dump = dump_server_config(self._sshd, probe)
         return lists_from_dump(parse_dump(dump.stdout)) if dump.returncode == 0 else AlgorithmLists()
 
     def check_dropin(self, text: str) -> subprocess.CompletedProcess[str]:
@@ -307,15 +313,15 @@ Subsystem sftp internal-sftp
             fh.write(text)
         with open(config, "w", encoding="utf-8") as fh:
             fh.write(f"Include {dropin}\n" + self._config_text(self._keys, AlgorithmLists()))
-        test = run_tool([self.sshd, "-t", "-f", config])
-        return test if test.returncode != 0 else dump_server_config(self.sshd, config)
+        test = run_tool([*self._sshd, "-t", "-f", config])
+        return test if test.returncode != 0 else dump_server_config(self._sshd, config)
 
     def _accepts(self, keys: dict[str, str], *extra: str) -> bool:
         """Whether this sshd takes a config option (older ones lack SetEnv, for instance)."""
         probe = self._path("sshd_config.probe")
         with open(probe, "w", encoding="utf-8") as fh:
             fh.write(self._config_text(keys, AlgorithmLists()))
-        return dump_server_config(self.sshd, probe, list(extra)).returncode == 0
+        return dump_server_config(self._sshd, probe, list(extra)).returncode == 0
 
     def _accepted(self, keys: dict[str, str], kind: Kind, names: tuple[str, ...]) -> tuple[str, ...]:
         """The names this sshd takes, for a build that differs from the client (slow path only).
@@ -332,7 +338,7 @@ Subsystem sftp internal-sftp
             if time.monotonic() > deadline:
                 raise ServerError(f"{self.sshd} took over {ACCEPTED_SECONDS:.0f} s to say which of "
                                   f"{len(names)} {keyword} it accepts: is it OpenSSH's sshd?")
-            if dump_server_config(self.sshd, probe, ["-o", f"{keyword}={','.join(group)}"]).returncode == 0:
+            if dump_server_config(self._sshd, probe, ["-o", f"{keyword}={','.join(group)}"]).returncode == 0:
                 return group
             if len(group) == 1:
                 return ()
