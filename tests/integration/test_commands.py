@@ -200,3 +200,20 @@ def test_each_user_key_type_logs_in_with_that_key_made_in_the_server_s_own_dir(t
     accepted = {s.case_id: s.negotiated.userkey for s in samples if s.negotiated is not None}
     assert accepted == {"command:true:setup": "ED25519", "command:true:setup=ecdsa": "ECDSA"}
     assert "ECDSA P-256 key" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("dropbear") is None, reason="needs dropbear (dropbear-bin)")
+def test_dropbear_logs_in_with_each_user_key_type_authorized_in_its_private_home(tmp_path: Path) -> None:
+    """--user-keys with --server dropbear: the ECDSA and RSA-3072 keys are made in the server's private dir and
+    authorized in the home its connections see, and each sample proves the type Dropbear accepted (it failed
+    every rsa3072 sample, "not sshbench's to choose", after measuring them)."""
+    out = tmp_path / "r.json"
+    done = sshbench("--server", "dropbear", "--commands", "true", "--user-keys", "ed25519,ecdsa,rsa3072",
+                    "--setup-runs", "1", "--runs", "1", "--output", str(out), cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (report,) = read_results(str(out))
+    samples = [s for s in report.samples if not s.warmup]
+    assert samples and all(s.ok for s in samples), [s.error for s in samples]
+    accepted = {s.case_id: s.negotiated.userkey for s in samples if s.negotiated is not None}
+    assert accepted == {"command:true:setup": "ED25519", "command:true:setup=ecdsa": "ECDSA",
+                        "command:true:setup=rsa3072": "RSA"}

@@ -2,9 +2,11 @@
 
 Why an axis: every login signs with the user's key and the server verifies it; an RSA-4096 signature costs
 far more CPU than an ed25519 one, on both ends, and a bastion pays it for every login. Each other key type is
-the ed25519 case's cross pair, judged like reuse. The keys are the embedded OpenSSH server's own, made in its
-private directory on first use (targets/servers/identities.py); a real host is logged in with the user's own
-keys, which sshbench never chooses among, so there a sample with another type fails saying so.
+the ed25519 case's cross pair, judged like reuse. The keys are the embedded server's own, made in its private
+directory on first use (targets/servers/identities.py), of the types it accepts (its launcher's `user_keys`); a
+real host is logged in with the user's own keys, which sshbench never chooses among, so there (and for a type
+the server does not accept, or over a reused connection, which keeps its master's key) the option is refused
+before anything runs (cli/refusals.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from sshbench.cli.context import Console, Context
+from sshbench.cli.context import Console, Context, bounded
 from sshbench.cli.dispatch import COMMANDS
 from sshbench.cli.parser import SUBCOMMANDS, mistyped_command, parse
 from sshbench.plumbing import runs, sweep
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"it ended: {bad}; remove it when you have looked")
         return COMMANDS[args.command](args, ctx)
     except SshbenchError as exc:
-        ctx.say(f"sshbench: error: {exc}{ctx.kept(exc.exit_code)}")
+        ctx.say(f"sshbench: error: {bounded(str(exc), ctx.argv)}{ctx.kept(exc.exit_code)}")
         return int(exc.exit_code)
     except (OutputClosed, BrokenPipeError):  # stdout's reader went away (`| head -1`): quiet, nothing lost
         return ctx.output_closed()

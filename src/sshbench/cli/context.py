@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -19,6 +21,10 @@ from rich.console import Console as RichConsole
 from sshbench.results.store import ResultsWriter
 from sshbench.vocabulary.errors import ExitCode, OutputClosed
 from sshbench.vocabulary.untrusted import shown
+
+LONG_VALUE = 200  # characters: a value given longer than this is quoted shortened in an error line
+SHOWN_OF_LONG = 60  # characters of it shown
+_PIECE = re.compile(r"""(["'(]*)([^\s"'(]\S*?)(["'):;,.]*)(?=\s|$)""")  # a word, its quotes and stops apart
 
 
 class Console(RichConsole):
@@ -38,6 +44,30 @@ def _silence(stream: IO[str]) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
+
+
+def bounded(message: str, given: Sequence[str]) -> str:
+    """`message` with every value of `given` (the command line's words) longer than LONG_VALUE shortened to its
+    first SHOWN_OF_LONG characters and its length, wherever the message quotes it (as given, as its repr, or a
+    piece of it without spaces): an option given 100,000 characters is one line, not 100,000 characters again.
+    What sshbench itself says, paths it made included, is left whole."""
+    long = [word for arg in given for word in {arg, arg.partition("=")[2]} if len(word) > LONG_VALUE]
+    for word in sorted(long, key=len, reverse=True):
+        quoted = repr(word[:SHOWN_OF_LONG])
+        message = message.replace(repr(word), f"{quoted[:-1]}…{quoted[-1]} ({len(word):,} characters)")
+        message = message.replace(word, _short(word))
+
+    def piece(match: re.Match[str]) -> str:
+        lead, inner, trail = match.groups()
+        if len(inner) <= LONG_VALUE or not any(inner in word for word in long):
+            return match.group()
+        return lead + _short(inner) + trail
+
+    return _PIECE.sub(piece, message)
+
+
+def _short(text: str) -> str:
+    return f"{text[:SHOWN_OF_LONG]}… ({len(text):,} characters)"
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from sshbench import __version__
 from sshbench.axes import DECLARED
-from sshbench.cli import values
+from sshbench.cli import refusals, values
 from sshbench.cli.commands import add_tool_commands
 from sshbench.compressors import OFF, compression_help, parse_compression
 from sshbench.methods import METHODS, knobs, parse_methods
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "(by default CPU, efficiency and cycle columns give way first)")
     out.add_argument("--jsonl", action="store_true", help="machine-readable: one JSON object per sample on stdout, "
                      "then one for the finished run; no tables")
-    out.add_argument("--sshd", help="sshd binary for the embedded server (default: from PATH or /usr/sbin)")
+    out.add_argument("--sshd", help="sshd binary for the embedded OpenSSH server (default: from PATH or /usr/sbin)")
     out.add_argument("--ssh", help="ssh client binary (default: from PATH)")
 
     add_tool_commands(sub)
@@ -309,35 +309,6 @@ def _time_budget(args: argparse.Namespace, links: int) -> float | None:
     return parse_duration(text) * (max(1, links) if args.time_budget is None else 1)
 
 
-def _refuse_ignored(args: argparse.Namespace, methods: tuple[str, ...]) -> None:
-    """An option that would have no effect in this combination is an error, never silently dropped."""
-    if args.runs is not None:
-        for option, value in (("--precision", args.precision), ("--min-runs", args.min_runs),
-                              ("--max-runs", args.max_runs), ("--tie-margin", args.tie_margin)):
-            if value is not None:
-                raise UsageError(f"{option} sets when sampling stops, and --runs is fixed mode: drop one of them")
-    elif args.setup_runs is not None:
-        raise UsageError("--setup-runs applies to fixed mode: add --runs N, or drop it")
-    if args.precision is not None and args.tie_margin is not None:
-        raise UsageError("--tie-margin settles rankings in decision mode, and --precision is precision mode: drop "
-                         "one of them")
-    if args.size and args.sample_seconds is not None:
-        raise UsageError("--sample-seconds sizes samples when --size is not given: drop one of them")
-    if args.placement is not None and args.destination:
-        raise UsageError("--placement splits this machine's CPUs between sshbench's client side and its embedded "
-                         "server; a real host's server runs on that host: drop --placement")
-    if args.ssh_config and not args.destination:
-        raise UsageError("--ssh-config is for real hosts: give a destination (sshbench run HOST --ssh-config FILE), "
-                         "or drop it")
-    if all(m == PIPE for m in methods):
-        for option, given in (("--workdir", args.workdir), ("--sink", args.sink), ("--verify", args.verify)):
-            if given:
-                raise UsageError(f"{option} applies to the file methods: add --method scp,sftp,rsync (or all), "
-                                 "or drop it")
-    if args.verify and args.sink == "null":
-        raise UsageError("--verify hashes the received files, and --sink null keeps none: drop one of them")
-
-
 def _servers() -> str:
     return ", ".join(f"{name} (default)" if name == DEFAULT_SERVER else name for name in SERVERS)
 
@@ -345,11 +316,11 @@ def _servers() -> str:
 def options_from_args(args: argparse.Namespace) -> RunOptions:
     """The run's settings from its arguments, checked once (RunOptions checks the values themselves)."""
     methods = parse_methods(args.method)
-    _refuse_ignored(args, methods)
+    refusals.ignored(args, methods)
     links = _links(args.link or [])
     logins = values.login_counts(args.logins)
     commands = values.commands(args.commands, logins)
-    return RunOptions(
+    options = RunOptions(
         precision=None if args.precision is None else parse_fraction(args.precision, "--precision"),
         tie_margin=D.tie_margin if args.tie_margin is None else parse_fraction(args.tie_margin, "--tie-margin"),
         partner_kex=args.partner_kex or D.partner_kex,
@@ -384,3 +355,5 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         dims=tuple((axis.name, axis.parse(given)) for axis in DECLARED
                    if (given := getattr(args, f"axis_{axis.name}", None))),
     )
+    refusals.unapplied(options)
+    return options

@@ -20,6 +20,7 @@ from sshbench.analysis.answer import answers
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import rule_for
+from sshbench.cli import refusals
 from sshbench.cli.context import Context
 from sshbench.cli.hints import next_steps
 from sshbench.cli.parser import options_from_args
@@ -85,9 +86,11 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
     if options.builds and (destinations or _server_names(args.server, destinations) != [DEFAULT_SERVER]):
         raise UsageError("--build compares SSH builds on the embedded OpenSSH server: leave out destinations and "
                          "--server (a real host's server is what it is; measure its clients with --ssh)")
+    servers = _server_names(args.server, destinations)
+    refusals.for_hosts(options, destinations, servers)
     if options.links:
         check_can_emulate()  # before anything is made or started
-    return RunRequest(options, tuple(destinations), tuple(_server_names(args.server, destinations)),
+    return RunRequest(options, tuple(destinations), tuple(servers),
                       all_servers=args.server.strip().lower() == "all", all_methods="all" in args.method.lower(),
                       label=args.label or "", ssh_config=args.ssh_config, plan_only=args.plan,
                       fit=args.fit, budget_chosen=args.time_budget is None)

@@ -33,6 +33,11 @@ class Launcher(Protocol):
         """The classic slow logins it reproduces (--slow-login: targets/servers/stalls.py)."""
         ...
 
+    @property
+    def user_keys(self) -> frozenset[str]:
+        """The client key types (--user-keys) a client can log in with on it."""
+        ...
+
     def __call__(self, client: ClientInfo, path: str | None = None, /, *,
                  env: Mapping[str, str] | None = None) -> EmbeddedServer: ...
 

@@ -7,6 +7,7 @@ import os
 from sshbench.implementations import DROPBEAR
 from sshbench.targets.discovery import find_tool, run_tool
 from sshbench.targets.servers.namespaced import NamespacedServer
+from sshbench.vocabulary.commands import USER_KEYS
 from sshbench.vocabulary.errors import ServerError
 
 # (dropbearkey -t, extra arguments); ed25519 must work, the others are measured where this build has them
@@ -18,6 +19,7 @@ class EmbeddedDropbear(NamespacedServer):
     implementation = DROPBEAR
     per_connection = ("dropbear -i in a private mount namespace, on a TCP_NODELAY socket (as it sets itself), CPU "
                       "by wait4")
+    user_keys = frozenset(USER_KEYS)  # ed25519, ECDSA and RSA client keys (rsa-sha2-256 since Dropbear 2020.79)
 
     def binary(self) -> str:
         self.keygen = find_tool("dropbearkey")

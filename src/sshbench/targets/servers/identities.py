@@ -1,5 +1,6 @@
-"""The embedded OpenSSH server's client keys beyond its ed25519 one (--user-keys): made on first use in its
-private 0700 directory and authorized there, so a short command can log in with each type a user might have.
+"""An embedded server's client keys beyond its ed25519 one (--user-keys): made on first use in its private 0700
+directory and authorized there (OpenSSH's authorized_keys, Dropbear's private home), so a short command can log
+in with each type a user might have.
 
 Why: the client key's signature is part of every login (ssh signs, sshd verifies); RSA-4096 signs far slower
 than ed25519 on most CPUs, and a bastion verifies one per login. Nothing outside the server's directory is read

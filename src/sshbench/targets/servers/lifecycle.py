@@ -23,6 +23,9 @@ class InetdServer:
 
     inetd: Inetd | None = None
     dir: str | None = None  # the private 0700 temp dir
+    # The client key types (--user-keys) a client can log in with here (identity): the ed25519 key every embedded
+    # server is given at its start, at least
+    user_keys = frozenset({"ed25519"})
 
     def start(self) -> None:
         raise NotImplementedError
@@ -94,8 +97,8 @@ class InetdServer:
         return argv
 
     def identity(self, kind: str) -> str | None:
-        """A client key of type `kind` this server authorizes (--user-keys): OpenSSH's only (it is told where
-        its authorized keys are); None for the others."""
+        """A client key of type `kind` this server authorizes (--user-keys), made on first use; None for a type
+        it does not accept (user_keys)."""
         return None
 
     def place(self, cpus: frozenset[int] | None) -> None:

@@ -46,6 +46,7 @@ from sshbench.plumbing.kexinit import KexinitError, kexinit_over
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_tool
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
+from sshbench.targets.servers.identities import make_identity
 from sshbench.targets.servers.inetd import Inetd
 from sshbench.targets.servers.lifecycle import InetdServer
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -188,6 +189,14 @@ class NamespacedServer(InetdServer):
     def info(self) -> ServerInfo:
         assert self._info is not None, "start() first"
         return self._info
+
+    def identity(self, kind: str) -> str | None:
+        """The client key of type `kind` (a type in user_keys), made on first use and authorized in the private
+        home's authorized_keys, which each connection's server reads (targets/servers/identities.py)."""
+        if kind not in self.user_keys or self.dir is None:
+            return None
+        return make_identity(find_tool("ssh-keygen"), self.dir, kind,
+                             os.path.join(self._path("home"), ".ssh", "authorized_keys"))
 
     def log_tail(self, lines: int = 5) -> list[str]:
         return []  # its log goes nowhere (inetd gives it no stderr): failures show in ssh's own messages

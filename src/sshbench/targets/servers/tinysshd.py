@@ -15,6 +15,7 @@ class EmbeddedTinysshd(NamespacedServer):
     implementation = TINYSSHD
     per_connection = ("tinysshd (inetd-native) in a private mount namespace, TCP_NODELAY off as Debian's "
                       "tinysshd.socket serves it, CPU by wait4")
+    user_keys = frozenset({"ed25519"})  # it verifies ssh-ed25519 client keys only
     needs_root = ("tinysshd accepts a key only if every directory from ~/.ssh up to / is owned by the user or root "
                   "(its subprocess_auth.c), and in the user namespace a normal user's private server needs, / "
                   "belongs to an unmapped user; run as root, or use --server dropbear")
