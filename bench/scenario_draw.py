@@ -37,7 +37,6 @@ NO_RTT, NO_RATE, NO_LOSS, COMMANDS = 0.2, 0.3, 0.6, 0.25
 # GCM (docs/servers.md), so there its AEAD cipher, which needs no MAC either (both AEAD: --macs none holds)
 CIPHERS = {"openssh": "aes128-gcm@openssh.com", "dropbear": "chacha20-poly1305@openssh.com"}
 # What every scenario's sshbench run shares: one cipher, no other sweep, no echo or controls, its budget fitted
-TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + timestamps (12) per packet: the rest of an MTU is payload
 FIXED = ("--macs", "none", "--kex", "none", "--hostkeys", "none", "--echo", "0", "--no-controls", "--fit",
          "--placement", "split")
 
@@ -77,7 +76,7 @@ class Scenario:
         """The link's payload capacity in bytes/s where it has a rate: its rate less each packet's IP and TCP
         headers at its MTU (TCP's payload, which is what SSH's wire bytes are); None without a rate."""
         spec = parse_label(self.link)
-        return spec.rate_bits / 8 * (spec.mtu - TCP_HEADER_BYTES) / spec.mtu if spec.rate_bits else None
+        return spec.payload_bytes_per_second()
 
     @property
     def text(self) -> str:

@@ -5,6 +5,7 @@ compression pays."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import json
 import socket
@@ -17,11 +18,12 @@ from sshbench.analysis.links import LOSS_SHARE, Bound
 from sshbench.analysis.remedies import BreakEven
 from sshbench.compressors import choice
 from sshbench.measure import physics
+from sshbench.options import RunOptions
 from sshbench.plumbing.tcpinfo import TcpInfo, parse_tcp_info, read_socket, tcp_info_of
-from sshbench.results.model import Case, CaseKind, Direction, Sample, Stat
+from sshbench.results.model import Case, CaseKind, Direction, Report, Sample, Stat
 from sshbench.results.tcpfacts import Basis, TcpFacts
 from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.linkspec import parse_label, parse_links
+from sshbench.vocabulary.linkspec import LinkSpec, parse_label, parse_links
 from sshbench.vocabulary.units import MiB
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -94,7 +96,7 @@ def _sample(rate: float, seconds: float, size: int | None = None, wire: float = 
 
 
 def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capacity() -> None:
-    link = physics.link_capacity(50e6, 9000)  # 50 Mbit/s, MTU 9000: 6.21 MB/s of TCP payload
+    link = physics.link_capacity(LinkSpec(0.08, 50e6), 9000)  # 50 Mbit/s, MTU 9000: 6.21 MB/s of TCP payload
     assert link.bytes_per_second == pytest.approx(6.25e6 * (9000 - 52) / 9000)
     assert physics.unusable(_sample(6.0e6, 3.0), _case(), 0.08, link) is None
     too_fast = physics.unusable(_sample(9.03e6, 3.0, wire=1 / 1.42), _case(), 0.08, link)
@@ -333,3 +335,31 @@ def test_a_budget_too_short_for_a_lossy_link_s_4_s_samples_is_refused_before_the
     _check_link_floor(RunOptions(links=lossy, streams=(4, 8), time_budget_seconds=60))
     with pytest.raises(BudgetTooSmall, match=r"or give a shorter rtt$"):
         _check_link_floor(RunOptions(links=tuple(parse_links("rtt=2s")), time_budget_seconds=60))
+
+
+def test_the_capacity_is_read_at_the_link_s_own_mtu_before_its_facts_are_written() -> None:
+    """The regression: with no link facts yet (written at the end of a run), the capacity fell back to MTU 1500,
+    and SSH filling a 9000-byte 50 Mbit/s link (6.21 MB/s of payload) read as above the 6.03 it "carries"."""
+    jumbo = LinkSpec(0.002, 50e6, mtu_bytes=9000)
+    report = Report("t", "", 1, options=RunOptions(links=(jumbo,)), cases=[])
+    case = dataclasses.replace(_case(), link=jumbo.label)
+    _, capacity = physics.path_of(report, case)
+    assert capacity is not None and capacity.bytes_per_second == pytest.approx(6.25e6 * 8948 / 9000)
+    assert physics.unusable(_sample(6.21e6, 4.0), case, 0.002, capacity) is None, "SSH filling the line counts"
+    path = LinkSpec(0.002, 50e6)  # the default MTU up to 200 Mbit/s is a real path's 1500
+    assert path.mtu == 1500 and LinkSpec(0.002, 1e9).mtu == 9000 and LinkSpec(0.002).mtu == 9000
+    assert physics.link_capacity(path, None).bytes_per_second == pytest.approx(6.25e6 * 1448 / 1500)
+
+
+def test_an_external_decompressor_s_blocks_are_allowed_for_and_no_more() -> None:
+    """zstd's receiver counts bytes after `zstd -d`, which writes 128 KiB blocks: two streams' 15 MB window is
+    uncertain by 2 x 2 x 128 KiB, 3.5% (measured 1.003-1.008 of the line at 30 Mbit/s, MTU 9000)."""
+    link = physics.link_capacity(LinkSpec(0.01, 30e6, mtu_bytes=9000), None)
+    zstd = dataclasses.replace(_case(2), compression="zstd:3")
+    sample = _sample(link.bytes_per_second * 1.03, 4.0)
+    steady = sample.steady_bytes or 0
+    assert physics.block_uncertainty(zstd, steady) == pytest.approx(4 * 128 * 1024 / steady)
+    assert physics.unusable(sample, zstd, 0.01, link) is None
+    assert physics.unusable(sample, _case(2), 0.01, link) is not None, "uncompressed: only timing is forgiven"
+    far = _sample(link.bytes_per_second * 1.2, 4.0)
+    assert physics.unusable(far, zstd, 0.01, link) is not None

@@ -72,6 +72,7 @@ class Bound:
     loss: float | None = None  # share of data segments its sending sockets resent in the steady window (median)
     congestion: str | None = None  # the senders' congestion control ("bbr", "cubic" ...)
     dims: tuple[tuple[str, str], ...] = ()  # the case's declared-axis values (Case.dims)
+    reference: str = "raw TCP"  # what `tcp` is: raw TCP (or iperf3), or the line's payload capacity (no control ran)
 
     @property
     def rate(self) -> float:
@@ -147,7 +148,7 @@ class Bound:
             said.append(f"window limit {streams}{self.window // 1024} KiB / {self.rtt * 1000:.1f} ms = "  # type: ignore[operator]
                         f"{self.window_limit / 1e6:,.1f} MB/s ({self.channel_rate / self.window_limit:.0%})")
         if self.tcp:
-            said.append(f"raw TCP {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
+            said.append(f"{self.reference} {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
         said += [f"{side} {share:.0%} of a core" for side, share in self.shares.items()]
         if self.loss is not None:
             said.append(f"{self.loss:.2%} of segments resent ({self.congestion or 'TCP'})")
@@ -155,7 +156,7 @@ class Bound:
                    "loss": "loss-bound: every lost segment holds SSH's in-order stream up for a round trip while "
                            "the window waits, and shrinks TCP's congestion window",
                    "window": "window-bound: SSH's flow control, not the cipher or the link, set the pace",
-                   "link": "link-bound: SSH carried nearly what raw TCP did",
+                   "link": f"link-bound: SSH carried nearly what {self.reference} allows",
                    "none": "below every limit measured: the tool's own round trips, or CPUs shared with other work"}
         return f"{', '.join(said)}: {verdict[self.verdict]}"
 
@@ -199,8 +200,9 @@ def _reference(report: Report, link: str, direction: str) -> tuple[float | None,
         facts = link_facts(report, link)
         tcp = raw_tcp(report).get(link)
         spec = report.options.link_named(link)
-        bits = spec.rate_bits if spec is not None else None  # without a raw TCP control: the line rate it was given
-        return (facts.rtt_seconds if facts else None), (tcp.median if tcp else bits / 8 if bits else None)
+        # without a raw TCP control: the TCP payload the line rate it was given carries, at the MTU it was built with
+        line = spec.payload_bytes_per_second(facts.mtu if facts else None) if spec is not None else None
+        return (facts.rtt_seconds if facts else None), (tcp.median if tcp else line)
     remote = report.environment.server.remote
     iperf = report.environment.server.iperf
     return (remote.round_trip_seconds if remote else None), (iperf.rate(direction) if iperf else None)
@@ -219,13 +221,15 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
         return None
     subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
     rtt, tcp = _reference(report, case.link, case.direction.value)
+    line = bool(case.link) and not raw_tcp(report).get(case.link)
     window = receive_window(report, case.direction.value, case.method, case.build, case.link)
     host = report.environment.host
     return Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat, rtt, window, tcp,
                  core_shares(summary, stat.median), case.streams, case.compressor,
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
-                 _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims)
+                 _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims,
+                 "the line's payload capacity" if line else "raw TCP")
 
 
 def bounds(report: Report) -> list[Bound]:

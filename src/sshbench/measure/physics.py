@@ -26,8 +26,9 @@ import math
 from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
-from sshbench.plan.budget import MIN_WINDOW_SECONDS, TCP_HEADER_BYTES, sized, steady_mark
+from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
+from sshbench.vocabulary.linkspec import LinkSpec
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
 # ... and holds at least this share of the transfer's bytes (one stream's always holds half or more, from its mark):
@@ -61,10 +62,9 @@ class Capacity:
     source: str  # for the reason: "the link's rate=50mbit", "raw TCP's best sample"
 
 
-def link_capacity(rate_bits: float, mtu: int) -> Capacity:
+def link_capacity(link: LinkSpec, mtu: int | None) -> Capacity:
     """The TCP payload a link of this line rate and MTU carries per second (both directions alike)."""
-    payload_share = max(0.0, (mtu - TCP_HEADER_BYTES) / mtu) if mtu > TCP_HEADER_BYTES else 1.0
-    return Capacity(rate_bits / 8 * payload_share, False, RATE_TOLERANCE, "the link's line rate")
+    return Capacity(link.payload_bytes_per_second(mtu) or 0.0, False, RATE_TOLERANCE, "the link's line rate")
 
 
 def measured_capacity(best_raw_tcp: float) -> Capacity:
@@ -151,7 +151,7 @@ def path_of(report: Report, case: Case) -> tuple[float | None, Capacity | None]:
     rtt = spec.rtt_seconds if spec is not None else remote.round_trip_seconds if remote is not None else None
     if spec is not None and spec.rate_bits:
         facts = next((f for f in report.environment.links if f.label == case.link), None)
-        return rtt, link_capacity(spec.rate_bits, facts.mtu if facts is not None and facts.mtu else spec.mtu)
+        return rtt, link_capacity(spec, facts.mtu if facts is not None and facts.mtu else None)
     best = [s.throughput_bytes_per_second for r in report.cases if r.case.kind is CaseKind.CONTROL
             and r.case.link == case.link for s in report.samples_of(r.case.id)
             if s.ok and not s.warmup and s.throughput_bytes_per_second]

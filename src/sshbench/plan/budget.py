@@ -192,11 +192,7 @@ def line_payload(link: LinkSpec | None, case: Case, options: RunOptions) -> floa
         return None
     if case.compression != OFF and options.data != "random":
         return None
-    return link.rate_bits / 8 * (link.mtu - TCP_HEADER_BYTES) / link.mtu
-
-
-# IPv4 (20) + TCP (20) + the timestamp option (12): what each packet of an emulated link spends beside payload
-TCP_HEADER_BYTES = 52
+    return link.payload_bytes_per_second()
 
 
 def minimum_before(cases: list[Case], options: RunOptions, rtt: dict[str, float],

@@ -73,7 +73,11 @@ def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float =
     nearest rivals, and whether the link is now full; or that no change helped."""
     best = answer.best
     if best is None:
-        return f"{_where(answer)}: no change measured was significantly faster than {_plain(answer)}"
+        plain = answer.plain_bound
+        full = (f"; the plain transfer already fills the link at {plain.wire_rate / 1e6:,.1f} MB/s on the wire "
+                f"({plain.wire_rate / plain.tcp:.0%} of {plain.reference})"
+                if plain is not None and plain.verdict == "link" and plain.tcp else "")
+        return f"{_where(answer)}: no change measured was significantly faster than {_plain(answer)}{full}"
     line = (f"{_where(answer)}: {best.change} moved the most: {mbps(best.rate)} MB/s, {_interval(best)} times as "
             f"fast as {_plain(answer)}")
     if rivals:
@@ -81,7 +85,7 @@ def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float =
     bound = best.bound
     if bound is not None and bound.verdict == "link" and bound.tcp:
         line += (f"; nothing measured moves more: the link is full at {bound.wire_rate / 1e6:,.1f} MB/s on the wire "
-                 f"({bound.wire_rate / bound.tcp:.0%} of raw TCP)")
+                 f"({bound.wire_rate / bound.tcp:.0%} of {bound.reference})")
     else:
         line += f"; now {_limit(best, answer)}"
     return line

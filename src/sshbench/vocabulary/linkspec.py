@@ -34,6 +34,7 @@ JUMBO_MTU = 9000  # fast LANs and clouds; few enough packets for the wire's loop
 # high with room to spare (docs/links.md, "Packet size"); above it, or with no rate, the packets are JUMBO_MTU so
 # the loop is not what limits the link
 PATH_MTU_MAX_RATE_BITS = 200_000_000
+TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
 _CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")  # a kernel congestion control's name (TCP_CA_NAME_MAX 16)
 _TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
 MAX_LOSS_DECIMALS = 4  # loss in percent: 0.0001% is one packet in a million
@@ -66,6 +67,14 @@ class LinkSpec:
         if self.plain or (self.rate_bits is not None and self.rate_bits <= PATH_MTU_MAX_RATE_BITS):
             return PATH_MTU
         return JUMBO_MTU
+
+    def payload_bytes_per_second(self, mtu: int | None = None) -> float | None:
+        """The TCP payload this link's line rate carries per second (the rate less IP and TCP headers in full-size
+        packets of `mtu`, its own where not given: the run's facts say what was built); None without a rate."""
+        if not self.rate_bits:
+            return None
+        size = mtu or self.mtu
+        return self.rate_bits / 8 * ((size - TCP_HEADER_BYTES) / size if size > TCP_HEADER_BYTES else 1.0)
 
     @classmethod
     def from_text(cls, text: str) -> LinkSpec:
