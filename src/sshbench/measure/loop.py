@@ -37,6 +37,7 @@ from sshbench.plan.budget import (
     MIN_STREAM_SIZE,
     auto_size,
     largest_savings,
+    leave_out_slowest,
     option_for,
     sized,
     sweep_seconds,
@@ -188,8 +189,10 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     try:
         while rnd := _live(plan.next_round(round_state(report, run.spendable())), run.records):
             spare = None
+            if rnd[0].round == 1:
+                physics.check_sizes(report, run.records)  # the warm-up is done: can a --size sample count?
             if rnd[0].round == 1 and options.time_budget_seconds is not None and options.mode != "fixed":
-                spare = _check_minimum_fits(run)  # the warm-up is done: can every case still get its interval?
+                spare = _check_minimum_fits(run)  # ... and can every case still get its interval?
             if rnd[0].round == 1 and hooks.place is not None and report.placement_trial is None:
                 _try_placements(run, sampler, hooks.place, spare)  # the warm-up sized every case: which placement?
             for position, visit in enumerate(rnd):
@@ -347,6 +350,9 @@ def _check_minimum_fits(run: _Run) -> float:
         spent = run.hooks.clock() - run.started
         why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, run.options)
         drop = next(iter(largest_savings(needed, run.options)), None) if run.options.fit else None
+        if drop is None and run.options.fit:
+            needed = leave_out_slowest(run.records, needed, why)  # no option left to drop: the slowest goes
+            continue
         if drop is None:
             raise BudgetTooSmall(why)
         for record in run.records.values():  # fitted after the warm-up too: the largest part left out, said

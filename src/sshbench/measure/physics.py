@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
 from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
-from sshbench.results.model import Case, CaseKind, CaseRecord, Report, Sample
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample
+from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import LinkSpec
 
 MIN_WINDOW_RTTS = 20  # a steady window spans at least this many round trips of its path
@@ -96,6 +97,8 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     if not sample.steady_seconds or not sample.steady_bytes:
         if steady_mark(sample.size_bytes // case.streams) is None:
             return None  # a --size too small for any stream count to have one: every case is timed whole alike
+        if case.streams == 1:
+            return f"no steady window: too few of its bytes moved past its mark for one; {AGAIN}"
         return f"no steady window: its streams hardly overlapped or were too small for one; {AGAIN}"
     if sample.bytes_received and sample.steady_bytes < MIN_WINDOW_SHARE * sample.bytes_received:
         return (f"steady window of {sample.steady_bytes / sample.bytes_received:.0%} of the bytes: its streams started "
@@ -185,6 +188,34 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int, 
         why = (why.removesuffix(AGAIN) + f"--size {_mib(record.size_bytes)} is too small for it: give --size "
                f"{_mib(needed)} or more, or leave --size out")
     sample.unusable = why
+
+
+def size_too_small(sample: Sample, record: CaseRecord, report: Report) -> str | None:
+    """Where the user's --size left the warm-up (a sample of that very size) no steady window that could count,
+    why, and the size to give: said before the counted samples, which would all be set aside for it (16 MiB of
+    zstd text, and 16 streams of 256 MiB over 20 ms, measured for minutes and ended in exit 1)."""
+    if record.size_source in ("auto", "warmup", "file") or not sample.ok or report.options.size_bytes is None:
+        return None
+    rtt, _ = path_of(report, record.case)
+    why = unusable(sample, record.case, rtt, None, trend=False)
+    if why is None or not why.endswith(AGAIN):
+        return None
+    needed = _needed(sample, record, rtt)
+    return (f"{record.case.id}: its warm-up at --size {_mib(record.size_bytes)} had {why.removesuffix('; ' + AGAIN)}, "
+            f"so no sample of that size would count: give --size {_mib(needed)} or more, or leave --size out "
+            "(sshbench then sizes each case from its warm-up)")
+
+
+def check_sizes(report: Report, records: dict[str, CaseRecord]) -> None:
+    """A --size too small for a steady window, as the warm-up (a sample of that size) shows: refused now
+    (UsageError), with the size to give, not after every counted sample was set aside for it."""
+    if report.options.size_bytes is None:
+        return
+    for sample in (s for s in report.samples if s.warmup):
+        record = records.get(sample.case_id)
+        if record is not None and record.status is not CaseStatus.SKIPPED \
+                and (why := size_too_small(sample, record, report)) is not None:
+            raise UsageError(why)
 
 
 def _needed(sample: Sample, record: CaseRecord, rtt: float | None) -> int:

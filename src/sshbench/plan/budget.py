@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.compressors import OFF
 from sshbench.options import RunOptions
-from sshbench.results.model import Case, Sample
+from sshbench.results.model import Case, CaseRecord, CaseStatus, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.linkspec import LinkSpec
 
@@ -239,6 +239,22 @@ def too_long(needed: dict[Case, float], spent: float, left: float, options: RunO
             f"leaves {duration(max(0.0, left))}: raise "
             f"--time-budget to {math.ceil((spent + total) * shared / 60)}m or more, or measure less "
             f"({less or 'fewer algorithms, or a smaller --size'}; --fit leaves out the largest)")
+
+
+def leave_out_slowest(records: dict[str, CaseRecord], needed: dict[Case, float], why: str) -> dict[Case, float]:
+    """A fitted run (--fit, or the default budget) whose minimum still does not fit once every option --fit names
+    is spent: the case whose minimum takes longest is left out, saying so, down to one case; a change (streams,
+    compression, a declared axis) goes before any plain case (one connection, no compression: what every change is
+    compared with). It refused here, after minutes of warm-up, where the
+    sizes it measured said what would fit; that one case then runs to the budget (its interval may fall short,
+    and says so)."""
+    if len(needed) <= 1:
+        return {}  # the smallest scope: measured as far as the budget goes
+    slowest = max(needed, key=lambda case: (not case.plain, needed[case], case.id))
+    record = records[slowest.id]
+    record.status = CaseStatus.SKIPPED
+    record.reason = f"left out to fit the time budget (the slowest case left, {needed[slowest]:.0f} s): {why}"
+    return {case: seconds for case, seconds in needed.items() if case != slowest}
 
 
 MAX_RUNS_FROM_BUDGET = 200  # the most samples per throughput case a budget raises --max-runs to

@@ -1,0 +1,28 @@
+"""A fitted run (--fit, or the default budget) ends in a run that fits, never in a refusal after its warm-up."""
+
+from __future__ import annotations
+
+from sshbench.plan.budget import leave_out_slowest
+from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction
+
+
+def _case(cipher: str, streams: int = 1) -> Case:
+    return Case(CaseKind.CIPHER, Direction.UPLOAD, cipher=cipher, streams=streams)
+
+
+def test_changes_go_before_plain_cases_and_the_slowest_first() -> None:
+    plain, fast, slow, streams = _case("a"), _case("b"), _case("c"), _case("a", 4)
+    records = {c.id: CaseRecord(c) for c in (plain, fast, slow, streams)}
+    needed = {plain: 90.0, fast: 10.0, slow: 50.0, streams: 20.0}
+    left = dict(needed)
+    order = []
+    while len(left) > 1:
+        before = set(left)
+        left = leave_out_slowest(records, left, "why")
+        order.extend(c for c in before - set(left))
+    assert order == [streams, plain, slow], order  # a change (4 streams) before any plain case, then the slowest
+    assert records[streams.id].status is CaseStatus.SKIPPED
+    assert (records[streams.id].reason or "").startswith("left out to fit the time budget (the slowest case left, 20 s)")
+    assert len(left) == 1
+    assert leave_out_slowest(records, left, "why") == {}, "one case left: it runs as far as the budget goes"
+    assert sum(1 for r in records.values() if r.status is CaseStatus.SKIPPED) == 3
