@@ -7,11 +7,13 @@ from the algorithm table and are checked once more as they are written.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sshbench.analysis.lockout import ServerLists
-from sshbench.analysis.policy import built_in
+from sshbench.analysis.policy import Policy, built_in
 from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
+from sshbench.analysis.reuse_advice import UNUSABLE_DIRS
 from sshbench.clients import shipped_names
 from sshbench.implementations import implementation
 from sshbench.results.environment import StoredRecommendation, TerrapinFacts
@@ -176,18 +178,29 @@ def stored_if_consistent(report: Report) -> StoredRecommendation | None:
     directives built from graded algorithm names and one-line comments; a
     stored config text that differs from what the data produces (edited, or
     written by another sshbench version) is never shown. The prediction is
-    recomputed from the data too.
+    recomputed from the data too. The run's machine decided whether the
+    ControlMaster lines could be written there (a fact the file does not
+    hold), so each of its possible answers is tried.
     """
     stored = report.recommendation
     if stored is None or stored.policy not in POLICIES:
         return None
     destination_text = report.environment.server.destination
     pattern = destination(destination_text)[1] if destination_text else "*"
-    rec = build(report, built_in(stored.policy))
-    client, server = client_block(rec, pattern), server_dropin(rec) or ""
-    if client != stored.client_block or server != stored.server_dropin:
-        return None
-    return StoredRecommendation(rec.policy.name, client, server, prediction(report, rec))
+    for rec in _answers(report, built_in(stored.policy)):
+        client, server = client_block(rec, pattern), server_dropin(rec) or ""
+        if client == stored.client_block and server == stored.server_dropin:
+            return StoredRecommendation(rec.policy.name, client, server, prediction(report, rec))
+    return None
+
+
+def _answers(report: Report, policy: Policy) -> Iterator[Recommendation]:
+    """The recommendations a run's machine could have written from its data: with the ControlMaster lines, or
+    without them for each reason a machine gives."""
+    rec = build(report, policy)
+    yield rec
+    if rec.reuse:
+        yield from (build(report, policy, control=control) for control in UNUSABLE_DIRS)
 
 
 @dataclass

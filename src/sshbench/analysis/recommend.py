@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from sshbench.analysis.lockout import ServerLists, check, keep_in
 from sshbench.analysis.ordering import ALPHA, Candidate, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
-from sshbench.analysis.reuse_advice import reuse_advice
+from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
@@ -191,10 +191,11 @@ def _terrapin_reason(name: str, kind: Kind, strict_both: bool | None) -> str | N
 
 def build(report: Report, policy: Policy | str = "modern", strict_both: bool | None = None, *,
           host_keys: bool = False, exact: bool = False, clients: list[ClientOffer] | None = None,
-          allow_lockout: bool = False) -> Recommendation:
+          allow_lockout: bool = False, control: ControlDir | None = None) -> Recommendation:
     """The recommendation for a run; `strict_both` overrides the run's own Terrapin verdict (tests).
 
-    `clients`: whom the server drop-in must keep able to log in (default: every known client)."""
+    `clients`: whom the server drop-in must keep able to log in (default: every known client). `control`: the
+    machine the config is written on, found there (orchestrate/validate.control_dir); None: the results' answer."""
     policy = built_in(policy) if isinstance(policy, str) else policy
     env = report.environment
     if strict_both is None and env.terrapin is not None:
@@ -230,7 +231,7 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
     transfers = transfer_advice(report)
     rec.compression = transfers.compression
     rec.notes += transfers.notes
-    reuse = reuse_advice(report)
+    reuse = reuse_advice(report, control)
     rec.reuse = reuse.lines
     rec.notes += reuse.notes
     if implementation(rec.software).reads_sshd_config:  # a drop-in is written: check who it keeps in

@@ -15,7 +15,7 @@ from sshbench.analysis.policy import policy_from
 from sshbench.analysis.views import per_server
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
-from sshbench.orchestrate.validate import checked_recommendation
+from sshbench.orchestrate.validate import checked_recommendation, control_dir
 from sshbench.render.config import print_recommendation
 from sshbench.render.jsondoc import recommend_document
 from sshbench.render.terminal import host_rule
@@ -83,13 +83,15 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("--host applies to a single-host results file; a multi-host file gets one Host block "
                          "per host")
     client = discover_client(args.ssh)
+    control = control_dir() if args.write else None  # --write: for this machine's user; printed: the results' own
     results: list[tuple[Report, CheckedRecommendation]] = []
     with embedded_server(DEFAULT_SERVER, client, args.sshd) as server:  # validates the drop-in with the real sshd -t
         for report in runs:
             pattern = args.host or host_pattern(report.environment.server.destination)
             results.append((report, checked_recommendation(report, client, server, policy, pattern,
                                                            host_keys=args.host_key_algorithms, exact=args.exact,
-                                                           clients=clients, allow_lockout=args.allow_lockout)))
+                                                           clients=clients, allow_lockout=args.allow_lockout,
+                                                           control=control)))
     problems = any(advice.problems for _, advice in results)
     if args.write and not problems:  # written whether or not stdout's reader stays
         _write_configs(output_dir(args.write, "--write"), results, ctx, args.json)

@@ -29,7 +29,7 @@ from sshbench.measure.runner import execute
 from sshbench.measure.testfiles import check_free_space, measure_disk
 from sshbench.options import RunOptions
 from sshbench.orchestrate.build_sides import build_facts
-from sshbench.orchestrate.validate import checked_recommendation
+from sshbench.orchestrate.validate import checked_recommendation, control_dir
 from sshbench.plan.schedules import schedule_for
 from sshbench.plumbing import placement
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over, read_client_kexinit
@@ -178,6 +178,7 @@ def _recommendations(host: Host, report: Report) -> list[Advice]:
     """The run's recommendation, checked by the real ssh and sshd, kept in the report; for a --server a,b run one
     per server, made from that server's view and checked by that server (OpenSSH's drop-in by its sshd -t)."""
     servers = {side.name: side.server for side in host.builds}
+    control = control_dir()  # the config is for this machine's user: ControlMaster lines only if usable here
     out = []
     for view in per_server(report):
         side = view.environment.builds[0] if view is not report else None
@@ -186,7 +187,8 @@ def _recommendations(host: Host, report: Report) -> list[Advice]:
         if own is not None and own.server.embedded is not None:
             own.server.embedded.refused_connections = server.strangers
         advice = checked_recommendation(view, host.system_client or host.client, server, "modern",
-                                        host_pattern(report.environment.server.destination))
+                                        host_pattern(report.environment.server.destination),
+                                        control=control)
         if not advice.problems:  # kept in the results, so reports can show it without running anything
             stored = StoredRecommendation(advice.rec.policy.name, advice.client_text, advice.server_text or "",
                                           advice.prediction)

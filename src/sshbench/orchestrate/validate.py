@@ -3,7 +3,10 @@
 The client block must pass `ssh -G -F FILE` and the drop-in (OpenSSH servers
 only) must pass `sshd -t` when Included into a real config, and both must
 read back the lists that were written (a silently ignored line would be a
-lie): exactly, or for a `^` list with ours leading.
+lie): exactly, or for a `^` list with ours leading. Where a config is
+written (a run, `recommend --write`), this machine is asked whether its
+ControlMaster lines can be used here (control_dir): analysis never reads
+the machine.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import tempfile
 from sshbench.analysis.configtext import CheckedRecommendation, client_block, server_advice, server_dropin
 from sshbench.analysis.policy import Policy
 from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
+from sshbench.analysis.reuse_advice import ControlDir
 from sshbench.clients import ClientOffer
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, lists_from_dump, parse_dump, run_tool
 from sshbench.vocabulary.algorithms import Kind
+from sshbench.vocabulary.commands import control_socket, socket_path_fits
 
 
 def _mismatches(rec: Recommendation, dump_text: str, who: str, client: bool) -> list[str]:
@@ -73,12 +78,23 @@ def validate_server_dropin(server: EmbeddedServer, text: str, rec: Recommendatio
     return _mismatches(rec, done.stdout, "sshd -T", client=False)
 
 
+def control_dir(home: str | None = None) -> ControlDir:
+    """Whether this machine's user can use the ControlMaster lines: their ~/.ssh a directory they can write (ssh
+    makes the socket there), and ~/.ssh/cm-%C short enough for a Unix socket with their home."""
+    home = os.path.expanduser("~") if home is None else home
+    directory = os.path.join(home, ".ssh")
+    return ControlDir(writable=os.path.isdir(directory) and os.access(directory, os.W_OK | os.X_OK),
+                      fits=socket_path_fits(control_socket(home)))
+
+
 def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedServer, policy: Policy | str,
                            host: str, *, host_keys: bool = False, exact: bool = False,
-                           clients: list[ClientOffer] | None = None,
-                           allow_lockout: bool = False) -> CheckedRecommendation:
-    """Build and validate with the real ssh and sshd; the texts are only shown when validation passes."""
-    rec = build(report, policy, host_keys=host_keys, exact=exact, clients=clients, allow_lockout=allow_lockout)
+                           clients: list[ClientOffer] | None = None, allow_lockout: bool = False,
+                           control: ControlDir | None = None) -> CheckedRecommendation:
+    """Build and validate with the real ssh and sshd; the texts are only shown when validation passes. `control`:
+    the machine the config is written on (control_dir()); None: the results' answer, for no machine in particular."""
+    rec = build(report, policy, host_keys=host_keys, exact=exact, clients=clients, allow_lockout=allow_lockout,
+                control=control)
     client_text, server_text = client_block(rec, host), server_dropin(rec)
     problems = validate_client_block(client.path, client_text, rec, host)
     if server_text is not None:

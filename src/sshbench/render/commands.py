@@ -12,7 +12,7 @@ from sshbench.render.labels import ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
-from sshbench.vocabulary.commands import COMMANDS
+from sshbench.vocabulary.commands import COMMANDS, CONTROL_LINES
 
 TITLE = "Short commands: ssh started to ssh exited"
 CAPTION = (
@@ -77,12 +77,12 @@ def command_table(report: Report) -> Table | None:
 
 
 HEADING = "What a short command costs"
-# How to get the reuse that was measured: a user's own Host block (the socket in a private directory: whoever can
-# reach it can run commands as the user on the host, without a login) and Ansible's setting (its default already)
-HOWTO = ("to reuse connections: in the Host block, ControlMaster auto, ControlPath ~/.ssh/cm/%C (mkdir -m 700 "
-         "~/.ssh/cm first: the socket is a login for whoever can reach it), ControlPersist 60s; Ansible sets "
-         "these itself (ssh_args -C -o ControlMaster=auto -o ControlPersist=60s) unless ansible.cfg's ssh_args "
-         "drops them")
+# How to get the reuse that was measured: a user's own Host block, the lines the recommended config writes (the
+# socket in ~/.ssh, private: whoever can reach it can run commands as the user on the host, without a login), and
+# Ansible's setting (its default already)
+HOWTO = (f"to reuse connections: in the Host block, {', '.join(CONTROL_LINES)} (the socket is a login for whoever "
+         "can reach it: keep ~/.ssh 0700); Ansible sets these itself (ssh_args -C -o ControlMaster=auto -o "
+         "ControlPersist=60s) unless ansible.cfg's ssh_args drops them")
 
 
 def command_answer_lines(report: Report) -> list[str]:

@@ -69,6 +69,19 @@ def socket_path_fits(path: str) -> bool:
     return len(path.encode()) + SOCKET_BIND_SUFFIX <= SOCKET_PATH_MAX
 
 
+# The one piece of advice on reusing connections in a user's own ssh: the lines the recommended config writes
+# (analysis/reuse_advice.py) and the short-command answer quotes (render/commands.py). The socket goes in ~/.ssh
+# itself, the directory the config lives in: a directory of its own would fail every login until someone made it.
+CONTROL_PATH = "~/.ssh/cm-%C"
+CONTROL_HASH = 40  # %C: a SHA-1 in hex
+CONTROL_LINES = ("ControlMaster auto", f"ControlPath {CONTROL_PATH}", "ControlPersist 60s")
+
+
+def control_socket(home: str) -> str:
+    """CONTROL_PATH for a user whose home is `home`, %C expanded to its length."""
+    return CONTROL_PATH.replace("~", home, 1).replace("%C", "x" * CONTROL_HASH)
+
+
 @dataclass(frozen=True)
 class UserKey:
     """A client key type short commands can log in with (--user-keys): how it is made, how ssh -v names it once
