@@ -15,14 +15,15 @@ def test_changes_go_before_plain_cases_and_the_slowest_first() -> None:
     records = {c.id: CaseRecord(c) for c in (plain, fast, slow, streams)}
     needed = {plain: 90.0, fast: 10.0, slow: 50.0, streams: 20.0}
     left = dict(needed)
-    order = []
+    order: list[Case] = []
     while len(left) > 1:
         before = set(left)
         left = leave_out_slowest(records, left, "why")
         order.extend(c for c in before - set(left))
     assert order == [streams, plain, slow], order  # a change (4 streams) before any plain case, then the slowest
     assert records[streams.id].status is CaseStatus.SKIPPED
-    assert (records[streams.id].reason or "").startswith("left out to fit the time budget (the slowest case left, 20 s)")
+    reason = records[streams.id].reason or ""
+    assert reason.startswith("left out to fit the time budget (the slowest case left, 20 s)"), reason
     assert len(left) == 1
     assert leave_out_slowest(records, left, "why") == {}, "one case left: it runs as far as the budget goes"
     assert sum(1 for r in records.values() if r.status is CaseStatus.SKIPPED) == 3
