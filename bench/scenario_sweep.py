@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import shlex
 import statistics
 import subprocess
@@ -353,6 +354,8 @@ def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str
     cpus = placement.allowed()  # every CPU, for sshbench to split as for a user (the hand pins this process)
     draws = scenarios(args.seed)
     with tempfile.TemporaryDirectory(prefix="bench-sweep-results-") as tmp:
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)  # a --keep that does not exist yet is made, not a traceback
         keep = tempfile.mkdtemp(prefix=f"sweep-{args.seed}-", dir=args.keep) if args.keep else tmp  # never overwrite
         while len(rows) < args.scenarios:
             if len(refused) >= REDRAWS * args.scenarios:
