@@ -118,7 +118,7 @@ class Hand:
                         stderr=subprocess.PIPE)
         if done.returncode != 0:
             raise SystemExit(f"a hand pipeline failed: {done.stderr.strip()[-300:]}")
-        return [Path(out).read_text() for out in outs]
+        return [Path(out).read_text(errors="replace") for out in outs]  # stamps; any stray bytes are not text
 
     def receiver_rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
         """Bytes/s of `repeats` runs at `size` (the median of their rates), each timed where its bytes arrive:
