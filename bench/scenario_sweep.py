@@ -251,7 +251,7 @@ class Row:
         limit = self.sc.ceiling
         over = [wire for sample in self.ours.counted if limit and not self.sc.commands
                 and (wire := wire_rate(sample, self.sc.direction == "upload")) > limit * (1 + self.allowed(sample))]
-        if over:  # the product's own rule (measure/physics.py): 1% of timing, and a decompressor's blocks
+        if over and limit:  # the product's own rule (measure/physics.py): 1% of timing, and a decompressor's blocks
             out.append(f"a counted sample at {max(over) / 1e6:.2f} MB/s on the wire, above the link's "
                        f"{limit / 1e6:.2f} MB/s")
         return out
