@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Annotated
 
 from sshbench.plumbing.kexinit import software_version
+from sshbench.vocabulary.untrusted import UntrustedText
 
 _KEX_RE = re.compile(r"kex: algorithm: (\S+)")
 _HOSTKEY_RE = re.compile(r"kex: host key algorithm: (\S+)")
@@ -43,6 +45,19 @@ PHASE_MARKERS: tuple[tuple[str, str], ...] = (
     ("authenticated", "Authenticated to "),
     ("session_open", "Entering interactive session."),
 )
+PHASE_NAMES = tuple(name for name, _ in PHASE_MARKERS)
+
+
+def phase_name(value: object, field: str) -> str:
+    """A phase mark's name, as PHASE_MARKERS spells it (a results file's marks are untrusted)."""
+    if isinstance(value, str) and value in PHASE_NAMES:
+        return value
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    raise UntrustedText(f"{field} is not a phase mark sshbench records: {shown} (it records "
+                        f"{', '.join(PHASE_NAMES)})")
+
+
+PhaseName = Annotated[str, phase_name]  # a results file's phase marks are checked against the list (schema.py)
 
 
 @dataclass(frozen=True)

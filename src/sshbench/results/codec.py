@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -25,11 +26,11 @@ from sshbench.results.legacy import upgrade
 from sshbench.results.model import SCHEMA_VERSION, Case, Report, Sample
 from sshbench.results.schema import SchemaError, build
 from sshbench.vocabulary.algorithms import lookup
-from sshbench.vocabulary.buildspec import BUILD_NAME
+from sshbench.vocabulary.buildspec import parse_build
 from sshbench.vocabulary.case_terms import CaseKind
 from sshbench.vocabulary.commands import COMMANDS
 from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.untrusted import UntrustedText, clean, host_name
+from sshbench.vocabulary.untrusted import UntrustedText, clean, host_name, part_name
 
 SINGLE = "sshbench/run"
 HOSTS = "sshbench/hosts"
@@ -142,6 +143,32 @@ def _shown(value: object) -> str:
     return text if len(text) <= 20 else text[:17] + "..."
 
 
+def _checked(check: Callable[[object, str], object], value: object, field: str) -> None:
+    try:
+        check(value, field)
+    except UntrustedText as exc:
+        raise SchemaError(str(exc)) from None
+
+
+def _check_sides(report: Report, prefix: str) -> None:
+    """A side's spec: a build's canonical --build text (it may name an install prefix's path), a server side's its
+    launcher's name; an echo's link one of the run's links."""
+    for i, side in enumerate(report.environment.builds):
+        where = f"{prefix}environment.builds[{i}].spec"
+        if side.own is not None:
+            _checked(part_name, side.spec, where)
+            continue
+        try:
+            canonical = parse_build(side.spec).text
+        except UsageError:
+            canonical = None
+        if canonical != side.spec:
+            raise SchemaError(f"{where} is not a build's canonical --build text: {_shown(side.spec)}")
+    for i, echo in enumerate(report.echoes):
+        if echo.link and report.options.link_named(echo.link) is None:
+            raise SchemaError(f"{prefix}echoes[{i}].link is not one of the run's links: {_shown(echo.link)}")
+
+
 def _check_consistency(report: Report, where: str) -> None:
     """What types cannot say: every case complete, every sample and summary naming a case of this run."""
     prefix = f"{where}." if where else ""
@@ -167,8 +194,8 @@ def _check_consistency(report: Report, where: str) -> None:
             raise SchemaError(f"{prefix}cases[{i}].method is not a transfer method: {_shown(case.method)}") from None
         if case.link and report.options.link_named(case.link) is None:
             raise SchemaError(f"{prefix}cases[{i}].link is not one of the run's links: {_shown(case.link)}")
-        if case.build and not BUILD_NAME.fullmatch(case.build):
-            raise SchemaError(f"{prefix}cases[{i}].build is not a build's name: {_shown(case.build)}")
+        if case.build:
+            _checked(part_name, case.build, f"{prefix}cases[{i}].build")
         _check_dims(case, f"{prefix}cases[{i}].dims")
         if case.id in ids:
             raise SchemaError(f"{prefix}cases[{i}] repeats the case {case.id}")
@@ -180,6 +207,7 @@ def _check_consistency(report: Report, where: str) -> None:
             if case_id not in ids:
                 raise SchemaError(f"{prefix}{kind_name}[{i}] names the case {_shown(case_id)}, which the file "
                                   "does not hold")
+    _check_sides(report, prefix)
     groups = {record.case.id: record.case.group for record in report.cases}
     for i, summary in enumerate(report.summaries):
         if summary.group != groups[summary.case_id]:

@@ -18,7 +18,14 @@ from typing import Literal
 from sshbench.implementations import OPENSSH, by_banner
 from sshbench.plumbing.kexinit import Kexinit, terrapin
 from sshbench.vocabulary.algorithms import AlgorithmLists
-from sshbench.vocabulary.untrusted import AlgorithmName, Destination, HostName, MultilineText
+from sshbench.vocabulary.untrusted import (
+    AlgorithmName,
+    Destination,
+    HostName,
+    MultilineText,
+    PartName,
+    PartNameOrEmpty,
+)
 
 # The CPU flags that change SSH speeds by an order of magnitude: x86 AES-NI, VAES, SHA-NI; Arm's crypto
 # extensions (/proc/cpuinfo "Features": aes, pmull, sha2)
@@ -106,7 +113,7 @@ DEFAULT_EMBEDDED = OPENSSH.name  # the embedded server without --server (targets
 
 @dataclass
 class EmbeddedFacts:
-    server: str = DEFAULT_EMBEDDED  # which embedded launcher (targets/servers/)
+    server: PartName = DEFAULT_EMBEDDED  # which embedded launcher (targets/servers/)
     path: str = "unknown"
     listen: str = "unknown"
     host_key_types: list[str] = field(default_factory=list)
@@ -114,7 +121,7 @@ class EmbeddedFacts:
     refused_connections: int = 0  # TCP connections sshbench did not open itself, closed without a server
     # The implementation the launcher declared for the server it ran (implementations/: openssh, hpnssh ...); empty
     # in files written before it was recorded, where the launcher's name was the implementation's
-    implementation: str = ""
+    implementation: PartNameOrEmpty = ""
 
 
 @dataclass
@@ -288,7 +295,7 @@ class BuildFacts:
     """One side of a run that compared sides: an SSH build (--build: its two programs as run, and the switches
     they declared), or an embedded server (--server a,b: the run's client against that server, `own` set)."""
 
-    name: str  # as case ids and tables carry it (Case.build)
+    name: PartName  # as case ids and tables carry it (Case.build)
     spec: str  # its canonical --build text (vocabulary/buildspec.py); a server side: the launcher's name
     client: ClientFacts = field(default_factory=ClientFacts)
     server: ClientFacts = field(default_factory=ClientFacts)  # path, version and OpenSSL of its sshd

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Literal
 
 from sshbench.options import RunOptions
-from sshbench.plumbing.negotiation import Negotiated
+from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
@@ -101,7 +101,7 @@ class Sample:
     parts_independent: float | None = None
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
-    phases: dict[str, float] = field(default_factory=dict)  # seconds since ssh started
+    phases: dict[PhaseName, float] = field(default_factory=dict)  # seconds since ssh started, by mark
     error: str | None = None
     stderr_tail: list[str] = field(default_factory=list)
     outlier: bool = False  # modified z-score of the case's headline figure above 3.5

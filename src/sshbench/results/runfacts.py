@@ -5,9 +5,11 @@ Kept out of results/model.py (which re-exports them) so that module holds the re
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from sshbench.vocabulary.untrusted import AlgorithmName
+from sshbench.options import MAX_LOGIN_CLIENTS
+from sshbench.vocabulary.untrusted import AlgorithmName, PartNameOrEmpty
 
 
 @dataclass
@@ -17,7 +19,7 @@ class EchoResult:
     cipher: AlgorithmName
     mac: AlgorithmName | None = None
     link: str = ""  # as Case.link
-    build: str = ""  # as Case.build: the echo goes through that build's client and server
+    build: PartNameOrEmpty = ""  # as Case.build: the echo goes through that build's client and server
     obscured: bool = False  # the client is OpenSSH 9.5+: ObscureKeystrokeTiming (on by default) delays keystrokes
     ok: bool = False
     echo_seconds: list[float] = field(default_factory=list)
@@ -62,3 +64,10 @@ class LoginLoad:
     client_cpu_seconds: float | None = None  # every ssh (and its connection helper), over the stage
     negotiated: AlgorithmName | None = None  # the key exchange the completed logins used
     first_error: str | None = None  # the first failure's last lines, for the report
+
+    def __post_init__(self) -> None:
+        """Only a stage sshbench could have measured (a results file is untrusted: schema.py names the stage)."""
+        if not 1 <= self.clients <= MAX_LOGIN_CLIENTS:
+            raise ValueError(f"clients is {self.clients}: a stage has 1 to {MAX_LOGIN_CLIENTS} parallel clients")
+        if not (math.isfinite(self.seconds) and self.seconds > 0):
+            raise ValueError(f"seconds is {self.seconds}: a stage lasts a positive, finite time")

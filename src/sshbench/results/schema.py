@@ -106,8 +106,8 @@ def _container(origin: Any, args: tuple[Any, ...], value: object, path: str, dep
     if origin is dict:
         if not isinstance(value, dict):
             raise SchemaError(f"{path} must be an object, not {_kind(value)}")
-        _, item = args if args else (str, Any)
-        return {_key(k, path): convert(item, v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+        key, item = args if args else (str, Any)  # keys: text, or the check a key type names (phase marks)
+        return {_key(k, path, key, depth): convert(item, v, f"{path}.{k}", depth + 1) for k, v in value.items()}
     if not isinstance(value, list):
         raise SchemaError(f"{path} must be a list, not {_kind(value)}")
     if origin is tuple and args and args[-1] is not Ellipsis:  # a pair such as (knob key, values): each its own
@@ -226,11 +226,12 @@ def _plain(value: object, path: str, depth: int) -> object:
     return value
 
 
-def _key(key: object, path: str) -> str:
+def _key(key: object, path: str, tp: Any = str, depth: int = 0) -> str:
     try:
-        return text(key, f"a key in {path}")
+        checked = text(key, f"a key in {path}")
     except UntrustedText as exc:
         raise SchemaError(str(exc)) from None
+    return checked if tp is str else str(convert(tp, checked, f"a key in {path}", depth + 1))
 
 
 def _kind(value: object) -> str:

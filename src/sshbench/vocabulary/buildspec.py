@@ -18,11 +18,12 @@ import re
 from dataclasses import dataclass
 
 from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.untrusted import PART_NAME
 
 STOCK = "stock"
 MAX_BUILDS = 6  # each is a full set of cases
 _SIDE = re.compile(r"[A-Za-z0-9._/+~-]{1,200}")
-BUILD_NAME = re.compile(r"[A-Za-z0-9._>-]{1,64}")  # a build's name, as case ids and tables carry it
+BUILD_NAME = PART_NAME  # a build's name, as case ids and tables carry it: the rule of every part's name
 _HELP = ("use e.g. --build stock --build hpn-ssh-18.8.0 --build client=hpn-ssh-18.8.0,server=stock "
          "(a name `make ssh-builds` made, an install prefix's path, or stock)")
 
@@ -88,11 +89,12 @@ def parse_build(text: str) -> BuildSpec:
     server = _side(both or fields.get("server", STOCK), "server")
     label = fields.get("label", "")
     if label and not BUILD_NAME.fullmatch(label):
-        raise UsageError(f"--build label {label!r}: use letters, digits and . _ - >, e.g. label=hpn")
+        raise UsageError(f"--build label {label!r}: use letters, digits and . _ - > (no leading '.', no '..'), "
+                         "e.g. label=hpn")
     spec = BuildSpec(client, server, label)
     if not BUILD_NAME.fullmatch(spec.name):
         raise UsageError(f"--build {text!r} makes the name {spec.name!r}: give it label=NAME (letters, digits, "
-                         ". _ - >)")
+                         ". _ - >; no leading '.', no '..')")
     return spec
 
 

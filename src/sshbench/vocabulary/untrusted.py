@@ -37,6 +37,8 @@ _HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?")
 _IPV6 = re.compile(r"[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%[A-Za-z0-9_.-]+)?")
 _PATTERN = re.compile(r"[A-Za-z0-9_*?](?:[A-Za-z0-9._*?:%-]*)")
 _USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+# A part's name: never a path (no '/', no '..', no leading '.' or '-'); '>' joins a build pair's two sides
+PART_NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9_][A-Za-z0-9._>-]{0,63}")
 _FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # controls, bidi/zero-width, line separators
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ASCII_CONTROL_EXCEPT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
@@ -102,6 +104,20 @@ def algorithm_name(value: object, field: str) -> str:
     return value
 
 
+def part_name(value: object, field: str) -> str:
+    """The name of a part a run measured on: a build or a side (`hpn-ssh-18.8.0`, `stock>hpn-ssh-18.8.0`,
+    `dropbear`), an embedded server's launcher or implementation. Case ids, tables and file names carry it."""
+    if isinstance(value, str) and PART_NAME.fullmatch(value):
+        return value
+    raise UntrustedText(f"{field} is not a name: {_show(value)} (letters, digits and . _ - >, at most 64; never a "
+                        "path: no '/', no '..', no leading '.' or '-')")
+
+
+def part_name_or_empty(value: object, field: str) -> str:
+    """A part's name, or "" (none: a run that compared no builds, a file from before it was recorded)."""
+    return "" if value == "" else part_name(value, field)
+
+
 def host_name(value: object, field: str) -> str:
     """A DNS name, an ssh_config Host alias, an IPv4 address or an IPv6 literal (without brackets)."""
     if isinstance(value, str) and len(value) <= 253 and (_HOST.fullmatch(value) or _IPV6.fullmatch(value)):
@@ -163,6 +179,8 @@ AlgorithmName = Annotated[str, algorithm_name]
 HostName = Annotated[str, host_name]
 Destination = Annotated[str, destination_text]
 MultilineText = Annotated[str, multiline_text]
+PartName = Annotated[str, part_name]
+PartNameOrEmpty = Annotated[str, part_name_or_empty]
 
 
 def clean(value: str, keep_newlines: bool = False) -> str:
