@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from sshbench.plumbing.runs import ROOT_STATE_DIR
@@ -28,6 +29,18 @@ def start(args: list[str], tmp: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-c", _DEFAULT_SIGNALS, *args, "--output", str(tmp / "r.json")],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TMPDIR": str(tmp)})
+
+
+@contextlib.contextmanager
+def killed_if_left(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """Around a test's wait for a run and its signal: a run still alive when the block ends (a failed wait, a
+    run that ignored the signal) is killed and reaped, never left for the next test."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def nobody_env(tmp: Path) -> dict[str, str]:

@@ -6,7 +6,9 @@ ran on the client's CPU while ssh did: a reused `ssh HOST true` (10-20 ms) took 
 against 10.6 ms for a bare subprocess.run of the same command line, 7-9% of a command at rtt=2ms. Here the
 clock starts just before the fork and stops when wait4 returns, stderr lines are timestamped as they arrive
 (the phases), and stdout is read for the ready line (the set-up time, and the port that names the server's
-process) and counted after it. The timeout kills the process group, like every ssh sshbench starts.
+process) and counted after it. The timeout kills the process group, like every ssh sshbench starts, and so does
+`stop`: a file descriptor the caller makes readable to end every run in flight at once (measure/logins.py's
+clients, on an interrupt), watched in the same select, so waiting for it costs no wake-up.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class LeanRun:
     peer_port: int | None = None
     timed_out: threading.Event = field(default_factory=threading.Event)
     server_gone: threading.Event = field(default_factory=threading.Event)  # never set: nothing watches it
+    stopped: bool = False  # ended by `stop` (killed), not by itself
     proc: _Exit = field(default_factory=_Exit)
     setup_seconds: float | None = None  # the ready line's arrival
     exited_seconds: float | None = None  # wait4 returned
@@ -47,15 +50,17 @@ class LeanRun:
     usage: struct_rusage | None = None  # ssh's own (and what it waited for), wait4
 
 
-def run_lean(argv: list[str], env: Mapping[str, str], given: bytes, timeout: float) -> LeanRun:
-    """Start `argv` with `given` on its stdin (closed after it), read both outputs until EOF, reap it."""
+def run_lean(argv: list[str], env: Mapping[str, str], given: bytes, timeout: float,
+             stop: int | None = None) -> LeanRun:
+    """Start `argv` with `given` on its stdin (closed after it), read both outputs until EOF, reap it; killed at
+    the timeout, or as soon as the descriptor `stop` is readable."""
     run = LeanRun()
     start = time.perf_counter()
     proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                  env=dict(env), process_group=0)
     try:
         _feed(proc, given)
-        _read(proc, run, start, start + timeout)
+        _read(proc, run, start, start + timeout, stop)
     except BaseException:
         kill_group(proc.pid)
         raise
@@ -83,21 +88,27 @@ def _feed(proc: subprocess.Popen[bytes], given: bytes) -> None:
         proc.stdin.close()
 
 
-def _read(proc: subprocess.Popen[bytes], run: LeanRun, start: float, deadline: float) -> None:
+def _read(proc: subprocess.Popen[bytes], run: LeanRun, start: float, deadline: float, stop: int | None) -> None:
     assert proc.stdout is not None and proc.stderr is not None
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, "out")
     selector.register(proc.stderr, selectors.EVENT_READ, "err")
+    if stop is not None:
+        selector.register(stop, selectors.EVENT_READ, "stop")
     pending = {"out": b"", "err": b""}
     ready = False
     with selector:
-        while selector.get_map():
+        while any(key.data != "stop" for key in selector.get_map().values()):  # until both outputs' EOF
             left = deadline - time.perf_counter()
             if left <= 0:
                 run.timed_out.set()
                 kill_group(proc.pid)
                 return
             for key, _ in selector.select(timeout=min(left, 1.0)):
+                if key.data == "stop":  # never read: it stays readable for every other run it ends
+                    run.stopped = True
+                    kill_group(proc.pid)
+                    return
                 chunk = os.read(key.fd, 65536)
                 now = time.perf_counter() - start
                 if not chunk:

@@ -10,7 +10,10 @@ sshd runs on the server's CPUs and the clients on the client's (--placement), so
 
 A login is counted completed when ssh exited 0, refused when it was turned away before the server's banner
 (plumbing/negotiation.turned_away: MaxStartups and friends), failed otherwise; none is dropped silently.
-Each stage lasts `seconds` from its first login's start, and ends when the last login in flight exits.
+Each stage lasts `seconds` from its first login's start, and ends when the last login in flight exits. Each
+stage is handed on as it ends (the session saves it at once); an interrupt during a stage ends its clients, the
+logins in flight killed at once through one shared descriptor (measure/leanrun.py's `stop`), and that stage is
+not kept: the finished ones are.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from sshbench.measure.leanrun import LeanRun, run_lean
 from sshbench.plumbing import placement
@@ -46,6 +49,7 @@ UP_SECONDS = 10.0  # how long the listening sshd gets to accept
 # stage left root's pyenv rehash lock behind, which then held every later login shell 60 s
 LOGIN_TIMEOUT = 120.0
 SETTLE_SECONDS = 2.0  # after a stage, for the sshd to reap its last connections (their CPU is then counted)
+STOP_SECONDS = 10.0  # an interrupted stage's clients, for their killed logins to be reaped (a SIGKILL: at once)
 WARMUP_LOGINS = 2  # per key exchange, before its stages
 
 
@@ -90,17 +94,16 @@ def _wait_up(name: str, proc: subprocess.Popen[bytes], log: str) -> None:
             sock.close()
 
 
-def measure_logins(server: EmbeddedOpenSSH, clients: tuple[int, ...], kexes: list[str | None],
-                   seconds: float) -> list[LoginLoad]:
-    """One stage per key exchange and client count, in that order, against one listening sshd."""
-    out = []
+def measure_logins(server: EmbeddedOpenSSH, clients: tuple[int, ...], kexes: list[str | None], seconds: float,
+                   kept: Callable[[LoginLoad], None]) -> None:
+    """One stage per key exchange and client count, in that order, against one listening sshd; each handed to
+    `kept` as it ends, so an interrupt loses only the stage it came in."""
     with listening(server) as (pid, _, proxy):
         for kex in kexes:
             for _ in range(WARMUP_LOGINS):  # not counted: the first logins pay for cold caches (a first stage of
                 _login(_argv(server, proxy, kex))  # one client read 259 ms where the next kex's read 104)
             for count in clients:
-                out.append(_stage(server, pid, proxy, count, kex, seconds))
-    return out
+                kept(_stage(server, pid, proxy, count, kex, seconds))
 
 
 def _argv(server: EmbeddedOpenSSH, proxy: str, kex: str | None) -> list[str]:
@@ -114,21 +117,32 @@ def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str |
     argv = _argv(server, proxy, kex)
     logins: list[LeanRun] = []
     lock = threading.Lock()
+    stop, (stop_read, stop_write) = threading.Event(), os.pipe()  # the pipe made readable ends every login at once
     cpu_before = tree_cpu_seconds(pid)
     start = time.perf_counter()
     deadline = start + seconds
 
     def client() -> None:
-        while time.perf_counter() < deadline:
-            login = _login(argv)
+        while time.perf_counter() < deadline and not stop.is_set():
+            login = _login(argv, stop_read)
             with lock:
                 logins.append(login)
 
     threads = [threading.Thread(target=client, daemon=True, name=f"sshbench-login-{i}") for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except BaseException:  # an interrupt: no client may start another login, and every one in flight ends now
+        stop.set()
+        os.write(stop_write, b"x")
+        _ended(threads)
+        raise
+    finally:
+        if not any(thread.is_alive() for thread in threads):  # else a client may still select on it: left open
+            os.close(stop_read)
+            os.close(stop_write)
     took = time.perf_counter() - start
     settle = time.monotonic() + SETTLE_SECONDS
     while len(descendants(pid)) > 1 and time.monotonic() < settle:  # its last connections' processes reaped
@@ -138,10 +152,20 @@ def _stage(server: EmbeddedOpenSSH, pid: int, proxy: str, count: int, kex: str |
                  else max(0.0, cpu_after - cpu_before))
 
 
-def _login(argv: list[str]) -> LeanRun:
+def _ended(threads: list[threading.Thread]) -> None:
+    """Wait (at most STOP_SECONDS in all) for a stopped stage's clients: each kills and reaps its login in flight
+    (a thread never started, or starting as the stop came, sees it before its first login)."""
+    until = time.monotonic() + STOP_SECONDS
+    for thread in threads:
+        if thread.is_alive():
+            thread.join(max(0.0, until - time.monotonic()))
+
+
+def _login(argv: list[str], stop: int | None = None) -> LeanRun:
     """One `ssh HOST true`, ssh started -> exited, with its CPU (wait4) and its stderr (measure/leanrun.py), in
-    the embedded server's tool environment (its ProxyCommand under /bin/sh: no user rc per login)."""
-    return run_lean(argv, {**os.environ, **EmbeddedTarget.tool_env}, b"", LOGIN_TIMEOUT)
+    the embedded server's tool environment (its ProxyCommand under /bin/sh: no user rc per login); killed at
+    once when `stop` becomes readable."""
+    return run_lean(argv, {**os.environ, **EmbeddedTarget.tool_env}, b"", LOGIN_TIMEOUT, stop)
 
 
 def _load(count: int, kex: str | None, took: float, logins: list[LeanRun], server_cpu: float | None) -> LoginLoad:

@@ -14,6 +14,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from sshbench.analysis.advice import advise
 from sshbench.analysis.configtext import CheckedRecommendation
@@ -50,7 +51,7 @@ from sshbench.results.environment import (
     terrapin_report,
 )
 from sshbench.results.events import Reporter
-from sshbench.results.model import Case, CaseKind, CaseStatus, Report
+from sshbench.results.model import Case, CaseKind, CaseStatus, LoginLoad, Report
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import BuildSide, BuildsTarget, EmbeddedTarget
@@ -118,6 +119,24 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
                  reporter: Reporter) -> list[Advice]:
     """One host from first sample to validated recommendation (one per server of a --server a,b run, with the
     view of the report it was made from), saving after every sample."""
+    with _interrupts_marked(report):
+        return _measured(host, report, save, reporter)
+
+
+@contextlib.contextmanager
+def _interrupts_marked(report: Report) -> Iterator[None]:
+    """An interrupt after the sample loop said "complete" (in the echoes, the logins, the recommendation) still
+    ends the run as interrupted, as one inside the loop does (measure/loop.py); the CLI saves it so."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if report.status == "complete":
+            report.status = "interrupted"
+            report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        raise
+
+
+def _measured(host: Host, report: Report, save: Callable[[Report], None], reporter: Reporter) -> list[Advice]:
     options, server, remote = host.options, host.server, host.remote
     env = report.environment
     machine_before = sysinfo.cpu_snapshot()
@@ -160,8 +179,12 @@ def measure_host(host: Host, report: Report, save: Callable[[Report], None],
         if options.logins and isinstance(server, EmbeddedOpenSSH) and remote is None:
             kexes = [r.case.kex for r in report.cases if r.case.kind is CaseKind.KEX
                      and r.status is not CaseStatus.SKIPPED] or [None]
-            report.logins = measure_logins(server, options.logins, kexes, options.logins_seconds)
-            save(report)
+
+            def kept(stage: LoginLoad) -> None:  # each stage saved as it ends: an interrupt keeps the finished
+                report.logins.append(stage)
+                save(report)
+
+            measure_logins(server, options.logins, kexes, options.logins_seconds, kept)
     env.links = [path.facts() for path in host.links.values()]  # again: the wires' CPU as they ended
     if remote is None and env.server.embedded is not None:
         env.server.embedded.refused_connections = server.strangers
