@@ -136,19 +136,22 @@ def _private_dirs(tmp: Path) -> list[str]:
 def _kill9_then_next_run(args: list[str], after: float, server_up: bool) -> _Killed | None:
     """SIGKILL a run after `after` s, then start another (which sweeps as it starts); None where another run
     swept it before this could look.
-    `server_up`: kill once a connection's server side is up (the link, its namespaces and keys are made)."""
+    `server_up`: kill once a connection's server side is up behind the link, and the link's namespaces exist
+    (listed in /run/netns under the run's pid and token), so the kill leaves them for the sweep."""
     tmp = Path(tempfile.mkdtemp(prefix="kill9-"))
     proc = start(args, tmp)
     time.sleep(after)
     # A busy machine starts slower: kill once the run has a process of its own (not only a passing `ip` or
-    # `ssh -G` that may end before the kill lands).
-    deadline = time.monotonic() + 20
+    # `ssh -G` that may end before the kill lands). An sshd is up before the links are made (the server's facts
+    # are read first): beside other work the kill came between, and "left no namespaces to sweep".
+    deadline = time.monotonic() + 90
     while proc.poll() is None and time.monotonic() < deadline:
         now = our_processes(str(tmp)) - {proc.pid}
-        if _server_side(now) if server_up else now:
+        if (_server_side(now) and _namespaces(proc.pid)) if server_up else now:
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended by itself: make it longer"
+    assert not server_up or _namespaces(proc.pid), "no namespace of the link run within 90 s"
     with SweepsHeldOff(proc.pid) as held:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

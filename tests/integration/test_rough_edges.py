@@ -145,6 +145,8 @@ def test_an_interrupt_while_saving_leaves_no_temp_file(tmp_path: Path) -> None:
 _MAKER = """
 import os, signal, sys, tempfile
 from sshbench.plumbing import runs, signals
+for s in (signal.SIGINT, signal.SIGHUP):  # as a shell leaves them: a parent that ignores them must not decide
+    signal.signal(s, signal.SIG_DFL)
 real = tempfile.mkdtemp
 def interrupted_mkdtemp(*args, **kwargs):
     made = real(*args, **kwargs)
