@@ -19,7 +19,7 @@ import os
 from datetime import UTC, datetime
 
 from sshbench.axes import effect_of
-from sshbench.measure.connection import READY_COMMAND, Ended
+from sshbench.measure.connection import NOT_STARTED, READY_COMMAND, Ended
 from sshbench.measure.leanrun import run_lean
 from sshbench.measure.masters import MasterError, Masters
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
@@ -37,7 +37,8 @@ def remote_command(case: Case) -> str:
 def run_command_sample(target: Target, case: Case, round_no: int, timeout: float,
                        settings: SampleSettings | None = None, masters: Masters | None = None) -> Sample:
     """Run the case's short command once: over a fresh connection, or (--reuse reused) as a new session over
-    the path's ControlMaster from `masters`. Never raises for ssh failures: they come back as a failed Sample."""
+    the path's ControlMaster from `masters`, which its own ssh -v must show (masters.not_reused). Never raises
+    for ssh failures: they come back as a failed Sample."""
     settings = settings or SampleSettings()
     command = COMMANDS[case.command]
     sample = Sample(case_id=case.id, round=round_no, warmup=round_no == 0, ok=False,
@@ -60,11 +61,13 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
         run.peer_port = None  # CPU is the master's whole connection's (unknown for the session alone)
     error: str | None = None
     if run.setup_seconds is None:
-        error = "ssh ended before the remote command started"
+        error = NOT_STARTED
     else:
         sample.bytes_received, sample.verified = run.output_bytes, "count"
         if run.output_bytes != command.output_bytes:
             error = f"the command printed {run.output_bytes} bytes, expected {command.output_bytes}"
+    if effect.control_master and masters is not None:  # its own ssh -v proves it rode the master, or it fails
+        error = masters.not_reused(case, run.stderr_lines, error is not None or run.proc.returncode != 0) or error
     if error is None:
         sample.command_seconds = run.exited_seconds
     proven = masters.proven(case) if masters is not None and effect.control_master else None

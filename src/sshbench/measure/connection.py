@@ -37,9 +37,11 @@ from sshbench.plumbing.procs import kill_group
 from sshbench.plumbing.tcpinfo import TcpInfo, tcp_info_of
 from sshbench.results.model import Case, Direction
 from sshbench.targets.base import Target
-from sshbench.vocabulary.untrusted import clean
+from sshbench.vocabulary.untrusted import stripped
 
 READY = b"SSHBENCH-READY"
+_READY = READY.decode()
+NOT_STARTED = "ssh ended before the remote command started"  # what ended it is added from ssh's stderr (proof.py)
 # The remote shell's first words: SSH_CLIENT ("ip port port") where the server sets it; tinysshd sets only
 # SSH_CONNECTION ("ip port ip port"): the client's port is the second word of either
 READY_COMMAND = "echo SSHBENCH-READY ${SSH_CLIENT:-$SSH_CONNECTION}"
@@ -73,10 +75,11 @@ class Lines:
         return line
 
     def until(self, prefix: bytes) -> bytes | None:
-        """Skip anything a login script printed before our marker line."""
+        """Skip anything a login script printed before our marker: lines, and bytes with no newline before it on
+        its own line (a shell's title escape, `printf '\\033]0;title\\007'`). The line from the marker on."""
         while (line := self.readline()) is not None:
-            if line.startswith(prefix):
-                return line
+            if (at := line.find(prefix)) >= 0:
+                return line[at:]
         return None
 
 
@@ -173,7 +176,7 @@ class Connection:
         for raw in iter(self.proc.stderr.readline, b""):
             with self._stderr_seen:
                 self.stderr_lines.append((time.perf_counter() - self.t_spawn,
-                                          clean(raw.decode(errors="replace").rstrip())))
+                                          stripped(raw.decode(errors="replace").rstrip())))
                 self._stderr_seen.notify_all()
         with self._stderr_seen:
             self._stderr_seen.notify_all()
@@ -226,7 +229,7 @@ class Connection:
             found = self.lines.until(READY)
             line = None if found is None else found.decode(errors="replace")
         if line is None:
-            return "ssh ended before the remote command started"
+            return NOT_STARTED
         self.setup_seconds = time.perf_counter() - self.t_spawn
         self.peer_port = ready_port(line)
         return None
@@ -234,7 +237,7 @@ class Connection:
     def _ready_from_stderr(self) -> str | None:
         with self._stderr_seen:
             while True:
-                found = next((text for _, text in self.stderr_lines if text.startswith(READY.decode())), None)
+                found = next((text[text.find(_READY):] for _, text in self.stderr_lines if _READY in text), None)
                 if found is not None or not self._stderr_thread.is_alive():
                     return found
                 self._stderr_seen.wait(0.5)

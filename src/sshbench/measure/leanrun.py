@@ -25,7 +25,7 @@ from resource import struct_rusage
 from sshbench.measure.connection import READY, ready_port
 from sshbench.measure.datapath import grow_pipe
 from sshbench.plumbing.procs import kill_group, reap, spawn
-from sshbench.vocabulary.untrusted import clean
+from sshbench.vocabulary.untrusted import stripped
 
 
 @dataclass
@@ -114,19 +114,19 @@ def _read(proc: subprocess.Popen[bytes], run: LeanRun, start: float, deadline: f
                 if not chunk:
                     selector.unregister(key.fileobj)
                     if key.data == "err" and pending["err"]:
-                        run.stderr_lines.append((now, clean(pending["err"].decode(errors="replace"))))
+                        run.stderr_lines.append((now, stripped(pending["err"].decode(errors="replace"))))
                     continue
                 if key.data == "err":
                     *lines, pending["err"] = (pending["err"] + chunk).split(b"\n")
-                    run.stderr_lines += [(now, clean(line.decode(errors="replace").rstrip())) for line in lines]
+                    run.stderr_lines += [(now, stripped(line.decode(errors="replace").rstrip())) for line in lines]
                 elif ready:
                     run.output_bytes += len(chunk)
                 else:
                     pending["out"] += chunk
-                    while not ready and b"\n" in pending["out"]:  # a login script's lines before ours: skipped
-                        line, _, pending["out"] = pending["out"].partition(b"\n")
-                        if line.startswith(READY):
-                            ready = True
+                    while not ready and b"\n" in pending["out"]:  # a login script's lines before ours: skipped,
+                        line, _, pending["out"] = pending["out"].partition(b"\n")  # and bytes before it on its line
+                        if (at := line.find(READY)) >= 0:  # (a title escape printed with no newline)
+                            line, ready = line[at:], True
                             run.setup_seconds = now
                             run.peer_port = ready_port(line.decode(errors="replace"))
                             run.output_bytes = len(pending["out"])

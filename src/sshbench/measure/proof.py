@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from sshbench.measure.connection import Ended, children_cpu
+from sshbench.measure.connection import NOT_STARTED, Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import Target
@@ -123,6 +123,37 @@ def tail_lines(lines: list[tuple[float, str]]) -> list[str]:
     return (plain or [text for _, text in lines])[-STDERR_TAIL:]
 
 
+# What ssh says when the server ended the connection under it: (its words, what they mean), the first found from
+# the end of its own lines (OpenSSH 9.2: "Connection reset by 127.0.0.1 port 2222"; before the banner a
+# "kex_exchange_identification: ..." line first, after login "Connection to HOST closed by remote host.")
+_ENDED_BY = (("Connection reset by", "the server reset the connection"),
+             ("Connection closed by", "the server closed the connection"),
+             ("closed by remote host", "the server closed the connection"),
+             ("kex_exchange_identification", "the server ended the banner exchange"))
+# Where the connection had got to, from ssh -v's phase marks (the latest first)
+_STAGES = (("authenticated", "after login"), ("newkeys_received", "after the key exchange, during authentication"),
+           ("banner_received", "after its banner, during the key exchange"))
+
+
+def ended_by(lines: list[tuple[float, str]], phases: dict[str, float]) -> str | None:
+    """What ended a connection before its remote command started, in words, with ssh's own line and where the
+    connection had got to: "the server reset the connection after its banner, during the key exchange (ssh:
+    Connection reset by 127.0.0.1 port 2222)"; None where ssh said none of it (a refused TCP connect)."""
+    for _, text in reversed(lines):
+        if text.startswith("debug"):
+            continue
+        what = next((means for words, means in _ENDED_BY if words in text), None)
+        if what is not None:
+            stage = next((said for mark, said in _STAGES if mark in phases), "before its banner")
+            return f"{what} {stage} (ssh: {text})"
+    return None
+
+
+def _named(error: str, lines: list[tuple[float, str]], transcript: Transcript | None) -> str:
+    """A connection that ended before its command, said with what ended it (ended_by), where ssh said."""
+    if not error.endswith(NOT_STARTED) or (why := ended_by(lines, transcript.phases if transcript else {})) is None:
+        return error
+    return f"{error}: {why}"
 
 
 def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[Ran], ended: list[Ended],
@@ -216,7 +247,9 @@ def _verdict(case: Case, sample: Sample, connections: Sequence[Ran], transcripts
         if transcript.refused:
             return index, which(index, count, f"server refused: {transcript.refused}")
     if error is not None:
-        return _failing(error, count), error
+        index = _failing(error, count)
+        named = _named(error, connections[index].stderr_lines, transcripts[index]) if connections else error
+        return index, named
     for index, transcript in enumerate(transcripts):
         mismatch = negotiation_mismatch(case, transcript.negotiated, expected_compression(case))
         if mismatch:

@@ -31,9 +31,11 @@ from sshbench.targets.known_hosts import key_type, known_types, lookup_name, ski
 from sshbench.vocabulary.algorithms import AlgorithmLists
 from sshbench.vocabulary.errors import ServerError, UsageError
 from sshbench.vocabulary.units import format_bytes
-from sshbench.vocabulary.untrusted import UntrustedText, clean, destination
+from sshbench.vocabulary.untrusted import UntrustedText, clean, destination, stripped
 
 RTT_PROBES = 5
+SYSTEM_MARK = "SSHBENCH-SYSTEM"  # the preflight's line: `uname -s` follows it
+_SYSTEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./ -]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -271,11 +273,10 @@ class RemoteTarget:
         return []
 
     def preflight(self, timeout: float) -> str:
-        """One plain connection running `uname -s`: refuses clearly before anything is measured."""
+        """One plain connection running `uname -s` after a marker: refuses clearly before anything is measured."""
         argv = [self.ssh_program, *connect_options(self.ssh_config), "-o", "BatchMode=yes",
                 "-o", f"ConnectTimeout={max(1, round(self.connect_timeout))}",
-                *self._port(), self.destination,
-                "uname -s"]
+                *self._port(), self.destination, f'echo {SYSTEM_MARK} "$(uname -s)"']
         try:
             done = procs.run_text(argv, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -284,7 +285,20 @@ class RemoteTarget:
         if done.returncode != 0:
             last = clean((done.stderr.strip().splitlines() or ["no message"])[-1])
             raise ServerError(f"ssh {self.destination} failed: {last}; {_advice(last)}")
-        return done.stdout.strip()
+        if SYSTEM_MARK not in done.stdout:
+            raise ServerError(f"ssh {self.destination} ran, but not the command sshbench gave it (a ForceCommand or "
+                              "a login shell that runs a program of its own?): sshbench's remote side needs a POSIX "
+                              "shell that runs the command it is given")
+        return system_of(done.stdout)
+
+
+def system_of(output: str) -> str:
+    """The host's `uname -s` from the probe's output: what follows the last marker, its escapes stripped (a login
+    script's or a ForceCommand's lines, colours and titles before it are not the host's system); "unknown" for
+    anything that is not a system's name."""
+    found = [line.partition(SYSTEM_MARK)[2] for line in output.splitlines() if SYSTEM_MARK in line]
+    system = stripped(found[-1]).strip() if found else ""
+    return system if _SYSTEM.fullmatch(system) else "unknown"
 
 
 def _advice(message: str) -> str:

@@ -194,6 +194,25 @@ def clean(value: str, keep_newlines: bool = False) -> str:
                    else "\ufffd" for ch in value)
 
 
+# A terminal's escape sequences, whole (ECMA-48): CSI (ESC [ or 0x9B, parameters, a final byte: colours, cursor
+# moves), the strings OSC/DCS/SOS/PM/APC (ESC ] P X ^ _ or their C1 bytes, up to BEL or ST: a window title), and
+# the other two-character ESC sequences
+_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+                     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+                     r"|\x1b[ -/]*[0-~]?")
+
+
+def stripped(value: str, keep_newlines: bool = False) -> str:
+    """Text a host printed for a terminal (a login script's banner, a ForceCommand's title), kept or shown as
+    text: its escape sequences removed whole and its other control characters dropped (a tab is a space), where
+    `clean` would leave `\\ufffd]0;title\\ufffd`; then `clean` for what is left (a bidi override)."""
+    if value.isascii() and not (_ASCII_CONTROL_EXCEPT_NEWLINE if keep_newlines else _ASCII_CONTROL).search(value):
+        return value[:MAX_MULTILINE if keep_newlines else MAX_TEXT]
+    value = _ESCAPE.sub("", value).replace("\t", " ")
+    value = "".join(ch for ch in value if (keep_newlines and ch == "\n") or unicodedata.category(ch) != "Cc")
+    return clean(value, keep_newlines)
+
+
 def read_bounded(path: str, limit: int, prefix: str, too_big: str) -> bytes:
     """The bytes of a file someone else wrote, refused (UsageError, one line) when unreadable, not a regular
     file, or over `limit`.
