@@ -12,8 +12,9 @@ from enum import StrEnum
 
 from sshbench.analysis.references import pipe_ciphers, reliable
 from sshbench.analysis.stats import counted, headline, headline_value
-from sshbench.implementations import Implementation, by_banner, implementation
-from sshbench.methods import method as transfer_method
+from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
+from sshbench.analysis.windows import receiver, variant_ratios
+from sshbench.implementations import implementation
 from sshbench.results.environment import PLACEMENT_FELL_BACK, RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
 from sshbench.vocabulary.units import GiB
@@ -187,9 +188,7 @@ CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the
 LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
 
 
-# One SSH channel carries at most its receiver's window per round trip. The receiver is the server for uploads
-# and the client (OpenSSH's ssh) for downloads; each implementation declares its window
-# (implementations/), each transfer method what it keeps in flight within it (methods/).
+# One SSH channel carries at most its receiver's window per round trip (analysis/windows.py: whose, and how large).
 # ssh carried at least this share of window / RTT: the window set the pace. Not 100%: the window also covers
 # bytes waiting in both sides' socket buffers, which lengthen each round trip (measured over emulated links:
 # 80-82% of window / RTT at 20 ms, with the window limit well under raw TCP and no CPU busy)
@@ -215,6 +214,7 @@ class Limit:
     window: tuple[int, float] | None = None  # the receiver's channel window (bytes) and the round trip (s)
     # on loopback: the receiver's small fixed window (bytes), its implementation's title and the option that sets it
     small_window: tuple[int, str, str] | None = None
+    case_id: str = ""  # the case it was read from
 
     @property
     def window_limit(self) -> float | None:
@@ -311,11 +311,12 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     window = (bytes_in_flight, rtt) if rtt and bytes_in_flight else None
     small = None
     if server.remote is None and not report.environment.links:  # loopback: the two ends' turn-around alone
-        receiver, _ = _ends(report, direction, "")
-        fixed = receiver.receive_window
+        found, its, _ = receiver(report, direction)
+        fixed = None if its.follows_tcp else its.fixed  # a window variant's own, where one was measured
         if fixed is not None and fixed <= SMALL_WINDOW and bytes_in_flight:
-            small = (bytes_in_flight, receiver.title, receiver.window_option)
-    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window, small)
+            small = (bytes_in_flight, found.title, found.window_option)
+    return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window, small,
+                 best.case_id)
 
 
 def core_shares(summary: Summary, rate: float) -> dict[str, float]:
@@ -325,35 +326,14 @@ def core_shares(summary: Summary, rate: float) -> dict[str, float]:
             if stat is not None}
 
 
-def receive_window(report: Report, direction: str, method: str = "pipe", build: str = "",
-                   link: str = "") -> int | None:
-    """Bytes one transfer may have in flight: the receiver's channel window (the server for uploads, our ssh for
-    downloads), as its implementation grows it (HPN-SSH: to the receiving end's TCP buffer over an emulated link,
-    whose limits the run recorded; towards some senders less), and for sftp also its requests x buffer; None
-    where the window is not known."""
-    receiver, sender = _ends(report, direction, build)
-    facts = next((f for f in report.environment.links if f.label == link), None) if link else None
-    window = receiver.window.bytes_for(facts.tcp_receive_buffer(direction) if facts else None, sender)
-    found: int | None = transfer_method(method).in_flight(window)
-    return found
-
-
-def _ends(report: Report, direction: str, build: str) -> tuple[Implementation, str]:
-    """The receiving side's implementation and the sending side's version (its banner's softwareversion)."""
-    env = report.environment
-    facts = next((b for b in env.builds if b.name == build), None) if build else None
-    client = facts.client.version if facts else env.client.version
-    server = facts.server.version if facts else env.server.version
-    if direction == "upload":
-        receiver = by_banner(server) if facts else implementation(env.server.software)
-        return receiver, client
-    return by_banner(client), server
-
-
-def limits(report: Report) -> list[str]:
-    """Per direction, what limited the fastest pipe cipher, as a sentence."""
+def limits(report: Report, whole: Report | None = None) -> list[str]:
+    """Per direction, what limited the fastest pipe cipher, as a sentence. `report` a server side's view of
+    `whole` (--server a,b): the sentence adds what each window variant of that server measured in the same case
+    (analysis/windows.py)."""
     found = (limit_of(report, direction) for direction in ("upload", "download"))
-    return [limit.text for limit in found if limit is not None]
+    side = report.environment.builds[0].name if report.environment.builds else ""
+    return ["; ".join([limit.text, *(variant_ratios(whole, side, limit.case_id) if whole is not None and side
+                                     else [])]) for limit in found if limit is not None]
 
 
 EMULATOR_SHARE = 0.3  # the link emulator's share of a core above which it may have slowed a CPU-bound case

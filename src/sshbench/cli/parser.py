@@ -24,7 +24,7 @@ from sshbench.options import (
 )
 from sshbench.plan.budget import MAX_RUNS_FROM_BUDGET
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
-from sshbench.targets.servers import SERVERS
+from sshbench.targets.servers import SERVERS, window_variants
 from sshbench.vocabulary.buildspec import parse_builds
 from sshbench.vocabulary.case_terms import PIPE
 from sshbench.vocabulary.commands import SLOW_LOGINS
@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "into one results file (default: a private loopback sshd)")
     run.add_argument("--ssh-config", help="with a destination: ssh config file to use instead of ~/.ssh/config")
     run.add_argument("--server", default=DEFAULT_SERVER, help=f"the embedded server: {_servers()}, a comma list or "
-                     "all: each measured in turn, then compared server by server")
+                     "all: each measured in turn, then compared server by server; a server with its receive window "
+                     f"set is a server of its own ({window_variants()})")
     run.add_argument("--label", help="this machine's name in a fleet report (e.g. the inventory name; letters, "
                      "digits and .-_), recorded in the results")
     run.add_argument("--max-bytes", help="stop before sending more than this in total, e.g. 20GB (politeness "

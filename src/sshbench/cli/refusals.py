@@ -17,7 +17,7 @@ from sshbench.axes.reuse import REUSE, REUSED
 from sshbench.axes.userkey import USER_KEY
 from sshbench.options import RunOptions
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
-from sshbench.targets.servers import SERVERS, takes_sshd
+from sshbench.targets.servers import launcher, takes_sshd
 from sshbench.vocabulary.case_terms import PIPE, CaseKind
 from sshbench.vocabulary.errors import UsageError
 
@@ -95,10 +95,10 @@ def for_hosts(options: RunOptions, destinations: list[str], servers: list[str]) 
                          "authorizes; a real host is logged in with your own keys, which sshbench never chooses "
                          f"among: drop {USER_KEY.option}, or the destination")
     for name in () if options.builds else servers:
-        refused = [key for key in keys if key not in SERVERS[name].user_keys]
+        refused = [key for key in keys if key not in launcher(name).user_keys]
         if refused:
-            able = [other for other in servers if set(keys) <= SERVERS[other].user_keys]
+            able = [other for other in servers if set(keys) <= launcher(other).user_keys]
             instead = f" (e.g. --server {','.join(able)})" if able else ""
             raise UsageError(f"{USER_KEY.option} {refused[0]}: --server {name} accepts "
-                             f"{', '.join(sorted(SERVERS[name].user_keys))} client keys only: drop {refused[0]}, or "
+                             f"{', '.join(sorted(launcher(name).user_keys))} client keys only: drop {refused[0]}, or "
                              f"leave {name} out of --server{instead}")

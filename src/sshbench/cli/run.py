@@ -38,7 +38,7 @@ from sshbench.results.store import ResultsWriter, check_output
 from sshbench.targets.link.netns import check_can_emulate
 from sshbench.targets.remote import parse_destination
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
-from sshbench.targets.servers import SERVERS
+from sshbench.targets.servers import SERVERS, server_entry, variant, window_variants
 from sshbench.vocabulary.errors import ExitCode, OutputError, UsageError
 from sshbench.vocabulary.untrusted import UntrustedText, host_name
 
@@ -148,12 +148,15 @@ def forecast_lines(options: RunOptions, tables: Counter[str], minimum: float, bu
 
 
 def _server_names(given: str, destinations: list[str]) -> list[str]:
-    """--server: openssh, dropbear, tinysshd, a comma list, or all. Real hosts are measured with openssh's
-    embedded server beside them (payload, drop-in checks), so any other choice with a destination is an error."""
+    """--server: openssh, dropbear, tinysshd, a window variant (dropbear:window=4MiB), a comma list, or all. Real
+    hosts are measured with openssh's embedded server beside them (payload, drop-in checks), so any other choice
+    with a destination is an error."""
     names = list(SERVERS) if given.strip().lower() == "all" else [n.strip() for n in given.split(",") if n.strip()]
-    unknown = [n for n in names if n not in SERVERS]
+    unknown = [n for n in names if variant(n.partition(":")[0].strip())[0] not in SERVERS]
     if unknown or not names:
-        raise UsageError(f"--server {given!r}: use one or more of {', '.join(SERVERS)}, or all")
+        raise UsageError(f"--server {given!r}: use one or more of {', '.join(SERVERS)}, or all; a window variant "
+                         f"is a server of its own ({window_variants()})")
+    names = [server_entry(n) for n in names]  # a window variant by its canonical name, as ids and results say it
     if destinations and names != [DEFAULT_SERVER]:
         raise UsageError("--server chooses the embedded server; with a destination the real host is measured, so "
                          "leave --server out")

@@ -13,7 +13,7 @@ these implementations; this package runs nothing.
 
 from __future__ import annotations
 
-from sshbench.implementations.base import Implementation, Window
+from sshbench.implementations.base import Implementation, Window, WindowSetting
 from sshbench.implementations.dropbear import DROPBEAR
 from sshbench.implementations.hpnssh import HPNSSH
 from sshbench.implementations.openssh import OPENSSH
@@ -25,7 +25,7 @@ UNKNOWN = Implementation("unknown", "an unknown server", (), "server process", W
                          "client's first choice that the server offers (RFC 4253, 7.1), so the client block above "
                          "decides", None, {})
 __all__ = ["DROPBEAR", "HPNSSH", "IMPLEMENTATIONS", "OPENSSH", "TINYSSHD", "UNKNOWN", "Implementation", "Window",
-           "by_banner", "by_program", "implementation", "package_of"]
+           "WindowSetting", "by_banner", "by_program", "implementation", "package_of"]
 
 
 def by_program(path: str) -> Implementation:

@@ -30,6 +30,28 @@ class Window:
 
 
 @dataclass(frozen=True)
+class WindowSetting:
+    """How its server's channel receive window is set on its command line (Dropbear's -W), and the sizes it
+    takes there: what a `--server NAME:window=SIZE` variant passes it."""
+
+    flag: str  # the option, followed by the size in bytes as its own argument: "-W"
+    default: int  # bytes: the window without it (a variant of this size is the server itself)
+    maximum: int  # bytes: the largest it takes as given
+    minimum: int = 1
+
+    def argv(self, size: int) -> list[str]:
+        return [self.flag, str(size)]
+
+    def takes(self, size: int) -> bool:
+        return self.minimum <= size <= self.maximum
+
+    @staticmethod
+    def named(server: str, size: int) -> str:
+        """A window variant's name, as case ids, tables and results carry it: "dropbear-w4194304"."""
+        return f"{server}-w{size}"
+
+
+@dataclass(frozen=True)
 class Implementation:
     name: str  # as results store it: openssh, dropbear, tinysshd
     title: str  # as sentences name it
@@ -56,6 +78,8 @@ class Implementation:
     window_note: str = ""
     # How its server's window is changed, as advice names it (empty: no option; OpenSSH's is compiled in)
     window_option: str = ""
+    # ... and how the embedded launcher sets it, for a window variant (None: it has no such option)
+    window_setting: WindowSetting | None = None
     # ... and the client's: the ssh -o options that switch to it after login (it is never named in Ciphers)
     none_cipher_client: tuple[str, ...] = ()
     none_mac_client: tuple[str, ...] = ()

@@ -103,7 +103,8 @@ def _server_facts(server: EmbeddedServer) -> ServerFacts:
     return ServerFacts(ServerKind.EMBEDDED, info.version, info.openssl, embedded=EmbeddedFacts(
         server=server.name, path=info.path, listen=f"{server.address}:{server.port}",
         host_key_types=list(info.host_key_types), per_connection=server.per_connection,
-        implementation=server.implementation.name))
+        implementation=server.implementation.name, receive_window=server.receive_window,
+        command=list(server.command)))
 
 
 def _side_facts(host: Host, env: Environment) -> None:

@@ -88,6 +88,16 @@ def find_command(pid: int, name: str) -> int | None:
     return None
 
 
+def command_line(pid: int) -> tuple[str, ...] | None:
+    """The argv process `pid` runs (/proc/PID/cmdline), None if it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    return tuple(part.decode("utf-8", "replace") for part in raw.split(b"\0")[:-1]) if raw else None
+
+
 def chars_read(pid: int) -> int | None:
     """Bytes process `pid` has read so far through read(2) and its kin (/proc/PID/io rchar); None if gone."""
     text = _read(f"/proc/{pid}/io")

@@ -137,9 +137,11 @@ def facts(report: Report) -> list[Fact]:
         out.append(Fact("network", tcp))
     if congestion := _congestion(report):
         out.append(Fact("tcp", congestion))
+    # --server a,b: what limited each server's fastest cipher, in its own words, with what each window variant of
+    # that server measured beside it
     out += [Fact("limit", line) for line in limits(report)] if not compares_servers(report) else [
         Fact("limit", f"[server {view.environment.builds[0].name}] {line}") for view in per_server(report)
-        for line in limits(view)]  # --server a,b: what limited each server's fastest cipher, in its own words
+        for line in limits(view, report)]
     if host.cpu_mhz:
         out.append(Fact("clock", f"{host.cpu_mhz:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)"))
     return out

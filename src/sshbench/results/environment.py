@@ -122,6 +122,12 @@ class EmbeddedFacts:
     # The implementation the launcher declared for the server it ran (implementations/: openssh, hpnssh ...); empty
     # in files written before it was recorded, where the launcher's name was the implementation's
     implementation: PartNameOrEmpty = ""
+    # A window variant (--server dropbear:window=4MiB, named dropbear-w4194304): the channel receive window its
+    # command line set, in bytes, which the window verdicts and limits use; None: its implementation's own
+    receive_window: int | None = None
+    # The server's command line as it ran, from /proc/PID/cmdline of its first connection's server (Dropbear's and
+    # tinysshd's; empty where not read, and in files before schema 15)
+    command: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -30,7 +30,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # 11: one timing basis (Sample.timing), the senders' TCP facts (Sample.tcp), samples kept but not counted;
 # 12: short commands (Case.command, the command kind, Sample.command_seconds);
 # 13: the streams' tail (Sample.tail_seconds); 14: how far a split's parts went their own way
-# (Sample.parts_independent)
+# (Sample.parts_independent); 15: a window variant's receive window and the server's command line as it ran
+# (EmbeddedFacts.receive_window, .command)
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -13 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -14 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -65,6 +66,8 @@ def upgrade(data: object) -> object:
         data = _added_fields(data, 12)  # 13: the streams' tail (Sample.tail_seconds)
     if data.get("schema_version") == 13:
         data = _added_fields(data, 13)  # 14: how far a split's parts went their own way
+    if data.get("schema_version") == 14:
+        data = _added_fields(data, 14)  # 15: a window variant's receive window, the server's command line
     return data
 
 

@@ -166,6 +166,11 @@ class EmbeddedServer(Protocol):
     # Whether it takes --sshd (an OpenSSH-style server binary); others find their own programs
     takes_sshd: bool
     per_connection: str  # how each connection is served and its CPU measured, for the results
+    # The channel receive window its command line sets (a window variant, --server dropbear:window=4MiB), in bytes;
+    # None: its implementation's own
+    receive_window: int | None
+    # The server's command line as it ran (/proc/PID/cmdline of its first connection's server); empty: not read
+    command: tuple[str, ...]
     client: ClientInfo
     port: int
     defaults: AlgorithmLists  # what this server offers with no algorithm settings (its compiled-in lists)

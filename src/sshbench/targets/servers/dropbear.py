@@ -20,6 +20,7 @@ class EmbeddedDropbear(NamespacedServer):
     per_connection = ("dropbear -i in a private mount namespace, on a TCP_NODELAY socket (as it sets itself), CPU "
                       "by wait4")
     user_keys = frozenset(USER_KEYS)  # ed25519, ECDSA and RSA client keys (rsa-sha2-256 since Dropbear 2020.79)
+    window_setting = DROPBEAR.window_setting  # -W: --server dropbear:window=SIZE
 
     def binary(self) -> str:
         self.keygen = find_tool("dropbearkey")
@@ -45,4 +46,6 @@ class EmbeddedDropbear(NamespacedServer):
 
     def server_argv(self, keydir: str) -> list[str]:
         # -i inetd mode (which refuses -E: its log goes to syslog), -s no password logins, -r host keys
-        return [self.dropbear, "-i", "-s", *(arg for path in self.key_files for arg in ("-r", path))]
+        # -W the receive window of a window variant (implementations/dropbear.py: window_setting)
+        return [self.dropbear, "-i", "-s", *(arg for path in self.key_files for arg in ("-r", path)),
+                *self.window_argv()]

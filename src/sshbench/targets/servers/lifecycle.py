@@ -12,8 +12,9 @@ import shutil
 import socket
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Self
+from typing import ClassVar, Self
 
+from sshbench.implementations import WindowSetting
 from sshbench.targets.base import ServerProcess
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 
@@ -26,6 +27,11 @@ class InetdServer:
     # The client key types (--user-keys) a client can log in with here (identity): the ed25519 key every embedded
     # server is given at its start, at least
     user_keys = frozenset({"ed25519"})
+    # How the launcher sets the server's receive window on its command line, for a window variant (the registry's
+    # `NAME:window=SIZE`); None: it cannot. A variant's window, and the command line it ran with
+    window_setting: ClassVar[WindowSetting | None] = None
+    receive_window: int | None = None
+    command: tuple[str, ...] = ()
 
     def start(self) -> None:
         raise NotImplementedError

@@ -43,6 +43,7 @@ from collections.abc import Mapping
 
 from sshbench.implementations import UNKNOWN
 from sshbench.plumbing.kexinit import KexinitError, kexinit_over
+from sshbench.plumbing.procfs import command_line, find_command
 from sshbench.plumbing.runs import private_dir
 from sshbench.targets.discovery import ClientInfo, ServerInfo, find_tool, run_tool
 from sshbench.targets.servers.clientconf import write_client_config, write_known_hosts
@@ -75,7 +76,14 @@ class NamespacedServer(InetdServer):
     # Why this server cannot run for a normal user (in the user namespace a private server needs), or None
     needs_root: str | None = None
 
-    def __init__(self, client: ClientInfo, path: str | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, client: ClientInfo, path: str | None = None, env: Mapping[str, str] | None = None,
+                 window: int | None = None) -> None:
+        """`window`: the channel receive window to start the server with, in bytes (a window variant: the
+        registry checked it against `window_setting`); the variant is a server of its own name."""
+        if window is not None:
+            assert self.window_setting is not None and self.window_setting.takes(window), window
+            self.name = self.window_setting.named(self.name, window)
+        self.receive_window = window
         self.client = client
         self.env = {**os.environ, **(env or {}), "SHELL": "/bin/sh"}
         self.user = pwd.getpwuid(os.geteuid()).pw_name
@@ -98,6 +106,12 @@ class NamespacedServer(InetdServer):
     def server_argv(self, keydir: str) -> list[str]:
         """The server for one connection on stdin/stdout (inetd style)."""
         raise NotImplementedError
+
+    def window_argv(self) -> list[str]:
+        """The options that set a window variant's receive window (none for the server as it is)."""
+        if self.receive_window is None or self.window_setting is None:
+            return []
+        return self.window_setting.argv(self.receive_window)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -174,14 +188,28 @@ class NamespacedServer(InetdServer):
                           "kernel.unprivileged_userns_clone, or an AppArmor userns policy) or run as root")
 
     def _read_offer(self, path: str, public: list[str]) -> ServerInfo:
+        """Its offer from a test connection, and (while that connection's server runs) its command line."""
         try:
-            offer = kexinit_over(self.connect(), f"the embedded {self.name} port {self.port}")
+            sock = self.connect()
+            held = sock.dup()  # the connection stays open, its server running, after kexinit_over closes `sock`
+            try:
+                offer = kexinit_over(sock, f"the embedded {self.name} port {self.port}")
+                self.command = self._command_of(held.getsockname()[1])
+            finally:
+                held.close()
         except (KexinitError, OSError) as exc:
             raise ServerError(f"the embedded {self.name} ({path}) did not answer a test connection ({exc}); check "
                               f"that it is {self.name} and runs here: {path} -V (or -h), and that its host keys "
                               "load") from None
         return ServerInfo(path=path, version=offer.software_version, openssl=None, enabled=offer.lists,
                           host_key_types=tuple(line.split()[0] for line in public))
+
+    def _command_of(self, peer_port: int) -> tuple[str, ...]:
+        """The argv of the server serving the connection from `peer_port`, as /proc has it (the unshare and sh
+        before it exec'd it: its banner came from it); empty where it cannot be read."""
+        pid = self.inetd.server_pid(peer_port) if self.inetd else None
+        found = find_command(pid, self.implementation.process) if pid is not None else None
+        return (command_line(found) or ()) if found is not None else ()
 
     # ------------------------------------------------------------ the EmbeddedServer interface
 

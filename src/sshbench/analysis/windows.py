@@ -1,0 +1,105 @@
+"""Receive windows: which side receives, the window it gave one channel, and what a larger one measured.
+
+One SSH channel carries at most its receiver's window per round trip. The
+receiver is the server for uploads and the client (OpenSSH's ssh) for
+downloads; each implementation declares its window (implementations/), each
+transfer method what it keeps in flight within it (methods/). A window
+variant of an embedded server (`--server dropbear:window=4MiB`, the side
+`dropbear-w4194304`) ran with the window its command line set, which its
+facts record (EmbeddedFacts.receive_window): every reader of a receiver's
+window takes that one, never the implementation's default.
+
+Where a run measured such a variant beside the server at its own window,
+what limited the default one is said with what the variant moved instead:
+the same case on both sides, the Hodges-Lehmann ratio and its 95% Moses
+interval over their samples (analysis/build_ratios.stated_ratio, as the
+servers answer states its ratios).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sshbench.analysis.build_ratios import stated_ratio, summary_logs
+from sshbench.implementations import Implementation, Window, by_banner, implementation
+from sshbench.methods import method as transfer_method
+from sshbench.results.environment import BuildFacts, ServerFacts
+from sshbench.results.model import Report
+from sshbench.vocabulary.case_terms import Relation
+
+
+def _set_window(server: ServerFacts | None) -> int | None:
+    """The receive window an embedded server's command line set (a window variant), or None."""
+    return server.embedded.receive_window if server is not None and server.embedded is not None else None
+
+
+def receiver(report: Report, direction: str, build: str = "") -> tuple[Implementation, Window, str]:
+    """The receiving side's implementation, the window it ran with, and the sending side's version (its
+    banner's softwareversion). `build`: a side of the run (a build, or a server of --server a,b)."""
+    env = report.environment
+    facts = next((b for b in env.builds if b.name == build), None) if build else None
+    client = facts.client.version if facts else env.client.version
+    server = facts.server.version if facts else env.server.version
+    if direction != "upload":
+        found = by_banner(client)
+        return found, found.window, server
+    # the server the run's facts say it ran (a server side's own, as its launcher declared it), or a build's sshd
+    own = env.server if facts is None else facts.own.server if facts.own else None
+    found = implementation(own.software) if own is not None else by_banner(server)
+    size = _set_window(own)
+    return found, found.window if size is None else Window(size), client
+
+
+def receive_window(report: Report, direction: str, method: str = "pipe", build: str = "",
+                   link: str = "") -> int | None:
+    """Bytes one transfer may have in flight: the receiver's channel window (the server for uploads, our ssh for
+    downloads), as its implementation grows it (HPN-SSH: to the receiving end's TCP buffer over an emulated link,
+    whose limits the run recorded; towards some senders less) or as a window variant set it, and for sftp also
+    its requests x buffer; None where the window is not known."""
+    _, window, sender = receiver(report, direction, build)
+    facts = next((f for f in report.environment.links if f.label == link), None) if link else None
+    bytes_for = window.bytes_for(facts.tcp_receive_buffer(direction) if facts else None, sender)
+    found: int | None = transfer_method(method).in_flight(bytes_for)
+    return found
+
+
+def _variants(whole: Report, side: BuildFacts) -> list[BuildFacts]:
+    """The window variants of `side`'s server that the run measured beside it (none unless `side` ran at its
+    implementation's own window, and that implementation has a window option)."""
+    own = side.own
+    if own is None or _set_window(own.server) is not None:
+        return []
+    software = own.server.software
+    if implementation(software).window_setting is None:
+        return []
+    return [b for b in whole.environment.builds if b.own is not None and b.name != side.name
+            and b.own.server.software == software and _set_window(b.own.server) is not None]
+
+
+def variant_ratios(whole: Report, side: str, case_id: str) -> list[str]:
+    """What each window variant of server side `side` moved in the same case as `case_id` (a case of `side`), as
+    a ratio to it: "dropbear -W 4194304 moved 1.93x [1.71, 2.12] as much here"; none without variants or their
+    samples. `whole`: the run with every side (a side's view holds its own cases only)."""
+    facts = next((b for b in whole.environment.builds if b.name == side), None)
+    joined = whole.joined()
+    if facts is None or case_id not in joined:
+        return []
+    case, base = joined[case_id].case, joined[case_id].summary
+    out = []
+    for other in _variants(whole, facts):
+        assert other.own is not None
+        found = joined.get(replace(case, build=other.name).id)
+        if base is None or found is None or found.summary is None:
+            continue
+        stated = stated_ratio(summary_logs(whole, base), summary_logs(whole, found.summary))
+        if stated is None:
+            continue
+        ratio, low, high, relation = stated
+        setting = implementation(other.own.server.software).window_setting
+        assert setting is not None  # _variants: an implementation with a window option
+        shown = " ".join([implementation(other.own.server.software).process,
+                          *setting.argv(_set_window(other.own.server) or 0)])
+        interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else " (no interval yet)"
+        settled = "" if relation is Relation.DIFFERENT else ", not separable at 95%"
+        out.append(f"{shown} moved {ratio:.2f}x{interval} as much here{settled}")
+    return out
