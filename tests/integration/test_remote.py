@@ -287,19 +287,23 @@ def test_file_methods_on_a_real_host_verify_and_leave_nothing(standin: Any, tmp_
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
 def test_a_server_without_room_for_the_files_is_refused_before_anything_is_sent(standin: Any,
                                                                                  tmp_path: Path) -> None:
-    config, _ = standin
+    config, server = standin
     small = tmp_path / "small"
     small.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "sshbench-test", str(small)], check=True)
+    # where the stand-in's sshd lives: its privilege-separation namespace (servers/privsep.py) is the host's as it
+    # was when the server started, so the small disk is mounted there, as it would be on a real host
+    mount = server._privsep.wrap(["mount", "-t", "tmpfs", "-o", "size=32m", "sshbench-test", str(small)])
+    subprocess.run(mount, check=True)
     try:
         done = sshbench("run", "standin", "--ssh-config", str(config), "--method", "scp", "--ciphers", "aes128-ctr",
                         "--macs", "none", "--kex", "none", "--hostkeys", "none", "--runs", "1", "--size", "64MiB",
                         "--no-controls", "--remote-workdir", str(small), "--output", str(tmp_path / "r.json"))
         assert done.returncode == ExitCode.USAGE, done.stderr
         assert "not enough free space on standin" in done.stderr and "--remote-workdir" in done.stderr
-        assert list(small.iterdir()) == [], "the server's temp dir is removed again"
+        left = subprocess.run(server._privsep.wrap(["ls", "-A", str(small)]), capture_output=True, text=True)
+        assert left.returncode == 0 and left.stdout == "", "the server's temp dir is removed again"
     finally:
-        subprocess.run(["umount", str(small)], check=False)
+        subprocess.run(server._privsep.wrap(["umount", str(small)]), check=False)
 
 
 def test_behind_a_proxy_the_clients_list_is_tried_and_refusals_are_skipped(standin: Any, tmp_path: Path) -> None:

@@ -237,7 +237,10 @@ class Connection:
     def _ready_from_stderr(self) -> str | None:
         with self._stderr_seen:
             while True:
-                found = next((text[text.find(_READY):] for _, text in self.stderr_lines if _READY in text), None)
+                # the marker, where a shell's bytes with no newline may stand before it; never ssh's own "debug1:
+                # Sending command: echo SSHBENCH-READY ..." line, which names it before the shell printed it
+                found = next((text[text.find(_READY):] for _, text in self.stderr_lines
+                              if _READY in text and not text.startswith("debug")), None)
                 if found is not None or not self._stderr_thread.is_alive():
                     return found
                 self._stderr_seen.wait(0.5)

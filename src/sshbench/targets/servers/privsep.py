@@ -14,8 +14,11 @@ depend on sshbench being the only user of a system path, so:
   removed.
 - **Otherwise, a mount namespace of sshbench's own** (needs CAP_SYS_ADMIN
   and util-linux's unshare and nsenter, which root on Debian has): a holder
-  process (`unshare --mount --propagation private`) lays an overlay over
-  /run whose upper layer is a tmpfs of its own, makes /run/sshd there, and
+  process (`unshare --mount --propagation slave`: its own mounts never
+  leave it; the system's later ones reach it only where the system's
+  mounts are shared, so a disk mounted after it started may be unseen by
+  its sshd) lays an overlay over /run whose upper layer is a tmpfs of its
+  own, makes /run/sshd there, and
   waits on a pipe from sshbench. Every sshd sshbench runs enters it
   (`nsenter --mount`, which execs in the same process: wait4 still gives
   sshd's own CPU, nsenter's exec included, about 1-3 ms). The system's /run
@@ -117,7 +120,7 @@ class PrivsepDir:
             return False
         self._holder_dir = private_dir("sshbench-privsep-")
         try:
-            holder = spawn([unshare, "--mount", "--propagation", "private", "--", "sh", "-c", _HOLDER, "sh",
+            holder = spawn([unshare, "--mount", "--propagation", "slave", "--", "sh", "-c", _HOLDER, "sh",
                             self._holder_dir], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL)
         except OSError:
@@ -217,9 +220,8 @@ class PrivsepDir:
         self._remove_holder_dir()
 
     def _remove_holder_dir(self) -> None:
-        if self._holder_dir is not None:
-            with contextlib.suppress(OSError):
-                os.rmdir(self._holder_dir)  # empty outside the namespace: its tmpfs was mounted only inside
+        if self._holder_dir is not None:  # empty outside the namespace (its tmpfs was mounted only inside), unless
+            shutil.rmtree(self._holder_dir, ignore_errors=True)  # the mount failed first: ours either way
             self._holder_dir = None
 
 
