@@ -235,3 +235,36 @@ def test_the_state_dir_is_used_only_when_it_is_this_users_own(nobody_tmp: Path) 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"
     assert os.listdir(planted) == []
+
+
+@pytest.mark.skipif(not ROOT, reason="the privsep holder's namespace needs root")
+def test_a_sweep_through_the_privsep_overlay_leaves_a_live_host_run_alone(tmp_path: Path) -> None:
+    """The embedded sshd runs in sshbench's own mount namespace, with an overlay over /run (privsep.py), and so
+    do its sessions: a fleet host's `sshbench run`, started through it, saw the host's records through the
+    overlay, where a lock file is another inode and its flock never meets the live run's. Every live run
+    looked dead and was ended by cgroup.kill (test_full_link's run, SIGKILLed beside test_fleet in CI)."""
+    from sshbench.targets.servers.privsep import PrivsepDir
+
+    run = start(LONG_RUN, tmp_path)
+    holder = PrivsepDir(needed=True)
+    try:
+        wait_for_samples(run, tmp_path / "r.json", 1)
+        holder.acquire()
+        if holder.how != "namespace":
+            pytest.skip(f"no holder namespace here (/run/sshd is {holder.how}'s)")
+        inside = tmp_path / "inside"
+        inside.mkdir()
+        for _ in range(3):
+            done = subprocess.run(holder.wrap([sys.executable, "-m", "sshbench", "algos"]), capture_output=True,
+                                  text=True, timeout=120, env={**os.environ, "TMPDIR": str(inside)}, check=False)
+            assert done.returncode == 0, done.stderr[-1500:]
+            assert run.poll() is None, f"the host run was ended by a sweep inside the overlay (exit {run.poll()})"
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+    finally:
+        holder.release()
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["status"] == "interrupted", data["status"]

@@ -73,3 +73,19 @@ def test_info_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     runs._write_info(claim)
     assert json.loads((record / "info").read_text())["token"] == TOKENS[0]
     assert sorted(os.listdir(record)) == ["info"], "no temp file left beside it"
+
+
+def test_a_lock_that_is_not_the_recorded_file_proves_nothing(state: Path, tmp_path: Path) -> None:
+    """Through an overlay a record's lock is another inode: taking it says nothing of the run, so nothing of the
+    record is touched; the same record naming its own lock file is swept."""
+    mine = tmp_path / "sshbench-alive"
+    mine.mkdir(mode=0o700)
+    (mine / runs.MARK_FILE).write_text(TOKENS[3])
+    info = {"token": TOKENS[3], "pid": 1, "pid_ns": cgroups.namespace_id("pid"), "cgroup_ns": "", "cgroup": None,
+            "lock": [0, 0]}
+    record = _record(state, TOKENS[3], json.dumps(info).encode(), dirs=f"{mine}\n".encode())
+    assert sweep.sweep().runs == 0
+    assert mine.exists() and record.exists(), "a lock on another inode swept the record"
+    lock = os.stat(record / "lock")
+    (record / "info").write_text(json.dumps({**info, "lock": [lock.st_dev, lock.st_ino]}))
+    assert sweep.sweep().runs == 1 and not mine.exists()

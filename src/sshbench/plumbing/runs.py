@@ -14,7 +14,10 @@ exactly what a dead run's record proves was its own.
 - Liveness: the run holds an flock on its record's `lock` for as long as it
   lives (the descriptor is never inherited). The kernel drops it when the
   process dies, however it dies, and whatever pid namespace it is in: a
-  run in a container is alive to the host exactly when it is alive.
+  run in a container is alive to the host exactly when it is alive. The
+  record names the lock's device and inode, and a sweep believes a lock it
+  took only on that file: seen through an overlay, the same path is
+  another inode, and a lock on it proves nothing.
 - Processes: as root, the run moves itself into a cgroup of its own
   (cgroups.py), which everything it starts inherits and only root can
   put a process into; a dead run's cgroup is ended with cgroup.kill.
@@ -136,6 +139,15 @@ def read_private(path: str, limit: int = MAX_RECORD_BYTES) -> str:
         os.close(fd)
 
 
+def lock_identity(fd: int) -> list[int]:
+    """The lock file as this process sees it: [st_dev, st_ino]. A sweep trusts a lock it took only on the same
+    file: through an overlay (the privsep holder's view of /run, targets/servers/privsep.py, in which the
+    embedded sshd's sessions run) the same path is another inode, whose flock never meets the run's, so every
+    live run there looked dead and a fleet host's sshbench, started through that sshd, ended them all."""
+    info = os.fstat(fd)
+    return [info.st_dev, info.st_ino]
+
+
 def _append(path: str, line: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
@@ -240,8 +252,11 @@ def _write_info(claim: Claim) -> None:
     never leaves half of it for a sweep to read."""
     if claim.record is None:
         return
-    info = {"token": claim.token, "pid": os.getpid(), "pid_ns": cgroups.namespace_id("pid"),
-            "cgroup_ns": cgroups.namespace_id("cgroup"), "cgroup": claim.cgroup[0] if claim.cgroup else None}
+    info: dict[str, object] = {
+        "token": claim.token, "pid": os.getpid(), "pid_ns": cgroups.namespace_id("pid"),
+        "cgroup_ns": cgroups.namespace_id("cgroup"), "cgroup": claim.cgroup[0] if claim.cgroup else None}
+    if claim.lock_fd is not None:
+        info["lock"] = lock_identity(claim.lock_fd)
     temp = os.path.join(claim.record, ".info.new")
     with contextlib.suppress(OSError):
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)

@@ -1,6 +1,7 @@
 """Ending what a killed run left, and nothing else: the sweep of dead runs' records (plumbing/runs.py).
 
-A record whose lock nobody holds belongs to a run that is gone. Its cgroup
+A record whose lock nobody holds belongs to a run that is gone, where the
+lock taken is the file the run locked (its device and inode, as recorded). Its cgroup
 (as root) is ended with cgroup.kill; without one, its recorded sessions
 and process groups whose leader still lives (with the recorded start
 time), with their members' descendants; then its private dirs and network
@@ -26,7 +27,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sshbench.plumbing import cgroups
-from sshbench.plumbing.runs import NEW_GRACE_SECONDS, current, private, read_private, remove_marked, state_dir
+from sshbench.plumbing.runs import (
+    NEW_GRACE_SECONDS,
+    current,
+    lock_identity,
+    private,
+    read_private,
+    remove_marked,
+    state_dir,
+)
 
 _RECORD = re.compile(r"(run-|\.new-)([0-9a-f]{16})")
 QUARANTINE = "unreadable-"  # a record no sweep could read is renamed so: kept for its user, never read again
@@ -128,12 +137,15 @@ def _end_processes(info: dict[str, object], token: str, record: str) -> int | No
     return None
 
 
-def _sweep_one(record: str, token: str, namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
+def _sweep_one(record: str, token: str, lock_fd: int,
+               namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
     """A dead run's record (its lock is ours now): end, remove, report; None to leave it for later."""
     info = json.loads(read_private(os.path.join(record, "info"), 1 << 16) or "{}")
     if not isinstance(info, dict) or info.get("token") != token:
         shutil.rmtree(record, ignore_errors=True)  # died before writing what it owned: it owned nothing yet
         return Swept(runs=1)
+    if "lock" in info and info["lock"] != lock_identity(lock_fd):
+        return None  # another view of its lock (an overlay): taking it proves nothing, the run may be alive
     processes = _end_processes(info, token, record)
     if processes is None:
         return None  # another namespace's run: its own next run will sweep it
@@ -189,7 +201,7 @@ def sweep(namespaces: Callable[[str, Sequence[str]], int] | None = None) -> Swep
             except OSError:
                 continue  # held: the run is alive (or another sweep is ending it)
             try:
-                done = _sweep_one(path, found.group(2), namespaces)
+                done = _sweep_one(path, found.group(2), fd, namespaces)
             except _BROKEN as exc:  # untrusted input: a crash or a full disk may have left it half written
                 done = Swept(unreadable=(_quarantine(base, name, exc),))
         finally:
