@@ -174,3 +174,15 @@ def test_an_interrupt_as_a_private_dir_is_made_leaves_no_dir(signame: str, tmp_p
                           env={**os.environ, "TMPDIR": str(temp)})
     assert done.stdout == "interrupted\n", (done.returncode, done.stderr)
     assert list(temp.iterdir()) == [], "the interrupted run kept its private dir"
+
+
+def test_fit_leaves_out_cases_before_measuring_once_its_options_are_spent(tmp_path: Path) -> None:
+    """`--fit` left out the download direction and the controls, then refused before measuring ("needs about
+    1 min 16 s more"), where leaving out the slowest cases fits. Now they go, in one line, and the plan fits."""
+    done = sshbench("--ciphers", "aes128-ctr,aes256-ctr", "--streams", "1,4", "--compression", "off,zstd",
+                    "--size", "1GiB", "--fit", "--time-budget", "40s", "--plan", cwd=tmp_path, tmpdir=tmp_path)
+    assert done.returncode == ExitCode.OK, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "cases left out, the slowest first" in line]
+    assert len(lines) == 1 and lines[0].startswith("sshbench: --fit: "), done.stderr
+    assert "cipher:aes" in lines[0] and "upload*4" in lines[0], lines[0]  # a change before any plain case
+    assert "left out" in done.stdout and "error" not in done.stderr, done.stdout

@@ -27,3 +27,14 @@ def test_changes_go_before_plain_cases_and_the_slowest_first() -> None:
     assert len(left) == 1
     assert leave_out_slowest(records, left, "why") == {}, "one case left: it runs as far as the budget goes"
     assert sum(1 for r in records.values() if r.status is CaseStatus.SKIPPED) == 3
+
+
+def test_the_client_defaults_plain_case_goes_last() -> None:
+    """The plain transfer of the client's default cipher is what every change is compared with: a full sweep in a
+    short budget left it out first of the plain cases ("chacha20-poly1305@openssh.com" sorts last by name)."""
+    default, other, weak = _case("chacha20-poly1305@openssh.com"), _case("aes128-ctr"), _case("3des-cbc")
+    records = {c.id: CaseRecord(c) for c in (default, other, weak)}
+    needed = {default: 30.0, other: 10.0, weak: 20.0}
+    left = leave_out_slowest(records, needed, "why", reference=default.cipher)
+    left = leave_out_slowest(records, left, "why", reference=default.cipher)
+    assert list(left) == [default], left

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from sshbench.analysis.answer import true_default
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
@@ -351,7 +352,8 @@ def _check_minimum_fits(run: _Run) -> float:
         why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, run.options)
         drop = next(iter(largest_savings(needed, run.options)), None) if run.options.fit else None
         if drop is None and run.options.fit:
-            needed = leave_out_slowest(run.records, needed, why)  # no option left to drop: the slowest goes
+            needed = leave_out_slowest(run.records, needed, why,  # no option left to drop: the slowest goes
+                                       true_default(report, []))
             continue
         if drop is None:
             raise BudgetTooSmall(why)

@@ -44,6 +44,7 @@ from sshbench.plan.budget import (
     duration,
     host_share,
     largest_savings,
+    leave_out_slowest,
     minimum_before,
     runs_cap,
     steady_seconds,
@@ -143,6 +144,13 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
                    ports[server.name]) for server in servers])
 
     def plan(host: Host, opts: RunOptions) -> HostPlan:
+        made = _plan(host, opts)
+        for record in made.records:
+            if record.case.id in host.left_out:
+                record.status, record.reason = CaseStatus.SKIPPED, host.left_out[record.case.id]
+        return made
+
+    def _plan(host: Host, opts: RunOptions) -> HostPlan:
         if host.builds:
             check_names(opts, host.builds)
             return merged([(side.name, with_none(plan_host(side_options(opts, side, host.builds), side.client,
@@ -214,7 +222,9 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
     """The host, checked before anything is measured, and the least seconds its minimum needs (guessed,
     plan/budget.py): the minimum must fit its share of the budget. Too big: refused at once (BudgetTooSmall), or
     where it may be fitted (`fit`: the line that says what was left out, "{}" for the option), the largest part
-    left out until it fits, each saying so."""
+    left out until it fits, each saying so: the options --fit may drop first, then the slowest cases (changes
+    before plain ones), as after the warm-up. It refused once its options were spent ("needs about 39 s more"),
+    where leaving out a case would have fitted."""
     options = host.options
     budget = options.time_budget_seconds
     # fixed mode promises no minimum: its budget only cuts it short (measure/loop.py checks the same way)
@@ -224,20 +234,42 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
     remote = host.remote.facts.remote if host.remote is not None else None
     if remote is not None and remote.round_trip_seconds:
         rtt[""] = remote.round_trip_seconds
-    for _ in range(len(_LEAVE_OUT) + 1):
-        cases = [r.case for r in plan(host, options).records if r.status is not CaseStatus.SKIPPED]
+    left_out: dict[str, str] = {}
+    reference = next((name for name in host.client.defaults.cipher if name in set(host.offered.cipher)), None)
+    passes = len(_LEAVE_OUT) + len(plan(host, options).records) + 1  # each fits, refuses, or leaves one out
+    for _ in range(passes):
+        records = {r.case.id: r for r in plan(dataclasses.replace(host, left_out=left_out), options).records}
+        cases = [r.case for r in records.values() if r.status is not CaseStatus.SKIPPED]
         needed = minimum_before(cases, options, rtt, options.file_shape.total_bytes)
         if sum(needed.values()) <= share:
+            if left_out and fit is not None:
+                note("sshbench: " + fit.format(_cases_left_out(list(left_out))))
             busy = minimum_before(cases, options, rtt, options.file_shape.total_bytes, BUSY)
             options = dataclasses.replace(options, max_runs=runs_cap(cases, options, rtt, share))
-            return dataclasses.replace(host, options=options), (sum(needed.values()), sum(busy.values()))
+            return (dataclasses.replace(host, options=options, left_out=left_out),
+                    (sum(needed.values()), sum(busy.values())))
         message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
         drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)
-        if fit is None or drop is None:
+        if fit is None:
             raise BudgetTooSmall(message)
-        note("sshbench: " + fit.format(drop))
-        options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
+        if drop is not None:
+            note("sshbench: " + fit.format(drop))
+            options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
+            continue
+        # no option left to leave out: the slowest case goes, as after the warm-up (measure/loop.py)
+        kept = leave_out_slowest(records, needed, message, reference)
+        if not kept:
+            raise BudgetTooSmall(f"{message} (--fit left out all it could: one case is the smallest run)")
+        gone = next(case for case in needed if case not in kept)
+        left_out[gone.id] = records[gone.id].reason or ""
     raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
+
+
+def _cases_left_out(ids: list[str], named: int = 3) -> str:
+    """"3 cases left out, the slowest first: a, b, c" (and how many more): one line for what may be dozens; each
+    case's own reason is in the results."""
+    shown = ", ".join(ids[:named]) + (f" and {len(ids) - named} more" if len(ids) > named else "")
+    return f"{len(ids)} case{'s' * (len(ids) != 1)} left out, the slowest first ({shown})"
 
 
 def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, reporter: Reporter,

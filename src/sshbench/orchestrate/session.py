@@ -81,6 +81,8 @@ class Host:
     builds: tuple[BuildSide, ...] = ()  # SSH builds compared (--build): each case goes to its own
     # the machine's own ssh, when `client` is a build's: the recommended ~/.ssh/config must pass it too
     system_client: ClientInfo | None = None
+    # cases --fit (or the default budget) left out before measuring, once no option was left to: id -> why
+    left_out: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def offered(self) -> AlgorithmLists:

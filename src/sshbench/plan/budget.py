@@ -241,16 +241,17 @@ def too_long(needed: dict[Case, float], spent: float, left: float, options: RunO
             f"({less or 'fewer algorithms, or a smaller --size'}; --fit leaves out the largest)")
 
 
-def leave_out_slowest(records: dict[str, CaseRecord], needed: dict[Case, float], why: str) -> dict[Case, float]:
+def leave_out_slowest(records: dict[str, CaseRecord], needed: dict[Case, float], why: str,
+                      reference: str | None = None) -> dict[Case, float]:
     """A fitted run (--fit, or the default budget) whose minimum still does not fit once every option --fit names
-    is spent: the case whose minimum takes longest is left out, saying so, down to one case; a change (streams,
+    is spent: the case whose minimum takes longest is left out, saying so, down to one case. A change (streams,
     compression, a declared axis) goes before any plain case (one connection, no compression: what every change is
-    compared with). It refused here, after minutes of warm-up, where the
-    sizes it measured said what would fit; that one case then runs to the budget (its interval may fall short,
-    and says so)."""
+    compared with), and the plain cases of `reference` (the client's default cipher: the plain transfer of the
+    link answer) go last. It refused here, after minutes of warm-up, where the sizes it measured said what
+    would fit; that one case then runs to the budget (its interval may fall short, and says so)."""
     if len(needed) <= 1:
         return {}  # the smallest scope: measured as far as the budget goes
-    slowest = max(needed, key=lambda case: (not case.plain, needed[case], case.id))
+    slowest = max(needed, key=lambda case: (not case.plain, case.cipher != reference, needed[case], case.id))
     record = records[slowest.id]
     record.status = CaseStatus.SKIPPED
     record.reason = f"left out to fit the time budget (the slowest case left, {needed[slowest]:.0f} s): {why}"
