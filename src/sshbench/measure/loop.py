@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from sshbench.analysis.answer import true_default
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
@@ -246,6 +246,7 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     report.samples.append(sample)
     run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
     physics.set_aside(record, sample, report, MAX_AUTO_SIZE, target_seconds(visit.case, options))
+    physics.give_up_if_never_counted(record, report)
     _update_case(record, sample, options)
     run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
     run.hooks.doomed(run.failures)
@@ -324,6 +325,9 @@ def _finish(run: _Run) -> None:
     if report.status == "complete" and not any(s.ok and not s.warmup for s in report.samples):
         report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
         report.error = nothing_measured(report, run.options.time_budget_seconds)
+    for record in report.cases:  # measured, then given up (physics.give_up_if_never_counted): a failure, not a skip
+        if record.status is CaseStatus.SKIPPED and (record.reason or "").startswith(SET_ASIDE):
+            record.status = CaseStatus.FAILED
     report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     report.time_use = time_use(report, run.hooks.clock() - run.started)
 

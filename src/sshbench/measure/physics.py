@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 from sshbench.analysis.links import LOSS_SHARE
+from sshbench.analysis.stats import SET_ASIDE
 from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample
 from sshbench.vocabulary.errors import UsageError
@@ -188,6 +189,23 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int, 
         why = (why.removesuffix(AGAIN) + f"--size {_mib(record.size_bytes)} is too small for it: give --size "
                f"{_mib(needed)} or more, or leave --size out")
     sample.unusable = why
+
+
+GIVE_UP_AFTER = 4  # samples of a case set aside with none counted: then it is measured no further
+
+
+def give_up_if_never_counted(record: CaseRecord, report: Report) -> bool:
+    """Stop a case whose last GIVE_UP_AFTER samples were all set aside and none ever counted: each re-size made
+    the next sample longer, and such a case (behind a wrong path MTU, every sample of a full link) took the
+    whole budget and ended the run with nothing. Left out of the schedule (SKIPPED) with the first reason and
+    how many; the run's end makes it FAILED (measure/loop.py), so the exit code and the results say so."""
+    mine = [s for s in report.samples_of(record.case.id) if not s.warmup and s.ok]
+    if len(mine) < GIVE_UP_AFTER or any(not s.unusable for s in mine):
+        return False
+    record.status = CaseStatus.SKIPPED
+    record.reason = (f"{SET_ASIDE}{mine[0].unusable} ({len(mine)} samples, none counted: measured no further; "
+                     "the results file has each one)")
+    return True
 
 
 def size_too_small(sample: Sample, record: CaseRecord, report: Report) -> str | None:
