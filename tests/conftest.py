@@ -8,6 +8,7 @@ cannot make them fail.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -36,6 +37,9 @@ if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
 
 
 def recorded(name: str) -> str:
+    """A recorded file's text; a .gz one (the larger real runs) uncompressed."""
+    if name.endswith(".gz"):
+        return gzip.decompress((DATA / name).read_bytes()).decode("utf-8")
     return (DATA / name).read_text(encoding="utf-8")
 
 

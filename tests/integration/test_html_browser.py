@@ -1,17 +1,24 @@
-"""The HTML report in a real headless browser: it loads with no console errors and shows its charts."""
+"""The HTML report in a real headless browser: it loads with no console errors, shows its charts, and opens with
+the answer chart on the first screen."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from matplotlib import image
+from matplotlib.colors import to_rgb
 
 from sshbench.render import html
-from tests.conftest import load_report
+from sshbench.render.charttools import RECOMMENDED_COLOR
+from sshbench.results.codec import report_from_dict
+from tests.conftest import DATA, load_report
 
 pytestmark = pytest.mark.integration
 
@@ -56,9 +63,11 @@ def _dump(browser: str, page: Path, width: int, profile: Path) -> str:
 
 @pytest.mark.parametrize("width", [1400, 390])
 def test_the_answer_comes_first_and_nothing_overflows_the_page(browser: str, tmp_path: Path, width: int) -> None:
-    """At a desktop and a phone width: verdict, config and warnings before the tables; no page-wide overflow."""
+    """At a desktop and a phone width: the answer chart and its verdict first, then the evidence tables, the
+    config after them; no page-wide overflow."""
     text = html.render([load_report()])
-    assert text.index("The answer") < text.index("Recommended configuration") < text.index("<table")
+    assert text.index("The answer") < text.index('id="chart-answer"') < text.index("<table") \
+        < text.index("Recommended configuration")
     # a test-only copy measures the layout (the report itself has no script)
     probe = text.replace("</body>", "<script>window.onload = () => { document.title = 'W=' + "
                          "document.documentElement.scrollWidth + ' V=' + window.innerWidth; };</script></body>")
@@ -68,3 +77,37 @@ def test_the_answer_comes_first_and_nothing_overflows_the_page(browser: str, tmp
     found = dom.split("<title>W=", 1)[1].split("</title>", 1)[0]
     scroll, viewport = (int(part.split("=")[-1]) for part in found.split())
     assert scroll <= viewport, f"the page is {scroll} px wide in a {viewport} px window"
+
+
+SCREEN = (1300, 900)
+SHARED_RUNS = Path(__file__).resolve().parents[3] / "shared" / "data" / "runs"
+# recorded real runs: three servers as one report (four panels), and a default run (ten ciphers a direction)
+ANSWER_RUNS = [DATA / "results-servers-openssh-dropbear-tinysshd.json.gz",
+               SHARED_RUNS / "epyc-2vcpu-default-run-2026-11-25.json.gz"]
+# a test-only copy writes where the chart's drawing lies into the title, which --dump-dom prints
+BOX_PROBE = ("<script>window.onload = () => { const box = document.querySelector('#chart-answer svg')"
+             ".getBoundingClientRect(); document.title = 'BOX=' + [box.left, box.top, box.right, box.bottom]"
+             ".map(Math.round).join(' '); };</script></body>")
+
+
+@pytest.mark.parametrize("path", ANSWER_RUNS, ids=lambda path: path.name.split(".")[0])
+def test_the_answer_chart_is_on_the_first_screen(browser: str, tmp_path: Path, path: Path) -> None:
+    """Screenshotted at 1300x900, the answer chart lies whole within the first screen, and is painted there: the
+    pick's green bars are inside the box the page's own layout gives the chart."""
+    if not path.exists():
+        pytest.skip(f"{path} is a shared recorded run, not in this checkout")
+    report = report_from_dict(json.loads(gzip.decompress(path.read_bytes())))
+    page = tmp_path / "probe.html"
+    page.write_text(html.render([report]).replace("</body>", BOX_PROBE), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    done = subprocess.run([browser, *FLAGS[:-1], f"--window-size={SCREEN[0]},{SCREEN[1]}",
+                           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--dump-dom",
+                           page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    left, top, right, bottom = (int(v) for v in done.stdout.split("<title>BOX=", 1)[1].split("</title>")[0].split())
+    pixels = image.imread(str(shot))[:, :, :3]
+    assert pixels.shape[1::-1] == SCREEN
+    assert 0 <= left < right <= SCREEN[0] and 0 < top < bottom <= SCREEN[1], (left, top, right, bottom)
+    green = (np.abs(pixels - np.array(to_rgb(RECOMMENDED_COLOR))) < 0.03).all(axis=2)
+    inside = green[top:bottom, left:right].sum()
+    assert inside > 1500 and inside > 0.9 * green.sum(), (inside, green.sum())  # the pick's bars, in the box

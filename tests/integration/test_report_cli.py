@@ -23,7 +23,8 @@ def test_report_rerenders_everything_from_the_file_alone(tmp_path: Path) -> None
     assert (tmp_path / "r.md").read_text() == (DATA / "golden" / "results-small.md").read_text()
     assert "<svg" in (tmp_path / "r.html").read_text()
     charts = sorted(p.name for p in (tmp_path / "charts").iterdir())
-    assert len(charts) == 14 and "ciphers-throughput.png" in charts and "kex-handshake.svg" in charts
+    assert len(charts) == 16 and "ciphers-throughput.png" in charts and "kex-handshake.svg" in charts
+    assert "answer.png" in charts and "answer.svg" in charts  # the chart the HTML report opens with
     assert "phases.svg" in charts  # where the set-up time goes, drawn
     terminal = sshbench("report", RESULTS)
     assert terminal.returncode == 0 and "Ciphers, upload" in terminal.stdout and "!! broken" in terminal.stdout

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from sshbench.render.answerchart import answer_chart
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.charttools import (
     COLORS,
@@ -107,9 +108,10 @@ def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
 
 def _make(report: Report) -> list[Chart]:
     phases = [chart] if (chart := phase_chart(report)) is not None else []
+    answer = [chart] if (chart := answer_chart(report)) is not None else []  # the answer first: the page opens with it
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        return link_charts(report) + streams_charts(report) + phases
-    made: list[Chart] = streams_charts(report)
+        return answer + link_charts(report) + streams_charts(report) + phases
+    made: list[Chart] = answer + streams_charts(report)
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
          "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),

@@ -14,7 +14,7 @@ import io
 import math
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -66,9 +66,11 @@ def style() -> contextlib.AbstractContextManager[Any]:
     return matplotlib.rc_context(STYLE)
 
 
-def figure(*grid: int, figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
-    """A figure of its own (no pyplot state, no display, nothing to close) and its axes."""
-    fig = Figure(figsize=figsize)
+def figure(*grid: int, figsize: tuple[float, float], layout: Literal["constrained"] | None = None,
+           **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure of its own (no pyplot state, no display, nothing to close) and its axes; `layout="constrained"`
+    where panels side by side carry long tick labels that would otherwise run into the panel beside them."""
+    fig = Figure(figsize=figsize, layout=layout)
     return fig, fig.subplots(*grid, **kwargs)
 
 

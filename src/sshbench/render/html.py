@@ -1,4 +1,6 @@
-"""One self-contained HTML file: the answer first (verdict, config, warnings), then facts, tables, charts, samples.
+"""One self-contained HTML file: the answer first, as a chart with its verdict under it, then warnings, the
+evidence (tables, charts), the configs with their lock-out table, the run's facts and its samples. Whoever
+opens a benchmark report wants the picture first, and a config is worth reading once its evidence has been.
 
 No network is needed to view it: CSS is inline, charts are inline SVG, no
 scripts or fonts are fetched. Rendered with jinja2 (autoescaping on).
@@ -16,6 +18,8 @@ from sshbench.analysis.configtext import dropin_place, stored_if_consistent
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
 from sshbench.analysis.views import compares_servers, per_server
+from sshbench.render.answerrows import NAME as ANSWER_CHART
+from sshbench.render.answerrows import answer_rows, short_lines
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.facts import commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
@@ -64,6 +68,14 @@ def _svgs(runs: list[Report], which: str, book: ChartBook) -> list[dict[str, str
     return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
 
 
+def _answer_first(report: Report, made: list[dict[str, str]]) -> dict[str, Any]:
+    """The answer chart apart from the other charts, since the page opens with it, and its verdict line per
+    answer under it; the words alone where it was not drawn (no cipher ranked, or no matplotlib)."""
+    chart = next((c for c in made if c["name"] == ANSWER_CHART), None)
+    return {"answer_chart": chart, "charts": [c for c in made if c is not chart],
+            "answer_lines": short_lines(answer_rows(report), report.options.tie_margin) if chart else []}
+
+
 def _where(report: Report) -> str:
     remote = report.environment.server.remote
     if remote is not None:
@@ -86,7 +98,7 @@ def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
-            "problems": problems(report), "charts": _svgs([report], "run", book),
+            "problems": problems(report), **_answer_first(report, _svgs([report], "run", book)),
             "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
                                                 else "") for view in per_server(report)],
             "verdict": verdict(report),

@@ -22,7 +22,8 @@ from sshbench.vocabulary.case_terms import Relation
 HEADING = "The answer: per direction, the fastest cipher with no known weakness, and by how much"
 
 
-def _verdict_words(comparison: Comparison, margin: float) -> str:
+def verdict_words(comparison: Comparison, margin: float) -> str:
+    """A comparison's verdict in words, as every answer line ends."""
     if comparison.relation is Relation.DIFFERENT:
         return "significantly faster"
     if comparison.relation is Relation.EQUIVALENT:
@@ -48,16 +49,17 @@ def comparison_text(comparison: Comparison, margin: float) -> str:
         ahead = (f" (its interval lies within ±{WIDER_MARGIN * 100:g}% already: the margin --tie-margin "
                  f"{WIDER_MARGIN:g} asks)")
     return (f"{figure} times as fast as {comparison.other}, {comparison.role}{interval}: "
-            f"{_verdict_words(comparison, margin)}{ahead}")
+            f"{verdict_words(comparison, margin)}{ahead}")
 
 
-def _where(answer: Answer) -> str:
+def place(answer: Answer) -> str:
+    """Where an answer holds, as its headline and its chart's panel name it: "upload [server dropbear] rtt=20ms"."""
     build = f" [{answer.axis} {answer.build}]" if answer.build else ""
     return f"{answer.direction.value}{build} {answer.link}".strip()
 
 
 def _headline(answer: Answer) -> str:
-    where = _where(answer)
+    where = place(answer)
     note = f"; {answer.note}" if answer.note else ""
     return f"{where}: {answer.best}, {mbps(answer.rate)} MB/s (n={answer.samples}){note}"
 
@@ -102,7 +104,7 @@ def verdict(report: Report) -> list[Fact]:
     """One fact per direction measured (and per emulated link): the answer with its comparisons; over a link,
     what fills it first."""
     margin = report.options.tie_margin
-    ciphers = [Fact(_where(a),
+    ciphers = [Fact(place(a),
                     "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
                                *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
                     "strong") for a in answers(report)]

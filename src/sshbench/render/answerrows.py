@@ -1,0 +1,63 @@
+"""The answers with the ranked rows they were chosen from: what the answer chart draws and the line under it says.
+
+The chart (answerchart.py, matplotlib) and its one line of verdict (here, no matplotlib: the page keeps the line
+where charts are not installed) read the same rows, so the picture and the words cannot disagree. Everything
+comes from the answers (analysis/answer.py) and the report's rankings as the tables show them: nothing is
+concluded here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sshbench.analysis.answer import Answer, answers, client_default, ranked_ciphers
+from sshbench.analysis.views import compares_servers, per_server
+from sshbench.render.cells import rank_cell
+from sshbench.render.labels import mbps
+from sshbench.render.verdict import place, verdict_words
+from sshbench.results.model import Report, Stat
+
+NAME = "answer"  # the answer chart's file stem (--charts DIR) and, as chart-answer, its element id in the HTML page
+
+
+@dataclass(frozen=True)
+class AnswerRows:
+    """One answer and the ranked cipher cases of its table: names, throughput, rank marks, this client's default."""
+
+    answer: Answer
+    names: tuple[str, ...]
+    stats: tuple[Stat, ...]
+    marks: tuple[str, ...]  # each row's rank cell as the tables write it: "1", "≈", "?"
+    default: str | None  # this client's default cipher, where the run measured it
+
+
+def answer_rows(report: Report) -> list[AnswerRows]:
+    """Every answer with its rows, in the answers' order; a run of several servers reads each server's from its
+    own view, as the answers themselves do (a server's defaults decide which cipher is this client's default)."""
+    out = []
+    for source in per_server(report) if compares_servers(report) else [report]:
+        views = source.joined()
+        for answer in answers(source):
+            rows = [(s, stat) for s in ranked_ciphers(source, answer.direction, answer.link, answer.build)
+                    if (stat := s.throughput_bytes_per_second) is not None]
+            names = tuple(views[s.case_id].case.subject for s, _ in rows)
+            out.append(AnswerRows(answer, names, tuple(stat for _, stat in rows),
+                                  tuple("".join(span.text for span in rank_cell(s)) for s, _ in rows),
+                                  client_default(source, list(names))))
+    return out
+
+
+def short_line(rows: AnswerRows, margin: float) -> str:
+    """One answer in one line, under its chart: the pick, its rate, and each comparison's ratio and verdict (the
+    note where there is nothing to compare it with: the only safe cipher measured)."""
+    answer = rows.answer
+    pick = f"{place(answer)}: {answer.best}, {mbps(answer.rate)} MB/s"
+    if not answer.comparisons:
+        return "; ".join([pick, *([answer.note] if answer.note else [])])
+    default = ", this client's default already" if answer.best == rows.default else ""
+    return "; ".join([pick + default, *(f"{c.ratio:.2f}x {c.role} ({c.other}): {verdict_words(c, margin)}"
+                                        for c in answer.comparisons)])
+
+
+def short_lines(found: list[AnswerRows], margin: float) -> list[str]:
+    return [short_line(rows, margin) for rows in found]
