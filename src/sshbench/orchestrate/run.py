@@ -52,7 +52,7 @@ from sshbench.plan.budget import (
 )
 from sshbench.plan.cases import HostPlan, check_compressors, expand_methods, plan_host
 from sshbench.results.events import Reporter
-from sshbench.results.model import CaseStatus, Report
+from sshbench.results.model import Case, CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.discovery import ClientInfo, discover_client
@@ -234,17 +234,18 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
     remote = host.remote.facts.remote if host.remote is not None else None
     if remote is not None and remote.round_trip_seconds:
         rtt[""] = remote.round_trip_seconds
+    windows = _receive_windows(host)
     left_out: dict[str, str] = {}
     reference = next((name for name in host.client.defaults.cipher if name in set(host.offered.cipher)), None)
     passes = len(_LEAVE_OUT) + len(plan(host, options).records) + 1  # each fits, refuses, or leaves one out
     for _ in range(passes):
         records = {r.case.id: r for r in plan(dataclasses.replace(host, left_out=left_out), options).records}
         cases = [r.case for r in records.values() if r.status is not CaseStatus.SKIPPED]
-        needed = minimum_before(cases, options, rtt, options.file_shape.total_bytes)
+        needed = minimum_before(cases, options, rtt, options.file_shape.total_bytes, windows=windows)
         if sum(needed.values()) <= share:
             if left_out and fit is not None:
                 note("sshbench: " + fit.format(_cases_left_out(list(left_out))))
-            busy = minimum_before(cases, options, rtt, options.file_shape.total_bytes, BUSY)
+            busy = minimum_before(cases, options, rtt, options.file_shape.total_bytes, BUSY, windows)
             options = dataclasses.replace(options, max_runs=runs_cap(cases, options, rtt, share))
             return (dataclasses.replace(host, options=options, left_out=left_out),
                     (sum(needed.values()), sum(busy.values())))
@@ -263,6 +264,20 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
         gone = next(case for case in needed if case not in kept)
         left_out[gone.id] = records[gone.id].reason or ""
     raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
+
+
+def _receive_windows(host: Host) -> Callable[[Case], int | None]:
+    """Each upload's receiver's fixed channel window (the embedded server it goes to: a window variant's, or its
+    implementation's), for the budget's guess before measuring; None (OpenSSH's 2 MiB) for downloads, whose
+    receiver is our ssh, and for a real host, whose window the banner alone does not prove."""
+    servers = {side.name: side.server for side in host.builds}
+
+    def window(case: Case) -> int | None:
+        if case.direction is not Direction.UPLOAD or host.remote is not None:
+            return None
+        server = servers.get(case.build, host.server)
+        return server.receive_window or server.implementation.receive_window
+    return window
 
 
 def _cases_left_out(ids: list[str], named: int = 3) -> str:
