@@ -6,12 +6,13 @@ whole space finds the combinations nobody picked. The hand is the oracle (bench/
 the bench's own, OpenSSH or Dropbear as drawn, behind the same emulated link, plain `ssh` from one shell):
 
     upload       head -c S FILE | ssh HOST 'cat >/dev/null' (N streams from one shell, each S/N), at S and S/4:
-                 the difference of bytes over the difference of median times (logins cancel); over a lossy link
-                 receiver-timed inside one transfer instead (the server's shell stamps each stream's quarter and
-                 end), whose runs do not carry two transfers' loss variance
+                 the difference of bytes over the difference of median times (logins cancel); over loss or a
+                 round trip of 40 ms or more receiver-timed inside one transfer instead (the server's shell
+                 stamps each stream's quarter and end), whose runs do not carry two transfers' loss variance
     download     ssh HOST 'cat < FILE' >/dev/null (external compressors on both ends, as sshbench runs them), at S
-                 and S/4 the same way
-    commands     ssh HOST true, one by one, each timed from start to exit (bench/commands_vs_hand.py)
+                 and S/4 the same way; over loss or a round trip of 40 ms or more receiver-timed, by this shell
+    commands     ssh HOST true, one by one, each timed from start to exit (bench/commands_vs_hand.py); half the
+                 hand's runs before sshbench's run and half after, so its spread holds the machine's drift
 
 S is the larger of the size sshbench measured at and what lasts --hand-seconds at its rate (at most
 MAX_HAND_BYTES). Acceptance, per row: the counted figure within the hand's own spread (its runs' range) or
@@ -43,7 +44,7 @@ from unittest import mock
 
 import hand as hand_module
 from commands_vs_hand import timed
-from hand import Hand, Variant
+from hand import STAMPS, Hand, Variant
 from remedies_vs_hand import run_sshbench
 from scenario_draw import Scenario, scenarios
 from sshbench.analysis.commands import command_figures
@@ -156,17 +157,20 @@ class SweepHand(Hand):
             super().__init__(stack, sc.link, sc.cipher, data, tmp)
 
     def pipeline(self, variant: Variant, share: int, mark: int = 0) -> str:
+        """An upload as bench/hand.py runs it; a download reads the file on the server and drops it here, with a
+        `mark` stamped by this side's shell (the receiver) after that many bytes and after the last."""
         if not self.download:
             return super().pipeline(variant, share, mark)
-        assert not mark, "a download is timed at two sizes, never receiver-timed"
         source = f"< {shlex.quote(self._file(share))}"
+        sink = f"{{ head -c {mark} >/dev/null; {STAMPS}; cat >/dev/null; {STAMPS}; }}" if mark else ">/dev/null"
         compression = choice(variant[1])
         if compression.external and compression.level is not None:
             pack = shlex.join(compression.compressor.compress(compression.level))
             unpack = shlex.join(compression.compressor.decompress())
-            return f"{self.ssh} {HOST_ALIAS} {shlex.quote(f'{pack} {source}')} | {unpack} >/dev/null"
+            return f"{self.ssh} {HOST_ALIAS} {shlex.quote(f'{pack} {source}')} | {unpack} " + \
+                (f"| {sink}" if mark else sink)
         options = "-o Compression=yes " if compression.is_ssh else ""
-        return f"{self.ssh} {options}{HOST_ALIAS} {shlex.quote(f'cat {source}')} >/dev/null"
+        return f"{self.ssh} {options}{HOST_ALIAS} {shlex.quote(f'cat {source}')} " + (f"| {sink}" if mark else sink)
 
 
 def hand_size(sc: Scenario, ours: Ours, seconds: float) -> int | None:
@@ -181,17 +185,38 @@ def hand_size(sc: Scenario, ours: Ours, seconds: float) -> int | None:
     return -(-int(wanted) // per_stream) * per_stream
 
 
-def measure_hand(sc: Scenario, ours: Ours, args: argparse.Namespace) -> tuple[list[float], str]:
-    """The hand's runs (bytes/s, or seconds for a command) and how it was timed; a failure raises SystemExit."""
+RECEIVER_TIMED_RTT = 0.040  # seconds: from this round trip on (or with any loss) a transfer is receiver-timed
+
+
+def hand_commands(sc: Scenario, args: argparse.Namespace, runs: int) -> list[float]:
+    """`runs` hand runs of `ssh HOST true` (each run's median of --hand-commands), on a server and link of their
+    own. Half are taken before sshbench's run and half after (`sweep`): a login's time drifts with the machine
+    over minutes (Dropbear behind rtt=0 read 59.6 ms in one sshbench run and 70.7 in the next, the hand 75-80
+    between them), and a hand taken on one side alone read that drift as sshbench's error."""
+    if runs < 1:
+        return []
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-sweep-") as tmp:
         bench = SweepHand(stack, sc, tmp)
-        if sc.commands:
-            runs = [statistics.median(timed(bench.ssh, "", args.hand_commands, bench.env))
-                    for _ in range(args.hand_runs)]
-            return runs, f"{args.hand_runs} runs of {args.hand_commands} `ssh HOST true` (each run's median)"
+        return [statistics.median(timed(bench.ssh, "", args.hand_commands, bench.env)) for _ in range(runs)]
+
+
+def measure_hand(sc: Scenario, ours: Ours, args: argparse.Namespace,
+                 before: list[float] | None = None) -> tuple[list[float], str]:
+    """The hand's runs (bytes/s, or seconds for a command: `before` are those taken before sshbench ran) and how
+    it was timed; a failure raises SystemExit."""
+    if sc.commands:
+        earlier = before or []
+        runs = earlier + hand_commands(sc, args, args.hand_runs - len(earlier))
+        return runs, (f"{len(runs)} runs of {args.hand_commands} `ssh HOST true` (each run's median), "
+                      f"{len(earlier)} before sshbench's run and {len(runs) - len(earlier)} after")
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-sweep-") as tmp:
+        bench = SweepHand(stack, sc, tmp)
         variant: Variant = (sc.streams, sc.compression)
         size = hand_size(sc, ours, args.hand_seconds) or bench.size_for(variant, args.hand_seconds)
-        receiver = not bench.download and parse_label(sc.link).loss > 0
+        link = parse_label(sc.link)
+        # Over loss or a long round trip, two transfers' difference carries both their variances (a 96-ms
+        # download's two-size hand ranged 1.6x between its runs): timed where the bytes arrive, inside one
+        receiver = link.loss > 0 or link.rtt_seconds >= RECEIVER_TIMED_RTT
         timing = bench.receiver_rate if receiver else bench.rate
         runs = [timing(variant, size, 1) for _ in range(args.hand_runs)]
         how = "receiver-timed at S" if receiver else "at S and S/4"
@@ -372,6 +397,10 @@ def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str
                 return
             sc = next(draws)
             before = load_now()
+            try:  # a command's hand brackets sshbench's run: half its runs now
+                earlier = hand_commands(sc, args, args.hand_runs // 2) if sc.commands else []
+            except (SystemExit, SshbenchError, OSError):
+                earlier = []  # the hand fails again after, and says why there
             out = Path(keep) / f"scenario-{len(rows) + 1}-draw-{len(rows) + len(refused) + 1}.json"
             ours = run_ours(sc, args.budget, out, cpus)
             if isinstance(ours, str):
@@ -379,7 +408,7 @@ def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str
                 print(f"  refused before measuring, redrawn ({len(refused)} so far): {refused[-1]}", flush=True)
                 continue
             try:
-                hand, how, failed = *measure_hand(sc, ours, args), False
+                hand, how, failed = *measure_hand(sc, ours, args, earlier), False
             except (SystemExit, SshbenchError, OSError) as exc:  # the hand's own failures (a pipeline, its link)
                 hand, how, failed = [], str(exc.code if isinstance(exc, SystemExit) else exc)[:300], True
             rows.append(Row(len(rows) + 1, sc, ours, hand, how, failed, (before, load_now())))
