@@ -9,7 +9,8 @@ With the socket created here, ssh talks over the same TCP connection to the
 same server, minus the stall; the helper exits as soon as ssh has the fd.
 
 Run as a file by ssh (`python -S fdpass.py HOST PORT`): no sshbench imports,
-so it starts in ~10 ms and is never counted in the handshake time.
+so it starts in about 24 ms (a bare `python -S` is 13: bench/fdpass_start.py), before the banner: counted in
+a short command's figure (its "start" phase), never in the handshake time.
 
 It names its local port on stderr (which ssh passes through), because file
 tools (scp, sftp, rsync) cannot print $SSH_CLIENT the way the pipe's remote
@@ -24,10 +25,10 @@ connection crosses the link; with CC it uses that TCP congestion control
 (the link's cc=, --link).
 """
 
-import array
-import ctypes
+# The C module, not `socket`: that one imports enum, selectors and friends, ~6 ms of the helper's ~30 on a 2-vCPU
+# VM, paid inside every short command's figure (bench/fdpass_start.py measures it beside a bare start)
+import _socket as socket
 import os
-import socket
 import sys
 
 CONNECT_TIMEOUT = 15.0
@@ -35,9 +36,16 @@ CLONE_NEWNET = 0x40000000
 
 
 def enter_netns(name: str) -> None:
-    """Move this (single-threaded) process into /run/netns/NAME: sockets made afterwards live there."""
+    """Move this (single-threaded) process into /run/netns/NAME: sockets made afterwards live there (os.setns from
+    Python 3.12; before it, libc's through ctypes, imported only here: a loopback connection never pays for it)."""
     fd = os.open(os.path.join("/run/netns", name), os.O_RDONLY)
     try:
+        setns = getattr(os, "setns", None)
+        if setns is not None:
+            setns(fd, CLONE_NEWNET)
+            return
+        import ctypes
+
         if ctypes.CDLL(None, use_errno=True).setns(fd, CLONE_NEWNET) != 0:
             raise OSError(ctypes.get_errno(), f"setns {name}: {os.strerror(ctypes.get_errno())}")
     finally:
@@ -66,7 +74,8 @@ def main() -> int:
     sock.settimeout(None)
     print(f"debug1: sshbench fdpass: local port {sock.getsockname()[1]}", file=sys.stderr, flush=True)
     channel = socket.socket(fileno=1)  # ssh gives us one end of a socketpair as stdout
-    channel.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [sock.fileno()]))])
+    passed = sock.fileno().to_bytes(4, sys.byteorder)  # SCM_RIGHTS carries C ints
+    channel.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, passed)])
     return 0
 
 
