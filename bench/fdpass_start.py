@@ -39,7 +39,7 @@ def one(argv: list[str]) -> float:
     """Seconds from the start of `argv` until it has passed a socket over its stdout (or exited)."""
     ours, theirs = socket.socketpair()
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=theirs, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdout=theirs.fileno(), stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     theirs.close()
     _, passed, _, _ = ours.recvmsg(1, socket.CMSG_SPACE(4))  # the fd (or EOF when the command passes none)
     took = time.perf_counter() - start

@@ -31,7 +31,7 @@ from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link.emulated import EmulatedLinks
-from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from sshbench.targets.servers import embedded_server
 from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.units import MiB
 
@@ -43,9 +43,12 @@ STAMPS = "date +%s.%N"  # the receiver's clock: the server's shell, where the by
 class Hand:
     """Hand pipelines from one shell to an embedded sshd of the bench's own, across the same kind of link."""
 
-    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str) -> None:
+    def __init__(self, stack: contextlib.ExitStack, link: str, cipher: str | None, data: str, tmp: str,
+                 server: str = "openssh") -> None:
+        """`server`: the embedded server's registry name, a window variant's too ("dropbear-w4194304", as
+        `--server dropbear:window=4MiB` names it)."""
         split = placement.split(placement.allowed())
-        self.server = stack.enter_context(EmbeddedOpenSSH(discover_client()))
+        self.server = stack.enter_context(embedded_server(server, discover_client()))
         proxy = ""
         if link:  # made before the pinning, as sshbench makes its links: the wire may run on any CPU
             links = stack.enter_context(EmulatedLinks([parse_label(link)]))

@@ -36,6 +36,7 @@ Needs root for a link. Usage:
     python bench/remedies_vs_hand.py --link rtt=150ms --streams 1,4,16
     python bench/remedies_vs_hand.py --streams 1,2,4                               (loopback)
     python bench/remedies_vs_hand.py --streams 1,4 --compression off,ssh --data text --hog   (CPU-bound)
+    python bench/remedies_vs_hand.py --server dropbear:window=4MiB --cipher aes128-ctr         (a window variant)
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.model import Case, CaseKind, Direction, Report
 from sshbench.results.store import read_results
 from sshbench.targets.link import netns
+from sshbench.targets.servers import server_entry
 from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.units import MiB
 
@@ -177,6 +179,8 @@ def main() -> None:
     parser.add_argument("--compression", default="off", help="compressors, e.g. off,ssh,zstd")
     parser.add_argument("--data", default="zero", choices=("zero", "random", "text", "mixed"))
     parser.add_argument("--cipher", default="aes128-gcm@openssh.com")
+    parser.add_argument("--server", default="openssh",
+                        help="the embedded server of both sides, a window variant too (dropbear:window=4MiB)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--budget", type=float, default=180.0, help="seconds of each sshbench run")
     parser.add_argument("--seconds", type=float, default=4.0,
@@ -204,13 +208,13 @@ def main() -> None:
     load = [load_average()]
     command = ["--ciphers", args.cipher, "--directions", "upload", "--macs", "none", "--kex", "none",
                "--hostkeys", "none", "--placement", "split", "--streams", args.streams, "--compression",
-               args.compression, "--data", args.data, "--time-budget", f"{args.budget:.0f}s"]
+               args.compression, "--data", args.data, "--time-budget", f"{args.budget:.0f}s", "--server", args.server]
     if link:
         command += ["--link", link, "--echo", "0"]
     everything = placement.allowed()  # before Hand pins this process to the client half for its hand pipelines
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-remedies-") as tmp, \
             hogs(args.hog):
-        bench = Hand(stack, link, args.cipher, args.data, tmp)
+        bench = Hand(stack, link, args.cipher, args.data, tmp, server=server_entry(args.server))
         floor = {v: bench.size_for(v, args.seconds) for v in variants}
         sizes = dict(floor)
         for rnd in range(args.rounds):

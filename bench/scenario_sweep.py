@@ -40,9 +40,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import mock
 
-import hand as hand_module
 from commands_vs_hand import timed
 from hand import STAMPS, Hand, Variant
 from remedies_vs_hand import run_sshbench
@@ -60,7 +58,6 @@ from sshbench.results.model import Report, Sample, Stat
 from sshbench.results.store import read_results
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.link import netns
-from sshbench.targets.servers import SERVERS
 from sshbench.vocabulary.errors import SshbenchError
 from sshbench.vocabulary.linkspec import parse_label
 from sshbench.vocabulary.units import GiB, MiB
@@ -151,10 +148,7 @@ class SweepHand(Hand):
     def __init__(self, stack: contextlib.ExitStack, sc: Scenario, tmp: str) -> None:
         self.download = sc.direction == "download" and not sc.commands
         data = "zero" if sc.commands else sc.data
-        # Hand starts the embedded OpenSSH; another server's launcher stands in for that one call (a `server=`
-        # parameter of Hand would say it plainly; hand.py is shared by the other benches and left as it is)
-        with mock.patch.object(hand_module, "EmbeddedOpenSSH", SERVERS[sc.server]):
-            super().__init__(stack, sc.link, sc.cipher, data, tmp)
+        super().__init__(stack, sc.link, sc.cipher, data, tmp, server=sc.server)
 
     def pipeline(self, variant: Variant, share: int, mark: int = 0) -> str:
         """An upload as bench/hand.py runs it; a download reads the file on the server and drops it here, with a
