@@ -38,3 +38,13 @@ def test_the_client_defaults_plain_case_goes_last() -> None:
     left = leave_out_slowest(records, needed, "why", reference=default.cipher)
     left = leave_out_slowest(records, left, "why", reference=default.cipher)
     assert list(left) == [default], left
+
+
+def test_a_reference_sshbench_added_goes_before_what_the_user_asked_for() -> None:
+    """`--ciphers aes128-gcm --streams 8 --compression ssh --fit` in 90 s: the client's default was added as the
+    plain reference; fitting down to one case kept it and left out the one case the user asked to measure."""
+    default = _case("chacha20-poly1305@openssh.com")
+    asked = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", streams=8, compression="ssh")
+    records = {c.id: CaseRecord(c) for c in (default, asked)}
+    left = leave_out_slowest(records, {default: 10.0, asked: 60.0}, "why", reference=default.cipher)
+    assert list(left) == [asked], left
