@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs; used by this test only
 import pytest
+from referencing import Registry, Resource
 
 from sshbench.vocabulary.errors import ExitCode
 from tests.integration.cli_helpers import sshbench
@@ -26,6 +27,14 @@ def schema(name: str) -> dict[str, Any]:
                                         .read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(loaded)
     return loaded
+
+
+def validator(name: str) -> Any:
+    """A validator of the schema with the others shipped beside it as its registry: --jsonl's finished event
+    refers to report.schema.json by its $id, resolved here, never fetched."""
+    shipped = [schema(other) for other in ("report", "results", "jsonl")]
+    registry = Registry().with_resources((found["$id"], Resource.from_contents(found)) for found in shipped)
+    return jsonschema.Draft202012Validator(schema(name), registry=registry)
 
 
 def valid(name: str, stdout: str) -> dict[str, Any]:
@@ -101,8 +110,10 @@ def test_results_files_and_jsonl_lines_validate_against_the_schemas_shipped(tmp_
     assert done.returncode == ExitCode.OK, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert {line["event"] for line in lines} >= {"started", "sample", "summary", "answer", "finished"}
+    jsonl = validator("jsonl")
     for line in lines:
-        jsonschema.validate(line, schema("jsonl"), cls=jsonschema.Draft202012Validator)
+        jsonl.validate(line)
+    assert lines[-1]["report"]["runs"][0]["answer"]  # the last line holds the whole report document
     results = schema("results")
     jsonschema.validate(json.loads(out.read_text()), results, cls=jsonschema.Draft202012Validator)
     for recorded in (SMALL, HOSTS):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,6 +89,19 @@ def test_compare_needs_two_files_and_a_known_reference() -> None:
     assert done.returncode == ExitCode.USAGE and "cannot normalise" in done.stderr
 
 
+def _last_event_is_the_report(stdout: str, results: Path) -> dict[str, Any]:
+    """The last --jsonl line is `finished`, and its "report" is exactly what `report --json` prints of the results
+    file the run wrote: no field left out or allowed to differ (the run's in-memory records and the file read
+    back give the same document, floats included, since the file keeps every digit)."""
+    last = json.loads(stdout.splitlines()[-1])
+    printed = sshbench("report", str(results), "--json")
+    assert printed.returncode == 0, printed.stderr
+    assert last["event"] == "finished" and last["report"] == json.loads(printed.stdout)
+    document: dict[str, Any] = last["report"]
+    assert document["schema"] == "sshbench/report" and isinstance(document["schema_version"], int)
+    return document
+
+
 def test_jsonl_and_quiet_modes(tmp_path: Path) -> None:
     args = ["--ciphers", "aes128-ctr", "--directions", "upload", "--macs", "none", "--kex", "none", "--hostkeys",
             "none", "--runs", "2", "--size", "4MiB", "--no-controls"]
@@ -102,11 +116,15 @@ def test_jsonl_and_quiet_modes(tmp_path: Path) -> None:
     answer = next(e for e in events if e["event"] == "answer")["answer"]
     assert answer[0]["cipher"] == "aes128-ctr" and answer[0]["direction"] == "upload"
     assert events[-1]["results"] == str(tmp_path / "j.json")
+    assert _last_event_is_the_report(done.stdout, tmp_path / "j.json")["runs"][0]["answer"] == answer
     decided = sshbench("--ciphers", "aes128-gcm@openssh.com,3des-cbc", "--directions", "upload", "--macs", "none",
                        "--kex", "none", "--hostkeys", "none", "--no-controls", "--time-budget", "1m", "--jsonl",
                        "--output", str(tmp_path / "d.json"))
     settled = [json.loads(line) for line in decided.stdout.splitlines() if '"settled"' in line]
     assert decided.returncode == 0 and settled, decided.stderr  # 3des-cbc is many times slower: it settles
     assert settled[0]["case_id"] == "cipher:3des-cbc:upload" and settled[0]["relation"] == "different"
+    (run,) = _last_event_is_the_report(decided.stdout, tmp_path / "d.json")["runs"]  # a run that ranked two
+    said = next(e for e in map(json.loads, decided.stdout.splitlines()) if e["event"] == "answer")
+    assert run["answer"] == said["answer"] and run["answer"][0]["cipher"] == "aes128-gcm@openssh.com"
     quiet = sshbench(*args, "--quiet", "--output", str(tmp_path / "q.json"))
     assert quiet.returncode == 0 and quiet.stdout.strip() == str(tmp_path / "q.json") and quiet.stderr == ""

@@ -16,9 +16,7 @@ from collections.abc import Callable, Iterator
 
 from rich.text import Text
 
-from sshbench.analysis.answer import answers
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
-from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import rule_for
 from sshbench.cli import refusals
 from sshbench.cli.context import Context
@@ -29,10 +27,9 @@ from sshbench.orchestrate.run import Prepared, RunRequest, measure_all, prepare
 from sshbench.orchestrate.session import Advice
 from sshbench.plan.budget import duration
 from sshbench.render.config import print_recommendation
-from sshbench.render.jsondoc import answer_json, server_json
+from sshbench.render.jsondoc import report_json
 from sshbench.render.progress import JsonLinesReporter, reporter_for
 from sshbench.render.terminal import answer_block, full_report, host_rule, hosts_report
-from sshbench.results.codec import report_to_dict
 from sshbench.results.model import CaseKind, CaseStatus, Report
 from sshbench.results.store import ResultsWriter, check_output
 from sshbench.targets.link.netns import check_can_emulate
@@ -183,18 +180,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     ctx.code_if_closed = ExitCode.SAMPLES_FAILED if failed else ExitCode.OK  # the results are complete now
     out = ctx.out
     if args.jsonl and lines is not None:
-        for report in reports:  # what the tables say, for scripts: each case's final summary, the warnings, the answer
-            saved = report_to_dict(report)
-            for summary in saved["summaries"]:
-                lines.line(json.dumps({"event": "summary", "host": report.label, **summary}))
-            for warning in saved["warnings"]:
-                lines.line(json.dumps({"event": "warning", "host": report.label, **warning}))
-            lines.line(json.dumps({"event": "answer", "host": report.label,
-                                   "answer": [answer_json(a) for a in answers(report)],
-                                   "servers": [server_json(q) for q in server_questions(report)]}, allow_nan=False))
-        lines.line(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
-                               "csv": writer.csv_path, "hosts": [r.label for r in reports],
-                               "samples": sum(len(r.samples) for r in reports), "failed": failed}))
+        _jsonl_end(lines, reports, writer, failed)
         if lines.failure is not None:
             raise OutputError(f"--jsonl: stdout could not be written ({lines.failure.strerror or lines.failure}); "
                               f"the run went on and its results file is complete: {writer.json_path}")
@@ -219,6 +205,24 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
                 out.print(Text(f"\n{report.label}:", style="bold") if len(reports) > 1 else "")
                 out.print(answer)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
+
+
+def _jsonl_end(lines: JsonLinesReporter, reports: list[Report], writer: ResultsWriter, failed: bool) -> None:
+    """What the tables say, for scripts: per host each case's final summary, the warnings and the answer, then
+    `finished` with the whole `report --json` document of these results (one document, built once: the events
+    before it are its parts)."""
+    document = report_json(reports)
+    for report, run in zip(reports, document["runs"], strict=True):
+        for summary in run["summaries"]:
+            lines.line(json.dumps({"event": "summary", "host": report.label, **summary}))
+        for warning in run["warnings"]:
+            lines.line(json.dumps({"event": "warning", "host": report.label, **warning}))
+        lines.line(json.dumps({"event": "answer", "host": report.label, "answer": run["answer"],
+                               "servers": run["servers"]}, allow_nan=False))
+    lines.line(json.dumps({"event": "finished", "status": _overall_status(reports), "results": writer.json_path,
+                           "csv": writer.csv_path, "hosts": [r.label for r in reports],
+                           "samples": sum(len(r.samples) for r in reports), "failed": failed,
+                           "report": document}, allow_nan=False))
 
 
 @contextlib.contextmanager

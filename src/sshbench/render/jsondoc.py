@@ -162,8 +162,9 @@ def _logins_json(report: Report) -> dict[str, object]:
         for p in points]}
 
 
-def report_document(runs: Sequence[Report]) -> str:
-    """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
+def report_json(runs: Sequence[Report]) -> dict[str, Any]:
+    """The report document as plain data: `report FILE --json` prints it, and a run's last `--jsonl` event (its
+    `finished`) carries it under "report", so a script reads one schema whichever way it got the results."""
     out = []
     for report in runs:
         saved = report_to_dict(report)
@@ -176,7 +177,12 @@ def report_document(runs: Sequence[Report]) -> str:
                     "logins": _logins_json(report),
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
-    return _dumps({"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out})
+    return {"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out}
+
+
+def report_document(runs: Sequence[Report]) -> str:
+    """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
+    return _dumps(report_json(runs))
 
 
 def compare_document(pairs: Sequence[tuple[str, str, Sequence[Change]]], threshold: float | None,

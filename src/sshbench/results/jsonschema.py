@@ -97,7 +97,8 @@ def jsonl_schema() -> dict[str, Any]:
             "$id": "https://sshbench.invalid/schemas/jsonl.schema.json",
             "title": "sshbench run --jsonl: one line",
             "description": "One event per line: started, sample (one per sample, as the CSV's columns), settled, "
-                           "then summary, warning, answer and finished at the end.",
+                           "then summary, warning, answer and finished at the end; finished carries the "
+                           "report --json document of the results (report.schema.json).",
             "oneOf": [
                 _event("started", ["host", "started_at", "seed", "cases", "minimum_samples"],
                        {"host": {"type": "string"}, "started_at": {"type": "string"}, "seed": {"type": "integer"},
@@ -115,8 +116,10 @@ def jsonl_schema() -> dict[str, Any]:
                 _event("answer", ["host", "answer"], {"host": {"type": "string"}, "answer": {"type": "array"},
                                                      # --server a,b: which server, as report --json's runs[].servers
                                                      "servers": {"type": "array"}}),
-                _event("finished", ["status", "results", "csv", "hosts", "samples", "failed"],
+                # the last line: the whole document `report --json` prints for these results, its own schema
+                _event("finished", ["status", "results", "csv", "hosts", "samples", "failed", "report"],
                        {"status": {"enum": ["complete", "interrupted", "failed", "running"]}, "results": text,
                         "csv": text, "hosts": {"type": "array", "items": {"type": "string"}},
-                        "samples": {"type": "integer"}, "failed": {"type": "boolean"}}),
+                        "samples": {"type": "integer"}, "failed": {"type": "boolean"},
+                        "report": {"$ref": "report.schema.json"}}),
             ]}
