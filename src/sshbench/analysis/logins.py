@@ -9,8 +9,10 @@ knee on the client's side says the server was not yet full.
 from __future__ import annotations
 
 import itertools
+import math
 import statistics
 from dataclasses import dataclass
+from enum import Enum
 
 from sshbench.results.model import LoginLoad, Report
 
@@ -55,23 +57,48 @@ def _busy(cpu: float | None, seconds: float, cpus: int) -> float | None:
     return None if cpu is None or seconds <= 0 or cpus <= 0 else cpu / seconds / cpus
 
 
-def knee(points: list[LoadPoint]) -> str | None:
-    """Where more clients stopped adding logins, per key exchange: the count and why, in words; None where every
-    count added logins (or there is one)."""
-    lines = []
+class KneeCause(Enum):
+    """Why the count after the knee added nothing: its logins were turned away, or it ran no more of them."""
+
+    REFUSED = "refused"  # some refused before the server's banner (sshd's MaxStartups)
+    FLAT = "flat"  # fewer than SCALES times the knee's logins per second
+
+
+@dataclass(frozen=True)
+class Knee:
+    """Where more clients stopped adding logins, for one key exchange: the last count that still scaled and the
+    count after it, as values (render/logins.py says them in words; report --json carries them as numbers)."""
+
+    kex: str | None  # as asked; None: the client's default
+    clients: int  # the knee: the count after which more clients added nothing
+    logins_per_second: float
+    next_clients: int
+    next_logins_per_second: float
+    cause: KneeCause
+    next_refused: int  # of the next count's logins, refused before the banner
+    next_attempted: int  # completed + refused
+    limiter: str | None  # the side whose CPUs were full at the next count (else at the knee), or None
+    threshold: float = SCALES  # the ratio of logins per second below which a count added nothing
+
+    @property
+    def ratio(self) -> float:
+        """The next count's logins per second over the knee's (below the threshold, or refusals, made it the
+        knee)."""
+        return self.next_logins_per_second / self.logins_per_second if self.logins_per_second > 0 else math.inf
+
+
+def knees(points: list[LoadPoint]) -> tuple[Knee, ...]:
+    """Per key exchange, the first count whose next one added fewer than SCALES times its logins per second or
+    was refused; none where every count added logins (or there is one)."""
+    found = []
     for kex in dict.fromkeys(p.load.kex for p in points):
         ladder = [p for p in points if p.load.kex == kex]
         for before, after in itertools.pairwise(ladder):
             refused = after.load.refused > 0
             if after.rate >= SCALES * before.rate and not refused:
                 continue
-            why = (f"{after.load.refused} of {after.load.refused + after.load.completed} refused before the banner "
-                   "(MaxStartups)") if refused else "no more logins per second"
-            held = after.limiter or before.limiter
-            side = f"; the {held}' CPUs were full" if held == "clients" else \
-                f"; the {held}'s CPUs were full" if held else ""
-            lines.append(f"{kex or 'the default key exchange'}: the knee is at {before.load.clients} clients, "
-                         f"{before.rate:.1f} logins/s: {after.load.clients} clients gave {after.rate:.1f} ({why})"
-                         f"{side}")
+            found.append(Knee(kex, before.load.clients, before.rate, after.load.clients, after.rate,
+                              KneeCause.REFUSED if refused else KneeCause.FLAT, after.load.refused,
+                              after.load.refused + after.load.completed, after.limiter or before.limiter))
             break
-    return "; ".join(lines) or None
+    return tuple(found)

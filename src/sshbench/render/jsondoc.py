@@ -25,7 +25,7 @@ from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
-from sshbench.analysis.logins import knee, load_points
+from sshbench.analysis.logins import Knee, knees, load_points
 from sshbench.analysis.phases import PhaseSplit, phase_splits
 from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.analysis.servers import ServerQuestion, server_questions
@@ -34,10 +34,10 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 7  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+REPORT_SCHEMA_VERSION = 8  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
 # 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins;
 # 6: each link answer change's tail_seconds (N streams: how far apart its parts ended); 7: its split_bytes (the size
-# of the equal split its rate is for)
+# of the equal split its rate is for); 8: logins' knees as values (was knee, a sentence)
 
 
 def _number(value: float | None) -> float | None:
@@ -152,9 +152,16 @@ def _command_json(figure: CommandFigure) -> dict[str, object]:
             "rtt_seconds": _number(figure.rtt), "round_trips": _number(figure.trips), "versus_fresh": versus}
 
 
+def _knee_json(found: Knee) -> dict[str, object]:
+    return {"kex": found.kex, "clients": found.clients, "logins_per_second": found.logins_per_second,
+            "next_clients": found.next_clients, "next_logins_per_second": found.next_logins_per_second,
+            "ratio": _number(found.ratio), "threshold": found.threshold, "cause": found.cause.value,
+            "next_refused": found.next_refused, "next_attempted": found.next_attempted, "limiter": found.limiter}
+
+
 def _logins_json(report: Report) -> dict[str, object]:
     points = load_points(report)
-    return {"knee": knee(points), "stages": [
+    return {"knees": [_knee_json(k) for k in knees(points)], "stages": [
         {"kex": p.load.kex, "negotiated": p.load.negotiated, "clients": p.load.clients, "seconds": p.load.seconds,
          "completed": p.load.completed, "refused": p.load.refused, "failed": p.load.failed,
          "logins_per_second": p.rate, "p50_seconds": _number(p.p50), "p95_seconds": _number(p.p95),

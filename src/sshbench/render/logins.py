@@ -3,7 +3,7 @@ count, with the knee under the table."""
 
 from __future__ import annotations
 
-from sshbench.analysis.logins import knee, load_points
+from sshbench.analysis.logins import Knee, KneeCause, knees, load_points
 from sshbench.render.labels import ms
 from sshbench.render.table_model import Column, Row, Table, cell
 from sshbench.results.model import Report
@@ -26,6 +26,21 @@ def _per_login(cpu: float | None, completed: int) -> str:
     return "-" if cpu is None or not completed else ms(cpu / completed)
 
 
+def knee_words(found: tuple[Knee, ...]) -> str | None:
+    """The knees in one sentence under the table, per key exchange: the count, why the next added nothing, and the
+    side whose CPUs were full; None where there is none."""
+    said = []
+    for k in found:
+        why = (f"{k.next_refused} of {k.next_attempted} refused before the banner (MaxStartups)"
+               if k.cause is KneeCause.REFUSED else "no more logins per second")
+        whose = {"clients": "clients'", "server": "server's"}.get(k.limiter or "")
+        side = f"; the {whose} CPUs were full" if whose else ""
+        said.append(f"{k.kex or 'the default key exchange'}: the knee is at {k.clients} clients, "
+                    f"{k.logins_per_second:.1f} logins/s: {k.next_clients} clients gave {k.next_logins_per_second:.1f} "
+                    f"({why}){side}")
+    return "; ".join(said) or None
+
+
 def logins_table(report: Report) -> Table | None:
     points = load_points(report)
     if not points:
@@ -45,5 +60,5 @@ def logins_table(report: Report) -> Table | None:
                Column("failed", numeric=True), Column("server CPU\nms/login", numeric=True),
                Column("client CPU\nms/login", numeric=True), Column("server\nbusy", numeric=True, priority=2),
                Column("clients\nbusy", numeric=True, priority=2))
-    found = knee(points)
+    found = knee_words(knees(points))
     return Table(TITLE, columns, tuple(rows), CAPTION + ((found,) if found else ()))
