@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
-from sshbench.analysis.phases import PHASES, phase_splits, split
+from sshbench.analysis.phases import PHASES, PhaseName, phase_splits, split
 from sshbench.analysis.stats import counted
 from sshbench.render.jsondoc import report_document
 from sshbench.render.phases import phase_table
@@ -68,6 +68,7 @@ def test_a_missing_mark_joins_its_phase_to_the_next_and_marks_out_of_order_give_
     del phases["banner_received"]
     parts = split(dataclasses.replace(sample, phases=phases))
     assert parts is not None and parts[0].name == "start" and parts[1].name == "version+kex"
+    assert parts[1].names == (PhaseName.VERSION, PhaseName.KEX) and parts[1].last is PhaseName.KEX
     assert parts[1].words == "version exchange + key exchange and host key check"
     assert sum(p.seconds for p in parts) == pytest.approx(sample.setup_seconds, abs=1e-9)
     backwards = {**sample.phases, "authenticated": sample.phases["banner_sent"] / 2}

@@ -3,7 +3,7 @@ ssh -v's own marks around the wait, never below the slack a busy machine's CPU a
 
 from __future__ import annotations
 
-from sshbench.analysis.phases import Phase, PhaseSplit
+from sshbench.analysis.phases import Phase, PhaseName, PhaseSplit
 from sshbench.analysis.stalls import AUTH_ANY, STALL_SECONDS, stalls
 
 # a recorded shape: loopback, the embedded sshd with --slow-login dns (the first authentication request waited)
@@ -12,15 +12,16 @@ MARKS = {"banner_sent": 0.10, "banner_received": 0.11, "newkeys_received": 0.25,
 
 
 def _split(auth: float, rtt: float | None = None, marks: dict[str, float] | None = None) -> PhaseSplit:
-    phases = (Phase("start", "", 0.10), Phase("version", "", 0.01), Phase("kex", "", 0.14),
-              Phase("auth", "", auth), Phase("session", "", 0.001), Phase("command", "", 0.01))
+    phases = (Phase((PhaseName.START,), 0.10), Phase((PhaseName.VERSION,), 0.01), Phase((PhaseName.KEX,), 0.14),
+              Phase((PhaseName.AUTH,), auth), Phase((PhaseName.SESSION,), 0.001), Phase((PhaseName.COMMAND,), 0.01))
     return PhaseSplit("command:true:setup", sum(p.seconds for p in phases), phases, 3, rtt,
                       MARKS if marks is None else marks)
 
 
 def test_a_wait_before_the_first_authentication_answer_is_named_reverse_dns_on_the_server() -> None:
     (found,) = stalls(_split(2.37))
-    assert found.phase == "auth" and found.expected == 4 and found.trips is None  # loopback: no round trips said
+    assert found.names == (PhaseName.AUTH,) and found.phase == "auth" and found.expected == 4
+    assert found.trips is None  # loopback: no round trips said
     assert found.causes.startswith("on the server, before it answered the first authentication request")
     assert "reverse DNS" in found.causes and "UseDNS yes" in found.causes
 
@@ -38,3 +39,14 @@ def test_round_trips_and_the_slack_are_allowed_before_anything_is_named() -> Non
     assert stalls(_split(4 * 0.080 + STALL_SECONDS * 0.9, rtt=0.080)) == []  # 4 round trips of 80 ms, plus slack
     (slow,) = stalls(_split(4 * 0.080 + STALL_SECONDS * 1.5, rtt=0.080))
     assert slow.trips is not None and round(slow.trips, 1) == round(slow.seconds / 0.080, 1)
+
+
+def test_a_merged_phase_counts_the_round_trips_of_both_and_takes_the_causes_of_its_last() -> None:
+    """Behind a ProxyCommand ssh prints no `Connection established.`: start and version are one phase, read as
+    its names, never by taking apart the joined "start+version" the outputs write."""
+    merged = Phase((PhaseName.START, PhaseName.VERSION), 1.2)
+    found = PhaseSplit("command:true:setup", 1.2, (merged,), 3, 0.080, {})
+    (stall,) = stalls(found)
+    assert stall.names == merged.names and stall.expected == 2 and stall.phase == merged.name == "start+version"
+    assert stall.causes.startswith("on the server, before its banner")
+    assert merged.last is PhaseName.VERSION and merged.words == "ssh start-up and TCP connect + version exchange"

@@ -10,7 +10,9 @@ set-up ends when the remote command's first output arrived (the sample's
 set-up time); a short command (--commands) has one phase more, to ssh's
 exit (its figure). So one connection's phases sum exactly to its total.
 A mark ssh did not print (`Connection established.` is absent behind a
-ProxyCommand) joins its phase to the next, named for both.
+ProxyCommand) joins its phase to the next, named for both: a Phase holds
+its PhaseNames as a tuple, so the table, the chart and the stalls read the
+one whose mark ended it (`last`) without taking apart a joined name.
 
 A case is shown by its median connection (by that total) split into its
 phases, not by per-phase medians, which would not sum to any connection.
@@ -19,31 +21,69 @@ phases, not by per-phase medians, which would not sum to any connection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from sshbench.analysis.links import round_trip
 from sshbench.analysis.stats import counted
 from sshbench.results.model import Report, Sample
 from sshbench.vocabulary.case_terms import Direction
 
+
+class PhaseName(StrEnum):
+    """A connection's phases, in the order the protocol runs them; a StrEnum so an output writes each as its word."""
+
+    START = "start"
+    VERSION = "version"
+    KEX = "kex"
+    AUTH = "auth"
+    SESSION = "session"
+    COMMAND = "command"
+    EXIT = "exit"
+
+
 # (name, words, the mark that ends it): ssh -v's marks (plumbing/negotiation.PHASE_MARKERS), then the remote
 # command's first output (FIRST_OUTPUT: the sample's set-up time) and, for a short command, ssh's exit (EXITED)
 FIRST_OUTPUT, EXITED = "first_output", "exited"
-PHASES: tuple[tuple[str, str, str], ...] = (
-    ("start", "ssh start-up and TCP connect", "banner_sent"),
-    ("version", "version exchange", "banner_received"),
-    ("kex", "key exchange and host key check", "newkeys_received"),
-    ("auth", "user authentication", "authenticated"),
-    ("session", "session open", "session_open"),
-    ("command", "remote command start (login shell)", FIRST_OUTPUT),
-    ("exit", "the command's run, its output and the close, to ssh's exit", EXITED),
+PHASES: tuple[tuple[PhaseName, str, str], ...] = (
+    (PhaseName.START, "ssh start-up and TCP connect", "banner_sent"),
+    (PhaseName.VERSION, "version exchange", "banner_received"),
+    (PhaseName.KEX, "key exchange and host key check", "newkeys_received"),
+    (PhaseName.AUTH, "user authentication", "authenticated"),
+    (PhaseName.SESSION, "session open", "session_open"),
+    (PhaseName.COMMAND, "remote command start (login shell)", FIRST_OUTPUT),
+    (PhaseName.EXIT, "the command's run, its output and the close, to ssh's exit", EXITED),
 )
+WORDS = {name: words for name, words, _ in PHASES}
+
+
+def spelled(names: tuple[PhaseName, ...]) -> str:
+    """Phases merged where a mark was missing, as the outputs write them ("start+version"): report --json's
+    phases[].name and stalls[].phase, the stall lines. Written only, never read back."""
+    return "+".join(names)
 
 
 @dataclass(frozen=True)
 class Phase:
-    name: str  # "kex", or "start+version" where a mark was missing
-    words: str
+    """One phase of a connection: one of PHASES, or several in protocol order where ssh printed no mark between
+    them (`Connection established.` is absent behind a ProxyCommand)."""
+
+    names: tuple[PhaseName, ...]
     seconds: float
+
+    @property
+    def last(self) -> PhaseName:
+        """The phase whose mark ended this one: a merged phase's column, colour and causes."""
+        return self.names[-1]
+
+    @property
+    def name(self) -> str:
+        """As the outputs write it: "kex", "start+version"."""
+        return spelled(self.names)
+
+    @property
+    def words(self) -> str:
+        """What it is in words, a merged phase's joined by " + ": the JSON's phases[].words."""
+        return " + ".join(WORDS[name] for name in self.names)
 
 
 @dataclass(frozen=True)
@@ -69,19 +109,17 @@ def split(sample: Sample) -> tuple[Phase, ...] | None:
         marks[EXITED] = sample.command_seconds
     last_mark = EXITED if EXITED in marks else FIRST_OUTPUT
     out: list[Phase] = []
-    names: list[str] = []
-    words: list[str] = []
+    names: list[PhaseName] = []
     last = 0.0
-    for name, text, mark in PHASES:
+    for name, _, mark in PHASES:
         names.append(name)
-        words.append(text)
         end = marks.get(mark)
         if end is None:
             continue  # this phase runs on into the next
         if end < last:
             return None
-        out.append(Phase("+".join(names), " + ".join(words), end - last))
-        names, words, last = [], [], end
+        out.append(Phase(tuple(names), end - last))
+        names, last = [], end
         if mark == last_mark:
             break
     return tuple(out)

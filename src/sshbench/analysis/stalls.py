@@ -15,25 +15,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.phases import PhaseSplit
+from sshbench.analysis.phases import PhaseName, PhaseSplit, spelled
 
 STALL_SECONDS = 0.5  # beyond its round trips: more than a busy machine's CPU adds to a login (sntrup761: 0.35 s)
 # Round trips per phase (OpenSSH client, key authentication): TCP connect; the server's banner; KEXINIT/ECDH
 # reply; service request, the "none" probe, the key query and the signed key; channel open; exec with its reply;
 # the close
-TRIPS = {"start": 1, "version": 1, "kex": 1, "auth": 4, "session": 1, "command": 2, "exit": 1}
+TRIPS = {PhaseName.START: 1, PhaseName.VERSION: 1, PhaseName.KEX: 1, PhaseName.AUTH: 4, PhaseName.SESSION: 1,
+         PhaseName.COMMAND: 2, PhaseName.EXIT: 1}
 
 CAUSES = {
-    "start": "on the client, before the server answered: ssh's own start-up (a slow ProxyCommand or Match exec in "
-             "its config), the host name's DNS lookup, or a TCP connect that waited (SYNs lost or dropped)",
-    "version": "on the server, before its banner: sshd busy (MaxStartups queueing), a TCP wrapper's lookups, or "
-               "a slow server machine",
-    "kex": "the key exchange: CPU (a post-quantum hybrid such as sntrup761 or mlkem768 on a slow or busy CPU; "
-           "see the key exchange table) or a lost packet",
-    "session": "on the server, opening the session: PAM session modules (pam_systemd, pam_mkhomedir), motd, "
-               "lastlog",
-    "command": "on the server, starting the command: the login shell's start-up files (.bashrc, .profile)",
-    "exit": "the command itself, or a process keeping the session open (a background job holding its output)",
+    PhaseName.START: "on the client, before the server answered: ssh's own start-up (a slow ProxyCommand or Match "
+                     "exec in its config), the host name's DNS lookup, or a TCP connect that waited (SYNs lost or "
+                     "dropped)",
+    PhaseName.VERSION: "on the server, before its banner: sshd busy (MaxStartups queueing), a TCP wrapper's lookups, "
+                       "or a slow server machine",
+    PhaseName.KEX: "the key exchange: CPU (a post-quantum hybrid such as sntrup761 or mlkem768 on a slow or busy "
+                   "CPU; see the key exchange table) or a lost packet",
+    PhaseName.SESSION: "on the server, opening the session: PAM session modules (pam_systemd, pam_mkhomedir), motd, "
+                       "lastlog",
+    PhaseName.COMMAND: "on the server, starting the command: the login shell's start-up files (.bashrc, .profile)",
+    PhaseName.EXIT: "the command itself, or a process keeping the session open (a background job holding its "
+                    "output)",
 }
 # Within authentication, by the ssh -v marks around the wait (analysis/phases.py keeps them)
 AUTH_STEPS = (
@@ -55,11 +58,16 @@ AUTH_ANY = ("authentication, on the server (reverse DNS of the client with UseDN
 @dataclass(frozen=True)
 class Stall:
     case_id: str
-    phase: str  # the phase's name as split ("auth", or "start+version" where a mark was missing)
+    names: tuple[PhaseName, ...]  # the phase's (Phase.names): one, or several where a mark was missing
     seconds: float
     trips: float | None  # the phase in round trips of its path (None: no round trip measured)
     expected: int  # the round trips the protocol gives it
     causes: str
+
+    @property
+    def phase(self) -> str:
+        """The phase as the outputs write it: "auth", "start+version"."""
+        return spelled(self.names)
 
 
 def stalls(found: PhaseSplit) -> list[Stall]:
@@ -67,13 +75,12 @@ def stalls(found: PhaseSplit) -> list[Stall]:
     rtt = found.rtt or 0.0
     out = []
     for phase in found.phases:
-        names = phase.name.split("+")
-        expected = sum(TRIPS.get(n, 0) for n in names)
+        expected = sum(TRIPS[name] for name in phase.names)
         if phase.seconds < expected * rtt + STALL_SECONDS:
             continue
         trips = phase.seconds / found.rtt if found.rtt and found.rtt >= 0.001 else None
-        causes = _auth(found.marks, rtt) if names[-1] == "auth" else CAUSES.get(names[-1], "")
-        out.append(Stall(found.case_id, phase.name, phase.seconds, trips, expected, causes))
+        causes = _auth(found.marks, rtt) if phase.last is PhaseName.AUTH else CAUSES.get(phase.last, "")
+        out.append(Stall(found.case_id, phase.names, phase.seconds, trips, expected, causes))
     return out
 
 

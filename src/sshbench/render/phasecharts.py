@@ -6,14 +6,15 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from sshbench.analysis.phases import PHASES, phase_splits
+from sshbench.analysis.phases import PHASES, PhaseName, phase_splits
 from sshbench.render.charttools import Chart, add_caption, figure, legend_outside
 from sshbench.render.phases import row_name
 from sshbench.results.model import Report
 
 # one colour per phase, in protocol order: the network's round trips in blues, the server's work in warm tones
-PHASE_COLORS = {"start": "#9ecae1", "version": "#6baed6", "kex": "#c53a32", "auth": "#ef8636", "session": "#8e6bb8",
-                "command": "#519e3e", "exit": "#7f7f7f"}
+PHASE_COLORS = {PhaseName.START: "#9ecae1", PhaseName.VERSION: "#6baed6", PhaseName.KEX: "#c53a32",
+                PhaseName.AUTH: "#ef8636", PhaseName.SESSION: "#8e6bb8", PhaseName.COMMAND: "#519e3e",
+                PhaseName.EXIT: "#7f7f7f"}
 
 
 def phase_chart(report: Report) -> Chart | None:
@@ -28,7 +29,7 @@ def phase_chart(report: Report) -> Chart | None:
         left = 0.0
         for phase in split.phases:
             width = phase.seconds * 1000
-            color = PHASE_COLORS.get(phase.name.split("+")[-1], "#bbbbbb")  # a merged phase: its last one's colour
+            color = PHASE_COLORS[phase.last]  # a merged phase: its last one's colour
             ax.barh(y, width, left=left, color=color, edgecolor="white", linewidth=0.5)
             left += width
         ax.annotate(f" {left:.0f} ms", (left, y), va="center", fontsize=8)
@@ -36,7 +37,7 @@ def phase_chart(report: Report) -> Chart | None:
     ax.invert_yaxis()
     ax.set_xlabel("milliseconds from ssh's start (the case's median connection)")
     ax.set_title("Where the time goes: each connection's phases, from its own ssh -v lines")
-    used = {p.name.split("+")[-1] for f in found for p in f.phases}
+    used = {p.last for f in found for p in f.phases}
     handles = [Patch(color=PHASE_COLORS[name], label=name) for name, _, _ in PHASES if name in used]
     legend_outside(ax, handles=handles)
     _caption(fig, report)

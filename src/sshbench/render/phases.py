@@ -4,7 +4,7 @@ round trips of that path."""
 
 from __future__ import annotations
 
-from sshbench.analysis.phases import PHASES, PhaseSplit, phase_splits
+from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit, phase_splits
 from sshbench.analysis.stalls import Stall, stalls
 from sshbench.axes import declared
 from sshbench.render.labels import flagged_name, ms
@@ -12,7 +12,7 @@ from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Case, Report
 
 TITLE = "Where set-up time goes"
-EXIT = "exit"
+EXIT = PhaseName.EXIT
 MIN_RTT_SHOWN = 0.001  # below a millisecond (loopback) a phase in round trips says nothing
 CAPTION = (
     "each row is one connection, the case's median by set-up time; its phases sum to its total: from ssh's start "
@@ -43,9 +43,9 @@ def row_name(case: Case) -> str:
                       *(axis.title(value) for axis_name, value in case.dims if (axis := declared(axis_name)))])
 
 
-def _row(found: PhaseSplit, report: Report, keys: list[str]) -> Row:
+def _row(found: PhaseSplit, report: Report, keys: list[PhaseName]) -> Row:
     name = row_name(report.joined()[found.case_id].case)
-    ends = {phase.name.split("+")[-1]: phase.seconds for phase in found.phases}  # a merged phase: in its last column
+    ends = {phase.last: phase.seconds for phase in found.phases}  # a merged phase: in its last one's column
     cells = [cell("-", "dim") if key == EXIT and EXIT not in ends else _phase_cell(ends.get(key), found.rtt)
              for key in keys]
     rtt = "-" if found.rtt is None or found.rtt < MIN_RTT_SHOWN else ms(found.rtt)
@@ -64,7 +64,7 @@ def phase_table(report: Report) -> Table | None:
     found = phase_splits(report)
     if not found:
         return None
-    exits = any(phase.name.endswith(EXIT) for f in found for phase in f.phases)
+    exits = any(phase.last is EXIT for f in found for phase in f.phases)
     keys = [key for key, _, _ in PHASES if key != EXIT or exits]  # the exit: short commands only
     columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key in keys),
                Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
