@@ -313,7 +313,7 @@ def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval
     assert answer.best is not None and answer.best.case.streams == 8
     found = rivals(report, answers)[answer.best.case.id]
     assert [(r.first_look, r.pairs) for r in found] == [(6, 4), (6, 4)], found
-    line = headline(answer, found)
+    line = headline(answer, found).line
     assert "not judged yet against the plain transfer (6.24x: 4 of the 6 samples each its first look needs" in line
     assert "not yet separable" not in line
     assert link_answers_json(report)[0]["rivals"][0]["first_look"] == 6

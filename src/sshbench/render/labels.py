@@ -7,6 +7,8 @@ the same thing in every format.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Stat
@@ -52,6 +54,20 @@ def mbps(stat: Stat | None) -> str:
 
 def ms(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.1f}"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """An answer's first line in its two parts, where it holds ("upload rtt=20ms") and what it says there, kept
+    apart where the line is made: the answer's lines print them joined, the facts list labels by the one and
+    states the other, and no output takes the joined line apart again."""
+
+    where: str
+    says: str
+
+    @property
+    def line(self) -> str:
+        return f"{self.where}: {self.says}"
 
 
 TITLES = {

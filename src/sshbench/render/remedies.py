@@ -12,7 +12,7 @@ from sshbench.analysis.contest import Rival, rivals
 from sshbench.analysis.howto import howto
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy, path_answers
 from sshbench.analysis.views import variants_of
-from sshbench.render.labels import forecast_text, mbps
+from sshbench.render.labels import Headline, forecast_text, mbps
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
@@ -68,7 +68,7 @@ def _rival(rival: Rival, margin: float) -> str:
     return f"not yet separable from {name} ({rival.ratio:.2f}x{interval}{ahead})"
 
 
-def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float = 0.05) -> str:
+def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float = 0.05) -> Headline:
     """The one line per path and direction: the change that moved the most payload, by how much, against its
     nearest rivals, and whether the link is now full; or that no change helped."""
     best = answer.best
@@ -77,9 +77,8 @@ def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float =
         full = (f"; the plain transfer already fills the link at {plain.wire_rate / 1e6:,.1f} MB/s on the wire "
                 f"({plain.wire_rate / plain.tcp:.0%} of {plain.reference})"
                 if plain is not None and plain.verdict == "link" and plain.tcp else "")
-        return f"{_where(answer)}: no change measured was significantly faster than {_plain(answer)}{full}"
-    line = (f"{_where(answer)}: {best.change} moved the most: {mbps(best.rate)} MB/s, {_interval(best)} times as "
-            f"fast as {_plain(answer)}")
+        return Headline(_where(answer), f"no change measured was significantly faster than {_plain(answer)}{full}")
+    line = f"{best.change} moved the most: {mbps(best.rate)} MB/s, {_interval(best)} times as fast as {_plain(answer)}"
     if rivals:
         line += "; " + "; ".join(_rival(r, margin) for r in rivals)
     bound = best.bound
@@ -88,7 +87,7 @@ def headline(answer: PathAnswer, rivals: tuple[Rival, ...] = (), margin: float =
                  f"({bound.wire_rate / bound.tcp:.0%} of {bound.reference})")
     else:
         line += f"; now {_limit(best, answer)}"
-    return line
+    return Headline(_where(answer), line)
 
 
 def _verdict(remedy: Remedy) -> str:
@@ -141,7 +140,7 @@ def remedy_lines(report: Report) -> tuple[str, list[str]]:
     against = rivals(report, answers)
     for answer in answers:
         lines.append(headline(answer, against.get(answer.best.case.id, ()) if answer.best else (),
-                              report.options.tie_margin))
+                              report.options.tie_margin).line)
         lines += [f"    {remedy_line(r, answer)}" for r in answer.remedies]
         lines += [f"    {break_even_line(even)}" for even in answer.break_even]
     return (LINK_HEADING if over_link else HERE_HEADING), lines

@@ -12,7 +12,7 @@ from sshbench.analysis.remedies import path_answers
 from sshbench.render.commands import HEADING as COMMANDS_HEADING
 from sshbench.render.commands import command_answer_lines
 from sshbench.render.facts import Fact
-from sshbench.render.labels import forecast_text, mbps, pm
+from sshbench.render.labels import Headline, forecast_text, mbps, pm
 from sshbench.render.remedies import headline, over_a_link, remedy_lines
 from sshbench.render.servers import HEADING as SERVERS_HEADING
 from sshbench.render.servers import server_lines
@@ -58,10 +58,9 @@ def place(answer: Answer) -> str:
     return f"{answer.direction.value}{build} {answer.link}".strip()
 
 
-def _headline(answer: Answer) -> str:
-    where = place(answer)
+def _headline(answer: Answer) -> Headline:
     note = f"; {answer.note}" if answer.note else ""
-    return f"{where}: {answer.best}, {mbps(answer.rate)} MB/s (n={answer.samples}){note}"
+    return Headline(place(answer), f"{answer.best}, {mbps(answer.rate)} MB/s (n={answer.samples}){note}")
 
 
 def cheapest_text(cheapest: Cheapest, margin: float) -> str:
@@ -82,7 +81,7 @@ def answer_lines(report: Report) -> list[str]:
     margin = report.options.tie_margin
     out = []
     for answer in answers(report):
-        out.append(_headline(answer))
+        out.append(_headline(answer).line)
         out += [f"    {comparison_text(c, margin)}" for c in answer.comparisons]
         if answer.cheapest is not None:
             out.append(f"    {cheapest_text(answer.cheapest, margin)}")
@@ -104,12 +103,18 @@ def verdict(report: Report) -> list[Fact]:
     """One fact per direction measured (and per emulated link): the answer with its comparisons; over a link,
     what fills it first."""
     margin = report.options.tie_margin
-    ciphers = [Fact(place(a),
-                    "; ".join([_headline(a).split(": ", 1)[1], *(comparison_text(c, margin) for c in a.comparisons),
-                               *([cheapest_text(a.cheapest, margin)] if a.cheapest else [])]),
-                    "strong") for a in answers(report)]
-    links = [Fact(h.split(": ", 1)[0], h.split(": ", 1)[1], "strong")
+    ciphers = [_cipher_fact(a, margin) for a in answers(report)]
+    links = [Fact(h.where, h.says, "strong")
              for h in (headline(a) for a in path_answers(report))] if remedy_lines(report)[1] else []
     servers = [Fact("servers", line, "strong") for line in server_lines(report)]
     commands = [Fact("short commands", line, "strong") for line in command_answer_lines(report)]
     return [*commands, *servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]
+
+
+def _cipher_fact(answer: Answer, margin: float) -> Fact:
+    """One direction's answer as a fact: labelled where it holds, its headline's statement, then its comparisons
+    and the cheapest, as the answer's lines say them."""
+    head = _headline(answer)
+    return Fact(head.where, "; ".join([head.says, *(comparison_text(c, margin) for c in answer.comparisons),
+                                       *([cheapest_text(answer.cheapest, margin)] if answer.cheapest else [])]),
+                "strong")
