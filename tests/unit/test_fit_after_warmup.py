@@ -45,6 +45,9 @@ def test_a_reference_sshbench_added_goes_before_what_the_user_asked_for() -> Non
     plain reference; fitting down to one case kept it and left out the one case the user asked to measure."""
     default = _case("chacha20-poly1305@openssh.com")
     asked = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", streams=8, compression="ssh")
-    records = {c.id: CaseRecord(c) for c in (default, asked)}
+    records = {default.id: CaseRecord(default, added=True), asked.id: CaseRecord(asked)}
     left = leave_out_slowest(records, {default: 10.0, asked: 60.0}, "why", reference=default.cipher)
     assert list(left) == [asked], left
+    plain = _case("aes128-gcm@openssh.com")  # a plain selection too (`--link rtt=80ms --ciphers aes128-gcm`)
+    records = {default.id: CaseRecord(default, added=True), plain.id: CaseRecord(plain)}
+    assert list(leave_out_slowest(records, {default: 10.0, plain: 60.0}, "why", reference=default.cipher)) == [plain]

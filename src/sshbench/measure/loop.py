@@ -34,6 +34,7 @@ from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import (
     FIT_MARGIN,
+    LEAVE_OUT,
     MAX_AUTO_SIZE,
     MIN_STREAM_SIZE,
     auto_size,
@@ -342,30 +343,38 @@ def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> dict[str, 
 
 
 def _check_minimum_fits(run: _Run) -> float:
-    """Refuse, before measuring, a budget that cannot give every case its minimum (an interval for each); else
-    the seconds the budget leaves beyond the minimum (with its margin)."""
-    report, estimates = run.report, run.estimates
+    """After the warm-up, on the visit times it measured: refuse a budget that cannot give every case its minimum
+    (an interval for each), or in a fitted run leave out what it cannot hold (an option first, as before
+    measuring, then the slowest cases, down to one that runs as far as the budget goes); the seconds the budget
+    leaves beyond the minimum (with its margin, never below 0)."""
+    report, estimates, options = run.report, run.estimates, run.options
     required = run.plan.required(round_state(report))
     needed = {run.records[case_id].case: count * estimates.of(run.records[case_id].case,
                                                                run.records[case_id].size_bytes)
               for case_id, count in required.items() if count}
     left = run.left()
     assert left is not None
-    while sum(needed.values()) * FIT_MARGIN > left:
+    while needed and sum(needed.values()) * FIT_MARGIN > left:  # each pass leaves out one option or one case
         spent = run.hooks.clock() - run.started
-        why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, run.options)
-        drop = next(iter(largest_savings(needed, run.options)), None) if run.options.fit else None
-        if drop is None and run.options.fit:
-            needed = leave_out_slowest(run.records, needed, why,  # no option left to drop: the slowest goes
-                                       true_default(report, []))
+        why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, options)
+        drop = next(iter(largest_savings(needed, options)), None) if options.fit else None
+        if drop is None and options.fit:
+            kept = leave_out_slowest(run.records, needed, why,  # no option left to drop: the slowest goes
+                                     true_default(report, []))
+            if not kept:
+                break  # one case: measured as far as the budget goes
+            needed = kept
             continue
         if drop is None:
             raise BudgetTooSmall(why)
         for record in run.records.values():  # fitted after the warm-up too: the largest part left out, said
-            if record.case in needed and option_for(record.case, run.options) == drop:
+            if record.case in needed and option_for(record.case, options) == drop:
                 record.status, record.reason = CaseStatus.SKIPPED, f"left out to fit the time budget ({drop}): {why}"
-        needed = {case: seconds for case, seconds in needed.items() if option_for(case, run.options) != drop}
-    return left - sum(needed.values()) * FIT_MARGIN
+        needed = {case: seconds for case, seconds in needed.items() if option_for(case, options) != drop}
+        # the run as narrowed, so the next option is read from it: with both directions still in `options`, the
+        # uploads kept by "--directions upload" were then dropped as "--directions download"
+        options = dataclasses.replace(options, **LEAVE_OUT.get(drop, {}))  # type: ignore[arg-type]
+    return max(0.0, left - sum(needed.values()) * FIT_MARGIN)
 
 
 def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:

@@ -39,6 +39,7 @@ from sshbench.orchestrate.session import Advice, Host, embedded_environment, mea
 from sshbench.plan.budget import (
     BUSY,
     FIT_MARGIN,
+    LEAVE_OUT,
     LOGIN_ROUND_TRIPS,
     LOSSY_DATA_SECONDS,
     duration,
@@ -61,7 +62,7 @@ from sshbench.targets.link.emulated import RTT_PROBES, EmulatedLinks
 from sshbench.targets.remote import RemoteHost, open_remote
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import embedded_server, takes_sshd
-from sshbench.vocabulary.case_terms import PIPE, Direction
+from sshbench.vocabulary.case_terms import Direction
 from sshbench.vocabulary.errors import BudgetTooSmall, MissingToolError, ServerError, UsageError
 
 Say = Callable[[str], None]
@@ -208,15 +209,6 @@ def _check_remote_compressors(remote: RemoteHost, options: RunOptions) -> None:
                                f"package {tools[lacking[0]]}) or leave {lacking[0]} out")
 
 
-# What --fit may leave out, and how: the options too_long names (plan/budget.py), as RunOptions changes.
-_LEAVE_OUT: dict[str, dict[str, object]] = {
-    "--hostkeys none": {"hostkeys": "none"}, "--kex none": {"kex": "none"}, "--macs none": {"macs": "none"},
-    "--no-controls": {"controls": False}, "--method pipe": {"methods": (PIPE,)},
-    "--directions upload": {"directions": (Direction.UPLOAD,)},
-    "--directions download": {"directions": (Direction.DOWNLOAD,)},
-}
-
-
 def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int, fit: str | None,
             note: Say) -> tuple[Host, tuple[float, float]]:
     """The host, checked before anything is measured, and the least seconds its minimum needs (guessed,
@@ -237,7 +229,7 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
     windows = _receive_windows(host)
     left_out: dict[str, str] = {}
     reference = next((name for name in host.client.defaults.cipher if name in set(host.offered.cipher)), None)
-    passes = len(_LEAVE_OUT) + len(plan(host, options).records) + 1  # each fits, refuses, or leaves one out
+    passes = len(LEAVE_OUT) + len(plan(host, options).records) + 1  # each fits, refuses, or leaves one out
     for _ in range(passes):
         records = {r.case.id: r for r in plan(dataclasses.replace(host, left_out=left_out), options).records}
         cases = [r.case for r in records.values() if r.status is not CaseStatus.SKIPPED]
@@ -250,12 +242,12 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
             return (dataclasses.replace(host, options=options, left_out=left_out),
                     (sum(needed.values()), sum(busy.values())))
         message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
-        drop = next((option for option in largest_savings(needed, options) if option in _LEAVE_OUT), None)
+        drop = next((option for option in largest_savings(needed, options) if option in LEAVE_OUT), None)
         if fit is None:
             raise BudgetTooSmall(message)
         if drop is not None:
             note("sshbench: " + fit.format(drop))
-            options = dataclasses.replace(options, **_LEAVE_OUT[drop])  # type: ignore[arg-type]
+            options = dataclasses.replace(options, **LEAVE_OUT[drop])  # type: ignore[arg-type]
             continue
         # no option left to leave out: the slowest case goes, as after the warm-up (measure/loop.py)
         kept = leave_out_slowest(records, needed, message, reference)

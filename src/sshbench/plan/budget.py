@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.compressors import OFF
+from sshbench.methods import PIPE
 from sshbench.options import RunOptions
 from sshbench.results.model import Case, CaseRecord, CaseStatus, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
@@ -180,7 +181,7 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
     line = line_payload(options.link_named(case.link), case, options)
     rate = min(rate, line) if line else rate
     if not case.is_pipe:  # a file tool: the 1-byte run, then the file
-        return 2 * setup + file_bytes / min(guesses.file_rate, line or guesses.file_rate)
+        return 2 * setup + file_bytes / min(guesses.file_rate, rate)  # the window and the line bound them too
     if options.size_bytes:  # --size: every visit, the warm-up's too, moves that much
         return setup + guesses.fixed + options.size_bytes / rate
     if warmup:
@@ -258,28 +259,27 @@ def leave_out_slowest(records: dict[str, CaseRecord], needed: dict[Case, float],
     is spent: the case whose minimum takes longest is left out, saying so, down to one case. A change (streams,
     compression, a declared axis) goes before any plain case (one connection, no compression: what every change is
     compared with), and the plain cases of `reference` (the client's default cipher: the plain transfer of the
-    link answer) go last, unless sshbench added them (`_added`): then they go first. It refused here, after
+    link answer) go last, unless sshbench added them (CaseRecord.added): then they go first. It refused here, after
     minutes of warm-up, where the sizes it measured said what would fit; that one case then runs to the budget
     (its interval may fall short, and says so)."""
     if len(needed) <= 1:
         return {}  # the smallest scope: measured as far as the budget goes
-    added = reference is not None and _added(records, reference)
-    slowest = max(needed, key=lambda case: (added and case.cipher == reference, not case.plain,
-                                            case.cipher != reference, needed[case], case.id))
+    slowest = max(needed, key=lambda case: (records[case.id].added, not case.plain, case.cipher != reference,
+                                            needed[case], case.id))
     record = records[slowest.id]
     record.status = CaseStatus.SKIPPED
     record.reason = f"left out to fit the time budget (the slowest case left, {needed[slowest]:.0f} s): {why}"
     return {case: seconds for case, seconds in needed.items() if case != slowest}
 
 
-def _added(records: dict[str, CaseRecord], reference: str) -> bool:
-    """Whether the reference's cases are sshbench's addition (plan/cases.py `_plain_default`: its plain cases only,
-    beside a selection that left it out) rather than the user's own: then they go first, before anything asked
-    for. A 90-s `--fit` run of 8 zlib streams over a lossy link kept the added plain reference and left out the
-    one case it was asked to measure."""
-    mine = [r.case for r in records.values() if r.case.kind is CaseKind.CIPHER and r.case.cipher == reference]
-    others = [r.case for r in records.values() if r.case.kind is CaseKind.CIPHER and r.case.cipher != reference]
-    return bool(mine) and all(c.plain for c in mine) and any(not c.plain for c in others)
+# What --fit may leave out, and how: the options too_long names, as RunOptions changes (before measuring,
+# orchestrate/run.py; after the warm-up, measure/loop.py)
+LEAVE_OUT: dict[str, dict[str, object]] = {
+    "--hostkeys none": {"hostkeys": "none"}, "--kex none": {"kex": "none"}, "--macs none": {"macs": "none"},
+    "--no-controls": {"controls": False}, "--method pipe": {"methods": (PIPE,)},
+    "--directions upload": {"directions": (Direction.UPLOAD,)},
+    "--directions download": {"directions": (Direction.DOWNLOAD,)},
+}
 
 
 MAX_RUNS_FROM_BUDGET = 200  # the most samples per throughput case a budget raises --max-runs to

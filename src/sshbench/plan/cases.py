@@ -136,7 +136,7 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
     plain, added = _plain_default(options, client, offered, selections[0], settings, links, add_default)
     crossed += [(c, None) for c in plain]
     crossed += [found for link in links for found in command_cases(options, link)]
-    records = [CaseRecord(c) for c, why in crossed if why is None]
+    records = [CaseRecord(c, added=c in plain) for c, why in crossed if why is None]
     measured = len(records)
     records += [CaseRecord(c, status=CaseStatus.SKIPPED, reason=why) for c, why in crossed if why is not None]
     ciphers = selections[0].measure

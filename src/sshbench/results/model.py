@@ -239,6 +239,9 @@ class CaseRecord:
     size_source: Literal["", "fixed", "auto", "warmup", "file"] = ""
     status: CaseStatus = CaseStatus.PENDING
     reason: str | None = None
+    # sshbench's addition, not the user's selection: the client default's plain cases (plan/cases.py), the
+    # plain transfer every change is compared with; a fitted run leaves these out before anything asked for
+    added: bool = field(default=False, metadata={"omit_empty": True})
 
 
 @dataclass(frozen=True)
