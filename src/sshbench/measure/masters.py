@@ -36,7 +36,7 @@ import time
 from types import TracebackType
 
 from sshbench.measure.pipe import ssh_compression_options
-from sshbench.plumbing import procs
+from sshbench.plumbing import procs, runs
 from sshbench.plumbing.negotiation import Negotiated, parse_verbose
 from sshbench.plumbing.procfs import descendants
 from sshbench.plumbing.procs import kill_group, reap, spawn
@@ -201,9 +201,10 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _private_dir(base: str) -> str:
-    """A new directory for the masters' sockets (mkdtemp: a fresh name, never one already there), checked
-    after it is made: a directory, not a link, this user's, 0700; MasterError otherwise."""
-    path = tempfile.mkdtemp(prefix="sshbench-mux-", dir=base)
+    """A new directory for the masters' sockets (mkdtemp: a fresh name, never one already there), recorded as the
+    run's (a SIGKILLed run's is swept, plumbing/runs.py), checked after it is made: a directory, not a link, this
+    user's, 0700; MasterError otherwise."""
+    path = runs.private_dir("sshbench-mux-", base)
     found = os.lstat(path)
     why = ("a link" if stat.S_ISLNK(found.st_mode) else "not a directory" if not stat.S_ISDIR(found.st_mode)
            else f"owned by uid {found.st_uid}" if found.st_uid != os.geteuid()

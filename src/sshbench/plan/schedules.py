@@ -84,7 +84,8 @@ class PrecisionSchedule:
             return shuffled(self._rng, live, 0)
         wanted = [c for c in live
                   if state.visits.get(c.id, 0) < self.min_runs
-                  or (state.visits.get(c.id, 0) < self.max_runs and not state.precise.get(c.id, False))]
+                  # short of its precision: a case with no counted sample has none to reach (round_state)
+                  or (state.visits.get(c.id, 0) < self.max_runs and state.precise.get(c.id) is False)]
         return shuffled(self._rng, wanted, self._round)
 
     def required(self, state: RoundState) -> dict[str, int]:

@@ -179,17 +179,19 @@ class Claim:
         if self.cgroup is None and (start := _start_time(pid)) is not None:
             self._note("leaders", f"{'G' if group_only else 'S'} {pid} {start}\n")
 
-    def private_dir(self, prefix: str) -> str:
-        """A new 0700 temp dir (mkdtemp) with this run's mark in it, recorded as this run's.
+    def private_dir(self, prefix: str, base: str | None = None) -> str:
+        """A new 0700 temp dir (mkdtemp, in `base` or the temp dir) with this run's mark in it, recorded as this
+        run's.
 
         Made, marked and recorded with signals held: a SIGHUP landing just after mkdtemp() (a CI's, 0.5 s into a
         run) left a dir that neither its owner nor the run's release knew of. An interrupt held here is raised
         before the caller has the path, so the release removes the dir (release_run)."""
         with signals_held():
+            where = base or temp_dir()
             try:
-                path = tempfile.mkdtemp(prefix=prefix, dir=temp_dir())
+                path = tempfile.mkdtemp(prefix=prefix, dir=where)
             except OSError as exc:
-                raise OutputError(f"cannot make a private dir in {temp_dir()}: {exc.strerror or exc}; set TMPDIR "
+                raise OutputError(f"cannot make a private dir in {where}: {exc.strerror or exc}; set TMPDIR "
                                   "to a writable directory") from None
             real = os.path.realpath(path)
             self.dirs.append(real)
@@ -212,9 +214,9 @@ def current() -> Claim:
     return _current or _standin
 
 
-def private_dir(prefix: str) -> str:
+def private_dir(prefix: str, base: str | None = None) -> str:
     """A new 0700 temp dir of the current run (Claim.private_dir)."""
-    return current().private_dir(prefix)
+    return current().private_dir(prefix, base)
 
 
 def _make_record(token: str) -> tuple[str, int] | None:
