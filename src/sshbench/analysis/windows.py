@@ -29,8 +29,10 @@ from sshbench.vocabulary.case_terms import Relation
 
 
 def _set_window(server: ServerFacts | None) -> int | None:
-    """The receive window an embedded server's command line set (a window variant), or None."""
-    return server.embedded.receive_window if server is not None and server.embedded is not None else None
+    """The receive window an embedded server's command line set (a window variant), or None (also for a 0 read
+    from a results file: no server runs with no window, and it is not a variant)."""
+    size = server.embedded.receive_window if server is not None and server.embedded is not None else None
+    return size or None
 
 
 def receiver(report: Report, direction: str, build: str = "") -> tuple[Implementation, Window, str]:

@@ -252,7 +252,8 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
         # no option left to leave out: the slowest case goes, as after the warm-up (measure/loop.py)
         kept = leave_out_slowest(records, needed, message, reference)
         if not kept:
-            raise BudgetTooSmall(f"{message} (--fit left out all it could: one case is the smallest run)")
+            raise BudgetTooSmall(f"{message} (fitting left out all it could: one case is the smallest run, and "
+                                 "its minimum does not fit)")
         gone = next(case for case in needed if case not in kept)
         left_out[gone.id] = records[gone.id].reason or ""
     raise BudgetTooSmall("--fit could not make the minimum fit: raise --time-budget")
@@ -273,10 +274,11 @@ def _receive_windows(host: Host) -> Callable[[Case], int | None]:
 
 
 def _cases_left_out(ids: list[str], named: int = 3) -> str:
-    """"3 cases left out, the slowest first: a, b, c" (and how many more): one line for what may be dozens; each
+    """"3 cases left out, in the order they went: a, b, c" (and how many more): one line for what may be dozens
+    (the order: what sshbench added, then changes, then the slowest; plan/budget.leave_out_slowest); each
     case's own reason is in the results."""
     shown = ", ".join(ids[:named]) + (f" and {len(ids) - named} more" if len(ids) > named else "")
-    return f"{len(ids)} case{'s' * (len(ids) != 1)} left out, the slowest first ({shown})"
+    return f"{len(ids)} case{'s' * (len(ids) != 1)} left out, in the order they went ({shown})"
 
 
 def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, reporter: Reporter,

@@ -139,7 +139,8 @@ def _end_processes(info: dict[str, object], token: str, record: str) -> int | No
 
 def _sweep_one(record: str, token: str, lock_fd: int,
                namespaces: Callable[[str, Sequence[str]], int] | None) -> Swept | None:
-    """A dead run's record (its lock is ours now): end, remove, report; None to leave it for later."""
+    """A record whose lock we took: end, remove, report, where the lock is the file its run locked (then the run
+    is dead); None to leave it for later (another view of the lock, another namespace's run)."""
     info = json.loads(read_private(os.path.join(record, "info"), 1 << 16) or "{}")
     if not isinstance(info, dict) or info.get("token") != token:
         shutil.rmtree(record, ignore_errors=True)  # died before writing what it owned: it owned nothing yet

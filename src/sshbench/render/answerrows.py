@@ -1,7 +1,8 @@
 """The answers with the ranked rows they were chosen from: what the answer chart draws and the line under it says.
 
-The chart (answerchart.py, matplotlib) and its one line of verdict (here, no matplotlib: the page keeps the line
-where charts are not installed) read the same rows, so the picture and the words cannot disagree. Everything
+The chart (answerchart.py, matplotlib) and its one line of verdict (here, no matplotlib) read the same rows
+(the page shows the line under the chart only: without a chart, the answer's full text stands alone), so
+the picture and the words cannot disagree. Everything
 comes from the answers (analysis/answer.py) and the report's rankings as the tables show them: nothing is
 concluded here.
 """

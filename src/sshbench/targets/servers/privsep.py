@@ -26,7 +26,11 @@ depend on sshbench being the only user of a system path, so:
   overlay, and goes when the holder's pipe closes (at the end, or when
   sshbench dies however it dies) and the last sshd in it ends. Where an
   overlay cannot be mounted, a tmpfs over /run serves (sshd needs nothing
-  else there).
+  else there). What its sessions see of /run differs: mounts under the
+  system's /run (/run/user/UID, /run/netns/*, /run/lock) are hidden by the
+  overlay, and a file there through it is another inode, so its flocks
+  never meet the system's; a sweep by an sshbench started through it
+  believes only the lock file its record names (plumbing/sweep.py).
 - **Where no namespace can be had**, the protocol of old, made safe: every
   run holds a shared flock on a directory it made with mode 0711 (its
   marker), and the last one out removes it, but never one that another
@@ -220,8 +224,8 @@ class PrivsepDir:
         self._remove_holder_dir()
 
     def _remove_holder_dir(self) -> None:
-        if self._holder_dir is not None:  # empty outside the namespace (its tmpfs was mounted only inside), unless
-            shutil.rmtree(self._holder_dir, ignore_errors=True)  # the mount failed first: ours either way
+        if self._holder_dir is not None:  # outside the namespace only the run's mark is in it (its tmpfs was
+            shutil.rmtree(self._holder_dir, ignore_errors=True)  # mounted only inside): ours either way
             self._holder_dir = None
 
 
