@@ -365,7 +365,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hand-seconds", type=float, default=4.0, help="the shortest hand transfer, in seconds")
     parser.add_argument("--hand-commands", type=int, default=6, help="`ssh HOST true` per hand run")
     parser.add_argument("--keep", help="a directory to keep each scenario's sshbench results file in")
+    parser.add_argument("--draws", help="only these draws of the seed (their numbers, as the kept files name "
+                                        "them: scenario-R-draw-D), e.g. to measure a finding again: 3,31,33")
     args = parser.parse_args(argv)
+    try:
+        args.draws = sorted({int(d) for d in args.draws.split(",")}) if args.draws else None
+    except ValueError:
+        parser.error("--draws needs draw numbers, e.g. 3,31,33")
+    if args.draws is not None and (args.draws[0] < 1 or args.seed is None):
+        parser.error("--draws needs --seed (the draws of which seed) and numbers from 1")
     if args.scenarios < 1 or args.hand_runs < 1 or args.hand_commands < 1 or args.hand_seconds <= 0:
         parser.error("--scenarios, --hand-runs and --hand-commands need 1 or more, --hand-seconds above 0")
     if args.seed is not None and args.seed < 0:
@@ -385,17 +393,23 @@ def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str
         if args.keep:
             os.makedirs(args.keep, exist_ok=True)  # a --keep that does not exist yet is made, not a traceback
         keep = tempfile.mkdtemp(prefix=f"sweep-{args.seed}-", dir=args.keep) if args.keep else tmp  # never overwrite
-        while len(rows) < args.scenarios:
+        drawn = 0
+        while len(rows) < (len(args.draws) if args.draws else args.scenarios):
             if len(refused) >= REDRAWS * args.scenarios:
                 print(f"stopped drawing: {len(refused)} draws refused before measuring")
                 return
-            sc = next(draws)
+            sc, drawn = next(draws), drawn + 1
+            if args.draws is not None:
+                if drawn > args.draws[-1]:
+                    return
+                if drawn not in args.draws:
+                    continue  # the seed's other draws: not measured, so the numbers stay the seed's
             before = load_now()
             try:  # a command's hand brackets sshbench's run: half its runs now
                 earlier = hand_commands(sc, args, args.hand_runs // 2) if sc.commands else []
             except (SystemExit, SshbenchError, OSError):
                 earlier = []  # the hand fails again after, and says why there
-            out = Path(keep) / f"scenario-{len(rows) + 1}-draw-{len(rows) + len(refused) + 1}.json"
+            out = Path(keep) / f"scenario-{len(rows) + 1}-draw-{drawn}.json"
             ours = run_ours(sc, args.budget, out, cpus)
             if isinstance(ours, str):
                 refused.append(f"{sc.text}: {ours}")
@@ -406,7 +420,7 @@ def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str
             except (SystemExit, SshbenchError, OSError) as exc:  # the hand's own failures (a pipeline, its link)
                 hand, how, failed = [], str(exc.code if isinstance(exc, SystemExit) else exc)[:300], True
             rows.append(Row(len(rows) + 1, sc, ours, hand, how, failed, (before, load_now())))
-            show(rows[-1], args.scenarios, args.budget, cpu)
+            show(rows[-1], len(args.draws) if args.draws else args.scenarios, args.budget, cpu)
 
 
 def main(argv: list[str] | None = None) -> int:
