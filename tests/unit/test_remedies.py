@@ -55,7 +55,7 @@ def test_remedies_are_ordered_by_ratio_and_ties_and_non_effects_say_so() -> None
     assert first.faster and 3.6 < first.ratio < 4.4 and first.low is not None and first.low > 1
     assert not second.separable, "16 streams and 4 streams are within noise of each other"
     assert third.faster and third.separable, "2.4x is proven slower than 4x"
-    assert fourth.relation is Relation.UNSETTLED, "zstd on incompressible zeros: no proven effect"
+    assert fourth.relation is Relation.EQUIVALENT, "zstd on incompressible zeros: within the tie margin (25.2 vs 25)"
     assert answer.best is first
 
 

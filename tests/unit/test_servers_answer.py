@@ -12,7 +12,10 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
 from sshbench.analysis.answer import answers
+from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.servers import server_questions
+from sshbench.analysis.verdicts import recorded_rule
 from sshbench.analysis.views import compares_servers, per_server, side_word
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines
@@ -67,7 +70,7 @@ def test_which_server_names_the_leader_only_where_every_other_is_significantly_s
     assert best.unmeasured == ("tinysshd: no cipher without a known weakness was measured there",)
     first = server_lines(report)[0]
     assert first.startswith("upload, this client's default, chacha20-poly1305@openssh.com: openssh is fastest: ")
-    assert "dropbear 0.23x [0.21, 0.25]: significantly slower" in first
+    assert "dropbear 0.23x [0.20, 0.27]: significantly slower" in first
     assert "has a known weakness there" in first
 
 
@@ -78,3 +81,29 @@ def test_report_json_carries_the_server_answer_under_its_schema(report: Report) 
     (run,) = document["runs"]
     assert [q["question"] for q in run["servers"]] == ["default", "fastest safe"] * 2
     assert {a["axis"] for a in run["answer"]} == {"server"}
+
+
+def test_the_server_answer_states_the_cross_pairs_corrected_verdict(report: Report) -> None:
+    """The servers answer, the builds table and the schedule's cross pair state one interval for one pair: the
+    verdict of the build dimension's family under the run's rule (analysis/stated.py), not a 95% one of its own."""
+    design = report.design
+    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
+    verdicts = {frozenset((v.faster, v.slower)): v for v in cross_verdicts(report, rule)}
+    leader_id = "cipher:chacha20-poly1305@openssh.com:upload#openssh"
+    default = server_questions(report)[0]
+    checked = 0
+    for figure in default.figures[1:]:
+        other_id = leader_id.replace("#openssh", f"#{figure.server}")
+        verdict = verdicts[frozenset((leader_id, other_id))]
+        assert verdict.faster == leader_id and figure.relation is verdict.relation
+        assert figure.ratio == pytest.approx(1 / verdict.ratio)
+        assert verdict.ratio_low is not None and verdict.ratio_high is not None
+        assert figure.low == pytest.approx(1 / verdict.ratio_high)
+        assert figure.high == pytest.approx(1 / verdict.ratio_low)
+        checked += 1
+    assert checked == 2
+    cells = {(row.case.subject, row.case.direction.value): row.cells for row in build_rows(report)}
+    dropbear = cells[("chacha20-poly1305@openssh.com", "upload")]["dropbear"]
+    figure = next(f for f in default.figures if f.server == "dropbear")
+    assert (dropbear.ratio, dropbear.low, dropbear.high, dropbear.relation) == \
+        (figure.ratio, figure.low, figure.high, figure.relation), "the builds table states the same pair alike"

@@ -17,7 +17,7 @@ import pytest
 
 import sshbench.cli
 from sshbench.analysis.advice import limit_of, limits
-from sshbench.analysis.build_ratios import stated_ratio, summary_logs
+from sshbench.analysis.stated import Statements
 from sshbench.analysis.views import per_server, side_view
 from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.cli import main
@@ -159,9 +159,9 @@ def test_the_default_windows_limit_says_what_the_variant_moved_in_the_same_case(
     joined = run.joined()
     base, other = joined[case].summary, joined[case.replace("#dropbear", f"#{VARIANT}")].summary
     assert base is not None and other is not None
-    expected = stated_ratio(summary_logs(run, base), summary_logs(run, other))
+    expected = Statements(run).of(base.case_id, other.case_id)  # the build cross pair, as the run's rule decided it
     assert expected is not None
-    ratio, low, high, _ = expected
+    ratio, low, high = expected.ratio, expected.low, expected.high
     assert low is not None and high is not None and low <= ratio <= high
     assert said == f"dropbear -W 4194304 moved {ratio:.2f}x [{low:.2f}, {high:.2f}] as much here"
     assert variant_ratios(run, VARIANT, case.replace("#dropbear", f"#{VARIANT}")) == [], "a variant has none"

@@ -12,9 +12,9 @@ not yet separable.
 Where the two are ranking neighbours, the ratio, interval and verdict are
 the ranking's own (analysis/verdicts.py: back-to-back pairs where there are
 enough, corrected for the table's pairs and the run's looks). Otherwise
-the comparison is one stated comparison between two cases: the
-Hodges-Lehmann ratio with its 95% Moses interval over all their samples
-(different when it excludes 1, equivalent when it lies within the margin).
+the pair is stated as every "X vs Y" is (analysis/stated.py): judged under
+the run's rule, with its correction over the looks (and, for a cross pair,
+over its dimension's family), the interval at the level of that test.
 Nothing here is ranked that the tables do not rank.
 """
 
@@ -25,15 +25,11 @@ from dataclasses import dataclass
 
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
-from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stats import counted, headline_value
-from sshbench.analysis.verdicts import costs
+from sshbench.analysis.stated import Statements
 from sshbench.analysis.views import builds_of, compares_servers, per_server, side_word
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
-
-LEVEL = 0.95
 
 
 @dataclass(frozen=True)
@@ -192,43 +188,31 @@ def cheapest(report: Report, rows: list[Summary], names: dict[str, str]) -> Chea
 
 def compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
             role: str, data: PairData | None = None) -> Comparison:
-    """`best` against `other`: the ranking's own verdict where they are neighbours, else one 95% comparison;
-    with the forecast of what would settle it where it is open (given the report's PairData)."""
-    found = _compare(report, rows, best, other, names, role)
+    """`best` against `other`: the ranking's own verdict where they are neighbours, else the pair as the run's
+    rule judges it (analysis/stated.py); with the forecast of what would settle it where it is open (given the
+    report's PairData)."""
+    neighbours = rows.index(other) == rows.index(best) + 1 and other.ratio_to_previous is not None and \
+        other.relation is not None
+    if neighbours:
+        found = Comparison(names[other.case_id], role, other.ratio_to_previous, other.ratio_low,  # type: ignore[arg-type]
+                           other.ratio_high, other.relation)  # type: ignore[arg-type]
+        competing = sum(1 for s in rows if s.relation is Relation.UNSETTLED)
+    else:
+        found, competing = _stated(report, best, other, names, role, data)
     if found.relation is not Relation.UNSETTLED or data is None:
         return found
-    neighbours = rows.index(other) == rows.index(best) + 1
-    competing = sum(1 for s in rows if s.relation is Relation.UNSETTLED) if neighbours else 1
-    ahead = data.forecast(best.case_id, other.case_id, True, competing,
-                          None if neighbours else (1 - LEVEL, (1 - LEVEL) / 2))
+    ahead = data.forecast(best.case_id, other.case_id, True, competing)
     return Comparison(found.other, found.role, found.ratio, found.low, found.high, found.relation, found.pairs,
                       ahead)
 
 
-def _compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
-             role: str) -> Comparison:
-    if rows.index(other) == rows.index(best) + 1 and other.ratio_to_previous is not None and \
-            other.relation is not None:
-        return Comparison(names[other.case_id], role, other.ratio_to_previous, other.ratio_low, other.ratio_high,
-                          other.relation)
-    fast = costs([v for s in counted(report.samples_of(best.case_id)) if (v := headline_value(s))], True)
-    slow = costs([v for s in counted(report.samples_of(other.case_id)) if (v := headline_value(s))], True)
-    found = shift_interval(slow, fast, LEVEL)
+def _stated(report: Report, best: Summary, other: Summary, names: dict[str, str], role: str,
+            data: PairData | None) -> tuple[Comparison, int]:
+    """Two cases that are not neighbours in the ranking, and the pairs corrected with them."""
+    found = Statements(report, data.rule if data else None).of(other.case_id, best.case_id)
     if found is None:
         ratio = (best.throughput_bytes_per_second.median / other.throughput_bytes_per_second.median  # type: ignore[union-attr]
                  if other.throughput_bytes_per_second else math.nan)
-        return Comparison(names[other.case_id], role, ratio, None, None, Relation.UNSETTLED)
-    estimate, low, high = found
-    ratio, lo, hi = math.exp(estimate), _exp(low), _exp(high)
-    margin = report.options.tie_margin
-    if lo is not None and (lo > 1 or (hi is not None and hi < 1)):
-        relation = Relation.DIFFERENT
-    elif lo is not None and hi is not None and lo >= 1 / (1 + margin) and hi <= 1 + margin:
-        relation = Relation.EQUIVALENT
-    else:
-        relation = Relation.UNSETTLED
-    return Comparison(names[other.case_id], role, ratio, lo, hi, relation)
-
-
-def _exp(value: float | None) -> float | None:
-    return None if value is None else math.exp(value)
+        return Comparison(names[other.case_id], role, ratio, None, None, Relation.UNSETTLED), 1
+    return Comparison(names[other.case_id], role, found.ratio, found.low, found.high, found.relation,
+                      found.pairs), found.family

@@ -17,8 +17,8 @@ own pairs (plan/funding.py); their verdicts use the same tests, looks and
 boundaries, Holm over the pairs of one dimension. Those of the remedies
 (builds, streams, compression) are funded first; a link's like a
 neighbour's. What the reports show of
-them (analysis/build_ratios.py, analysis/remedies.py) stays one stated comparison
-per cell, at 95%.
+them (analysis/build_ratios.py, analysis/remedies.py, analysis/servers.py)
+is these verdicts, read through analysis/stated.py.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ would make the transfer faster. So per path (an emulated link, or a real
 host) and direction, the answer compares every change the run measured
 with the plain case - this client's default cipher (where measured), one
 connection, no compression, the first build, the pipe - and says how many
-times as fast each moved the payload: the Hodges-Lehmann ratio with its
-95% Moses interval over all their samples, one stated comparison each (as
-analysis/build_ratios.py does), and the verdict it supports. A change is one
+times as fast each moved the payload, stated as every "X vs Y" is
+(analysis/stated.py: a one-dimension change is a cross pair, decided with
+its dimension's family under the run's rule; a cipher or a crossed change
+is judged alone under the same rule), with that verdict. A change is one
 dimension (the fastest safe cipher, N streams, a compressor, another build
 or transfer method) or several at once, as the run crossed them.
 
@@ -27,24 +28,21 @@ measured here, where its ratio on this data saves bytes at all.
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import client_default, true_default
 from sshbench.analysis.links import Bound, bound_of
-from sshbench.analysis.robust import shift_interval
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stats import counted, headline_value
-from sshbench.analysis.verdicts import costs
+from sshbench.analysis.stated import Statements
+from sshbench.analysis.stats import counted
 from sshbench.analysis.views import builds_of, side_word
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Sample, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
-LEVEL = 0.95
 MIN_SAVING = 1.05  # payload bytes per wire byte below which a compressor saves nothing worth a break-even line
 
 
@@ -59,7 +57,7 @@ class Remedy:
     ratio: float  # times as fast as the plain case
     low: float | None
     high: float | None
-    relation: Relation  # DIFFERENT (faster or slower) or UNSETTLED against the plain case
+    relation: Relation  # against the plain case, as the run's rule decided it (analysis/stated.py)
     bound: Bound | None  # its limiter after the change
     cost: float | None  # CPU seconds per GiB on the busier side (compressors included)
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
@@ -115,10 +113,6 @@ class PathAnswer:
         return self.remedies[0] if self.remedies and self.remedies[0].faster else None
 
 
-def _logs(report: Report, case_id: str) -> list[float]:
-    return costs([v for s in counted(report.samples_of(case_id)) if (v := headline_value(s))], True)
-
-
 def _cost(report: Report, case_id: str) -> float | None:
     """CPU seconds per GiB of payload on the busier side, its compressors included (median)."""
     return _sample_median(report, case_id, lambda s: c * 2**30 if (c := s.bottleneck_cpu_per_byte) else None)
@@ -167,31 +161,10 @@ def change_of(case: Case, plain: Case, side: str = "build") -> tuple[str, tuple[
     return " + ".join(parts), tuple(dims)
 
 
-@dataclass(frozen=True)
-class Ratio:
-    """How many times as fast one case moved its payload as another: Hodges-Lehmann, 95% Moses interval."""
-
-    ratio: float
-    low: float | None
-    high: float | None
-    relation: Relation  # DIFFERENT where the interval excludes 1, else UNSETTLED
-
-
-def ratio_to(report: Report, case_id: str, base_id: str) -> Ratio | None:
-    """One stated comparison of two throughput cases over all their counted samples (None: no samples)."""
-    found = shift_interval(_logs(report, base_id), _logs(report, case_id), LEVEL)
-    if found is None:
-        return None
-    estimate, low, high = found
-    relation = Relation.DIFFERENT if low is not None and high is not None and (low > 0 or high < 0) else \
-        Relation.UNSETTLED
-    return Ratio(math.exp(estimate), None if low is None else math.exp(low), None if high is None else math.exp(high),
-                 relation)
-
-
-def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plain_case: Case) -> Remedy | None:
+def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plain_case: Case,
+              statements: Statements) -> Remedy | None:
     rate = summary.throughput_bytes_per_second
-    found = ratio_to(report, summary.case_id, plain.case_id)
+    found = statements.of(plain.case_id, summary.case_id)
     if rate is None or found is None:
         return None
     change, dims = change_of(case, plain_case, side_word(report))
@@ -240,14 +213,15 @@ def _median(summary: Summary) -> float:
     return summary.throughput_bytes_per_second.median if summary.throughput_bytes_per_second else 0.0
 
 
-def _ordered(report: Report, remedies: list[Remedy]) -> tuple[Remedy, ...]:
-    """By ratio, fastest first; each marked where it is not separable from the one above it."""
+def _ordered(remedies: list[Remedy], statements: Statements) -> tuple[Remedy, ...]:
+    """By ratio, fastest first; each marked where it is not separable from the one above it (the two judged under
+    the run's rule, as every stated pair is)."""
     ordered = sorted(remedies, key=lambda r: -r.ratio)
     out: list[Remedy] = []
     for remedy in ordered:
         if out:
-            above = shift_interval(_logs(report, remedy.case.id), _logs(report, out[-1].case.id), LEVEL)
-            separable = above is not None and above[1] is not None and above[1] > 0
+            above = statements.of(remedy.case.id, out[-1].case.id)
+            separable = above is not None and above.relation is Relation.DIFFERENT and above.ratio > 1
             remedy = dataclasses.replace(remedy, separable=separable)
         out.append(remedy)
     return tuple(out)
@@ -283,6 +257,7 @@ def path_answers(report: Report) -> list[PathAnswer]:
             if views[s.case_id].case.moves_data and s.throughput_bytes_per_second}
     links = [f.label for f in report.environment.links] or [""]
     remote = report.environment.server.remote
+    statements = Statements(report)
     out = []
     for link in links:
         for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
@@ -290,10 +265,10 @@ def path_answers(report: Report) -> list[PathAnswer]:
             if plain is None:
                 continue
             found = [r for c in _candidates(report, rows, plain)
-                     if (r := _compared(report, rows[c], rows[plain], c, plain)) is not None]
+                     if (r := _compared(report, rows[c], rows[plain], c, plain, statements)) is not None]
             if not found:
                 continue
-            remedies = _ordered(report, found)
+            remedies = _ordered(found, statements)
             # each compressor's break-even, from its one-connection case (the plain transfer may differ from it
             # in cipher too: a run of --ciphers X compares with this client's default)
             evens = tuple(b for r in remedies if "compression" in r.dimensions and "streams" not in r.dimensions

@@ -5,14 +5,18 @@ should this box run, and what does it cost me?". Per direction (and
 emulated link) two questions get an answer:
 
 - the cipher this client uses by default, on every server that offers it:
-  the same case on each, so each server is compared with the first one given
-  by the cross pair the schedule funded (the Hodges-Lehmann ratio and 95%
-  Moses interval of analysis/build_ratios.py);
+  the same case on each, so each server is compared with the leader by the
+  cross pair the schedule funded where the leader is the first server given;
 - each server's own fastest safe cipher (its own view's answer, with its own
   Terrapin status: a server without strict key exchange has no safe
-  ChaCha20-Poly1305 or EtM mode), compared with the first server's by one
-  stated comparison over their samples, since the two may be different
-  ciphers.
+  ChaCha20-Poly1305 or EtM mode), compared with the leader's, a pair no
+  cross pair holds (the two may be different ciphers), judged alone.
+
+Every ratio is stated as every "X vs Y" of a report is (analysis/stated.py:
+the run's decision rule, with its correction over the looks and, for a
+cross pair, Holm over its dimension's pairs), so a server's line never says
+"significantly slower" where the builds table or the schedule's verdict
+says not separable.
 
 A server is named fastest only where it is significantly faster than every
 other server in that comparison; otherwise the first by median is said to
@@ -27,10 +31,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
-from sshbench.analysis.build_ratios import LEVEL, stated_ratio, summary_logs
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.stated import Stated, Statements
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.vocabulary.case_terms import Direction, Relation
@@ -49,7 +53,7 @@ class ServerFigure:
     ratio: float | None = None  # times as fast as the leader (None: this is the leader)
     low: float | None = None
     high: float | None = None
-    relation: Relation | None = None  # DIFFERENT: the interval excludes 1
+    relation: Relation | None = None  # the pair's verdict under the run's rule (analysis/stated.py)
     forecast: Forecast | None = None  # not yet separable: what settling it would take at this noise
 
 
@@ -76,12 +80,13 @@ def server_questions(report: Report) -> list[ServerQuestion]:
         return []
     views = per_server(report)
     data = PairData(report)
+    statements = Statements(report, data.rule)
     out = []
     links = [link.label for link in report.environment.links] or [""]
     for link in links:
         for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-            default = _defaults(views, direction, link, data)
-            best = _bests(views, direction, link, data)
+            default = _defaults(views, direction, link, data, statements)
+            best = _bests(views, direction, link, data, statements)
             out += [q for q in (default, best) if q is not None]
     return out
 
@@ -98,7 +103,8 @@ def _figure(view: Report, summary: Summary, cipher: str) -> ServerFigure | None:
                         safe_cipher(view, cipher))
 
 
-def _defaults(views: list[Report], direction: Direction, link: str, data: PairData) -> ServerQuestion | None:
+def _defaults(views: list[Report], direction: Direction, link: str, data: PairData,
+              statements: Statements) -> ServerQuestion | None:
     found: list[tuple[Report, Summary, ServerFigure]] = []
     missing = []
     for view in views:
@@ -111,10 +117,11 @@ def _defaults(views: list[Report], direction: Direction, link: str, data: PairDa
             missing.append(f"{_name(view)}: this client's default was not measured there")
         else:
             found.append((view, row, figure))  # type: ignore[arg-type]
-    return _question(direction, link, "default", found, missing, data)
+    return _question(direction, link, "default", found, missing, data, statements)
 
 
-def _bests(views: list[Report], direction: Direction, link: str, data: PairData) -> ServerQuestion | None:
+def _bests(views: list[Report], direction: Direction, link: str, data: PairData,
+              statements: Statements) -> ServerQuestion | None:
     found: list[tuple[Report, Summary, ServerFigure]] = []
     missing = []
     for view in views:
@@ -127,30 +134,29 @@ def _bests(views: list[Report], direction: Direction, link: str, data: PairData)
         figure = _figure(view, row, answer.best)
         if figure is not None:
             found.append((view, row, figure))
-    return _question(direction, link, "fastest safe", found, missing, data)
+    return _question(direction, link, "fastest safe", found, missing, data, statements)
 
 
 def _question(direction: Direction, link: str, question: str, found: list[tuple[Report, Summary, ServerFigure]],
-              missing: list[str], data: PairData) -> ServerQuestion | None:
+              missing: list[str], data: PairData, statements: Statements) -> ServerQuestion | None:
     if not found:
         return None
     found.sort(key=lambda item: -item[2].rate.median)
-    lead_view, lead, first = found[0]
-    base = summary_logs(lead_view, lead)
+    _, lead, first = found[0]
     figures = [first]
-    for view, summary, figure in found[1:]:
-        compared = _compared(figure, base, summary_logs(view, summary))
-        if compared.relation is Relation.UNSETTLED:  # one stated 95% comparison: its thresholds, not a table's
-            ahead = data.forecast(lead.case_id, summary.case_id, True, 1, (1 - LEVEL, (1 - LEVEL) / 2))
+    for _, summary, figure in found[1:]:
+        stated = statements.of(lead.case_id, summary.case_id)
+        if stated is None:
+            figures.append(figure)
+            continue
+        compared = _compared(figure, stated)
+        if stated.relation is Relation.UNSETTLED:  # at the rule's last look, Holm's share of its family
+            ahead = data.forecast(lead.case_id, summary.case_id, True, stated.family)
             compared = dataclasses.replace(compared, forecast=ahead)
         figures.append(compared)
     return ServerQuestion(direction, link, question, tuple(figures), tuple(missing))
 
 
-def _compared(figure: ServerFigure, leader: list[float], other: list[float]) -> ServerFigure:
-    """The figure with its ratio to the leader: Hodges-Lehmann over all their samples, 95% Moses interval."""
-    found = stated_ratio(leader, other)
-    if found is None:
-        return figure
-    ratio, low, high, relation = found
-    return dataclasses.replace(figure, ratio=ratio, low=low, high=high, relation=relation)
+def _compared(figure: ServerFigure, stated: Stated) -> ServerFigure:
+    """The figure with its ratio to the leader (below 1: slower), as the run's rule decided the pair."""
+    return dataclasses.replace(figure, ratio=stated.ratio, low=stated.low, high=stated.high, relation=stated.relation)

@@ -11,16 +11,16 @@ window takes that one, never the implementation's default.
 
 Where a run measured such a variant beside the server at its own window,
 what limited the default one is said with what the variant moved instead:
-the same case on both sides, the Hodges-Lehmann ratio and its 95% Moses
-interval over their samples (analysis/build_ratios.stated_ratio, as the
-servers answer states its ratios).
+the same case on both sides, a cross pair of the build dimension, stated as
+every "X vs Y" is (analysis/stated.py: the Hodges-Lehmann ratio, its
+interval at the level of the test that decided the run's verdict).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.analysis.build_ratios import stated_ratio, summary_logs
+from sshbench.analysis.stated import Statements
 from sshbench.implementations import Implementation, Window, by_banner, implementation
 from sshbench.methods import method as transfer_method
 from sshbench.results.environment import BuildFacts, ServerFacts
@@ -88,20 +88,23 @@ def variant_ratios(whole: Report, side: str, case_id: str) -> list[str]:
         return []
     case, base = joined[case_id].case, joined[case_id].summary
     out = []
+    statements: Statements | None = None
     for other in _variants(whole, facts):
         assert other.own is not None
         found = joined.get(replace(case, build=other.name).id)
         if base is None or found is None or found.summary is None:
             continue
-        stated = stated_ratio(summary_logs(whole, base), summary_logs(whole, found.summary))
+        statements = statements or Statements(whole)
+        stated = statements.of(base.case_id, found.summary.case_id)
         if stated is None:
             continue
-        ratio, low, high, relation = stated
+        ratio, low, high, relation = stated.ratio, stated.low, stated.high, stated.relation
         setting = implementation(other.own.server.software).window_setting
         assert setting is not None  # _variants: an implementation with a window option
         shown = " ".join([implementation(other.own.server.software).process,
                           *setting.argv(_set_window(other.own.server) or 0)])
         interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else " (no interval yet)"
-        settled = "" if relation is Relation.DIFFERENT else ", not separable at 95%"
+        settled = "" if relation is Relation.DIFFERENT else ", equivalent within the tie margin" \
+            if relation is Relation.EQUIVALENT else ", not yet separable"
         out.append(f"{shown} moved {ratio:.2f}x{interval} as much here{settled}")
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sshbench.analysis.build_ratios import BuildCell, BuildRow, build_rows
 from sshbench.analysis.views import builds_of, side_word
-from sshbench.render.labels import flagged_name, ms, pm
+from sshbench.render.labels import RATIOS, flagged_name, ms, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import CaseKind, Report
@@ -62,6 +62,6 @@ def build_tables(report: Report, link: str = "") -> list[Table]:
         side = side_word(report)
         tables.append(Table(f"{TITLE[kind]}, {direction}: the {side}s side by side", columns, cells, (
             f"each cell: {what} (median ±95% interval) on that {side}; under it, how many times as fast as on the "
-            f"first {side} ({names[0]}), with its 95% interval (Hodges-Lehmann and Moses over all their samples; "
-            "green/red: faster/slower, the interval excludes 1; grey: not separable)",), note=True))
+            f"first {side} ({names[0]}), with its interval (green/red: faster/slower; grey: equivalent or not yet "
+            "separable)", RATIOS), note=True))
     return tables

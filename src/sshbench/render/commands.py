@@ -8,7 +8,7 @@ from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.axes.reuse import REUSE
 from sshbench.axes.userkey import USER_KEY
 from sshbench.render.cells import count_cell, interval_cell
-from sshbench.render.labels import ms
+from sshbench.render.labels import RATIOS, ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -21,8 +21,9 @@ CAPTION = (
     "fresh: a connection of its own (ControlMaster=no, ControlPath=none, whatever the ssh config says); through a "
     "ControlMaster: a new session over a connection sshbench opened before (ControlMaster=auto's second command)",
     "RTTs: the median in round trips of the path (its measured round trip), where that is a millisecond or more; "
-    "vs plain: how many times as fast as the same command fresh without compression, with its 95% interval "
+    "vs plain: how many times as fast as the same command fresh without compression, with its interval "
     "(? not yet separable, ≈ equivalent)",
+    RATIOS,
     "CPU: each side's whole connection (the server's: its per-connection process, where it is ours; a reused "
     "session's is inside the master's and not shown)",
 )

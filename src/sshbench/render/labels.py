@@ -95,6 +95,10 @@ def legend(rule: DecisionRule, precision: bool, legacy: bool) -> list[str]:
             "? = not yet separable from it", rule.describe()]
 
 
+# How every "X vs Y" ratio is stated (analysis/stated.py), named once in each output that states one.
+RATIOS = ("ratios (x): Hodges-Lehmann, each interval at the level of the test that decided its verdict under the "
+          "run's decision rule (the group-sequential boundaries of its looks, Holm over the comparisons of one "
+          "dimension): the interval and the verdict beside it come from one test")
 UNITS = "MB/s = 10^6 bytes per second, MiB/s = 2^20; factor 1.00 = fastest"
 MATRIX_LEGEND = ("each cell: steady-state MB/s ±95% interval (pipe: the data phase alone; file tools: total time "
                  "minus the same tool moving 1 byte); e2e: end-to-end MB/s, start-up and handshake included, "

@@ -95,6 +95,8 @@ def _verdict(remedy: Remedy) -> str:
         return "significantly faster"
     if remedy.slower:
         return "significantly slower: it costs here"
+    if remedy.relation is Relation.EQUIVALENT:
+        return "as fast as the plain transfer, within the tie margin: no effect here"
     return "not separable from the plain transfer"
 
 

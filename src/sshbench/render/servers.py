@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sshbench.analysis.servers import ServerFigure, ServerQuestion, server_questions
-from sshbench.render.labels import forecast_text, mbps, pm
+from sshbench.render.labels import RATIOS, forecast_text, mbps, pm
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
@@ -22,9 +22,12 @@ def _other(figure: ServerFigure, cipher_shown: bool) -> str:
         return f"{figure.server} {rate}"
     interval = f" [{figure.low:.2f}, {figure.high:.2f}]" if figure.low is not None and figure.high is not None \
         else " (no interval yet)"
-    verdict = ("significantly slower" if figure.ratio < 1 else "significantly faster") \
-        if figure.relation is Relation.DIFFERENT else "not yet separable" + (
-            f" ({forecast_text(figure.forecast)})" if figure.forecast is not None else "")
+    if figure.relation is Relation.DIFFERENT:
+        verdict = "significantly slower" if figure.ratio < 1 else "significantly faster"
+    elif figure.relation is Relation.EQUIVALENT:
+        verdict = "as fast, within the tie margin"
+    else:
+        verdict = "not yet separable" + (f" ({forecast_text(figure.forecast)})" if figure.forecast is not None else "")
     return f"{figure.server} {figure.ratio:.2f}x{interval}: {verdict} ({rate})"
 
 
@@ -49,5 +52,7 @@ def question_line(question: ServerQuestion) -> str:
 
 
 def server_lines(report: Report) -> list[str]:
-    """The answer's server lines (none unless the run compared servers)."""
-    return [question_line(q) for q in server_questions(report)]
+    """The answer's server lines, the statistic of their ratios named last (none unless the run compared
+    servers)."""
+    lines = [question_line(q) for q in server_questions(report)]
+    return [*lines, RATIOS] if lines else []

@@ -9,11 +9,11 @@ user of --streams or --compression reads first: what the change did.
 from __future__ import annotations
 
 from sshbench.analysis.links import Bound, bound_of
-from sshbench.analysis.remedies import Ratio, ratio_to
+from sshbench.analysis.stated import Stated, Statements
 from sshbench.analysis.views import Variant, variant_of, variants_of
 from sshbench.axes import DECLARED
 from sshbench.compressors import OFF, choice
-from sshbench.render.labels import flagged_name, mbps
+from sshbench.render.labels import RATIOS, flagged_name, mbps
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Case, Report, Summary
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
@@ -21,13 +21,13 @@ from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 TITLE = {Direction.UPLOAD: "Streams and compression, upload (client -> server)",
          Direction.DOWNLOAD: "Streams and compression, download (server -> client)"}
 CAPTION = ("x plain: how many times as fast as the same cipher over one connection without compression, with its "
-           "95% interval (Hodges-Lehmann and Moses over all samples; green/red: faster/slower, grey: not separable)",
+           "interval (green/red: faster/slower; grey: equivalent or not yet separable)", RATIOS,
            "wire: bytes on the link per second (ssh -v's count), and the payload's bytes per wire byte",
            "CPU s/GiB: each side's CPU per GiB of payload, all its connections and compressors together",
            "limit: what the transfer reached (CPU of a side, SSH's windows, the link) or below limits")
 
 
-def _ratio(found: Ratio | None) -> Cell:
+def _ratio(found: Stated | None) -> Cell:
     if found is None:
         return cell("-", "dim")
     interval = f" [{found.low:.2f}-{found.high:.2f}]" if found.low is not None and found.high is not None else ""
@@ -55,6 +55,7 @@ def variant_tables(report: Report) -> list[Table]:
     if len(order) < 2:
         return []
     views = report.joined()
+    statements = Statements(report)
     rows: dict[tuple[str, Direction, str], dict[Variant, Summary]] = {}
     for summary in report.summaries:
         case = views[summary.case_id].case
@@ -72,8 +73,8 @@ def variant_tables(report: Report) -> list[Table]:
                 summary = by_variant[variant]
                 case = views[summary.case_id].case
                 bound = bound_of(report, summary)
-                ratio = None if plain is None or summary is plain else ratio_to(report, summary.case_id,
-                                                                                 plain.case_id)
+                ratio = None if plain is None or summary is plain else statements.of(plain.case_id,
+                                                                                      summary.case_id)
                 declared_cells = tuple(cell(axis.title(str(case.value_of(axis.name)))) for axis in axes)
                 out.append(Row((cell(flagged_name(cipher, CaseKind.CIPHER.algorithm)), cell(str(variant[0])),  # type: ignore[arg-type]
                                 cell(choice(variant[1]).label), *declared_cells,
