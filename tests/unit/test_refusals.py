@@ -28,8 +28,8 @@ REFUSED: list[tuple[str, list[str], str]] = [
      "--slow-login dns is reproduced in sshbench's own embedded OpenSSH server, and sshbench never changes a real "
      "server: drop --slow-login, or the destination"),
     ("slow-login-dropbear", ["--server", "dropbear", "--commands", "true", "--slow-login", "dns"],
-     "--slow-login dns: --server dropbear cannot reproduce it; only a server that can does (e.g. --server "
-     "openssh): drop --slow-login, or leave dropbear out of --server"),
+     "--slow-login dns: reproduced in the embedded OpenSSH server only, not in dropbear: leave dropbear out of "
+     "--server (e.g. --server openssh), or drop --slow-login"),
     ("slow-login-builds", ["--build", "stock", "--commands", "true", "--slow-login", "gssapi"],
      "--slow-login gssapi is reproduced in the embedded OpenSSH server alone, not in the servers of --build: drop "
      "one of them"),
