@@ -23,33 +23,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sshbench.analysis.answer import true_default
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
 from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.measure.failures import nothing_measured, stop_if_same_failure
+from sshbench.measure.fitting import fit_after_warmup
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import (
-    FIT_MARGIN,
-    LEAVE_OUT,
     MAX_AUTO_SIZE,
     MIN_STREAM_SIZE,
     auto_size,
-    largest_savings,
-    leave_out_slowest,
-    option_for,
     sized,
     sweep_seconds,
     target_seconds,
-    too_long,
 )
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.vocabulary.case_terms import Relation
-from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured
+from sshbench.vocabulary.errors import NothingMeasured
 
 CEILING_SECONDS = 1.1  # openssl speed takes whole seconds only (-seconds 1 is its least), plus its start-up
 # Before any measurement: a guess only used for the first ETA.
@@ -343,38 +337,15 @@ def _later(plan: Schedule, report: Report, remaining: list[Visit]) -> dict[str, 
 
 
 def _check_minimum_fits(run: _Run) -> float:
-    """After the warm-up, on the visit times it measured: refuse a budget that cannot give every case its minimum
-    (an interval for each), or in a fitted run leave out what it cannot hold (an option first, as before
-    measuring, then the slowest cases, down to one that runs as far as the budget goes); the seconds the budget
-    leaves beyond the minimum (with its margin, never below 0)."""
-    report, estimates, options = run.report, run.estimates, run.options
-    required = run.plan.required(round_state(report))
-    needed = {run.records[case_id].case: count * estimates.of(run.records[case_id].case,
-                                                               run.records[case_id].size_bytes)
-              for case_id, count in required.items() if count}
+    """After the warm-up, on the visit times it measured: the budget's fit (measure/fitting.py); the seconds it
+    leaves beyond the minimum."""
     left = run.left()
     assert left is not None
-    while needed and sum(needed.values()) * FIT_MARGIN > left:  # each pass leaves out one option or one case
-        spent = run.hooks.clock() - run.started
-        why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, options)
-        drop = next(iter(largest_savings(needed, options)), None) if options.fit else None
-        if drop is None and options.fit:
-            kept = leave_out_slowest(run.records, needed, why,  # no option left to drop: the slowest goes
-                                     true_default(report, []))
-            if not kept:
-                break  # one case: measured as far as the budget goes
-            needed = kept
-            continue
-        if drop is None:
-            raise BudgetTooSmall(why)
-        for record in run.records.values():  # fitted after the warm-up too: the largest part left out, said
-            if record.case in needed and option_for(record.case, options) == drop:
-                record.status, record.reason = CaseStatus.SKIPPED, f"left out to fit the time budget ({drop}): {why}"
-        needed = {case: seconds for case, seconds in needed.items() if option_for(case, options) != drop}
-        # the run as narrowed, so the next option is read from it: with both directions still in `options`, the
-        # uploads kept by "--directions upload" were then dropped as "--directions download"
-        options = dataclasses.replace(options, **LEAVE_OUT.get(drop, {}))  # type: ignore[arg-type]
-    return max(0.0, left - sum(needed.values()) * FIT_MARGIN)
+    required = run.plan.required(round_state(run.report))
+    needed = {run.records[case_id].case: count * run.estimates.of(run.records[case_id].case,
+                                                                   run.records[case_id].size_bytes)
+              for case_id, count in required.items() if count}
+    return fit_after_warmup(run.report, run.records, needed, left, run.hooks.clock() - run.started, run.options)
 
 
 def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
