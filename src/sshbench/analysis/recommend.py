@@ -166,7 +166,8 @@ def figure(candidate: Candidate) -> str:
             where = f" at {link}" if link else ""
             cost = candidate.costs.get(key)
             spent = f", {statistics.median(cost):.2f} CPU s/GiB" if cost else ""
-            parts.append(f"{median / 1e6:,.0f} MB/s {'up' if direction == 'upload' else 'down'}{where}{spent} "
+            places = 0 if median >= 100e6 else 1 if median >= 10e6 else 2  # a slow link's 0.41 is not "0"
+            parts.append(f"{median / 1e6:,.{places}f} MB/s {'up' if direction == 'upload' else 'down'}{where}{spent} "
                          f"(n={len(speeds)})")
     return ", ".join(parts)
 

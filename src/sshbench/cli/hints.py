@@ -94,7 +94,8 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ss
     short = [r.case(s.case_id).case for r in reports for s in r.summaries if s.precise is False]
     first = [_name(reports[0], s) for s in _safe_ranked(reports[0])]
     if short:
-        lines.append(f"{len(short)} cases did not reach the precision target; give them more time, e.g.:  "
+        cases = "1 case" if len(short) == 1 else f"{len(short)} cases"
+        lines.append(f"{cases} did not reach the precision target; give them more time, e.g.:  "
                      f"{command(argv, *_selection_args(short), '--time-budget', '20m')}")
     elif len(first) >= 2 and len(reports) == 1:
         lines.append("Compare the top two more tightly:  " + command(

@@ -30,15 +30,16 @@ from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.measure.failures import nothing_measured, stop_if_same_failure
 from sshbench.measure.fitting import fit_after_warmup
+from sshbench.measure.pace import ALLOWANCE_FACTOR, Pace, resize_after_timeout, unknown_allowance
 from sshbench.options import RunOptions
 from sshbench.plan.base import Schedule, round_state
 from sshbench.plan.budget import (
     MAX_AUTO_SIZE,
-    MIN_STREAM_SIZE,
     auto_size,
     sized,
     sweep_seconds,
     target_seconds,
+    warmup_bytes,
 )
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
@@ -80,10 +81,11 @@ class Estimates:
             return CEILING_SECONDS
         return _GUESS_SETUP + (size / _GUESS_RATE if case.moves_data else 0.0)
 
-    def transfer_allowance(self, case: Case, size: int) -> float:
-        """Hang guard, not a precision tool: ten times the expected transfer, or 5 MB/s when unknown."""
+    def transfer_allowance(self, case: Case, size: int, options: RunOptions) -> float:
+        """Hang guard, not a precision tool: ten times the expected transfer; when unknown, 5 MB/s or ten times
+        the link's line time (measure/pace.py)."""
         rate = self.rates.get(case.id)
-        return 10 * size / rate if rate else size / _SLOWEST_RATE
+        return ALLOWANCE_FACTOR * size / rate if rate else unknown_allowance(case, size, options, _SLOWEST_RATE)
 
     def learn(self, sample: Sample, next_size: int) -> None:
         if not sample.ok or sample.total_seconds is None:
@@ -175,7 +177,7 @@ def run_loop(report: Report, plan: Schedule, sampler: Sampler, options: RunOptio
     hooks = hooks or Hooks()
     for record in report.cases:
         if record.case.moves_data and record.case.kind is not CaseKind.CEILING and not record.size_bytes:
-            record.size_bytes = options.size_bytes or max(options.warmup_bytes, record.case.streams * MIN_STREAM_SIZE)
+            record.size_bytes = options.size_bytes or warmup_bytes(record.case, options)
             record.size_source = "fixed" if options.size_bytes else "warmup"
     run = _Run(report, plan, options, hooks, {r.case.id: r for r in report.cases}, started=hooks.clock(),
                rule=rule or rule_for(options), save=save, adapt=adapt)
@@ -235,14 +237,18 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
     reporter.sample_started(visit, progress)
     run.hooks.check_alive()
-    sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size),
-                     reporter.data_moved)
+    pace = Pace(reporter.data_moved, run.hooks.clock)
+    sample = sampler(visit, size, options.timeout_seconds + run.estimates.transfer_allowance(visit.case, size, options),
+                     pace.tick)
     sample.chain = visit.chain
     report.samples.append(sample)
     run.hooks.check_alive()  # a sample that failed because the link died says so, not "timed out"
     physics.set_aside(record, sample, report, MAX_AUTO_SIZE, target_seconds(visit.case, options))
     physics.give_up_if_never_counted(record, report)
     _update_case(record, sample, options)
+    if (rate := resize_after_timeout(record, sample, pace, target_seconds(visit.case, options))) is not None:
+        run.estimates.rates[record.case.id] = rate  # its next timeout and the budget follow the pace
+        run.estimates.seconds[record.case.id] = (sample.setup_seconds or 0.0) + record.size_bytes / rate
     run.failures = [] if sample.ok or _refused(sample) else [*run.failures, sample]
     run.hooks.doomed(run.failures)
     run.estimates.learn(sample, record.size_bytes)
@@ -260,7 +266,8 @@ def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None], s
                            lambda r: run.estimates.of(r.case, r.size_bytes), run.options.time_budget_seconds,
                            run.options.mode == "decision", spare)
     if isinstance(found, CaseRecord):
-        timeout = run.options.timeout_seconds + run.estimates.transfer_allowance(found.case, found.size_bytes)
+        timeout = run.options.timeout_seconds + run.estimates.transfer_allowance(found.case, found.size_bytes,
+                                                                                 run.options)
         found = placing.run_trial(found, sampler, place, timeout, run.hooks.clock)
     run.report.placement_trial = found
     run.checkpoint(force=True)

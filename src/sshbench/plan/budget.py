@@ -185,11 +185,24 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
     if options.size_bytes:  # --size: every visit, the warm-up's too, moves that much
         return setup + guesses.fixed + options.size_bytes / rate
     if warmup:
-        return setup + max(options.warmup_bytes, case.streams * 2 * STEADY_AFTER) / rate
+        return setup + warmup_bytes(case, options) / rate
     # a sized sample lasts its target, but never moves less than the smallest automatic size: over a slow link
     # that floor, not the target, sets its length (32 MiB at 20 Mbit/s is 14 s, where the target is 0.67 s)
     smallest = max(MIN_AUTO_SIZE, case.streams * MIN_STREAM_SIZE)
     return setup + guesses.fixed + max(target_seconds(case, options), smallest / rate)
+
+
+WARMUP_LINE_SECONDS = 8.0  # a warm-up over a rate-limited link lasts about this long at its line rate
+
+
+def warmup_bytes(case: Case, options: RunOptions) -> int:
+    """The warm-up's size: --warmup-bytes, or less where the case's link's line rate says it would take long
+    (64 MiB at 10 Mbit/s is 54 s before loss; measure/pace.py), never under a steady window's floor."""
+    floor = case.streams * 2 * STEADY_AFTER
+    line = line_payload(options.link_named(case.link), case, options)
+    if not line:
+        return max(options.warmup_bytes, floor)
+    return max(floor, min(options.warmup_bytes, int(line * WARMUP_LINE_SECONDS)))
 
 
 def line_payload(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
