@@ -4,13 +4,17 @@ of link sshbench measures: the hand side of bench/remedies_vs_hand.py and bench/
 Two ways to time a transfer, both a shell's own:
 - Two sizes (`Hand.rate`): wall seconds of runs at S and S/4, the difference of bytes over the difference of
   their median times. Logins, process start and TCP's ramp cancel.
-- Receiver-timed (`Hand.receiver_rate`): one run at S whose server side stamps the clock when each stream's
-  first quarter has arrived and when its last byte has:
-      ssh HOST 'head -c S/4 >/dev/null; date +%s.%N; cat >/dev/null; date +%s.%N' < PART
-  the N streams' rate is N x 3S/(4N) bytes from the latest quarter mark to the latest end: sshbench's window
-  for parts that keep their own pace (measure/steady.py), taken inside one transfer. Over a lossy link two
-  separate transfers each carry the loss's own variance, and their difference doubles it: at rtt=40ms with 1%
-  loss the two-size hand's rounds spread 160-237 MB/s for 8 streams (5 runs of each size).
+- Receiver-timed (`Hand.receiver_rate`): one run at S whose receiving side stamps the clock after each
+  sixteenth of each stream's bytes and after its last:
+      ssh HOST 'head -c S/16N >/dev/null; date +%s.%N; ... cat >/dev/null; date +%s.%N' < PART
+  and reads sshbench's steady window (measure/steady.py) inside that one transfer, from its own stamps: from
+  the latest quarter mark to the latest end, counting the bytes still to come where the streams shared one
+  bottleneck and N times the least-advanced stream's remaining share where each kept its own pace, as the
+  transfer's tail says (measure/parts.py's definition). Over a lossy link two separate transfers each carry
+  the loss's own variance, and their difference doubles it: at rtt=40ms with 1% loss the two-size hand's
+  rounds spread 160-237 MB/s for 8 streams (5 runs of each size). Until 2026-12-02 the hand counted N x 3S/4N
+  whatever the parts did, which reads shared parts' stagger as bytes (CPU-bound Dropbear downloads of 4
+  streams: 1.2-1.6x what arrived in the window), and the sweep read those rows as sshbench's error.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from clirun import finished
 from sshbench.compressors import choice
 from sshbench.measure.datapath import make_payload
+from sshbench.measure.parts import independence
 from sshbench.plumbing import placement
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import discover_client
@@ -38,6 +43,59 @@ from sshbench.vocabulary.units import MiB
 Variant = tuple[int, str]  # (streams, compression)
 PROBES = 10  # doublings of the hand's shortest size: 64 MiB a stream to 64 GiB
 STAMPS = "date +%s.%N"  # the receiver's clock: the server's shell, where the bytes arrive
+STAMP_PARTS = 16  # a receiver-timed stream stamps its clock after each sixteenth of its bytes
+
+
+def stamping_sink(piece: int) -> str:
+    """A receiver that drops its bytes and stamps the clock after every `piece` of them (STAMP_PARTS - 1 times:
+    `head -c` reads no further than it is told) and after the last."""
+    pieces = "".join(f"head -c {piece} >/dev/null; {STAMPS}; " for _ in range(STAMP_PARTS - 1))
+    return f"{pieces}cat >/dev/null; {STAMPS}"
+
+
+Points = list[tuple[int, float]]  # (bytes in, when) of one stream, in order
+
+
+def progress(stamps: str, share: int) -> Points:
+    """One stream's stamps as (bytes received, time) points: after each sixteenth, then its last byte."""
+    times = [float(word) for word in stamps.split()]
+    if len(times) != STAMP_PARTS:
+        raise SystemExit(f"a hand stream's receiver stamped {len(times)} times, not {STAMP_PARTS}: {stamps[:200]!r}")
+    piece = share // STAMP_PARTS
+    return [(piece * (k + 1), t) for k, t in enumerate(times[:-1])] + [(share, times[-1])]
+
+
+def at(points: Points, when: float) -> float:
+    """Bytes a stream had received at `when`, read between its stamps (its last byte after its last stamp)."""
+    before = (0, points[0][1])
+    for moved, t in points:
+        if t >= when:
+            if t <= before[1]:
+                return float(moved)
+            return before[0] + (moved - before[0]) * (when - before[1]) / (t - before[1])
+        before = (moved, t)
+    return float(points[-1][0])
+
+
+def window_rate(streams: list[Points], share: int) -> float:
+    """The N streams' rate over sshbench's steady window (measure/steady.py), from the hand's own stamps: from
+    the latest quarter mark to the latest end, counting what a quarter-sized split would still have had to move:
+    the bytes still to come where the streams shared one bottleneck, N times the least-advanced one's remaining
+    share where each kept its own pace, as the transfer's own tail says (measure/parts.py `independence`, the
+    same definition read from this transfer). Counting N x 3/4 of a share whatever the parts did read shared
+    parts' stagger as bytes: the hand of CPU-bound Dropbear downloads of 4 streams read 1.2-1.6x their bytes."""
+    quarter = STAMP_PARTS // 4 - 1  # the point after a quarter of the bytes
+    opened = max(points[quarter][1] for points in streams)
+    ends = [points[-1][1] for points in streams]
+    first, closed = min(ends), max(ends)
+    if closed <= opened:
+        return float("nan")
+    at_open = [at(points, opened) for points in streams]
+    still = sum(share - moved for moved in at_open)
+    split = len(streams) * (share - min(at_open))
+    apart = 1.0 if len(streams) == 1 or first <= opened else independence(
+        [share] * len(streams), at_open, [at(points, first) for points in streams], (opened, first, closed))
+    return (still + apart * (split - still)) / (closed - opened)
 
 
 class Hand:
@@ -90,11 +148,11 @@ class Hand:
         return f"< {shlex.quote(self._file(size))}"
 
     def pipeline(self, variant: Variant, share: int, mark: int = 0) -> str:
-        """One stream's shell pipeline; with a `mark`, its server side stamps the clock after that many bytes and
-        after the last (each on a line of its own)."""
+        """One stream's shell pipeline; with a `mark`, its server side stamps the clock after each `mark` bytes
+        (STAMP_PARTS - 1 times) and after the last (each on a line of its own)."""
         streams, text = variant
         del streams
-        sink = f"head -c {mark} >/dev/null; {STAMPS}; cat >/dev/null; {STAMPS}" if mark else "cat >/dev/null"
+        sink = stamping_sink(mark) if mark else "cat >/dev/null"
         compression = choice(text)
         if compression.external and compression.level is not None:
             pack = shlex.join(compression.compressor.compress(compression.level))
@@ -128,18 +186,15 @@ class Hand:
 
     def receiver_rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
         """Bytes/s of `repeats` runs at `size` (the median of their rates), each timed where its bytes arrive:
-        from the moment every stream's first quarter was in to the last stream's last byte, counting each
-        stream's last three quarters (the module's docstring says why)."""
+        from the moment every stream's first quarter was in to the last stream's last byte (the module's
+        docstring says why and what it counts)."""
         streams = variant[0]
         share = size // streams
-        mark = share // 4
         rates = []
         for _ in range(repeats):
-            stamps = [[float(word) for word in out.split()] for out in self._run(variant, size, mark)]
-            if any(len(pair) != 2 for pair in stamps):
-                raise SystemExit(f"a hand stream's server side did not stamp twice: {stamps}")
-            window = max(end for _, end in stamps) - max(start for start, _ in stamps)
-            rates.append(streams * (share - mark) / window if window > 0 else float("nan"))
+            outs = self._run(variant, size, share // STAMP_PARTS)
+            points = [progress(out, share) for out in outs]
+            rates.append(window_rate(points, share))
         return statistics.median(rates)
 
     def rate(self, variant: Variant, size: int, repeats: int = 1) -> float:

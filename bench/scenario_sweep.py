@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from commands_vs_hand import timed
-from hand import STAMPS, Hand, Variant
+from hand import Hand, Variant, stamping_sink
 from remedies_vs_hand import run_sshbench
 from scenario_draw import Scenario, scenarios
 from sshbench.analysis.commands import command_figures
@@ -152,11 +152,11 @@ class SweepHand(Hand):
 
     def pipeline(self, variant: Variant, share: int, mark: int = 0) -> str:
         """An upload as bench/hand.py runs it; a download reads the file on the server and drops it here, with a
-        `mark` stamped by this side's shell (the receiver) after that many bytes and after the last."""
+        `mark` stamped by this side's shell (the receiver) after each `mark` bytes and after the last."""
         if not self.download:
             return super().pipeline(variant, share, mark)
         source = f"< {shlex.quote(self._file(share))}"
-        sink = f"{{ head -c {mark} >/dev/null; {STAMPS}; cat >/dev/null; {STAMPS}; }}" if mark else ">/dev/null"
+        sink = f"{{ {stamping_sink(mark)}; }}" if mark else ">/dev/null"
         compression = choice(variant[1])
         if compression.external and compression.level is not None:
             pack = shlex.join(compression.compressor.compress(compression.level))
