@@ -13,6 +13,7 @@ import pytest
 
 from sshbench.analysis.answer import answers
 from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import run_rule
@@ -75,7 +76,7 @@ def test_which_server_names_the_leader_only_where_every_other_is_significantly_s
 
 
 def test_report_json_carries_the_server_answer_under_its_schema(report: Report) -> None:
-    document = json.loads(report_document([report]))
+    document = json.loads(report_document([conclude(report)]))
     schema = json.loads(files("sshbench.schemas").joinpath("report.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
     (run,) = document["runs"]
