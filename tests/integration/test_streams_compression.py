@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from sshbench.analysis.conclude import conclude
 from sshbench.compressors import choice
 from sshbench.render import markdown
 from sshbench.render.jsondoc import report_document
@@ -94,9 +95,9 @@ def test_each_compression_spelling_is_read_once_however_many_outputs_ask(crossed
     _, _, out = crossed
     choice.cache_clear()
     (report,) = read_results(str(out))
-    markdown.render(report)
-    report_document([report])
-    assert "zstd -3" in markdown.render(report)
+    markdown.render(conclude(report))
+    report_document([conclude(report)])
+    assert "zstd -3" in markdown.render(conclude(report))
     assert choice.cache_info().misses == len(CROSSED[CROSSED.index("--compression") + 1].split(","))
 
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 
 from sshbench.analysis.answer import answers
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR, rule_for
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
@@ -79,16 +80,16 @@ def test_every_output_opens_with_the_answer_and_its_interval() -> None:
                        r"default \\?\[\d\.\d\d, \d\.\d\d\\?\]")  # (Markdown escapes the brackets, HTML the ')
     terminal = _text(report)
     assert terminal.splitlines()[0].startswith("The answer") and ratio.search("\n".join(terminal.splitlines()[:6]))
-    md = markdown.render(report)
+    md = markdown.render(conclude(report))
     assert ratio.search("\n".join(md.splitlines()[:8])), md[:800]
-    page = html.render([report])
+    page = html.render([conclude(report)])
     assert page.index("The answer") < page.index("<table") and ratio.search(page)
 
 
 def _text(report: Report) -> str:
     from rich.console import Console
     console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
-    console.print(full_report(report, 200))
+    console.print(full_report(conclude(report), 200))
     return console.export_text()
 
 

@@ -7,6 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 
 from sshbench.analysis.answer import answers
+from sshbench.analysis.conclude import conclude
 from sshbench.render import charts, html
 from sshbench.render.answerchart import answer_chart
 from sshbench.render.answerrows import answer_rows, short_lines
@@ -23,7 +24,7 @@ def _ticks(ax: Axes) -> list[str]:
 def test_each_direction_shows_its_ranked_cases_with_the_pick_marked_and_broken_ones_flagged() -> None:
     report = load_report()
     with style():
-        chart = answer_chart(report)
+        chart = answer_chart(conclude(report))
     assert chart is not None and chart.name == "answer"
     upload, download = chart.figure.axes
     assert upload.get_title(loc="left").startswith("upload") and download.get_title(loc="left").startswith("download")
@@ -42,7 +43,7 @@ def test_each_direction_shows_its_ranked_cases_with_the_pick_marked_and_broken_o
 def test_several_servers_get_a_row_each_and_the_default_is_marked_on_each() -> None:
     report = load_report(SERVERS)
     with style():
-        chart = answer_chart(report)
+        chart = answer_chart(conclude(report))
     assert chart is not None
     titles = [ax.get_title(loc="left") for ax in chart.figure.axes]
     assert titles == ["upload [server openssh] (client -> server)", "download [server openssh] (server -> client)",
@@ -50,7 +51,7 @@ def test_several_servers_get_a_row_each_and_the_default_is_marked_on_each() -> N
     openssh_up, _, dropbear_up, _ = chart.figure.axes
     assert [t.get_text() for t in openssh_up.texts] == ["pick", "client default"]
     assert [t.get_text() for t in dropbear_up.texts] == ["pick = client default"]
-    lines = short_lines(answer_rows(report), report.options.tie_margin)
+    lines = short_lines(answer_rows(conclude(report)), report.options.tie_margin)
     assert len(lines) == len(answers(report)) == 4
     assert lines[0].startswith("upload [server openssh]: aes256-gcm@openssh.com, ")
     assert "1.48x this client's default (chacha20-poly1305@openssh.com): significantly faster" in lines[0]
@@ -60,15 +61,15 @@ def test_several_servers_get_a_row_each_and_the_default_is_marked_on_each() -> N
 
 @pytest.mark.parametrize("name", ["results-logins-1-4.json.gz", "results-commands-reuse.json.gz"])
 def test_a_run_without_a_cipher_ranking_has_no_answer_chart_and_its_page_still_renders(name: str) -> None:
-    report = load_report(name)
-    assert answer_chart(report) is None and answer_rows(report) == []
-    assert "answer" not in [c.name for c in charts.charts(report)]
-    page = html.render([report])
+    found = conclude(load_report(name))
+    assert answer_chart(found) is None and answer_rows(found) == []
+    assert "answer" not in [c.name for c in charts.charts(found)]
+    page = html.render([found])
     assert 'id="chart-answer"' not in page and "The answer" in page
 
 
 def test_the_page_opens_with_the_chart_then_the_evidence_then_the_configs() -> None:
-    page = html.render([load_report()])
+    page = html.render([conclude(load_report())])
     chart = page.index('id="chart-answer"')
     assert page.index("The answer") < chart < page.index('class="answer-lines"') < page.index("<table")
     assert page.index("<table") < page.index('id="chart-ciphers-throughput"')

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
 from sshbench.analysis.stats import summarize
@@ -36,7 +37,7 @@ def _terminal(runs: list[Report]) -> str:
     for report in runs:
         if len(runs) > 1:
             console.print(host_rule(report))
-        console.print(full_report(report, 180))
+        console.print(full_report(conclude(report), 180))
     if len(runs) > 1:
         console.print(hosts_report(runs, 180))
     assert isinstance(console.file, io.StringIO)
@@ -48,17 +49,17 @@ def test_every_output_matches_golden(name: str, update_golden: bool) -> None:
     """Recorded results files (schema 3, written before the typed model) render exactly as reviewed."""
     runs = read_results(str(DATA / f"{name}.json"))
     check_golden(f"{name}.term", _terminal(runs), update_golden)
-    check_golden(f"{name}.md", markdown.render_all(runs), update_golden)
+    check_golden(f"{name}.md", markdown.render_all([conclude(r) for r in runs]), update_golden)
 
 
 def test_markdown_marks_broken_algorithms_and_shows_intervals() -> None:
-    text = markdown.render(load_report())
+    text = markdown.render(conclude(load_report()))
     assert "| 3 | `3des-cbc` | !! broken |" in text  # broken marked in the row
     assert re.search(r"\| 1 \| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ ±\d+", text)  # interval shown
 
 
 def test_charts_cover_every_kind_and_mark_flagged_algorithms() -> None:
-    made = charts.charts(load_report())
+    made = charts.charts(conclude(load_report()))
     names = [c.name for c in made]
     assert names == ["answer", "ciphers-throughput", "macs-throughput", "kex-handshake", "hostkeys-handshake",
                      "ciphers-cpu-cost", "methods-heatmap", "phases"]  # the answer first: the page opens with it
@@ -72,7 +73,7 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     report = load_report()
     rec = build(report)  # what this version makes of the recorded run, as a run would have stored it
     report.recommendation = StoredRecommendation("modern", client_block(rec), server_dropin(rec) or "")
-    page = html.render([report])
+    page = html.render([conclude(report)])
     assert "<svg" in page and page.count("<figure") == 8
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
@@ -90,8 +91,8 @@ def test_a_case_without_an_interval_says_so_in_every_output() -> None:
     report.summaries = summarize(report.cases, report.samples)
     assert next(s for s in report.summaries if s.case_id == case_id).samples_ok == 5
     row = r"\| `aes128-gcm@openssh.com` \| recommended \| [\d,]+ \| n\\<6 \| 5 \|"  # '<' escaped in Markdown
-    assert re.search(row, markdown.render(report))
-    made = {chart.name: chart for chart in charts.charts(report)}
+    assert re.search(row, markdown.render(conclude(report)))
+    made = {chart.name: chart for chart in charts.charts(conclude(report))}
     for name in ("answer", "ciphers-throughput"):
         assert "n&lt;6: no interval" in made[name].render("svg").decode()  # the SVG escapes "<"
 
@@ -112,16 +113,16 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     charts_exporter = next(e for e in EXPORTERS if e.option == "--charts")
     assert isinstance(charts_exporter, DirectoryExporter)
     with pytest.raises(MissingToolError, match=r"pip install 'sshbench\[charts\]'"):
-        charts_exporter.files([load_report()], ChartBook())
+        charts_exporter.files([conclude(load_report())], ChartBook())
     with pytest.raises(MissingToolError):
         charts_exporter.check()  # what `report` asks before it creates the directory: a refusal leaves none
     monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)
-    page = html.render([load_report()])
+    page = html.render([conclude(load_report())])
     assert "<svg" not in page and "pip install 'sshbench[charts]'" in page and "The answer" in page
 
 
 def test_charts_mark_recommended_keep_legends_off_the_bars_and_label_log_ticks_plainly() -> None:
-    made = charts.charts(load_report())
+    made = charts.charts(conclude(load_report()))
     by_name = {chart.name: chart.figure for chart in made}
     for figure in by_name.values():
         for ax in figure.axes:

@@ -9,6 +9,7 @@ import gzip
 from pathlib import Path
 
 from sshbench.analysis.answer import answers
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.remedies import path_answers
 from sshbench.render.remedies import headline
 from sshbench.render.verdict import _cipher_fact, answer_lines, place, verdict
@@ -26,14 +27,15 @@ def _report(tmp_path: Path) -> Report:
 
 def test_the_facts_are_the_headlines_parts_as_made_and_the_lines_print_them_joined(tmp_path: Path) -> None:
     report = _report(tmp_path)
+    found = conclude(report)
     (link,) = path_answers(report)
     (cipher,) = answers(report)
-    facts = {fact.label: fact.text for fact in verdict(report)}
+    facts = {fact.label: fact.text for fact in verdict(found)}
     made = headline(link)
     assert made.where == "upload across rtt=40ms,loss=1%" and facts[made.where] == made.says
     assert made.says.startswith("aes128-gcm@openssh.com + 8 streams moved the most: ")
     assert facts[place(cipher)].startswith("chacha20-poly1305@openssh.com, ")
-    assert f"{place(cipher)}: {facts[place(cipher)]}".startswith(answer_lines(report)[0])
+    assert f"{place(cipher)}: {facts[place(cipher)]}".startswith(answer_lines(found)[0])
 
 
 def test_a_place_with_a_colon_in_it_stays_whole_in_its_label(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.plan.budget import host_share
@@ -105,7 +106,7 @@ def test_host_tables_compare_the_hosts(two: list[Report]) -> None:
 
 
 def test_markdown_of_several_hosts_has_the_comparison_then_each_host(two: list[Report]) -> None:
-    text = markdown.render_all(two)
+    text = markdown.render_all([conclude(r) for r in two])
     assert text.startswith("# sshbench: 2 hosts")
     assert text.index("### Cipher x host, upload") < text.index("## host alpha") < text.index("## host user@beta:2222")
     assert "`3des-cbc` (!! broken)" in text

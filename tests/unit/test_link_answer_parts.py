@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import LOSS_SHARE, Bound
 from sshbench.analysis.remedies import BreakEven
@@ -316,7 +317,7 @@ def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval
     line = headline(answer, found).line
     assert "not judged yet against the plain transfer (6.24x: 4 of the 6 samples each its first look needs" in line
     assert "not yet separable" not in line
-    assert link_answers_json(report)[0]["rivals"][0]["first_look"] == 6
+    assert link_answers_json(conclude(report))[0]["rivals"][0]["first_look"] == 6
 
 
 def test_a_budget_too_short_for_a_lossy_link_s_4_s_samples_is_refused_before_the_links_are_built() -> None:

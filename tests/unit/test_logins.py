@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs; used by the tests only
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.logins import KneeCause, knees, load_points
 from sshbench.render.jsondoc import report_document
 from sshbench.render.logins import knee_words
@@ -68,7 +69,7 @@ def test_report_json_holds_the_knee_as_numbers_and_validates() -> None:
     (report,) = read_results(str(DATA / "results-small.json"))
     report.environment.host.cpu_count, report.environment.host.client_cpus = 2, 1
     report.logins = [_stage(1, 11), _stage(4, 19), _stage(16, 18, refused=5)]
-    document = json.loads(report_document([report]))
+    document = json.loads(report_document([conclude(report)]))
     schema = json.loads(files("sshbench.schemas").joinpath("report.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
     logins = document["runs"][0]["logins"]

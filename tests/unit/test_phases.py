@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.phases import PHASES, PhaseName, phase_splits, split
 from sshbench.analysis.stats import counted
 from sshbench.render.jsondoc import report_document
@@ -82,7 +83,7 @@ def test_loopback_shows_milliseconds_without_round_trips(tmp_path: Path) -> None
 
 def test_report_json_carries_each_split_and_its_schema_says_so(tmp_path: Path) -> None:
     report = _report("results-rtt20-setup-phases.json.gz", tmp_path)
-    document = json.loads(report_document([report]))
+    document = json.loads(report_document([conclude(report)]))
     schema = json.loads(resources.files("sshbench.schemas").joinpath("report.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
     found = document["runs"][0]["setup_phases"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.stats import counted
 from sshbench.measure.loop import Hooks, run_loop
@@ -61,7 +62,7 @@ def test_remedies_are_ordered_by_ratio_and_ties_and_non_effects_say_so() -> None
 
 def test_the_link_answer_opens_with_the_remedy_and_its_interval() -> None:
     report = _run({_case(): 25 * MB, _case(4): 100 * MB})
-    heading, lines = remedy_lines(report)
+    heading, lines = remedy_lines(conclude(report))
     assert heading == LINK_HEADING
     assert lines[0].startswith(f"upload across {LINK}: 4 streams ") and "times as fast as the plain transfer" in \
         lines[0]
@@ -80,7 +81,7 @@ def test_n_streams_say_the_split_s_size_and_how_far_apart_its_parts_ended_beside
     (answer,) = path_answers(report)
     (four,) = answer.remedies
     assert four.tail is not None and 0.3 <= four.tail <= 0.5
-    _, lines = remedy_lines(report)
+    _, lines = remedy_lines(conclude(report))
     change = next(line for line in lines if line.strip().startswith("4 streams:"))
     size = four.split
     assert size is not None and size == statistics.median(s.size_bytes for s in counted(report.samples_of(_case(4).id)))

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+from sshbench.analysis.conclude import conclude
 from sshbench.render import summary_csv
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.exporters import EXPORTERS, DirectoryExporter, FileExporter
@@ -100,7 +101,7 @@ def test_summary_csv_has_a_row_per_case_and_host() -> None:
 
 def test_every_exporter_has_a_distinct_option_and_renders_a_saved_run() -> None:
     assert len({e.option for e in EXPORTERS}) == len(EXPORTERS)
-    runs = read_results(str(DATA / "results-hosts.json"))
+    runs = [conclude(r) for r in read_results(str(DATA / "results-hosts.json"))]
     for exporter in EXPORTERS:
         exporter.check()
         if isinstance(exporter, DirectoryExporter):

@@ -17,6 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sshbench.analysis.conclude import conclude
 from sshbench.cli.parser import options_from_args, parse
 from sshbench.methods import parse_methods
 from sshbench.plan.cases import plan_cases
@@ -81,5 +82,6 @@ def test_what_a_run_writes_loads_and_renders(argv: list[str], seed: int, tmp_pat
     writer.finish("complete")
     loaded = read_results(str(out))
     assert [c.case.id for c in loaded[0].cases] == [c.case.id for c in report.cases]
-    assert full_report(loaded[0], 120) is not None
-    assert markdown(loaded) and html(loaded)
+    found = [conclude(r) for r in loaded]
+    assert full_report(found[0], 120) is not None
+    assert markdown(found) and html(found)

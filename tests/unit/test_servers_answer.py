@@ -13,9 +13,10 @@ import pytest
 
 from sshbench.analysis.answer import answers
 from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.servers import server_questions
-from sshbench.analysis.verdicts import recorded_rule
+from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server, side_word
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines
@@ -75,7 +76,7 @@ def test_which_server_names_the_leader_only_where_every_other_is_significantly_s
 
 
 def test_report_json_carries_the_server_answer_under_its_schema(report: Report) -> None:
-    document = json.loads(report_document([report]))
+    document = json.loads(report_document([conclude(report)]))
     schema = json.loads(files("sshbench.schemas").joinpath("report.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
     (run,) = document["runs"]
@@ -86,9 +87,7 @@ def test_report_json_carries_the_server_answer_under_its_schema(report: Report) 
 def test_the_server_answer_states_the_cross_pairs_corrected_verdict(report: Report) -> None:
     """The servers answer, the builds table and the schedule's cross pair state one interval for one pair: the
     verdict of the build dimension's family under the run's rule (analysis/stated.py), not a 95% one of its own."""
-    design = report.design
-    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
-    verdicts = {frozenset((v.faster, v.slower)): v for v in cross_verdicts(report, rule)}
+    verdicts = {frozenset((v.faster, v.slower)): v for v in cross_verdicts(report, run_rule(report))}
     leader_id = "cipher:chacha20-poly1305@openssh.com:upload#openssh"
     default = server_questions(report)[0]
     checked = 0

@@ -7,6 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
+from sshbench.analysis.conclude import conclude
 from sshbench.render.table_model import plain
 from sshbench.render.tables import result_tables
 from sshbench.render.terminal import _chunks, fitted, full_report
@@ -17,7 +18,7 @@ KEY = ("#", "grade", "±", "n")
 
 def _print(width: int | None, columns: int) -> str:
     console = Console(width=columns, file=io.StringIO(), color_system=None)
-    console.print(full_report(load_report(), width))
+    console.print(full_report(conclude(load_report()), width))
     assert isinstance(console.file, io.StringIO)
     return console.file.getvalue()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.links import round_trip
-from sshbench.analysis.verdicts import PairVerdict, recorded_rule
+from sshbench.analysis.verdicts import PairVerdict, run_rule
 from sshbench.axes.reuse import FRESH, REUSED
 from sshbench.axes.userkey import USER_KEY
 from sshbench.compressors import OFF
@@ -73,9 +73,7 @@ def command_figures(report: Report) -> list[CommandFigure]:
     """Every command case of the report with a summary, in --commands order, fresh before reused."""
     views = report.joined()
     summaries = {s.case_id: s for s in report.summaries}
-    design = report.design
-    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
-    verdicts = {(v.faster, v.slower): v for v in cross_verdicts(report, rule)}
+    verdicts = {(v.faster, v.slower): v for v in cross_verdicts(report, run_rule(report))}
     order = list(COMMANDS)
     out = []
     for case_id, view in views.items():

@@ -28,7 +28,7 @@ from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.remedies import PathAnswer, change_of, path_answers
 from sshbench.analysis.stats import counted
-from sshbench.analysis.verdicts import DecisionRule, PairVerdict, recorded_rule
+from sshbench.analysis.verdicts import PairVerdict, run_rule
 from sshbench.results.model import Case, Report
 from sshbench.vocabulary.case_terms import Relation
 
@@ -68,20 +68,15 @@ def _pairs(answers: list[PathAnswer]) -> list[tuple[str, str]]:
     return out
 
 
-def _rule(report: Report) -> DecisionRule:
-    design = report.design
-    return recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
-
-
 def headline_verdicts(report: Report, answers: list[PathAnswer] | None = None) -> list[PairVerdict]:
     """The verdicts of every path answer's pick against its rivals, corrected together."""
-    return judged(report, _rule(report), _pairs(path_answers(report) if answers is None else answers), True)
+    return judged(report, run_rule(report), _pairs(path_answers(report) if answers is None else answers), True)
 
 
 def rivals(report: Report, answers: list[PathAnswer]) -> dict[str, tuple[Rival, ...]]:
     """Per pick (its case id), its rivals with their verdicts, nearest first; open ones with their forecast."""
     verdicts = {frozenset((v.faster, v.slower)): v for v in headline_verdicts(report, answers)}
-    points = _rule(report).points
+    points = run_rule(report).points
     data: PairData | None = None
     out: dict[str, tuple[Rival, ...]] = {}
     for answer in answers:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from sshbench.analysis.forecast import Forecast, forecast, visit_seconds
 from sshbench.analysis.stats import counted, headline_value, paired_ratios
-from sshbench.analysis.verdicts import FUTILITY_PAIRED, DecisionRule, costs, paired_costs, recorded_rule
+from sshbench.analysis.verdicts import FUTILITY_PAIRED, DecisionRule, costs, paired_costs, run_rule
 from sshbench.results.model import Report
 
 
@@ -21,9 +21,7 @@ class PairData:
     times, and the rule its verdicts were made with."""
 
     def __init__(self, report: Report, rule: DecisionRule | None = None) -> None:
-        design = report.design
-        self.rule = rule or recorded_rule(report.options, report.looks, report.look_points,
-                                          design is None or design.paired)
+        self.rule = rule or run_rule(report)
         self.margin = report.options.tie_margin
         self.values: dict[str, list[float]] = {}
         self.seconds: dict[str, list[float]] = {}

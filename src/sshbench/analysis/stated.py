@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import cross_pairs, families, judged
-from sshbench.analysis.verdicts import DecisionRule, PairVerdict, recorded_rule
+from sshbench.analysis.verdicts import DecisionRule, PairVerdict, run_rule
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
@@ -58,10 +58,8 @@ class Statements:
     is first asked for), any other pair alone; each kept."""
 
     def __init__(self, report: Report, rule: DecisionRule | None = None) -> None:
-        design = report.design
         self.report = report
-        self.rule = rule or recorded_rule(report.options, report.looks, report.look_points,
-                                          design is None or design.paired)
+        self.rule = rule or run_rule(report)
         self._families = families(cross_pairs([r.case for r in report.cases]))
         self._family_of = {(frozenset((p.base, p.other)), key[1]): key
                            for key, members in self._families.items() for p in members}

@@ -42,6 +42,7 @@ from sshbench.analysis.paired import paired_interval, paired_tests
 from sshbench.analysis.robust import mann_whitney_greater, mann_whitney_p, shift_interval
 from sshbench.analysis.sequential import threshold
 from sshbench.options import RunOptions
+from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
 ALPHA = 0.05
@@ -315,3 +316,10 @@ def recorded_rule(options: RunOptions, looks: Mapping[str, int],
                             setup=DecisionRule(margin=options.tie_margin, looks=looks.get("handshake", 1)))
     return DecisionRule(margin=options.tie_margin, looks=LEGACY_LOOKS if options.mode == "decision" else 1,
                         paired=False)
+
+
+def run_rule(report: Report) -> DecisionRule:
+    """The rule a report's verdicts were made with: its recorded looks, and whether its design paired samples. The
+    schedule, the tables, the answers and every "X vs Y" read it here, so none of them judges by another rule."""
+    design = report.design
+    return recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.fleet import merge
 from sshbench.cli.context import Context
 from sshbench.options import parse_fraction
@@ -46,28 +47,30 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
             exporter.check()
             chosen.append((exporter, output_dir(given, exporter.option) if isinstance(exporter, DirectoryExporter)
                            else text_output(given, exporter.option, exporter.default_name, files)))
-    if args.json:  # the document instead of the terminal tables; file exporters still write theirs
-        print(report_document(runs), end="", flush=True)
-    elif not chosen and fleet:  # many machines: the comparison, not each machine's full report
+    if not chosen and fleet and not args.json:  # many machines: the comparison, not each machine's full report
         ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
+        return int(ExitCode.OK)
+    found = [conclude(report) for report in runs]  # once per run: every output below lays out these
+    if args.json:  # the document instead of the terminal tables; file exporters still write theirs
+        print(report_document(found), end="", flush=True)
     elif not chosen:
-        for report in runs:
-            if len(runs) > 1:
-                ctx.out.print(host_rule(report))
-            ctx.out.print(full_report(report, ctx.table_width(args.wide)))
+        for each in found:
+            if len(found) > 1:
+                ctx.out.print(host_rule(each.report))
+            ctx.out.print(full_report(each, ctx.table_width(args.wide)))
         if len(runs) > 1:
             ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
     book = ChartBook()  # this command's charts: drawn once for the page and the files alike
     for exporter, output in chosen:
         if not isinstance(exporter, DirectoryExporter):
             assert isinstance(output, Output)
-            output.write(exporter.render(runs, book))
+            output.write(exporter.render(found, book))
             if not output.is_stdout:
                 ctx.say(f"wrote {output.path}")
             continue
         assert isinstance(output, str)
         written = 0
-        for relative, data in exporter.files(runs, book):
+        for relative, data in exporter.files(found, book):
             subdir, name = os.path.split(relative)
             file_in(os.path.join(output, subdir), name, exporter.option).write(data)
             written += 1

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 
 from rich.text import Text
 
+from sshbench.analysis.conclude import conclude
+from sshbench.analysis.findings import Findings
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.analysis.verdicts import rule_for
 from sshbench.cli import refusals
@@ -180,17 +182,18 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
     ctx.code_if_closed = ExitCode.SAMPLES_FAILED if failed else ExitCode.OK  # the results are complete now
     out = ctx.out
     if args.jsonl and lines is not None:
-        _jsonl_end(lines, reports, writer, failed)
+        _jsonl_end(lines, [conclude(report) for report in reports], writer, failed)
         if lines.failure is not None:
             raise OutputError(f"--jsonl: stdout could not be written ({lines.failure.strerror or lines.failure}); "
                               f"the run went on and its results file is complete: {writer.json_path}")
     elif args.quiet:
         ctx.line(writer.json_path or "")
     else:
-        for report, advices in runs:
+        found = [conclude(report) for report in reports]  # once per run: the tables and the answer at the end
+        for each, (report, advices) in zip(found, runs, strict=True):
             if len(runs) > 1:
                 out.print(host_rule(report))
-            out.print(full_report(report, ctx.table_width(args.wide)))
+            out.print(full_report(each, ctx.table_width(args.wide)))
             for view, advice in advices:
                 if len(advices) > 1:  # --server a,b: each server's own recommendation, under its name
                     out.print(host_rule(view))
@@ -199,19 +202,20 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
             out.print(hosts_report(reports, ctx.table_width(args.wide)))
         for line in next_steps(reports, writer, ctx.argv, args.ssh_config):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
-        for report in reports:  # the answer last too: on screen when the run finishes
-            answer = answer_block(report)
+        for each in found:  # the answer last too: on screen when the run finishes
+            answer = answer_block(each)
             if answer is not None:
-                out.print(Text(f"\n{report.label}:", style="bold") if len(reports) > 1 else "")
+                out.print(Text(f"\n{each.report.label}:", style="bold") if len(reports) > 1 else "")
                 out.print(answer)
     return ExitCode.SAMPLES_FAILED if failed else ExitCode.OK
 
 
-def _jsonl_end(lines: JsonLinesReporter, reports: list[Report], writer: ResultsWriter, failed: bool) -> None:
+def _jsonl_end(lines: JsonLinesReporter, found: list[Findings], writer: ResultsWriter, failed: bool) -> None:
     """What the tables say, for scripts: per host each case's final summary, the warnings and the answer, then
     `finished` with the whole `report --json` document of these results (one document, built once: the events
     before it are its parts)."""
-    document = report_json(reports)
+    reports = [each.report for each in found]
+    document = report_json(found)
     for report, run in zip(reports, document["runs"], strict=True):
         for summary in run["summaries"]:
             lines.line(json.dumps({"event": "summary", "host": report.label, **summary}))

@@ -20,7 +20,7 @@ from sshbench.analysis.contest import headline_verdicts
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats import headline_value
-from sshbench.analysis.verdicts import look_points, recorded_rule
+from sshbench.analysis.verdicts import look_points, run_rule
 from sshbench.plan.funding import funded
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
@@ -158,9 +158,7 @@ def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
     fixed number of samples of every case)."""
     if report.options.mode != "decision":
         return set()
-    design = report.design
-    rule = recorded_rule(report.options, report.looks, report.look_points, design is None or design.paired)
-    return {(v.faster, v.slower) for v in cross_verdicts(report, rule)
+    return {(v.faster, v.slower) for v in cross_verdicts(report, run_rule(report))
             if v.relation is Relation.UNSETTLED and not v.futile}
 
 

@@ -3,14 +3,16 @@ cipher cases with their 95% intervals, the pick and this client's default marked
 
 A person who opens a benchmark report wants the picture first; the report used to open with paragraphs and its
 first chart sat about 3,800 px down (issue 63). This draws what render/verdict.py says in words, from the same
-answers (analysis/answer.py) and the report's own rankings and intervals: nothing is concluded here. The verdict
-itself stays text, one line under the chart (answerrows.short_lines), so it can be read, searched and copied.
+Findings (analysis/findings.py: each answer and the ranked rows it was chosen from): nothing is concluded here.
+The verdict itself stays text, one line under the chart (answerrows.short_lines), so it can be read, searched and
+copied.
 """
 
 from __future__ import annotations
 
 from matplotlib.axes import Axes
 
+from sshbench.analysis.findings import Findings
 from sshbench.render.answerrows import NAME, AnswerRows, answer_rows
 from sshbench.render.charttools import (
     COLORS,
@@ -24,7 +26,7 @@ from sshbench.render.charttools import (
     name_label,
 )
 from sshbench.render.verdict import place
-from sshbench.results.model import Report, Stat
+from sshbench.results.model import Stat
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import Direction
 
@@ -38,9 +40,10 @@ GAP_POINTS = 4  # from a bar's interval to its words
 NOTE_POINTS = 76  # past interval_bars' " n<6: no interval" note, where a bar has no interval
 
 
-def answer_chart(report: Report) -> Chart | None:
+def answer_chart(concluded: Findings) -> Chart | None:
     """The answer chart; None for a run that ranked no cipher (then the report opens with its words alone)."""
-    found = answer_rows(report)
+    report = concluded.report
+    found = answer_rows(concluded)
     if not found:
         return None
     places = list(dict.fromkeys((p.answer.link, p.answer.build) for p in found))

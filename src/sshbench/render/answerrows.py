@@ -2,21 +2,19 @@
 
 The chart (answerchart.py, matplotlib) and its one line of verdict (here, no matplotlib) read the same rows
 (the page shows the line under the chart only: without a chart, the answer's full text stands alone), so
-the picture and the words cannot disagree. Everything
-comes from the answers (analysis/answer.py) and the report's rankings as the tables show them: nothing is
-concluded here.
+the picture and the words cannot disagree. Everything comes from the Findings (analysis/findings.py): each
+answer with the ranked rows it was chosen from, as the tables rank them; nothing is concluded here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.answer import Answer, answers, client_default, ranked_ciphers
-from sshbench.analysis.views import compares_servers, per_server
+from sshbench.analysis.findings import Answer, Findings
 from sshbench.render.cells import rank_cell
 from sshbench.render.labels import mbps
 from sshbench.render.verdict import place, verdict_words
-from sshbench.results.model import Report, Stat
+from sshbench.results.model import Stat
 
 NAME = "answer"  # the answer chart's file stem (--charts DIR) and, as chart-answer, its element id in the HTML page
 
@@ -32,19 +30,14 @@ class AnswerRows:
     default: str | None  # this client's default cipher, where the run measured it
 
 
-def answer_rows(report: Report) -> list[AnswerRows]:
-    """Every answer with its rows, in the answers' order; a run of several servers reads each server's from its
-    own view, as the answers themselves do (a server's defaults decide which cipher is this client's default)."""
+def answer_rows(found: Findings) -> list[AnswerRows]:
+    """Every answer with its rows, in the answers' order (a run of several servers: each server's rows and default
+    are its own, as conclude() read them from that server's view)."""
     out = []
-    for source in per_server(report) if compares_servers(report) else [report]:
-        views = source.joined()
-        for answer in answers(source):
-            rows = [(s, stat) for s in ranked_ciphers(source, answer.direction, answer.link, answer.build)
-                    if (stat := s.throughput_bytes_per_second) is not None]
-            names = tuple(views[s.case_id].case.subject for s, _ in rows)
-            out.append(AnswerRows(answer, names, tuple(stat for _, stat in rows),
-                                  tuple("".join(span.text for span in rank_cell(s)) for s, _ in rows),
-                                  client_default(source, list(names))))
+    for cipher in found.ciphers:
+        rows = [(name, s, stat) for name, s in cipher.ranked if (stat := s.throughput_bytes_per_second) is not None]
+        out.append(AnswerRows(cipher.answer, tuple(name for name, _, _ in rows), tuple(stat for _, _, stat in rows),
+                              tuple("".join(span.text for span in rank_cell(s)) for _, s, _ in rows), cipher.default))
     return out
 
 

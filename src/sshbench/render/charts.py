@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from sshbench.analysis.findings import Findings
 from sshbench.render.answerchart import answer_chart
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.charttools import (
@@ -97,18 +98,19 @@ def _summaries(report: Report, kind: Kind) -> list[Summary]:
             and views[s.case_id].case.plain]
 
 
-def charts(report: Report, book: ChartBook | None = None) -> list[Chart]:
+def charts(found: Findings, book: ChartBook | None = None) -> list[Chart]:
     """Every chart this report has data for, in reading order (once per `book`: a command shares one)."""
     def make() -> list[Chart]:
         with style():
-            return _make(report)
-    made: list[Chart] = (book or ChartBook()).get(report, make)
+            return _make(found)
+    made: list[Chart] = (book or ChartBook()).get(found, make)
     return made
 
 
-def _make(report: Report) -> list[Chart]:
+def _make(found: Findings) -> list[Chart]:
+    report = found.report
     phases = [chart] if (chart := phase_chart(report)) is not None else []
-    answer = [chart] if (chart := answer_chart(report)) is not None else []  # the answer first: the page opens with it
+    answer = [chart] if (chart := answer_chart(found)) is not None else []  # the answer first: the page opens with it
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
         return answer + link_charts(report) + streams_charts(report) + phases
     made: list[Chart] = answer + streams_charts(report)
@@ -211,11 +213,12 @@ def _cpu_cost(report: Report) -> Figure | None:
     return fig
 
 
-def host_charts(runs: list[Report], book: ChartBook | None = None) -> list[Chart]:
-    """Charts across the hosts of a multi-host run: pipe cipher throughput, one bar per host."""
+def host_charts(runs: list[Findings], book: ChartBook | None = None) -> list[Chart]:
+    """Charts across the hosts of a multi-host run: pipe cipher throughput, one bar per host (once per `book`,
+    kept under the list of runs the command passes to every output)."""
     def make() -> list[Chart]:
         with style():
-            fig = _hosts_ciphers(runs)
+            fig = _hosts_ciphers([found.report for found in runs])
         return [] if fig is None else [Chart("hosts-ciphers", fig)]
     made: list[Chart] = (book or ChartBook()).get(runs, make)
     return made
@@ -265,18 +268,18 @@ def _hosts_ciphers(runs: list[Report]) -> Figure | None:
     return fig
 
 
-def chart_sets(runs: list[Report], book: ChartBook | None = None) -> Iterator[tuple[str, list[Chart]]]:
+def chart_sets(runs: list[Findings], book: ChartBook | None = None) -> Iterator[tuple[str, list[Chart]]]:
     """One host: its charts in DIR. Several: the cross-host chart in DIR, each host's charts in DIR/<host>/."""
     book = book or ChartBook()
     if len(runs) == 1:
         yield "", charts(runs[0], book)
         return
     yield "", host_charts(runs, book)
-    for folder, report in zip(unique_names([safe_name(r.label) for r in runs]), runs, strict=True):
-        yield folder, charts(report, book)
+    for folder, found in zip(unique_names([safe_name(f.report.label) for f in runs]), runs, strict=True):
+        yield folder, charts(found, book)
 
 
-def files(runs: list[Report], book: ChartBook | None = None) -> Iterator[tuple[str, bytes]]:
+def files(runs: list[Findings], book: ChartBook | None = None) -> Iterator[tuple[str, bytes]]:
     """Every chart as PNG and SVG, by relative path (per-host charts in a directory named after the host)."""
     for subdir, made in chart_sets(runs, book):
         for chart in made:

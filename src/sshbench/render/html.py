@@ -15,6 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sshbench.analysis.configtext import dropin_place, stored_if_consistent
+from sshbench.analysis.findings import Findings
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build
 from sshbench.analysis.views import compares_servers, per_server
@@ -54,7 +55,7 @@ def _sample_row(sample: Sample) -> dict[str, Any]:
             "flags": flags}
 
 
-def _svgs(runs: list[Report], which: str, book: ChartBook) -> list[dict[str, str]]:
+def _svgs(runs: list[Findings], which: str, book: ChartBook) -> list[dict[str, str]]:
     """The charts of one run ("run") or across hosts ("hosts") as inline SVG; none without matplotlib.
 
     Charts are an optional extra (sshbench[charts]): without it the page says so
@@ -68,12 +69,12 @@ def _svgs(runs: list[Report], which: str, book: ChartBook) -> list[dict[str, str
     return [{"name": chart.name, "svg": _inline_svg(chart.render("svg"))} for chart in made]
 
 
-def _answer_first(report: Report, made: list[dict[str, str]]) -> dict[str, Any]:
+def _answer_first(found: Findings, made: list[dict[str, str]]) -> dict[str, Any]:
     """The answer chart apart from the other charts, since the page opens with it, and its verdict line per
     answer under it; the words alone where it was not drawn (no cipher ranked, or no matplotlib)."""
     chart = next((c for c in made if c["name"] == ANSWER_CHART), None)
     return {"answer_chart": chart, "charts": [c for c in made if c is not chart],
-            "answer_lines": short_lines(answer_rows(report), report.options.tie_margin) if chart else []}
+            "answer_lines": short_lines(answer_rows(found), found.rule.margin) if chart else []}
 
 
 def _where(report: Report) -> str:
@@ -93,27 +94,29 @@ def _recommendation(report: Report, title: str) -> dict[str, Any]:
             "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None}
 
 
-def _section(report: Report, multi: bool, book: ChartBook) -> dict[str, Any]:
+def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
+    report = found.report
     servers = compares_servers(report)  # --server a,b: one recommendation per server, each from its own view
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(report),
-            "problems": problems(report), **_answer_first(report, _svgs([report], "run", book)),
+            "problems": problems(report), **_answer_first(found, _svgs([found], "run", book)),
             "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
                                                 else "") for view in per_server(report)],
-            "verdict": verdict(report),
+            "verdict": verdict(found),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "samples": [_sample_row(s) for s in report.samples]}
 
 
-def render(runs: list[Report], book: ChartBook | None = None) -> str:
+def render(runs: list[Findings], book: ChartBook | None = None) -> str:
     """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
     env = Environment(loader=PackageLoader("sshbench.render", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     multi = len(runs) > 1
     book = book or ChartBook()
+    reports = [found.report for found in runs]
     return env.get_template("report.html.j2").render(
-        runs=[_section(r, multi, book) for r in runs], multi=multi, legend=UNITS, started_at=runs[0].started_at,
-        host_tables=host_tables(runs), host_charts=_svgs(runs, "hosts", book) if multi else [],
-        hosts_note=hosts_note(runs),
+        runs=[_section(f, multi, book) for f in runs], multi=multi, legend=UNITS, started_at=reports[0].started_at,
+        host_tables=host_tables(reports), host_charts=_svgs(runs, "hosts", book) if multi else [],
+        hosts_note=hosts_note(reports),
         charts_missing=not CHARTS_AVAILABLE)

@@ -17,17 +17,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sshbench.analysis.answer import Answer, answers
 from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.contest import Rival, rivals
+from sshbench.analysis.findings import Answer, Findings, PathFinding
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, knees, load_points
 from sshbench.analysis.phases import PhaseSplit, phase_splits
-from sshbench.analysis.remedies import PathAnswer, path_answers
 from sshbench.analysis.servers import ServerQuestion, server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
@@ -85,8 +83,9 @@ def _ratio(ratio: float, low: float | None, high: float | None) -> dict[str, Any
     return {"ratio": _number(ratio), "low": _number(low), "high": _number(high)}
 
 
-def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str, Any]:
+def link_answer_json(found: PathFinding) -> dict[str, Any]:
     """One path and direction of the link answer (analysis/remedies.py, analysis/contest.py) as plain data."""
+    answer = found.answer
     best = answer.best
     full = best is not None and best.bound is not None and best.bound.verdict == "link"
     return {
@@ -105,17 +104,15 @@ def link_answer_json(answer: PathAnswer, rivals: tuple[Rival, ...]) -> dict[str,
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
                     "relation": r.relation.value, "pairs": r.pairs, "first_look": r.first_look,
                     "forecast": _forecast(r.forecast)}
-                   for r in rivals],
+                   for r in found.rivals],
         "break_even": [{"compression": e.compression.text, "line_bytes_per_second": _number(e.line_rate),
                         "busiest": e.busiest, "ratio": _number(e.ratio), "pays": e.pays} for e in answer.break_even],
     }
 
 
-def link_answers_json(report: Report) -> list[dict[str, Any]]:
+def link_answers_json(found: Findings) -> list[dict[str, Any]]:
     """The link answer of a run, every path and direction (empty where it compared no change)."""
-    found = path_answers(report)
-    against = rivals(report, found)
-    return [link_answer_json(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found]
+    return [link_answer_json(path) for path in found.paths]
 
 
 def server_json(question: ServerQuestion) -> dict[str, Any]:
@@ -169,15 +166,16 @@ def _logins_json(report: Report) -> dict[str, object]:
         for p in points]}
 
 
-def report_json(runs: Sequence[Report]) -> dict[str, Any]:
+def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
     """The report document as plain data: `report FILE --json` prints it, and a run's last `--jsonl` event (its
     `finished`) carries it under "report", so a script reads one schema whichever way it got the results."""
     out = []
-    for report in runs:
+    for found in runs:
+        report = found.report
         saved = report_to_dict(report)
         out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
                     "tool_version": report.tool_version, "started_at": report.started_at,
-                    "answer": [answer_json(a) for a in answers(report)], "link_answer": link_answers_json(report),
+                    "answer": [answer_json(a) for a in found.answers], "link_answer": link_answers_json(found),
                     "servers": [server_json(q) for q in server_questions(report)],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
                     "commands": [_command_json(f) for f in command_figures(report)],
@@ -187,7 +185,7 @@ def report_json(runs: Sequence[Report]) -> dict[str, Any]:
     return {"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out}
 
 
-def report_document(runs: Sequence[Report]) -> str:
+def report_document(runs: Sequence[Findings]) -> str:
     """`report FILE --json`: per run its status, the answer, every case's summary and the warnings."""
     return _dumps(report_json(runs))
 

@@ -8,13 +8,13 @@ links, images, raw HTML or broken tables can come out of it.
 
 from __future__ import annotations
 
+from sshbench.analysis.findings import Findings
 from sshbench.render.facts import Fact, commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
 from sshbench.render.table_model import Cell, Table
 from sshbench.render.tables import result_tables
 from sshbench.render.verdict import answer_sections
-from sshbench.results.model import Report
 
 _SPECIAL = str.maketrans({ch: f"\\{ch}" for ch in "\\`[]<|"})
 
@@ -48,24 +48,26 @@ def _facts(lines: list[Fact]) -> list[str]:
     return [f"- {_escape(f'{fact.label}: ' if fact.label else '')}{_escape(fact.text)}" for fact in lines]
 
 
-def render(report: Report, title: str = "sshbench results") -> str:
+def render(found: Findings, title: str = "sshbench results") -> str:
+    report = found.report
     lines = [f"## {_escape(title)} ({_escape(report.started_at)})", ""]
-    for heading, answer in answer_sections(report):  # the answers first: what fills the link, which cipher
+    for heading, answer in answer_sections(found):  # the answers first: what fills the link, which cipher
         lines += [f"**{_escape(heading)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
                                                    f"  - {_escape(line.strip())}" for line in answer), ""]
     lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(report):
         lines += _table(table)
-    if found := problems(report):
-        lines += ["### Not measured, failed, and warnings", "", *_facts(found), ""]
+    if listed := problems(report):
+        lines += ["### Not measured, failed, and warnings", "", *_facts(listed), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_all(runs: list[Report]) -> str:
+def render_all(runs: list[Findings]) -> str:
     """A results file: one host as it is; several with the cross-host tables first, then each host."""
     if len(runs) == 1:
         return render(runs[0])
-    lines = [f"# sshbench: {len(runs)} hosts ({_escape(runs[0].started_at)})", "", hosts_note(runs), ""]
-    for table in host_tables(runs):
+    reports = [found.report for found in runs]
+    lines = [f"# sshbench: {len(runs)} hosts ({_escape(reports[0].started_at)})", "", hosts_note(reports), ""]
+    for table in host_tables(reports):
         lines += _table(table)
-    return "\n".join([*lines, *[render(report, f"host {report.label}") for report in runs]])
+    return "\n".join([*lines, *[render(found, f"host {found.report.label}") for found in runs]])

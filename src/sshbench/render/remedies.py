@@ -8,9 +8,8 @@ the cipher answer, and say what streams and compression cost here.
 
 from __future__ import annotations
 
-from sshbench.analysis.contest import Rival, rivals
+from sshbench.analysis.findings import BreakEven, Findings, PathAnswer, Remedy, Rival
 from sshbench.analysis.howto import howto
-from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy, path_answers
 from sshbench.analysis.views import variants_of
 from sshbench.render.labels import Headline, forecast_text, mbps
 from sshbench.results.model import Report
@@ -129,23 +128,24 @@ def break_even_line(even: BreakEven) -> str:
             f"{even.busiest}, moves on one core here){ratio}")
 
 
-def remedy_lines(report: Report) -> tuple[str, list[str]]:
+def shows_remedies(found: Findings) -> bool:
+    """Whether the outputs say what the changes did: over a link, or where streams or compression were crossed
+    (on loopback the cipher answer says it all otherwise), and only where a change was compared."""
+    return (over_a_link(found.report) or len(variants_of(found.report)) >= 2) and bool(found.paths)
+
+
+def remedy_lines(found: Findings) -> tuple[str, list[str]]:
     """(heading, lines) of what the run's changes did: the headline per path and direction, then each change
     indented; no lines when the run measured no change."""
-    over_link = over_a_link(report)
-    if not over_link and len(variants_of(report)) < 2:
-        return "", []  # on loopback the cipher answer says it all, unless streams or compression were crossed
-    answers = path_answers(report)
-    if not answers:
+    if not shows_remedies(found):
         return "", []
     lines = []
-    against = rivals(report, answers)
-    for answer in answers:
-        lines.append(headline(answer, against.get(answer.best.case.id, ()) if answer.best else (),
-                              report.options.tie_margin).line)
+    for path in found.paths:
+        answer = path.answer
+        lines.append(headline(answer, path.rivals, found.rule.margin).line)
         lines += [f"    {remedy_line(r, answer)}" for r in answer.remedies]
         lines += [f"    {break_even_line(even)}" for even in answer.break_even]
-    return (LINK_HEADING if over_link else HERE_HEADING), lines
+    return (LINK_HEADING if over_a_link(found.report) else HERE_HEADING), lines
 
 
 def over_a_link(report: Report) -> bool:

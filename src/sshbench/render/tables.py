@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sshbench.analysis.references import ceilings, raw_tcp
-from sshbench.analysis.verdicts import recorded_rule
+from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.axes import declared
 from sshbench.compressors import choice
@@ -90,8 +90,7 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
     if report.partner_kex and kind is not Kind.KEX:
         lines.append(f"every connection used key exchange {report.partner_kex} (fixed for the run)")
     lines.append(FACTOR_CAPTION)
-    rule = recorded_rule(opts, report.looks, report.look_points,
-                         report.design is None or report.design.paired).for_table(kind in (Kind.CIPHER, Kind.MAC))
+    rule = run_rule(report).for_table(kind in (Kind.CIPHER, Kind.MAC))
     return [*lines, *legend(rule, opts.mode == "precision", _legacy(report))]
 
 

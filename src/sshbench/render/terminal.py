@@ -19,6 +19,7 @@ from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from sshbench.analysis.findings import Findings
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
@@ -154,9 +155,9 @@ def run_mode(report: Report) -> Text:
     return text
 
 
-def answer_block(report: Report) -> RenderableType | None:
+def answer_block(found: Findings) -> RenderableType | None:
     """The answers (render/verdict.py), as a run opens and ends its output: None when there are none."""
-    sections = answer_sections(report)
+    sections = answer_sections(found)
     if not sections:
         return None
     text = Text()
@@ -167,9 +168,10 @@ def answer_block(report: Report) -> RenderableType | None:
     return text
 
 
-def full_report(report: Report, width: int | None = None) -> RenderableType:
+def full_report(found: Findings, width: int | None = None) -> RenderableType:
     """The answer, header, mode, every table fitted to `width` (None: every column), then the problems."""
-    answer = answer_block(report)
+    report = found.report
+    answer = answer_block(found)
     parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
     for table in result_tables(report):
         parts += rich_table(table, width)

@@ -6,17 +6,15 @@ prints them last too, so the answer is on screen when it finishes.
 
 from __future__ import annotations
 
-from sshbench.analysis.answer import Answer, Cheapest, Comparison, answers
+from sshbench.analysis.findings import Answer, Cheapest, Comparison, Findings
 from sshbench.analysis.forecast import WIDER_MARGIN
-from sshbench.analysis.remedies import path_answers
 from sshbench.render.commands import HEADING as COMMANDS_HEADING
 from sshbench.render.commands import command_answer_lines
 from sshbench.render.facts import Fact
 from sshbench.render.labels import Headline, forecast_text, mbps, pm
-from sshbench.render.remedies import headline, over_a_link, remedy_lines
+from sshbench.render.remedies import headline, over_a_link, remedy_lines, shows_remedies
 from sshbench.render.servers import HEADING as SERVERS_HEADING
 from sshbench.render.servers import server_lines
-from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
 HEADING = "The answer: per direction, the fastest cipher with no known weakness, and by how much"
@@ -76,11 +74,11 @@ def cheapest_text(cheapest: Cheapest, margin: float) -> str:
     return f"{text}; {cheapest.other} costs {cheapest.ratio:.2f} times as much{interval}: {verdict}"
 
 
-def answer_lines(report: Report) -> list[str]:
+def answer_lines(found: Findings) -> list[str]:
     """The answer as plain lines: a headline per direction, then its comparisons and the cheapest, indented."""
-    margin = report.options.tie_margin
+    margin = found.rule.margin
     out = []
-    for answer in answers(report):
+    for answer in found.answers:
         out.append(_headline(answer).line)
         out += [f"    {comparison_text(c, margin)}" for c in answer.comparisons]
         if answer.cheapest is not None:
@@ -88,24 +86,25 @@ def answer_lines(report: Report) -> list[str]:
     return out
 
 
-def answer_sections(report: Report) -> list[tuple[str, list[str]]]:
+def answer_sections(found: Findings) -> list[tuple[str, list[str]]]:
     """The answers a run's outputs open with, as (heading, lines): over a link, what fills it first, then the
     cipher; on loopback the cipher first, then what the other changes did (render/remedies.py)."""
-    cipher = (HEADING, answer_lines(report))
-    heading, lines = remedy_lines(report)
+    report = found.report
+    cipher = (HEADING, answer_lines(found))
+    heading, lines = remedy_lines(found)
     sections = [(heading, lines), cipher] if over_a_link(report) else [cipher, (heading, lines)]
     sections.insert(0, (SERVERS_HEADING, server_lines(report)))  # --server a,b: which server first
     sections.insert(0, (COMMANDS_HEADING, command_answer_lines(report)))  # --commands: what one costs, first
     return [(h, found) for h, found in sections if found]
 
 
-def verdict(report: Report) -> list[Fact]:
+def verdict(found: Findings) -> list[Fact]:
     """One fact per direction measured (and per emulated link): the answer with its comparisons; over a link,
     what fills it first."""
-    margin = report.options.tie_margin
-    ciphers = [_cipher_fact(a, margin) for a in answers(report)]
+    report = found.report
+    ciphers = [_cipher_fact(a, found.rule.margin) for a in found.answers]
     links = [Fact(h.where, h.says, "strong")
-             for h in (headline(a) for a in path_answers(report))] if remedy_lines(report)[1] else []
+             for h in (headline(a) for a in found.path_answers)] if shows_remedies(found) else []
     servers = [Fact("servers", line, "strong") for line in server_lines(report)]
     commands = [Fact("short commands", line, "strong") for line in command_answer_lines(report)]
     return [*commands, *servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]

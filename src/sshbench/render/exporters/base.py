@@ -1,6 +1,7 @@
 """What a report format is to `sshbench report`: an option, its help, and a renderer of saved runs.
 
-Two kinds: a file exporter turns the runs of a results file into one text
+Two kinds: a file exporter turns the runs of a results file, each with its
+Findings (analysis/findings.py: concluded once by the command), into one text
 (HTML, Markdown ...), written to a file or stdout; a directory exporter
 into several files (the charts). Each is a module of this package, with
 one line in EXPORTERS (__init__.py); the CLI adds its option from here.
@@ -9,10 +10,12 @@ one line in EXPORTERS (__init__.py); the CLI adds its option from here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from sshbench.render.chartbook import ChartBook
-from sshbench.results.model import Report
+
+if TYPE_CHECKING:  # a type only: the parser imports every exporter, and no command but `report` concludes
+    from sshbench.analysis.findings import Findings
 
 
 class _Format(Protocol):
@@ -39,14 +42,14 @@ class FileExporter(_Format, Protocol):
         """The file's name inside a directory given as its path."""
         ...
 
-    def render(self, runs: list[Report], book: ChartBook) -> str:
+    def render(self, runs: list[Findings], book: ChartBook) -> str:
         """The whole text; `book` holds the command's charts, drawn once whoever asks."""
         ...
 
 
 @runtime_checkable
 class DirectoryExporter(_Format, Protocol):
-    def files(self, runs: list[Report], book: ChartBook) -> Iterator[tuple[str, bytes]]:
+    def files(self, runs: list[Findings], book: ChartBook) -> Iterator[tuple[str, bytes]]:
         """Each file's path (relative to the directory) and bytes."""
         ...
 

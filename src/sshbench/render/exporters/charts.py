@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from sshbench.render.chartbook import ChartBook
-from sshbench.results.model import Report
 from sshbench.vocabulary.errors import MissingToolError
+
+if TYPE_CHECKING:
+    from sshbench.analysis.findings import Findings
 
 
 class ChartsExporter:
@@ -21,7 +24,7 @@ class ChartsExporter:
     def check(self) -> None:
         self._drawing()
 
-    def files(self, runs: list[Report], book: ChartBook) -> Iterator[tuple[str, bytes]]:
+    def files(self, runs: list[Findings], book: ChartBook) -> Iterator[tuple[str, bytes]]:
         made: Iterator[tuple[str, bytes]] = self._drawing().files(runs, book)
         return made
 

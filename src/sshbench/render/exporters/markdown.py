@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sshbench.render.chartbook import ChartBook
-from sshbench.results.model import Report
+
+if TYPE_CHECKING:
+    from sshbench.analysis.findings import Findings
 
 
 class MarkdownExporter:
@@ -14,7 +18,7 @@ class MarkdownExporter:
     def check(self) -> None:
         """Always possible."""
 
-    def render(self, runs: list[Report], book: ChartBook) -> str:
+    def render(self, runs: list[Findings], book: ChartBook) -> str:
         from sshbench.render import markdown  # when asked for: every command builds the parser from here
 
         return markdown.render_all(runs)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sshbench.render.chartbook import ChartBook
-from sshbench.results.model import Report
+
+if TYPE_CHECKING:
+    from sshbench.analysis.findings import Findings
 
 
 class SummaryCsvExporter:
@@ -14,10 +18,10 @@ class SummaryCsvExporter:
     def check(self) -> None:
         """Always possible."""
 
-    def render(self, runs: list[Report], book: ChartBook) -> str:
+    def render(self, runs: list[Findings], book: ChartBook) -> str:
         from sshbench.render import summary_csv  # when asked for: every command builds the parser from here
 
-        return summary_csv.render(runs)
+        return summary_csv.render([found.report for found in runs])
 
 
 EXPORTER = SummaryCsvExporter()

@@ -1,0 +1,41 @@
+"""The one concluding step: a Report in, its Findings (analysis/findings.py) out.
+
+Pure: it reads the report and runs nothing. The commands call it once per
+report (cli/report.py for `report FILE`, cli/run.py at a run's end) and
+hand the result to every output, which is why it lives apart from the
+Findings types: render may import those, and an import contract keeps it
+from importing this module, so no output can draw a conclusion again.
+"""
+
+from __future__ import annotations
+
+from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.contest import rivals
+from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.views import compares_servers, per_server
+from sshbench.results.model import Report
+
+
+def conclude(report: Report) -> Findings:
+    """Everything this slice of the findings holds, each computed once: the run's rule, the cipher answers with
+    their tables, the link answer with its rivals."""
+    found = path_answers(report)
+    against = rivals(report, found)
+    paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
+    return Findings(report, run_rule(report), _ciphers(report), paths)
+
+
+def _ciphers(report: Report) -> tuple[CipherFinding, ...]:
+    """The cipher answers in answers()'s order; a run of several servers takes each server's answers, table and
+    default from that server's own view (its Terrapin status and its defaults are its own)."""
+    out = []
+    for source in per_server(report) if compares_servers(report) else [report]:
+        views = source.joined()
+        for answer in answers(source):
+            rows = tuple((views[s.case_id].case.subject, s)
+                         for s in ranked_ciphers(source, answer.direction, answer.link, answer.build)
+                         if s.throughput_bytes_per_second is not None)
+            out.append(CipherFinding(answer, rows, client_default(source, [name for name, _ in rows])))
+    return tuple(out)

@@ -1,0 +1,69 @@
+"""Findings: what one report concludes, as values, made once and laid out by every output (issue 63).
+
+A run is measured, concluded, then rendered. The answers used to be drawn
+again wherever they were shown: the cipher answer twice in the terminal's
+answer block alone, the link answer and its rivals once for the lines and
+again for the JSON, the decision rule rebuilt in six places. Here is the
+record they are drawn into once (analysis/conclude.py): the rule the
+run's verdicts were made with, the cipher answers with the ranked cases
+each was chosen from, and the link answers with their rivals. Outputs
+(render/) take a Findings and lay it out; they cannot conclude again
+(pyproject.toml's import contracts keep render from analysis/conclude.py
+and from the modules that compute these answers).
+
+The record holds the report it was concluded from: the tables still lay
+out its summaries, and later slices move what they conclude into fields
+here. The types of its fields are named here too, so a renderer reaches
+them without importing the code that computes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sshbench.analysis.answer import Answer, Cheapest, Comparison
+from sshbench.analysis.contest import Rival
+from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
+from sshbench.analysis.verdicts import DecisionRule
+from sshbench.results.model import Report, Summary
+
+__all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "Comparison", "DecisionRule", "Findings",
+           "PathAnswer", "PathFinding", "Remedy", "Rival"]
+
+
+@dataclass(frozen=True)
+class CipherFinding:
+    """One cipher answer (per direction, link and side) with the table it was chosen from: what the answer chart
+    draws, so the picture shows the very rows the answer read."""
+
+    answer: Answer
+    ranked: tuple[tuple[str, Summary], ...]  # (cipher, its summary) of its table's ranked cases with a throughput
+    default: str | None  # this client's default cipher against this server (its own, --server a,b), where measured
+
+
+@dataclass(frozen=True)
+class PathFinding:
+    """One path and direction of the link answer, with its pick's rivals (none where no change was picked)."""
+
+    answer: PathAnswer
+    rivals: tuple[Rival, ...]
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What a report concludes: made by analysis/conclude.conclude once per run and once per `report FILE`."""
+
+    report: Report = field(repr=False)  # the evidence: what the tables lay out (a repr of every sample helps no one)
+    rule: DecisionRule  # the rule its verdicts were made with (analysis/verdicts.run_rule)
+    ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
+    paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
+
+    @property
+    def answers(self) -> tuple[Answer, ...]:
+        """The cipher answers alone."""
+        return tuple(c.answer for c in self.ciphers)
+
+    @property
+    def path_answers(self) -> tuple[PathAnswer, ...]:
+        """The link answer's paths alone."""
+        return tuple(p.answer for p in self.paths)
