@@ -1,0 +1,62 @@
+"""A library client measured like ssh (issue 64): paramiko's driver against the real embedded OpenSSH server, its
+bytes counted by the receiver, its cipher proven by the server's own log, its CPU by wait4; a cipher it lacks
+fails with its reason, never another cipher."""
+
+from __future__ import annotations
+
+import pytest
+
+from sshbench.clientparts.paramiko import PARAMIKO
+from sshbench.measure.pipe import SampleSettings, run_sample
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+
+pytestmark = pytest.mark.integration
+
+SIZE = 8 << 20  # timed whole: a steady state needs samples beyond STEADY_AFTER (8 MiB), ssh's and a driver's alike
+KEX = "curve25519-sha256@libssh.org"  # paramiko 5.1's name for Curve25519 (it has no plain curve25519-sha256)
+MAC = "hmac-sha2-256-etm@openssh.com"
+
+
+@pytest.fixture(scope="module")
+def target(server: EmbeddedOpenSSH) -> EmbeddedTarget:
+    return EmbeddedTarget(server)
+
+
+def _case(direction: Direction, cipher: str) -> Case:
+    mac = None if "gcm" in cipher or "chacha" in cipher else MAC
+    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=mac, kex=KEX).at("client", "paramiko")
+
+
+@pytest.mark.parametrize(("direction", "cipher"), [(Direction.UPLOAD, "aes128-gcm@openssh.com"),
+                                                   (Direction.DOWNLOAD, "aes128-ctr")])
+def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
+        target: EmbeddedTarget, direction: Direction, cipher: str) -> None:
+    sample = run_sample(target, _case(direction, cipher), SIZE, 1, 60, SampleSettings())
+    assert sample.ok, (sample.error, sample.stderr_tail)
+    assert sample.bytes_received == SIZE and sample.verified == "count"  # the receiver's count: wc -c, or our sink
+    negotiated = sample.negotiated
+    assert negotiated is not None and sample.negotiated_from == "server log"  # sshd's own debug1 lines
+    assert negotiated.cipher_c2s == negotiated.cipher_s2c == cipher and negotiated.kex == KEX
+    assert negotiated.mac_c2s == ("<implicit>" if "gcm" in cipher else MAC)
+    assert negotiated.server_version is not None and negotiated.server_version.startswith("OpenSSH_")
+    assert sample.client_window_bytes == PARAMIKO.window.value  # what its source says, as the server saw it
+    # both sides' CPU by wait4: the driver (interpreter, paramiko and its threads) and sshd with its command
+    assert sample.client_cpu_seconds and sample.server_cpu_seconds
+    assert sample.client_cpu_setup_seconds is not None and sample.client_cpu_seconds > sample.client_cpu_setup_seconds
+    assert sample.data_seconds and sample.throughput_bytes_per_second
+    assert sample.client_data_seconds is not None and 0 < sample.client_data_seconds <= sample.total_seconds  # type: ignore[operator]
+    assert {"tcp_connected", "newkeys_received", "authenticated", "session_open"} <= set(sample.phases)
+
+
+def test_a_cipher_paramiko_lacks_fails_with_its_reason_and_nothing_else_is_negotiated(
+        target: EmbeddedTarget, server: EmbeddedOpenSSH) -> None:
+    before = len(server.log_tail(1000))
+    sample = run_sample(target, _case(Direction.UPLOAD, "chacha20-poly1305@openssh.com"), SIZE, 1, 60,
+                        SampleSettings())
+    assert not sample.ok and sample.negotiated_from is None and sample.exit_status == 255
+    assert sample.error is not None and sample.error.endswith(
+        "paramiko 5.1.0 cannot use cipher chacha20-poly1305@openssh.com (it has: aes128-ctr, aes192-ctr, "
+        "aes256-ctr, aes128-cbc, aes192-cbc, aes256-cbc, 3des-cbc, aes128-gcm@openssh.com, aes256-gcm@openssh.com)")
+    assert len(server.log_tail(1000)) == before, "refused before connecting: the server saw no connection"
