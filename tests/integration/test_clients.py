@@ -4,17 +4,22 @@ fails with its reason, never another cipher."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
+from sshbench.targets.servers import embedded_server
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from tests.integration.other_servers import missing
 
 pytestmark = pytest.mark.integration
 
-SIZE = 8 << 20  # timed whole: a steady state needs samples beyond STEADY_AFTER (8 MiB), ssh's and a driver's alike
+SIZE = 8 << 20  # a few MiB, timed whole (a steady state needs more than STEADY_AFTER, ssh's and a driver's alike)
 KEX = "curve25519-sha256@libssh.org"  # paramiko 5.1's name for Curve25519 (it has no plain curve25519-sha256)
 MAC = "hmac-sha2-256-etm@openssh.com"
 
@@ -24,9 +29,9 @@ def target(server: EmbeddedOpenSSH) -> EmbeddedTarget:
     return EmbeddedTarget(server)
 
 
-def _case(direction: Direction, cipher: str) -> Case:
-    mac = None if "gcm" in cipher or "chacha" in cipher else MAC
-    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=mac, kex=KEX).at("client", "paramiko")
+def _case(direction: Direction, cipher: str, mac: str = MAC) -> Case:
+    aead = "gcm" in cipher or "chacha" in cipher
+    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=None if aead else mac, kex=KEX).at("client", "paramiko")
 
 
 @pytest.mark.parametrize(("direction", "cipher"), [(Direction.UPLOAD, "aes128-gcm@openssh.com"),
@@ -48,6 +53,31 @@ def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
     assert sample.data_seconds and sample.throughput_bytes_per_second
     assert sample.client_data_seconds is not None and 0 < sample.client_data_seconds <= sample.total_seconds  # type: ignore[operator]
     assert {"tcp_connected", "newkeys_received", "authenticated", "session_open"} <= set(sample.phases)
+
+
+def test_two_paramiko_streams_through_a_compressor_end_as_promptly_as_ssh(target: EmbeddedTarget) -> None:
+    """N drivers for --streams N, and a compressor around each, as around ssh. Each must end once its channel has
+    closed: a driver still in its interpreter's teardown 2 s after its server had gone was ended as a server that
+    crashed (measure/connection.py SERVER_GONE_GRACE), until it left at once (os._exit)."""
+    for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
+        case = replace(_case(direction, "aes128-ctr"), streams=2, compression="gzip:1")
+        sample = run_sample(target, case, SIZE, 1, 60, SampleSettings())
+        assert sample.ok, (direction, sample.error, sample.stderr_tail)
+        assert sample.bytes_received == SIZE and sample.stream_status == ["ok", "ok"]
+        assert sample.negotiated_from == "server log" and sample.client_compressor_cpu_seconds
+
+
+def test_against_a_server_that_logs_no_negotiation_the_driver_s_word_is_checked(client: ClientInfo) -> None:
+    if (reason := missing("dropbear")) is not None:
+        pytest.skip(f"dropbear: {reason}")
+    with embedded_server("dropbear", client, None) as dropbear:
+        sample = run_sample(EmbeddedTarget(dropbear), _case(Direction.DOWNLOAD, "aes128-ctr", "hmac-sha2-256"),
+                            SIZE, 1, 60, SampleSettings())
+    assert sample.ok, (sample.error, sample.stderr_tail)
+    assert sample.negotiated_from == "driver" and sample.client_window_bytes is None
+    negotiated = sample.negotiated
+    assert negotiated is not None and negotiated.cipher_s2c == "aes128-ctr" and negotiated.mac_s2c == "hmac-sha2-256"
+    assert negotiated.server_version is not None and negotiated.server_version.startswith("dropbear_")
 
 
 def test_a_cipher_paramiko_lacks_fails_with_its_reason_and_nothing_else_is_negotiated(

@@ -258,4 +258,10 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Out at once, as ssh is once its channel has closed: the interpreter's teardown (paramiko's atexit hook, every
+    # module's objects) took 2-5 s of wall time in a niced driver on a loaded 2-core machine, and the sample's
+    # watch ends a client still running 2 s after its server has gone (measure/connection.py, SERVER_GONE_GRACE)
+    os._exit(code)
