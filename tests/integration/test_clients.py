@@ -1,10 +1,12 @@
 """A library client measured like ssh (issue 64): paramiko's driver against the real embedded OpenSSH server, its
 bytes counted by the receiver, its cipher proven by the server's own log, its CPU by wait4; a cipher it lacks
-fails with its reason, never another cipher."""
+fails with its reason, never another cipher; and a run of `--client openssh,paramiko` compares the two."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,8 @@ from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers import embedded_server
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
+from tests.conftest import leftovers
+from tests.integration.cli_helpers import sshbench
 from tests.integration.other_servers import missing
 
 pytestmark = pytest.mark.integration
@@ -90,3 +94,22 @@ def test_a_cipher_paramiko_lacks_fails_with_its_reason_and_nothing_else_is_negot
         "paramiko 5.1.0 cannot use cipher chacha20-poly1305@openssh.com (it has: aes128-ctr, aes192-ctr, "
         "aes256-ctr, aes128-cbc, aes192-cbc, aes256-cbc, 3des-cbc, aes128-gcm@openssh.com, aes256-gcm@openssh.com)")
     assert len(server.log_tail(1000)) == before, "refused before connecting: the server saw no connection"
+
+
+def test_a_run_compares_paramiko_with_openssh_s_ssh_case_by_case(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = sshbench("--client", "openssh,paramiko", "--ciphers", "aes128-gcm@openssh.com",
+                    "--macs", "none", "--kex", "none", "--hostkeys", "none", "--directions", "upload",
+                    "--no-controls", "--runs", "2", "--size", "4MiB", "--output", str(out), tmpdir=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(out.read_text())
+    ids = {record["case"]["id"] for record in data["cases"]}
+    assert {"cipher:aes128-gcm@openssh.com:upload", "cipher:aes128-gcm@openssh.com:upload^paramiko"} <= ids
+    (facts,) = data["environment"]["clients"]
+    assert facts["name"] == "paramiko" and facts["version"] == "5.1.0" and facts["window"] == PARAMIKO.window.value
+    kex = {record["case"]["kex"] for record in data["cases"]}
+    assert kex == {KEX}, "the partner key exchange is one every client has, so the two are one case apart"
+    ours = [s for s in data["samples"] if s["case_id"].endswith("^paramiko") and not s["warmup"]]
+    assert ours and all(s["ok"] and s["negotiated_from"] == "server log" for s in ours)
+    assert "paramiko as the client" in done.stdout and "x plain" in done.stdout  # its column, its ratio to ssh
+    assert not leftovers(str(tmp_path))
