@@ -20,6 +20,7 @@ from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.conftest import leftovers
 from tests.integration.cli_helpers import sshbench
 from tests.integration.other_servers import missing
+from tests.integration.test_json_outputs import validator
 
 pytestmark = pytest.mark.integration
 
@@ -113,3 +114,7 @@ def test_a_run_compares_paramiko_with_openssh_s_ssh_case_by_case(tmp_path: Path)
     assert ours and all(s["ok"] and s["negotiated_from"] == "server log" for s in ours)
     assert "paramiko as the client" in done.stdout and "x plain" in done.stdout  # its column, its ratio to ssh
     assert not leftovers(str(tmp_path))
+    validator("results").validate(data)
+    shown = sshbench("report", str(out), "--json", tmpdir=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    validator("report").validate(json.loads(shown.stdout))  # a link answer change may name the client
