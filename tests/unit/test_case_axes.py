@@ -25,14 +25,15 @@ def test_ids_and_groups_spell_each_axis_after_its_sigil_and_leave_plain_values_o
     full = _case(method="scp", streams=4, compression="zstd:3", build="hpn", link="rtt=20ms")
     assert full.id == "cipher:aes128-ctr:upload:scp*4~zstd:3#hpn@rtt=20ms"
     assert full.group == "cipher:upload:scp*4~zstd:3#hpn@rtt=20ms" and full.base_group == "cipher:upload:scp"
-    assert [axis.name for axis in AXES] == ["method", "streams", "compression", "build", "link", "reuse", "userkey"]
+    assert [axis.name for axis in AXES] == ["method", "streams", "compression", "build", "link", "reuse", "userkey",
+                                            "client"]
     reused = Case(CaseKind.COMMAND, Direction.SETUP, command="true", link="rtt=20ms").at("reuse", "reused")
     assert reused.id == "command:true:setup@rtt=20ms+reused" and reused.dims == (("reuse", "reused"),)
     assert reused.group == reused.id and reused.at("reuse", "fresh").dims == ()  # fresh: the plain value
 
 
 def test_cross_pairs_follow_the_declared_axes_and_their_base_values() -> None:
-    assert DIMENSIONS == CROSS == ("build", "streams", "compression", "link", "reuse", "userkey")
+    assert DIMENSIONS == CROSS == ("build", "streams", "compression", "link", "reuse", "userkey", "client")
     cases = [_case(streams=n, compression=c) for n in (4, 1) for c in ("zstd:3", "off")]
     pairs = {(p.dimension, p.base, p.other) for p in cross_pairs(cases)}
     plain = _case().id

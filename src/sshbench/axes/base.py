@@ -40,6 +40,9 @@ class Effect:
     # The client key type the sample logs in with (--user-keys: "ecdsa", "rsa4096"), from its target
     # (Target.identity); None: the one its ssh config offers
     user_key: str | None = None
+    # The client part (clientparts/) whose driver makes the sample's connections instead of the run's ssh
+    # (--client paramiko: measure/drivers.py); None: ssh, as always
+    client: str | None = None
 
 
 class DeclaredAxis(Protocol):

@@ -13,13 +13,15 @@ from __future__ import annotations
 import argparse
 
 from sshbench.axes import DECLARED
+from sshbench.axes.client import CLIENT
 from sshbench.axes.reuse import REUSE, REUSED
 from sshbench.axes.userkey import USER_KEY
+from sshbench.clientparts import client_part
 from sshbench.options import RunOptions
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import launcher, takes_sshd
 from sshbench.vocabulary.case_terms import PIPE, CaseKind
-from sshbench.vocabulary.errors import UsageError
+from sshbench.vocabulary.errors import MissingToolError, UsageError
 
 # What a declared axis crosses, in words, and the option that adds such cases (axes/base.py: `kinds`)
 _MEASURES = {CaseKind.COMMAND: ("short commands", "--commands (e.g. --commands true)"),
@@ -78,7 +80,9 @@ def unapplied(options: RunOptions) -> None:
 
 def for_hosts(options: RunOptions, destinations: list[str], servers: list[str]) -> None:
     """What the real hosts or the embedded servers named cannot take: --sshd with no OpenSSH server, a slow
-    login on a real server or a build's, a client key a server does not accept or sshbench cannot choose."""
+    login on a real server or a build's, a client key a server does not accept or sshbench cannot choose, a client
+    that is not installed or cannot go where the run goes."""
+    _clients(options, destinations)
     if options.sshd is not None and not any(map(takes_sshd, servers)):
         raise UsageError(f"--sshd names the OpenSSH sshd of the embedded server, and --server {','.join(servers)} runs "
                          f"none: add {DEFAULT_SERVER} to --server (e.g. --server {DEFAULT_SERVER},{servers[0]}), or "
@@ -108,3 +112,23 @@ def for_hosts(options: RunOptions, destinations: list[str], servers: list[str]) 
             raise UsageError(f"{USER_KEY.option} {refused[0]}: --server {name} accepts "
                              f"{', '.join(sorted(launcher(name).user_keys))} client keys only: drop {refused[0]}, or "
                              f"leave {name} out of --server{instead}")
+
+
+def _clients(options: RunOptions, destinations: list[str]) -> None:
+    """--client: a library client not installed (exit 3, with the command that installs it), or asked for where its
+    driver does not go yet: a real host, an emulated link, a build, a reproduced slow login."""
+    parts = [part for name in options.dim_values(CLIENT.name) if (part := client_part(name)) and not part.is_program]
+    for part in parts:
+        if (why := part.unavailable()) is not None:
+            raise MissingToolError(f"{CLIENT.option} {part.name}: {why}")
+    if not parts:
+        return
+    name = parts[0].name
+    for given, why in ((destinations, "a real host is reached through your own ssh setup only, and a client driver "
+                                      "connects on its own to sshbench's embedded servers"),
+                       (options.links, "its driver's connections do not cross sshbench's emulated links yet"),
+                       (options.builds, "--build compares the ssh and sshd of SSH builds; a client driver is none"),
+                       (options.slow_login, "--slow-login reproduces a stall in OpenSSH's own client and server")):
+        if given:
+            raise UsageError(f"{CLIENT.option} {name}: {why}: drop {name} from {CLIENT.option}, or measure it in a "
+                             "run of its own")

@@ -30,6 +30,10 @@ once, and the sample is the N together (measure/steady.py). With an
 external compressor each connection has one on each end
 (measure/connection.py); the remote command decompresses (or compresses)
 in its pipeline and reports that pipeline's CPU with the shell's `times`.
+
+With another client (--client paramiko) each connection is that client's
+driver instead of ssh, given the same remote command (measure/drivers.py
+says what it proves instead of ssh -v); everything else is as above.
 """
 
 from __future__ import annotations
@@ -42,8 +46,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench.axes import effect_of
+from sshbench.clientparts import client_part
 from sshbench.measure.connection import READY_COMMAND, TIMES_MARK, Connection
 from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
+from sshbench.measure.drivers import applied, driver_argv, failed_because, proved
 from sshbench.measure.proof import CPU_MARK, concluded, which
 from sshbench.measure.steady import Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
@@ -126,12 +132,18 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     env = {**os.environ, **target.tool_env, **settings.env}
     connections: list[Connection] = []
     error: str | None = None
+    effect = effect_of(case.dims)
+    driver = client_part(effect.client) if effect.client else None  # another client's driver instead of ssh
     leader = Leader()  # the streams' own session: one scheduling group, as from a shell, without sshbench in it
     t_start = time.perf_counter()
     try:
         for part in parts:
-            argv = target.ssh_argv(case, remote_command(case, part, settings.payload, remote_cpu))
-            argv[1:1] = [*ssh_compression_options(case), *effect_of(case.dims).ssh_options]
+            command = remote_command(case, part, settings.payload, remote_cpu)
+            if driver is not None:
+                argv = driver_argv(driver, target, case, command)
+            else:
+                argv = target.ssh_argv(case, command)
+                argv[1:1] = [*ssh_compression_options(case), *effect.ssh_options]
             connections.append(Connection(target, case, argv, env, timeout, compression, leader))
         error = _ready(connections)
         if error is None and case.moves_data:
@@ -157,7 +169,12 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     if connections:
         sample.setup_seconds = max((c.setup_seconds for c in connections if c.setup_seconds is not None),
                                    default=None) if error is None else connections[0].setup_seconds
-    return concluded(target, case, sample, connections, ended, error, remote_cpu, timeout)
+    if driver is None:
+        return concluded(target, case, sample, connections, ended, error, remote_cpu, timeout)
+    proof = proved(driver, target, connections, [c.t_spawn for c in connections])
+    error = failed_because(error, connections) if error is not None else proof.error
+    return applied(concluded(target, case, sample, connections, ended, error, remote_cpu, timeout,
+                             transcripts=proof.transcripts), proof)
 
 
 def _no_tick(moved: int) -> None:

@@ -157,10 +157,12 @@ def _named(error: str, lines: list[tuple[float, str]], transcript: Transcript | 
 
 
 def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[Ran], ended: list[Ended],
-               error: str | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None) -> Sample:
+               error: str | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None,
+               transcripts: list[Transcript] | None = None) -> Sample:
     """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection. `proven`:
     the algorithms of the connection a session reused (its ControlMaster's ssh -v), where this ssh negotiated
-    none of its own."""
+    none of its own; `transcripts`: what each connection proved where it was not ssh (a client driver's,
+    measure/drivers.py), in place of its ssh -v."""
     statuses = [os.waitstatus_to_exitcode(e.status) for e in ended]
     sample.exit_status = next((s for s in statuses if s != 0), statuses[0] if statuses else None)
     usages = [e.usage for e in ended]
@@ -170,7 +172,8 @@ def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[
         sample.client_cpu_sys_seconds = sum(u.ru_stime for u in usages if u) + sum(u.ru_stime for u in compressor)
         if compressor:
             sample.client_compressor_cpu_seconds = sum(u.ru_utime + u.ru_stime for u in compressor)
-    transcripts = [parse_verbose(c.stderr_lines) for c in connections]
+    if transcripts is None:
+        transcripts = [parse_verbose(c.stderr_lines) for c in connections]
     if proven is not None:
         transcripts = [t if t.negotiated.kex else replace(t, negotiated=proven) for t in transcripts]
     first = transcripts[0] if transcripts else None

@@ -35,6 +35,7 @@ from sshbench.orchestrate.build_sides import (
     start_builds,
     with_none,
 )
+from sshbench.orchestrate.client_sides import client_facts, client_options, probed, with_clients
 from sshbench.orchestrate.session import Advice, Host, embedded_environment, measure_host
 from sshbench.plan.budget import (
     BUSY,
@@ -56,6 +57,7 @@ from sshbench.results.events import Reporter
 from sshbench.results.model import Case, CaseStatus, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.base import EmbeddedServer
+from sshbench.targets.clientprobe import ClientProbe
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.link import netns
 from sshbench.targets.link.emulated import RTT_PROBES, EmulatedLinks
@@ -97,6 +99,7 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     # per host: the seconds its minimum needs, guessed before measuring: at least (a quiet machine), and on a busy one
     minimum: list[tuple[float, float]] = field(default_factory=list)
+    clients: list[ClientProbe] = field(default_factory=list)  # --client: each library client, as its driver said
 
 
 def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Say) -> Prepared:
@@ -105,6 +108,7 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     say("checking the local ssh client")
     client = discover_client(options.ssh)
+    probes = probed(options, say)
     crypto = verify_aesni_mask() if options.no_aesni else None
     methods, missing = expand_methods(options, request.all_methods)
     check_compressors(options)
@@ -154,15 +158,16 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     def _plan(host: Host, opts: RunOptions) -> HostPlan:
         if host.builds:
             check_names(opts, host.builds)
-            return merged([(side.name, with_none(plan_host(side_options(opts, side, host.builds), side.client,
-                                                           offered(side), methods, missing, f"{side.axis} {side.name}",
-                                                           embedded=True, lenient=True),
-                                                 side, opts)) for side in host.builds])
-        return plan_host(opts, client, host.offered, methods, missing,
-                         "the server" if host.remote is None else host.remote.facts.destination or "",
-                         embedded=host.remote is None,
-                         hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
-                         compression=None if host.remote is None else host.remote.compression)
+            return merged([(side.name, with_clients(with_none(plan_host(
+                client_options(side_options(opts, side, host.builds), side.client, offered(side), probes),
+                side.client, offered(side), methods, missing, f"{side.axis} {side.name}", embedded=True,
+                lenient=True), side, opts), probes)) for side in host.builds])
+        return with_clients(plan_host(client_options(opts, client, host.offered, probes), client, host.offered,
+                                      methods, missing,
+                                      "the server" if host.remote is None else host.remote.facts.destination or "",
+                                      embedded=host.remote is None,
+                                      hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
+                                      compression=None if host.remote is None else host.remote.compression), probes)
 
     said = ("--fit: {} to fit the time budget" if request.fit else
             "{} to fit the default time budget (give --time-budget to choose)" if request.budget_chosen else None)
@@ -170,7 +175,8 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
     fitted = [(dataclasses.replace(h, options=dataclasses.replace(h.options, fit=said is not None)), m)
               for h, m in fitted]
     hosts = [host for host, _ in fitted]
-    return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted])
+    return Prepared(client, hosts, [plan(h, h.options) for h in hosts], seed, minimum=[m for _, m in fitted],
+                    clients=probes)
 
 
 def _check_link_floor(options: RunOptions) -> None:
@@ -296,6 +302,7 @@ def measure_all(prepared: Prepared, request: RunRequest, writer: ResultsWriter, 
                         started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                         environment=embedded_environment(prepared.client, host.server), partner_kex=plan.partner_kex)
         report.environment.host.label = request.label
+        report.environment.clients = client_facts(prepared.clients)
         runs.append((report, measure_host(dataclasses.replace(host, options=share), report, writer.save, reporter)))
         writer.host_done(report)
     return runs

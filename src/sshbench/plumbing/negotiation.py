@@ -23,6 +23,8 @@ _USERKEY_RE = re.compile(r"Server accepts key: .* (ED25519|ECDSA|RSA|DSA|ECDSA-S
 _DIR_RE = re.compile(r"kex: (client->server|server->client) cipher: (\S+) MAC: (\S+) compression: (\S+)")
 _BANNER_RE = re.compile(r"remote software version (.+)$")
 _TRANSFERRED_RE = re.compile(r"Transferred: sent (\d+), received (\d+) bytes")
+# sshd's debug1 line for a client's session channel (serverloop.c): the window and packet size it advertised
+_CHANNEL_OPEN_RE = re.compile(r"server_input_channel_open: ctype session rchan \d+ win (\d+) max (\d+)")
 _REFUSED_RE = re.compile(r"Unable to negotiate with .*?: (no matching [^.]+ found)")
 # The server turned the connection away before its banner: OpenSSH 8.x+ says why in a banner line (sshd.c,
 # "Exceeded MaxStartups"); older ones, Dropbear's MAX_UNAUTH_CLIENTS or a firewall just close or reset it
@@ -105,6 +107,13 @@ def turned_away(lines: Iterable[str]) -> str | None:
         return None
     return (f"{TURNED_AWAY} ({closed}): most likely a limit of unauthenticated connections at once (sshd's "
             "MaxStartups, Dropbear's MAX_UNAUTH_CLIENTS) or a firewall's rate limit; use fewer --streams")
+
+
+def client_channel(lines: Iterable[str]) -> tuple[int | None, int | None]:
+    """The window and largest packet a client's session channel advertised, as sshd's debug1 log says (the
+    server's word of what a client library did); (None, None) where it does not say."""
+    found = next((m for line in lines if (m := _CHANNEL_OPEN_RE.search(line))), None)
+    return (int(found.group(1)), int(found.group(2))) if found else (None, None)
 
 
 def parse_verbose(lines: Iterable[tuple[float, str]]) -> Transcript:

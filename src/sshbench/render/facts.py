@@ -21,6 +21,7 @@ from sshbench.compressors import OFF, choice
 from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
 from sshbench.vocabulary.case_terms import CaseKind, Relation
+from sshbench.vocabulary.units import format_bytes
 
 MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
@@ -121,6 +122,10 @@ def facts(report: Report) -> list[Fact]:
         versions = (f"client and server {build.client.version}" if same else
                     f"client {build.client.version}, server {build.server.version}")
         out.append(Fact("build", f"{build.name}: {versions}{f' ({said})' if said else ''}"))
+    for other in env.clients:  # --client: each library client as its driver said, its window as its source says
+        out.append(Fact("client", f"{other.name} {other.version} (its driver; window {format_bytes(other.window)}, "
+                        f"packets {format_bytes(other.max_packet)}: {other.window_source})"
+                        if other.window and other.max_packet else f"{other.name} {other.version} (its driver)"))
     if env.crypto is not None and env.crypto.aesni_masked:
         check = env.crypto.mask_check
         out.append(Fact("crypto", "AES-NI, VAES and PCLMULQDQ masked in OpenSSL for client, server and ceilings "

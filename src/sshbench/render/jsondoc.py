@@ -32,10 +32,11 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 8  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+REPORT_SCHEMA_VERSION = 9  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
 # 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins;
 # 6: each link answer change's tail_seconds (N streams: how far apart its parts ended); 7: its split_bytes (the size
-# of the equal split its rate is for); 8: logins' knees as values (was knee, a sentence)
+# of the equal split its rate is for); 8: logins' knees as values (was knee, a sentence); 9: a change's dimensions
+# may name the client (--client)
 
 
 def _number(value: float | None) -> float | None:

@@ -316,6 +316,21 @@ class BuildFacts:
 
 
 @dataclass
+class ClientPartFacts:
+    """A client the run measured besides its ssh (--client, clientparts/): what its driver said it is at the run's
+    start, and the window and packet size its source gives it (with where that stands)."""
+
+    name: PartName  # as Case.dims "client" spells it
+    implementation: PartName
+    version: str = "unknown"
+    program: list[str] = field(default_factory=list)  # the driver's argv prefix: the interpreter and its file
+    window: int | None = None  # the channel receive window it advertises when left alone, and its largest packet
+    max_packet: int | None = None
+    window_source: str = ""  # "paramiko 5.1.0 paramiko/common.py: DEFAULT_WINDOW_SIZE = 64 * 2**15"
+    supported: AlgorithmLists = field(default_factory=AlgorithmLists)  # what its driver can negotiate
+
+
+@dataclass
 class Environment:
     host: HostFacts = field(default_factory=HostFacts)
     client: ClientFacts = field(default_factory=ClientFacts)
@@ -327,6 +342,7 @@ class Environment:
     links: list[LinkFacts] = field(default_factory=list)  # emulated links (--link), in the order given
     # The sides compared, in the order given: SSH builds (--build) or embedded servers (--server a,b)
     builds: list[BuildFacts] = field(default_factory=list)
+    clients: list[ClientPartFacts] = field(default_factory=list)  # --client: each one measured besides ssh
 
 
 @dataclass

@@ -31,7 +31,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # 12: short commands (Case.command, the command kind, Sample.command_seconds);
 # 13: the streams' tail (Sample.tail_seconds); 14: how far a split's parts went their own way
 # (Sample.parts_independent); 15: a window variant's receive window and the server's command line as it ran
-# (EmbeddedFacts.receive_window, .command)
+# (EmbeddedFacts.receive_window, .command); 16: the SSH client as a case dimension (--client: Case.dims "client",
+# Environment.clients, Sample.negotiated_from, .client_window_bytes, .client_data_seconds)
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -14 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -15 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -68,6 +69,8 @@ def upgrade(data: object) -> object:
         data = _added_fields(data, 13)  # 14: how far a split's parts went their own way
     if data.get("schema_version") == 14:
         data = _added_fields(data, 14)  # 15: a window variant's receive window, the server's command line
+    if data.get("schema_version") == 15:
+        data = _added_fields(data, 15)  # 16: the client a transfer was made with (--client)
     return data
 
 

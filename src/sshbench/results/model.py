@@ -30,7 +30,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 @dataclass
@@ -101,6 +101,13 @@ class Sample:
     parts_independent: float | None = None
     exit_status: Signed | None = None  # negative: killed by that signal
     negotiated: Negotiated | None = None
+    # A client driver's sample (--client, measure/drivers.py): whose word `negotiated` is ("server log": the
+    # embedded server's, the driver's agreeing; "driver": the library's own, where the server logs none), the
+    # channel window the client advertised as the server logged it, and the data phase on the driver's own clock.
+    # None for ssh's samples, proven by its own ssh -v
+    negotiated_from: Literal["server log", "driver"] | None = None
+    client_window_bytes: int | None = None
+    client_data_seconds: float | None = None
     phases: dict[PhaseName, float] = field(default_factory=dict)  # seconds since ssh started, by mark
     error: str | None = None
     stderr_tail: list[str] = field(default_factory=list)

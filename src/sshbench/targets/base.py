@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Protocol
 
 from sshbench.implementations import Implementation, by_program
+from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.model import Case
 from sshbench.targets.discovery import ClientInfo, ServerInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -35,6 +36,30 @@ class ServerProcess:
     cpu_user_s: float
     cpu_sys_s: float
     wall_s: float
+
+
+@dataclass(frozen=True)
+class ClientEndpoint:
+    """How a client that is not the run's ssh reaches an embedded server on its own (a driver, clientparts/):
+    the address, the login, the key and host keys every embedded server's client config names, and where a
+    connection announces its source port first (servers/inetd.py)."""
+
+    host: str
+    port: int
+    user: str
+    identity: str  # the client's private key file
+    known_hosts: str  # the server's host keys, under HOST_ALIAS
+    expect_dir: str
+
+
+@dataclass(frozen=True)
+class ServerSaid:
+    """What the server itself logged of one connection: what was negotiated, and the window and packet size the
+    client's session channel advertised (OpenSSH's debug1 lines; None where its log did not say)."""
+
+    negotiated: Negotiated
+    client_window: int | None = None
+    client_max_packet: int | None = None
 
 
 class TcpEnds(Protocol):
@@ -107,6 +132,16 @@ class Target(Protocol):
 
     def server_log_tail(self) -> list[str]: ...
 
+    def client_endpoint(self, case: Case) -> ClientEndpoint | None:
+        """Where a client driver (clientparts/) connects for this case, on its own: an embedded server's listener;
+        None where it cannot (a real host is reached through the user's own ssh setup only)."""
+        ...
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        """What the server logged of the connection from `peer_port`, once it has ended, where that connection
+        asked for it (servers/inetd.LOGGED) and the server can say (None: it cannot, or said nothing)."""
+        ...
+
     def client_argv(self, argv: list[str]) -> list[str]:
         """The final ssh argv of a connection, as started: a reproduced slow login (--slow-login gssapi) runs the
         client in a mount namespace of its own; otherwise `argv` as it is. Applied last, once every option is
@@ -127,6 +162,17 @@ class Target(Protocol):
         """Raise RunStopped when the way to the server is gone for good (a dead link emulator), so the run stops
         at once with that reason instead of failing every later sample at its timeout."""
         ...
+
+
+class UserSetupOnly:
+    """What a target reached through the user's own ssh setup alone (a real host) says to a client driver: no
+    endpoint of its own to connect to, no server log of ours to read."""
+
+    def client_endpoint(self, case: Case) -> ClientEndpoint | None:
+        return None
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        return None
 
 
 # Every connection sshbench makes to a real host is a connection of its own, whatever the user's ssh config says:
@@ -229,6 +275,15 @@ class EmbeddedServer(Protocol):
     def server_pid(self, peer_port: int) -> int | None: ...
 
     def log_tail(self, lines: int = 5) -> list[str]: ...
+
+    def endpoint(self) -> ClientEndpoint:
+        """How a client driver reaches this server on its own (ClientEndpoint)."""
+        ...
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        """What this server logged of a connection announced LOGGED (servers/inetd.py); None where it logs
+        nothing of it. Read once: the connection's log is removed."""
+        ...
 
     def client_argv(self, argv: list[str]) -> list[str]:
         """A client's ssh argv as this server's run needs it (a reproduced slow login may change it)."""

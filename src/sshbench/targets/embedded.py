@@ -8,7 +8,16 @@ from types import MappingProxyType
 
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.results.model import Case
-from sshbench.targets.base import HOST_ALIAS, EmbeddedServer, FileOps, ServerProcess, TcpEnds, algorithm_options
+from sshbench.targets.base import (
+    HOST_ALIAS,
+    ClientEndpoint,
+    EmbeddedServer,
+    FileOps,
+    ServerProcess,
+    ServerSaid,
+    TcpEnds,
+    algorithm_options,
+)
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.link.emulated import LinkPath
 from sshbench.targets.localfiles import LocalFiles
@@ -77,6 +86,14 @@ class EmbeddedTarget:
     def server_log_tail(self) -> list[str]:
         return self.server.log_tail()
 
+    def client_endpoint(self, case: Case) -> ClientEndpoint | None:
+        """The server's own listener; None across an emulated link, whose far end only a connection made in the
+        link's namespace reaches (fdpass.py does that for ssh; no driver does yet)."""
+        return None if case.link else self.server.endpoint()
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        return self.server.server_said(peer_port)
+
     def tcp_ends(self, link: str) -> TcpEnds | None:
         return self.links[link] if link else None
 
@@ -144,6 +161,12 @@ class BuildsTarget:
 
     def server_log_tail(self) -> list[str]:
         return self._last.server_log_tail()
+
+    def client_endpoint(self, case: Case) -> ClientEndpoint | None:
+        return self._of(case).client_endpoint(case)
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        return self._last.server_said(peer_port)
 
     def tcp_ends(self, link: str) -> TcpEnds | None:
         return self._last.tcp_ends(link)

@@ -25,7 +25,7 @@ from sshbench.plumbing import procs
 from sshbench.plumbing.kexinit import Kexinit, KexinitError, read_client_kexinit, read_server_kexinit
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, terrapin_report
 from sshbench.results.model import Case
-from sshbench.targets.base import OWN_CONNECTION, FileOps, ServerProcess, algorithm_options
+from sshbench.targets.base import OWN_CONNECTION, FileOps, ServerProcess, UserSetupOnly, algorithm_options
 from sshbench.targets.discovery import ClientInfo, find_tool
 from sshbench.targets.known_hosts import key_type, known_types, lookup_name, skip_reason
 from sshbench.vocabulary.algorithms import AlgorithmLists
@@ -195,7 +195,7 @@ class RemoteFiles:
                 self._run(f"cat > {target}", fh.read())
 
 
-class RemoteTarget:
+class RemoteTarget(UserSetupOnly):
     """A real server reached with the user's ssh; server CPU from /proc when the host has it."""
 
     server_cpu_exact = False

@@ -13,6 +13,12 @@ for a peer whose file is there, on 127.0.0.1; anything else, another local
 user's connect for instance, is closed at once without starting a server,
 and counted. Without this, any local user could make a root sshbench spawn
 root `sshd -i` processes without limit, and distort the measurement.
+
+An announcement may carry one word: `log` asks for that connection's server
+to log its negotiation (a client driver's connection, clientparts/: the
+server's word on what was agreed, where the client's own is a library's). The
+word only selects the extra arguments the server's launcher declared
+(`serve(..., logged=)`); nothing of the file reaches an argv.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sshbench.plumbing import placement
 from sshbench.plumbing.procfs import tree_cpu_seconds
@@ -35,11 +41,16 @@ LOOPBACK = "127.0.0.1"
 EXPECT_SECONDS = 60.0  # an announced port not used within this long is forgotten
 MAX_STRANGERS_KEPT = 20  # peers remembered for the warning (the count is exact)
 STOP_GRACE_SECONDS = 0.8  # after SIGTERM, then after SIGKILL: the whole stop stays within an interrupt's 2 s
+LOGGED = "log"  # an announcement's word: serve this connection with the launcher's logging arguments
 
 
-def announce(expect_dir: str, port: int) -> None:
-    """Tell the listener that a connection from `port` is ours (call before connecting)."""
-    os.close(os.open(os.path.join(expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600))
+def announce(expect_dir: str, port: int, note: str = "") -> None:
+    """Tell the listener that a connection from `port` is ours (call before connecting); `note`: LOGGED or ""."""
+    fd = os.open(os.path.join(expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
+    try:
+        os.write(fd, note.encode("ascii"))
+    finally:
+        os.close(fd)
 
 
 class Inetd:
@@ -62,6 +73,7 @@ class Inetd:
         self.strangers = 0  # connections refused because nobody expected them
         self.stranger_peers: list[str] = []
         self._argv: list[str] = []
+        self._logged: Callable[[int], list[str]] | None = None
         self._threads: list[threading.Thread] = []
         self._extra: list[socket.socket] = []  # listeners inside sshbench's link namespaces (add_listener)
         self._congestion: dict[str, str] = {}  # peer address -> the congestion control its connections use
@@ -79,9 +91,11 @@ class Inetd:
         """The address the listening socket is actually bound to."""
         return str(self._listener.getsockname()[0])
 
-    def serve(self, argv: Sequence[str]) -> None:
-        """Start accepting; each expected connection gets `argv` with the socket as stdin and stdout."""
+    def serve(self, argv: Sequence[str], logged: Callable[[int], list[str]] | None = None) -> None:
+        """Start accepting; each expected connection gets `argv` with the socket as stdin and stdout, and one
+        announced LOGGED also `logged(peer_port)` after it (None: this server logs nothing more)."""
         self._argv = list(argv)
+        self._logged = logged
         self._accept_from(self._listener, frozenset({LOOPBACK}))
 
     def add_listener(self, listener: socket.socket, peers: frozenset[str],
@@ -131,16 +145,23 @@ class Inetd:
 
     # ------------------------------------------------------------ accepting
 
-    def _expected(self, host: str, port: int, peers: frozenset[str]) -> bool:
+    def _expected(self, host: str, port: int, peers: frozenset[str]) -> str | None:
+        """The announcement's word ("" for none) of an expected connection; None for a stranger."""
         if self.admit_all and host in peers:
-            return True
+            return ""
         path = os.path.join(self.expect_dir, str(port))
         try:
-            announced = os.stat(path).st_mtime
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                announced, note = os.fstat(fd).st_mtime, os.read(fd, 16)
+            finally:
+                os.close(fd)
             os.unlink(path)
         except OSError:
-            return False
-        return host in peers and time.time() - announced < EXPECT_SECONDS
+            return None
+        if host not in peers or time.time() - announced >= EXPECT_SECONDS:
+            return None
+        return LOGGED if note == LOGGED.encode() else ""
 
     def _accept_loop(self, listener: socket.socket, peers: frozenset[str]) -> None:
         while not self._stopping:
@@ -150,10 +171,10 @@ class Inetd:
                 return  # listener closed by stop()
             try:
                 host, port = peer[0], peer[1]
-                if self._expected(host, port, peers):
+                if (note := self._expected(host, port, peers)) is not None:
                     if host in self._congestion:  # the sender of a download: the link's cc=
                         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self._congestion[host].encode())
-                    self._spawn(conn, port)
+                    self._spawn(conn, port, note)
                 else:
                     self.strangers += 1
                     if len(self.stranger_peers) < MAX_STRANGERS_KEPT:
@@ -161,7 +182,8 @@ class Inetd:
             finally:
                 conn.close()  # a server holds its own copy
 
-    def _spawn(self, conn: socket.socket, peer_port: int) -> None:
+    def _spawn(self, conn: socket.socket, peer_port: int, note: str = "") -> None:
+        argv = [*self._argv, *(self._logged(peer_port) if note == LOGGED and self._logged is not None else ())]
         if self.nodelay:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:
@@ -171,7 +193,7 @@ class Inetd:
             placement.pin_this_thread(self.server_cpus or self._all_cpus)
             # Its own session: one killpg then ends the server with everything it forked (sshd's privsep
             # "[net]" child survived an interrupt for minutes when only the direct child was killed).
-            proc = spawn(self._argv, stdin=conn.fileno(), stdout=conn.fileno(), stderr=subprocess.DEVNULL,
+            proc = spawn(argv, stdin=conn.fileno(), stdout=conn.fileno(), stderr=subprocess.DEVNULL,
                          close_fds=True, env=self.env)
             self._live[proc.pid] = peer_port
             self._pid_of_port[peer_port] = proc.pid

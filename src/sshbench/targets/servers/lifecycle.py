@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import ClassVar, Self
 
 from sshbench.implementations import WindowSetting
-from sshbench.targets.base import ServerProcess
+from sshbench.targets.base import ClientEndpoint, ServerProcess, ServerSaid
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 
 
@@ -32,6 +32,8 @@ class InetdServer:
     window_setting: ClassVar[WindowSetting | None] = None
     receive_window: int | None = None
     command: tuple[str, ...] = ()
+    user = ""  # whom its connections log in as, and its listener's port (set by start)
+    port = 0
 
     def start(self) -> None:
         raise NotImplementedError
@@ -101,6 +103,16 @@ class InetdServer:
     def client_argv(self, argv: list[str]) -> list[str]:
         """A client's ssh argv for this server (OpenSSH's --slow-login gssapi changes it); as it is here."""
         return argv
+
+    def endpoint(self) -> ClientEndpoint:
+        """What its client config names (servers/clientconf.py), for a client that is not ssh: the same key, the
+        same pinned host keys, the same announced connection."""
+        return ClientEndpoint(LOOPBACK, self.port, self.user, self._path("client_ed25519"),
+                              self._path("known_hosts"), self.expect_dir)
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        """Nothing: this server's log says nothing of a connection's negotiation (OpenSSH's does: openssh.py)."""
+        return None
 
     def identity(self, kind: str) -> str | None:
         """A client key of type `kind` this server authorizes (--user-keys), made on first use; None for a type

@@ -21,8 +21,10 @@ import time
 from collections.abc import Mapping
 
 from sshbench.implementations import OPENSSH, UNKNOWN, Implementation, by_program
+from sshbench.plumbing.negotiation import client_channel, parse_verbose
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.runs import private_dir
+from sshbench.targets.base import ServerSaid
 from sshbench.targets.discovery import (
     ClientInfo,
     ServerInfo,
@@ -158,7 +160,7 @@ class EmbeddedOpenSSH(InetdServer):
         if self.slow_login == "dns":  # the server's lookups go unanswered
             assert self._resolver is not None
             argv = self._resolver.wrap(argv)  # its own namespace, made inside sshbench's (privsep.py) by the wrap below
-        self.inetd.serve(self._privsep.wrap(argv))
+        self.inetd.serve(self._privsep.wrap(argv), logged=self._logged)
 
     def stop(self) -> None:
         """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
@@ -364,6 +366,26 @@ Subsystem sftp internal-sftp
         return self._path("sshd.log")
 
     # ------------------------------------------------------------ serving
+
+    def _logged(self, peer_port: int) -> list[str]:
+        """A connection announced LOGGED (a client driver's): this sshd logs at debug1 into a file of its own,
+        which says what it negotiated and what window the client's channel advertised. debug1 writes ~80 lines
+        while the connection is set up and none per packet (a 1 MiB and a 64 MiB upload wrote as many), so the
+        data phase is the same as an unlogged connection's."""
+        return ["-o", "LogLevel=DEBUG1", "-E", self._path(f"negotiation-{peer_port}.log")]
+
+    def server_said(self, peer_port: int) -> ServerSaid | None:
+        """What this sshd logged of a LOGGED connection (its `kex:` lines, as ssh -v's, and the client's channel
+        window); the log is removed once read. None: not logged, or nothing negotiated in it."""
+        path = self._path(f"negotiation-{peer_port}.log")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+            os.unlink(path)
+        except OSError:
+            return None
+        negotiated = parse_verbose((0.0, line) for line in lines).negotiated
+        return ServerSaid(negotiated, *client_channel(lines)) if negotiated.complete else None
 
     def log_tail(self, lines: int = 5) -> list[str]:
         try:

@@ -1,0 +1,135 @@
+"""The SSH clients sshbench measures (issue 64): the registry and what each part declares, the driver's contract,
+and `--client` read, validated and refused in one line (exit 2; exit 3 where a client is not installed)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import inspect
+import json
+import os
+from pathlib import Path
+
+import paramiko  # type: ignore[import-untyped]
+import pytest
+
+import sshbench.cli
+from sshbench.axes import effect_of
+from sshbench.axes.client import CLIENT
+from sshbench.cli import main
+from sshbench.clientparts import CLIENTS, DEFAULT, FAILED, MARK, Can, DriverLine, DriverRequest, client_part, failure
+from sshbench.clientparts.base import DRIVERS, MARKS
+from sshbench.clientparts.paramiko import PARAMIKO
+from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.vocabulary.errors import ExitCode, UsageError
+
+
+def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
+    assert list(CLIENTS) == ["openssh", "paramiko"] and DEFAULT == "openssh" == CLIENT.plain
+    assert all(part.name == name for name, part in CLIENTS.items())
+    assert client_part("openssh") is CLIENTS["openssh"] and client_part("putty") is None
+    assert CLIENTS["openssh"].is_program and CLIENTS["openssh"].version() is None  # ssh -V says, elsewhere
+    for part in CLIENTS.values():
+        assert {Can.PIPE_UPLOAD, Can.PIPE_DOWNLOAD} <= part.can
+        assert part.window.value > 0 and part.max_packet.value > 0 and part.install
+        if not part.is_program:
+            assert part.driver is not None and os.path.isfile(os.path.join(DRIVERS, part.driver))
+
+
+def test_paramiko_s_window_and_packet_size_are_what_the_installed_source_says() -> None:
+    """The citation is read again in whatever paramiko is installed: an upgrade that moves them fails here."""
+    source = Path(inspect.getfile(paramiko.common))
+    assert source.as_posix().endswith(PARAMIKO.window.file) and PARAMIKO.window.file == PARAMIKO.max_packet.file
+    text = source.read_text()
+    for cited, value in ((PARAMIKO.window, paramiko.common.DEFAULT_WINDOW_SIZE),
+                         (PARAMIKO.max_packet, paramiko.common.DEFAULT_MAX_PACKET_SIZE)):
+        assert cited.line in text.splitlines() and cited.value == value
+        assert cited.release == f"paramiko {paramiko.__version__}" == f"paramiko {PARAMIKO.version()}"
+    assert PARAMIKO.window.source == "paramiko 5.1.0 paramiko/common.py: DEFAULT_WINDOW_SIZE = 64 * 2**15"
+
+
+def test_the_driver_spells_the_contract_as_sshbench_reads_it() -> None:
+    assert PARAMIKO.driver is not None
+    text = Path(DRIVERS, PARAMIKO.driver).read_text()
+    assert f'MARK = "{MARK}"' in text and f'FAILED = "{FAILED} paramiko:"' in text
+    assert all(f'"{mark}"' in text for mark in MARKS)
+
+
+def test_a_driver_request_pins_what_the_case_asks_and_passes_the_command_last() -> None:
+    request = DriverRequest("127.0.0.1", 2222, "u", "/k", "/kh", "sshbench-embedded", "/e", "echo hi; wc -c",
+                            "upload", cipher="aes128-ctr", mac="hmac-sha2-256")
+    argv = request.argv(PARAMIKO)
+    assert argv[:2] == PARAMIKO.command() and argv[-2:] == ["--", "echo hi; wc -c"]
+    assert argv[argv.index("--cipher") + 1] == "aes128-ctr" and argv[argv.index("--mac") + 1] == "hmac-sha2-256"
+    assert "--kex" not in argv and "--server-log" in argv and argv[argv.index("--port") + 1] == "2222"
+
+
+def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
+    said = {"client": "paramiko", "version": "5.1.0", "kex": "curve25519-sha256@libssh.org",
+            "cipher_c2s": "aes128-gcm@openssh.com", "mac_c2s": "<implicit>", "window": 2097152, "max_packet": 32768,
+            "marks": {"data_started": 2.5, "data_ended": 3.0, "bogus": 1.0, "connected": "x"}, "bytes_in": -1}
+    line = DriverLine.parse(f"{MARK} {json.dumps(said)}")
+    assert line is not None and line.kex == "curve25519-sha256@libssh.org" and line.cipher_s2c is None
+    assert line.window == 2097152 and line.bytes_in is None and line.marks == (("data_started", 2.5),
+                                                                                ("data_ended", 3.0))
+    assert line.mark("data_ended") == 3.0 and line.mark("connected") is None
+    for other in ("debug1: kex: algorithm: x", f"{MARK} not json", f"{MARK} [1]", f'{MARK} {{"client": 3}}'):
+        assert DriverLine.parse(other) is None
+    assert failure(["x", f"{FAILED} paramiko 5.1.0 cannot use cipher y", "z"]) == "paramiko 5.1.0 cannot use cipher y"
+    assert failure(["debug1: x"]) is None
+
+
+def test_the_client_axis_reads_names_and_says_what_a_client_cannot_take() -> None:
+    assert CLIENT.parse("openssh, paramiko,openssh") == ("openssh", "paramiko")
+    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko"), (",", "needs one")):
+        with pytest.raises(UsageError, match=said):
+            CLIENT.parse(bad)
+    assert CLIENT.skipped("paramiko", "pipe") is None and CLIENT.skipped("openssh", "scp") is None
+    assert CLIENT.skipped("paramiko", "sftp") == "--client paramiko: measured over the pipe only (SFTP is the " \
+        "next slice of its driver)"
+    case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr")
+    assert case.at("client", "paramiko").id == "cipher:aes128-ctr:upload^paramiko"
+    assert case.at("client", "openssh") == case and case.at("client", "openssh").id == case.id  # ids as before
+    assert effect_of(case.at("client", "paramiko").dims).client == "paramiko" and effect_of(case.dims).client is None
+    assert CLIENT.title("paramiko") == "paramiko as the client"
+
+
+@pytest.fixture
+def no_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sshbench.cli, "SWEEPING", ())
+
+
+@pytest.mark.usefixtures("no_sweep")
+@pytest.mark.parametrize(("args", "line"), [
+    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, e.g. --client "
+                            "openssh,paramiko"),
+    (["web1", "--client", "openssh,paramiko"], "--client paramiko: a real host is reached through your own ssh "
+     "setup only, and a client driver connects on its own to sshbench's embedded servers: drop paramiko from "
+     "--client, or measure it in a run of its own"),
+    (["--client", "paramiko", "--link", "rtt=20ms"], "--client paramiko: its driver's connections do not cross "
+     "sshbench's emulated links yet: drop paramiko from --client, or measure it in a run of its own"),
+    (["--client", "paramiko", "--ciphers", "none", "--commands", "true"],
+     "--client applies to the cipher sweep: add --ciphers (e.g. --ciphers default), or drop --client"),
+], ids=["unknown", "real-host", "link", "no-cipher-sweep"])
+def test_a_client_that_cannot_be_measured_so_is_one_line_and_exit_2(args: list[str], line: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", *args]) == ExitCode.USAGE
+    captured = capsys.readouterr()
+    assert captured.err == f"sshbench: error: {line}\n" and not captured.out
+
+
+@pytest.mark.usefixtures("no_sweep")
+def test_a_client_not_installed_is_named_with_the_command_that_installs_it_exit_3(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real = importlib.metadata.version
+
+    def version(name: str) -> str:
+        if name == "paramiko":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    assert main(["run", "--client", "openssh,paramiko"]) == ExitCode.MISSING_TOOL
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("sshbench: error: --client paramiko: paramiko is not installed in the Python that runs "
+                          "sshbench (") and err.rstrip().endswith(f"install it: {PARAMIKO.install}")
