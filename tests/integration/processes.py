@@ -125,7 +125,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_for_samples(proc: subprocess.Popen[str], results: Path, count: int = 1, within: float = 60) -> None:
+def wait_for_samples(proc: subprocess.Popen[str], results: Path, count: int = 1, within: float = 240) -> None:
     """Until the run has saved `count` samples (servers, clients and private dirs exist by then)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline and proc.poll() is None:

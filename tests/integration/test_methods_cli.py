@@ -26,7 +26,8 @@ def method_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Com
     work = tmp_path_factory.mktemp("work")
     out = tmp_path_factory.mktemp("res") / "m.json"
     done = sshbench("--method", "all", "--ciphers", "aes128-gcm@openssh.com,aes128-ctr", *ONLY_CIPHERS,
-                    "--runs", "2", "--size", "64MiB", "--verify", "--workdir", str(work), "--output", str(out))
+                    "--runs", "2", "--size", "64MiB", "--verify", "--workdir", str(work), "--output", str(out),
+                    timeout=900)  # 80-100 s alone; beside two CPU hogs and another run, over 300
     return done, json.loads(out.read_text()) if out.exists() else {}, work
 
 

@@ -110,8 +110,8 @@ class Inetd:
     def _accept_from(self, listener: socket.socket, peers: frozenset[str]) -> None:
         thread = threading.Thread(target=self._accept_loop, args=(listener, peers), daemon=True,
                                   name=f"sshbench-accept-{listener.getsockname()[0]}")
+        thread.start()  # then kept: an interrupt between the two must not leave stop() an unstarted thread to join
         self._threads.append(thread)
-        thread.start()
 
     def connect(self, timeout: float = 10.0) -> socket.socket:
         """A connection of our own (e.g. to read the server's KEXINIT), announced like fdpass's."""
@@ -134,7 +134,8 @@ class Inetd:
                 listener.shutdown(socket.SHUT_RDWR)
             listener.close()
         for thread in self._threads:
-            thread.join(timeout=2)
+            if thread.ident is not None:  # started (a SIGHUP at 2.7 s found one that was not: "cannot join")
+                thread.join(timeout=2)
         with self._lock:  # under the lock, a pid in _live has not been reaped yet: no reuse
             for sig in (signal.SIGTERM, signal.SIGKILL):  # a moment to close sessions cleanly, then no choice
                 for pid in self._live:
@@ -214,8 +215,9 @@ class Inetd:
 
     # ------------------------------------------------------------ what each connection cost
 
-    def server_process(self, peer_port: int, timeout: float = 10.0) -> ServerProcess | None:
-        """The reaped server of the connection from `peer_port`; waits for it to exit."""
+    def server_process(self, peer_port: int, timeout: float = 30.0) -> ServerProcess | None:
+        """The reaped server of the connection from `peer_port`; waits for it to exit (at once, as a rule: its
+        client has ended; 10 s was too short for an scp's sshd beside two CPU hogs and another run)."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while peer_port not in self._done:
