@@ -69,8 +69,8 @@ def resize_after_timeout(record: CaseRecord, sample: Sample, pace: Pace, target_
     size = sized(rate, target_seconds, record.case.streams)
     if size >= record.size_bytes:
         return None
-    record.reason = (f"re-sized after a timeout: {pace.moved / 1e6:.1f} MB moved in "
-                     f"{(pace.last or 0) - (pace.first or 0):.0f} s ({rate / 1e6:.2f} MB/s), "
-                     f"{record.size_bytes // 2**20} MiB -> {size // 2**20} MiB")
+    record.set_reason(f"re-sized after a timeout: {pace.moved / 1e6:.1f} MB moved in "
+                      f"{(pace.last or 0) - (pace.first or 0):.0f} s ({rate / 1e6:.2f} MB/s), "
+                      f"{record.size_bytes // 2**20} MiB -> {size // 2**20} MiB")
     record.size_bytes, record.size_source = size, "auto"
     return rate

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from sshbench.analysis.links import LOSS_SHARE
 from sshbench.analysis.stats import SET_ASIDE
 from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
+from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import LinkSpec
@@ -203,8 +204,8 @@ def give_up_if_never_counted(record: CaseRecord, report: Report) -> bool:
     if len(mine) < GIVE_UP_AFTER or any(not s.unusable for s in mine):
         return False
     record.status = CaseStatus.SKIPPED
-    record.reason = (f"{SET_ASIDE}{mine[0].unusable} ({len(mine)} samples, none counted: measured no further; "
-                     "the results file has each one)")
+    record.set_reason(f"{SET_ASIDE}{mine[0].unusable} ({len(mine)} samples, none counted: measured no further; "
+                      "the results file has each one)", ReasonKind.SET_ASIDE)
     return True
 
 

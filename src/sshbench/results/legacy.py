@@ -31,7 +31,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # 12: short commands (Case.command, the command kind, Sample.command_seconds);
 # 13: the streams' tail (Sample.tail_seconds); 14: how far a split's parts went their own way
 # (Sample.parts_independent); 15: a window variant's receive window and the server's command line as it ran
-# (EmbeddedFacts.receive_window, .command)
+# (EmbeddedFacts.receive_window, .command); 16: what a reason or error is, as a value beside its words
+# (results/kinds.py: CaseRecord.reason_kind)
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -14 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -15 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -68,6 +69,8 @@ def upgrade(data: object) -> object:
         data = _added_fields(data, 13)  # 14: how far a split's parts went their own way
     if data.get("schema_version") == 14:
         data = _added_fields(data, 14)  # 15: a window variant's receive window, the server's command line
+    if data.get("schema_version") == 15:
+        data = _per_run(data, 15, _kinds_from_15)
     return data
 
 
@@ -149,6 +152,25 @@ def _renamed(item: object, ids: dict[str, str], groups: dict[str, str]) -> objec
             if base is not None:
                 out["group"] = groups[base] + group[len(base):]
     return out
+
+
+def _kinds_from_15(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 16 records what a case's reason is beside its words (results/kinds.py)."""
+    run: dict[str, Any] = {**data, "schema_version": 16}
+    if isinstance(run.get("cases"), list):
+        run["cases"] = [{**r, "reason_kind": kind} if isinstance(r, dict) and isinstance(r.get("reason"), str) and (
+            kind := _reason_kind(r["reason"])) else r for r in run["cases"]]
+    return run
+
+
+def _reason_kind(why: str) -> str | None:
+    """A schema-15 reason as what it is, by the very tests on its words that sshbench decided by then: the one
+    place the words are read (a file written since carries the kind itself)."""
+    if "not offered" in why:
+        return "not offered"
+    if why.startswith("server refused"):
+        return "refused"
+    return "set aside" if why.startswith("every sample set aside: ") else None
 
 
 def _added_fields(data: dict[str, Any], old: int) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
+from sshbench.results.kinds import ReasonKind
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -30,7 +31,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 @dataclass
@@ -239,9 +240,16 @@ class CaseRecord:
     size_source: Literal["", "fixed", "auto", "warmup", "file"] = ""
     status: CaseStatus = CaseStatus.PENDING
     reason: str | None = None
+    # What the reason is, where anything decides by it (results/kinds.py); None: words for people only
+    reason_kind: ReasonKind | None = field(default=None, metadata={"omit_empty": True})
     # sshbench's addition, not the user's selection: the client default's plain cases (plan/cases.py), the
     # plain transfer every change is compared with; a fitted run leaves these out before anything asked for
     added: bool = field(default=False, metadata={"omit_empty": True})
+
+    def set_reason(self, reason: str | None, kind: ReasonKind | None = None) -> None:
+        """The case's reason, and what it is where anything decides by it: a new reason never keeps the kind of
+        the one it replaces."""
+        self.reason, self.reason_kind = reason, kind
 
 
 @dataclass(frozen=True)

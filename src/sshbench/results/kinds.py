@@ -1,0 +1,20 @@
+"""What a reason or an error sshbench wrote is, as a value: code decides by these, never by the words.
+
+Every record that says why in words (a case's `reason`, a sample's `error` and `unusable`, the run's
+`stop_reason`) carries one of these beside the text where a decision is made by it, so rewording a message
+changes no decision. The words stay for people; results/model.py holds the fields.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ReasonKind(StrEnum):
+    """What a case's reason (CaseRecord.reason) is, where something is decided by it."""
+
+    NOT_OFFERED = "not offered"  # the server does not offer the algorithm (plan/selection.py)
+    REFUSED = "refused"  # the server refused what its sample asked (Failure.REFUSED): skipped
+    # every sample it had was set aside, none counted (measure/physics.py): a failure, not a skip, and said no
+    # more once a later sample counts
+    SET_ASIDE = "set aside"
