@@ -4,17 +4,31 @@ a file from before the values reads as it did."""
 from __future__ import annotations
 
 import json
+from typing import cast
+
+import pytest
 
 from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.measure.connection import NOT_STARTED
+from sshbench.measure.loop import Hooks, run_loop
+from sshbench.measure.pace import Pace, resize_after_timeout
+from sshbench.measure.proof import Failed, concluded
+from sshbench.options import RunOptions
+from sshbench.plan.schedules import schedule_for
 from sshbench.plan.selection import select
 from sshbench.render.hosts import _cell
 from sshbench.results.codec import report_to_dict, results_from_dict
-from sshbench.results.kinds import ReasonKind
+from sshbench.results.events import Visit
+from sshbench.results.kinds import Failure, ReasonKind
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample
+from sshbench.targets.base import Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
+from sshbench.vocabulary.units import MiB
 from tests.conftest import load_report
+from tests.synthetic import FakeClock, FakeSampler
+from tests.unit.test_hostile_host_output import _lines, _Ran, _Target
 
 CASE = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
 
@@ -81,3 +95,67 @@ def test_a_schema_15_file_s_reasons_read_as_the_kinds_its_words_were_taken_for()
     (report,) = results_from_dict(data)
     assert [r.reason_kind for r in report.cases[:len(words)]] == [
         None if kind is None else ReasonKind(kind) for kind in words.values()]
+
+
+def _concluded(connections: list[_Ran], failed: Failed | None = None) -> Sample:
+    sample = Sample(case_id=CASE.id, round=1, warmup=False, ok=False, started_at="", size_bytes=1)
+    return concluded(cast(Target, _Target()), CASE, sample, connections, [], failed, False, 30.0)
+
+
+def test_a_sample_s_failure_is_what_ended_it_however_many_streams_it_had() -> None:
+    refused = [_Ran([]), _Ran(_lines("ssh-v-9.2-refused-cipher.txt")), _Ran([])]
+    done = _concluded(refused)
+    assert done.error == "stream 2 of 3: server refused: no matching cipher found" and done.failure is Failure.REFUSED
+    late = [_Ran([]), _Ran([])]
+    late[1].timed_out.value = True
+    done = _concluded(late)
+    assert done.error == "stream 2 of 2: timed out after 30s" and done.failure is Failure.TIMED_OUT
+    assert _concluded([_Ran([])], Failed("the other streams did not start")).failure is None
+
+
+def test_a_failure_found_while_running_names_its_stream_and_what_ended_ssh_by_value() -> None:
+    reset = _lines("ssh-v-9.2-reset-after-banner.txt")
+    done = _concluded([_Ran([]), _Ran(reset), _Ran([])], Failed("ssh gave up before our command", 1, not_started=True))
+    assert done.error == ("stream 2 of 3: ssh gave up before our command: the server reset the connection after its "
+                          "banner, during the key exchange (ssh: Connection reset by 127.0.0.1 port 34527)")
+    assert done.stderr_tail[-1] == "Connection reset by 127.0.0.1 port 34527"  # the failing stream's, not the first's
+    # words that end as a connection that never started does, of a failure that is not one, get nothing added
+    said = _concluded([_Ran(reset)], Failed(f"the data phase failed: {NOT_STARTED}")).error
+    assert said == f"the data phase failed: {NOT_STARTED}"
+    whole = _concluded([_Ran([]), _Ran([])], Failed("receiver counted 1 bytes, expected 2"))
+    assert whole.error == "receiver counted 1 bytes, expected 2"  # the sample as a whole: no stream named
+
+
+@pytest.mark.parametrize(("error", "failure", "resized"), [
+    ("ssh ran out of time", Failure.TIMED_OUT, True),
+    ("the remote shell timed out after 5s of silence", None, False),
+])
+def test_only_a_timeout_re_sizes_a_case_from_its_pace(error: str, failure: Failure | None, resized: bool) -> None:
+    clock = FakeClock()
+    pace = Pace(lambda _n: None, clock)
+    for _ in range(10):
+        clock.now += 1.0
+        pace.tick(400_000)
+    sample = Sample("c", 0, True, False, "", 64 * MiB, error=error, failure=failure)
+    record = CaseRecord(CASE, size_bytes=64 * MiB, size_source="warmup")
+    assert (resize_after_timeout(record, sample, pace, 2.0) is not None) is resized
+
+
+def test_a_case_the_server_refuses_on_any_stream_is_skipped_and_the_run_goes_on() -> None:
+    one, four = CASE, Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes256-ctr", streams=4)
+    clock = FakeClock()
+    machine = FakeSampler({one.id: 100 * MiB, four.id: 100 * MiB}, clock, seed=1)
+
+    def sampler(visit: Visit, size: int, timeout: float, tick: object) -> Sample:
+        if visit.case != four:
+            return machine(visit, size, timeout, tick)
+        return Sample(four.id, visit.round, visit.round == 0, False, "", size, failure=Failure.REFUSED,
+                      error="stream 1 of 4: the server wants none of it")
+
+    options = RunOptions(time_budget_seconds=None, runs=3, size_bytes=8 * MiB)
+    report = Report("test", "", 1, options=options, cases=[CaseRecord(one), CaseRecord(four)])
+    run_loop(report, schedule_for(options, [one, four], 1), sampler, options, lambda _r: None, hooks=Hooks(clock=clock))
+    refused = report.case(four.id)
+    assert refused.status is CaseStatus.SKIPPED and refused.reason_kind is ReasonKind.REFUSED
+    assert refused.reason == "stream 1 of 4: the server wants none of it"
+    assert report.case(one.id).status is CaseStatus.MEASURED

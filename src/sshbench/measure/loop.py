@@ -42,7 +42,7 @@ from sshbench.plan.budget import (
     warmup_bytes,
 )
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
-from sshbench.results.kinds import ReasonKind
+from sshbench.results.kinds import Failure, ReasonKind
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.errors import NothingMeasured
@@ -362,7 +362,7 @@ def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
 
 def _refused(sample: Sample) -> bool:
     """The server does not offer what the case asks: the case is skipped, nothing is wrong with the run."""
-    return bool(sample.error and sample.error.startswith("server refused"))
+    return sample.failure is Failure.REFUSED
 
 
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:

@@ -18,3 +18,10 @@ class ReasonKind(StrEnum):
     # every sample it had was set aside, none counted (measure/physics.py): a failure, not a skip, and said no
     # more once a later sample counts
     SET_ASIDE = "set aside"
+
+
+class Failure(StrEnum):
+    """What ended a failed sample (Sample.error says it in words), where the run decides by it."""
+
+    REFUSED = "refused"  # the server refused what the case asks (no cipher in common ...): the case is skipped
+    TIMED_OUT = "timed out"  # it ran past its timeout: the bytes it moved tell the case's pace (measure/pace.py)

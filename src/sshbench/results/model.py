@@ -17,7 +17,7 @@ from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
-from sshbench.results.kinds import ReasonKind
+from sshbench.results.kinds import Failure, ReasonKind
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -104,6 +104,8 @@ class Sample:
     negotiated: Negotiated | None = None
     phases: dict[PhaseName, float] = field(default_factory=dict)  # seconds since ssh started, by mark
     error: str | None = None
+    # What ended it, where the run decides by that (results/kinds.py); None: a good sample, or words for people only
+    failure: Failure | None = field(default=None, metadata={"omit_empty": True})
     stderr_tail: list[str] = field(default_factory=list)
     outlier: bool = False  # modified z-score of the case's headline figure above 3.5
     # Where the steady state's bytes were counted (results/tcpfacts.py), and what the sending TCP sockets did then
