@@ -9,6 +9,7 @@ from typing import cast
 import pytest
 
 from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.measure.pace import Pace, resize_after_timeout
@@ -19,16 +20,18 @@ from sshbench.plan.selection import select
 from sshbench.render.hosts import _cell
 from sshbench.results.codec import report_to_dict, results_from_dict
 from sshbench.results.events import Visit
-from sshbench.results.kinds import Failure, ReasonKind
+from sshbench.results.kinds import Failure, ReasonKind, Unusable
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample
 from sshbench.targets.base import Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
+from sshbench.vocabulary.linkspec import parse_links
 from sshbench.vocabulary.units import MiB
 from tests.conftest import load_report
 from tests.synthetic import FakeClock, FakeSampler
 from tests.unit.test_hostile_host_output import _lines, _Ran, _Target
+from tests.unit.test_link_answer_parts import _case, _sample
 
 CASE = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com")
 
@@ -159,3 +162,37 @@ def test_a_case_the_server_refuses_on_any_stream_is_skipped_and_the_run_goes_on(
     assert refused.status is CaseStatus.SKIPPED and refused.reason_kind is ReasonKind.REFUSED
     assert refused.reason == "stream 1 of 4: the server wants none of it"
     assert report.case(one.id).status is CaseStatus.MEASURED
+
+
+@pytest.mark.parametrize(("kind", "words", "counts"), [
+    (Unusable.NOT_STEADY, "its pace drifted", True),  # re-sized TREND_RESIZES times for it: its pace now counts
+    (Unusable.SHORT_WINDOW, "not steady: said of another window", False),
+])
+def test_the_re_sizes_for_a_changing_pace_are_counted_by_kind(kind: Unusable, words: str, counts: bool) -> None:
+    record = CaseRecord(_case(16, "rtt=10ms"), 512 * MiB, "auto")
+    report = Report("t", "", 1, options=RunOptions(links=tuple(parse_links("rtt=10ms"))), cases=[record])
+    for _ in range(physics.TREND_RESIZES):
+        earlier = _sample(200e6, 2.0, size=512 * MiB)
+        earlier.case_id, earlier.unusable, earlier.unusable_kind = record.case.id, words, kind
+        report.samples.append(earlier)
+    ramping = _sample(200e6, 2.0, size=512 * MiB)
+    assert ramping.steady_bytes is not None
+    ramping.case_id, ramping.steady_half_bytes = record.case.id, int(ramping.steady_bytes * 0.65)
+    report.samples.append(ramping)
+    physics.set_aside(record, ramping, report, 4096 * MiB, 2.0)
+    assert (ramping.unusable is None) is counts
+    assert ramping.unusable_kind is (None if counts else Unusable.NOT_STEADY)
+
+
+def test_a_fixed_size_is_told_the_size_to_give_where_a_larger_sample_would_cure_its_window() -> None:
+    case = _case(link="rtt=10ms")
+    record = CaseRecord(case, 16 * MiB, "fixed")
+    report = Report("t", "", 1, options=RunOptions(links=tuple(parse_links("rtt=10ms"))), cases=[record])
+    sample = _sample(112e6, 0.09, size=16 * MiB)
+    sample.case_id = case.id
+    physics.set_aside(record, sample, report, 1024 * MiB, 0.67)
+    assert sample.unusable_kind is Unusable.FEW_ROUND_TRIPS and sample.unusable == (
+        "steady window 0.09 s, under 20 round trips of 10 ms; --size 16MiB is too small for it: give --size 64MiB "
+        "or more, or leave --size out")
+    aside = physics.SetAside(Unusable.ABOVE_CAPACITY, "mistimed, not counted")
+    assert aside.text == "mistimed, not counted" and not aside.kind.again

@@ -38,7 +38,7 @@ from sshbench.options import FileShape
 from sshbench.plumbing.negotiation import Transcript, parse_verbose
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.trees import remove_tree, tree_sha256
-from sshbench.results.kinds import Failure
+from sshbench.results.kinds import Failure, Unusable
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import ServerProcess, Target
 from sshbench.targets.localfiles import LocalFiles
@@ -261,6 +261,7 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
             sample.unusable = (f"the {shape.describe()} took no longer than 1 byte ({big.wall_seconds:.3f} s vs "
                                f"{tiny_run.wall_seconds:.3f} s), so no rate: move more data "
                                f"({'--files or --file-size' if shape.is_set else '--size'})")
+            sample.unusable_kind = Unusable.NO_RATE
         elif error is None:
             sample.data_seconds = big.wall_seconds - tiny_run.wall_seconds
     _clean_received(target, files)

@@ -25,3 +25,22 @@ class Failure(StrEnum):
 
     REFUSED = "refused"  # the server refused what the case asks (no cipher in common ...): the case is skipped
     TIMED_OUT = "timed out"  # it ran past its timeout: the bytes it moved tell the case's pace (measure/pace.py)
+
+
+class Unusable(StrEnum):
+    """Why a good sample is kept but not counted (Sample.unusable says it in words)."""
+
+    NO_WINDOW = "no window"  # no steady window at all
+    NARROW_WINDOW = "narrow window"  # a window of too small a share of the bytes (streams far apart)
+    FEW_ROUND_TRIPS = "few round trips"  # a window of under MIN_WINDOW_RTTS round trips of its path
+    SHORT_WINDOW = "short window"  # a window under MIN_WINDOW_SECONDS, of a size sshbench chose
+    SHORT_PHASE = "short phase"  # a data phase under the share of what it was sized for
+    NOT_STEADY = "not steady"  # the window's halves ran at different paces (re-sized at most TREND_RESIZES times)
+    ABOVE_CAPACITY = "above capacity"  # a rate above what the path carries: mistimed
+    NO_RATE = "no rate"  # a file transfer whose data took no longer than its 1-byte run
+
+    @property
+    def again(self) -> bool:
+        """A larger sample cures it: its case, sized by sshbench, is re-sized and measured again (a --size the
+        user gave is told the size to give); a mistimed rate or a file transfer's is not cured so."""
+        return self not in (Unusable.ABOVE_CAPACITY, Unusable.NO_RATE)

@@ -17,7 +17,7 @@ from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
-from sshbench.results.kinds import Failure, ReasonKind
+from sshbench.results.kinds import Failure, ReasonKind, Unusable
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -115,6 +115,7 @@ class Sample:
     # link, or a rate above what the link can carry; its case was re-sized and measured again. A file transfer's
     # (measure/filetool.py): its data took no longer than the 1-byte run, so it has no rate
     unusable: str | None = None
+    unusable_kind: Unusable | None = field(default=None, metadata={"omit_empty": True})  # ... as what it is
     # A back-to-back run's number: samples with one number were taken one right after the other, neighbours in
     # their ranking (the decision schedule's chains), so the ratio of consecutive ones shares the machine's load
     chain: int | None = None
