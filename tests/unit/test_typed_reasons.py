@@ -11,6 +11,7 @@ import pytest
 from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
+from sshbench.measure.failures import nothing_measured
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.measure.pace import Pace, resize_after_timeout
 from sshbench.measure.proof import Failed, concluded
@@ -20,7 +21,7 @@ from sshbench.plan.selection import select
 from sshbench.render.hosts import _cell
 from sshbench.results.codec import report_to_dict, results_from_dict
 from sshbench.results.events import Visit
-from sshbench.results.kinds import Failure, ReasonKind, Unusable
+from sshbench.results.kinds import Failure, ReasonKind, StopCause, Unusable
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample
 from sshbench.targets.base import Target
@@ -196,3 +197,15 @@ def test_a_fixed_size_is_told_the_size_to_give_where_a_larger_sample_would_cure_
         "or more, or leave --size out")
     aside = physics.SetAside(Unusable.ABOVE_CAPACITY, "mistimed, not counted")
     assert aside.text == "mistimed, not counted" and not aside.kind.again
+
+
+@pytest.mark.parametrize(("why", "cause", "hint"), [
+    ("ran out of the 10 s given", StopCause.TIME_BUDGET, "raise --time-budget above 10 s"),
+    ("the bytes allowed were moved", StopCause.BYTE_CAP, "raise --max-bytes"),
+    ("the time budget's words, of no budget", None, "see the failures in the results file"),
+])
+def test_what_a_run_that_measured_nothing_is_told_follows_what_stopped_it(why: str, cause: StopCause | None,
+                                                                          hint: str) -> None:
+    report = Report("t", "t", 1, stop_reason=why, stopped_by=cause)
+    assert nothing_measured(report, 10.0) == f"nothing was measured ({why}): {hint}" + (
+        " (the warm-up round alone needs more)" if cause is StopCause.TIME_BUDGET else "")

@@ -42,7 +42,7 @@ from sshbench.plan.budget import (
     warmup_bytes,
 )
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
-from sshbench.results.kinds import Failure, ReasonKind
+from sshbench.results.kinds import Failure, ReasonKind, StopCause
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.errors import NothingMeasured
@@ -230,10 +230,12 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     size = record.size_bytes if visit.case.moves_data else 0
     left, cost = run.left(), run.estimates.of(visit.case, size)
     if left is not None and cost > left:
-        report.stop_reason = f"time budget of {options.time_budget_seconds:.0f} s reached"
+        report.stop_reason, report.stopped_by = f"time budget of {options.time_budget_seconds:.0f} s reached", \
+            StopCause.TIME_BUDGET
         raise _BudgetSpent
     if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
-        report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
+        report.stop_reason, report.stopped_by = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached", \
+            StopCause.BYTE_CAP
         raise _BudgetSpent
     progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
     reporter.sample_started(visit, progress)

@@ -44,3 +44,10 @@ class Unusable(StrEnum):
         """A larger sample cures it: its case, sized by sshbench, is re-sized and measured again (a --size the
         user gave is told the size to give); a mistimed rate or a file transfer's is not cured so."""
         return self not in (Unusable.ABOVE_CAPACITY, Unusable.NO_RATE)
+
+
+class StopCause(StrEnum):
+    """What ended a complete run early (Report.stop_reason says it in words)."""
+
+    TIME_BUDGET = "time budget"
+    BYTE_CAP = "byte cap"

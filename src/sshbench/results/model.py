@@ -17,7 +17,7 @@ from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
-from sshbench.results.kinds import Failure, ReasonKind, Unusable
+from sshbench.results.kinds import Failure, ReasonKind, StopCause, Unusable
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -279,6 +279,7 @@ class Report:
     environment: Environment = field(default_factory=Environment)
     status: Literal["running", "complete", "interrupted", "failed"] = "running"
     stop_reason: str | None = None  # why a complete run stopped early (the time budget)
+    stopped_by: StopCause | None = field(default=None, metadata={"omit_empty": True})  # ... as what it was
     finished_at: str | None = None
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
