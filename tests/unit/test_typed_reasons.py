@@ -8,6 +8,7 @@ from typing import cast
 
 import pytest
 
+from sshbench.analysis.advice import Code, advise
 from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
@@ -18,6 +19,7 @@ from sshbench.measure.proof import Failed, concluded
 from sshbench.options import RunOptions
 from sshbench.plan.schedules import schedule_for
 from sshbench.plan.selection import select
+from sshbench.render.facts import facts
 from sshbench.render.hosts import _cell
 from sshbench.results.codec import report_to_dict, results_from_dict
 from sshbench.results.events import Visit
@@ -209,3 +211,33 @@ def test_what_a_run_that_measured_nothing_is_told_follows_what_stopped_it(why: s
     report = Report("t", "t", 1, stop_reason=why, stopped_by=cause)
     assert nothing_measured(report, 10.0) == f"nothing was measured ({why}): {hint}" + (
         " (the warm-up round alone needs more)" if cause is StopCause.TIME_BUDGET else "")
+
+
+def _placement_said(report: Report) -> tuple[list[str], str]:
+    changed = [a.message for a in advise(report) if a.code is Code.PLACEMENT_CHANGED]
+    return changed, next(f.text for f in facts(report) if f.label == "placement")
+
+
+def test_a_split_placement_that_gave_way_is_said_from_its_recorded_why() -> None:
+    report = load_report()
+    report.environment.host.placement = "split: client on CPU 0, server on CPU 1; then it was free"
+    report.environment.host.placement_fallback = "CPU 1 no longer allowed"
+    changed, shown = _placement_said(report)
+    assert changed == ["the CPUs this run may use changed while it ran, and the split placement gave way to free "
+                       "placement: CPU 1 no longer allowed"]
+    assert shown == "client on CPU 0, server on CPU 1; then it was free"
+    report.environment.host.placement = "split: client on CPU 0, server on CPU 1 (fell back to free placement " \
+        "during the run: said, not done)"
+    report.environment.host.placement_fallback = None
+    changed, shown = _placement_said(report)
+    assert not changed and shown.endswith(", as on two machines")
+
+
+def test_a_schema_15_placement_that_fell_back_reads_its_why_from_its_words() -> None:
+    data = json.loads(json.dumps(report_to_dict(load_report())))
+    data["schema_version"] = 15
+    data["environment"]["host"]["placement"] = ("split: client on CPU 0, server on CPU 1; fell back to free "
+                                                "placement during the run: CPU 1 no longer allowed")
+    (report,) = results_from_dict(data)
+    assert report.environment.host.placement_fallback == "CPU 1 no longer allowed"
+    assert report.environment.host.placement == data["environment"]["host"]["placement"]

@@ -154,12 +154,22 @@ def _renamed(item: object, ids: dict[str, str], groups: dict[str, str]) -> objec
     return out
 
 
+_FELL_BACK = "fell back to free placement during the run"  # schema 15's words before why a split placement gave way
+
+
 def _kinds_from_15(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 16 records what a case's reason is beside its words (results/kinds.py)."""
+    """Schema 16 records what a case's reason is beside its words (results/kinds.py), and why a split placement
+    gave way (HostFacts.placement_fallback) beside the placement's."""
     run: dict[str, Any] = {**data, "schema_version": 16}
     if isinstance(run.get("cases"), list):
         run["cases"] = [{**r, "reason_kind": kind} if isinstance(r, dict) and isinstance(r.get("reason"), str) and (
             kind := _reason_kind(r["reason"])) else r for r in run["cases"]]
+    environment = run.get("environment")
+    host = environment.get("host") if isinstance(environment, dict) else None
+    placed = host.get("placement") if isinstance(host, dict) else None
+    if isinstance(environment, dict) and isinstance(host, dict) and isinstance(placed, str) and _FELL_BACK in placed:
+        why = placed.partition(_FELL_BACK)[2].lstrip(": ")  # as the advice read it then
+        run["environment"] = {**environment, "host": {**host, "placement_fallback": why}}
     return run
 
 
