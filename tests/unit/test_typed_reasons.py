@@ -9,6 +9,8 @@ from typing import cast
 import pytest
 
 from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
+from sshbench.analysis.recommend import figure, measured_candidates
 from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
@@ -241,3 +243,15 @@ def test_a_schema_15_placement_that_fell_back_reads_its_why_from_its_words() -> 
     (report,) = results_from_dict(data)
     assert report.environment.host.placement_fallback == "CPU 1 no longer allowed"
     assert report.environment.host.placement == data["environment"]["host"]["placement"]
+
+
+def test_a_candidate_s_evidence_is_keyed_by_direction_and_link_and_said_from_them() -> None:
+    down = Evidence(Direction.DOWNLOAD, "rtt=20ms,rate=10mbit")
+    candidate = Candidate("aes128-ctr", Kind.CIPHER, {Evidence(Direction.UPLOAD): [2e8, 2e8], down: [4.1e5] * 3},
+                          {down: [1.5] * 3})
+    assert figure(candidate) == ("200 MB/s up (n=2), 0.41 MB/s down at rtt=20ms,rate=10mbit, 1.50 CPU s/GiB (n=3)")
+    assert figure(Candidate("curve25519-sha256", Kind.KEX, {HANDSHAKE: [100.0]})) == "10 ms handshake (n=1)"
+    found = measured_candidates(load_report(), Kind.CIPHER)
+    assert found and all(key.direction in (Direction.UPLOAD, Direction.DOWNLOAD) and not key.host
+                         for c in found.values() for key in c.speeds)
+    assert all(set(c.speeds) == {HANDSHAKE} for c in measured_candidates(load_report(), Kind.KEX).values())

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sshbench.analysis.lockout import ServerLists, check, keep_in
-from sshbench.analysis.ordering import ALPHA, Candidate, Move, comparisons, order, proven_faster
+from sshbench.analysis.ordering import ALPHA, HANDSHAKE, Candidate, Evidence, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
@@ -42,6 +42,7 @@ from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
 from sshbench.vocabulary.buildspec import STOCK
+from sshbench.vocabulary.case_terms import Direction
 from sshbench.vocabulary.units import GiB
 
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
@@ -140,16 +141,16 @@ def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
             continue
         samples = counted(report.samples_of(case.id))
         if kind in (Kind.CIPHER, Kind.MAC):  # over emulated links, each link is its own evidence (ordering: all)
-            key = case.direction.value + (f"@{case.link}" if case.link else "")
+            key = Evidence(case.direction, case.link)
             speeds = [v for v in (s.throughput_bytes_per_second for s in samples) if v]
         else:
-            key = "handshake"
+            key = HANDSHAKE
             speeds = [1 / v for v in (s.handshake_seconds for s in samples) if v and v > 0]
         if speeds:
             candidate = out.setdefault(case.subject, Candidate(case.subject, kind))
             candidate.speeds[key] = speeds
             cost = [c * GiB for c in (s.bottleneck_cpu_per_byte for s in samples) if c]
-            if cost and key != "handshake":
+            if cost and key != HANDSHAKE:
                 candidate.costs[key] = cost
     return out
 
@@ -159,16 +160,15 @@ def figure(candidate: Candidate) -> str:
     parts = []
     for key, speeds in candidate.speeds.items():
         median = statistics.median(speeds)
-        if key == "handshake":
+        if key.direction is None:
             parts.append(f"{1000 / median:.0f} ms handshake (n={len(speeds)})")
         else:
-            direction, _, link = key.partition("@")
-            where = f" at {link}" if link else ""
+            where = f" at {key.link}" if key.link else ""
             cost = candidate.costs.get(key)
             spent = f", {statistics.median(cost):.2f} CPU s/GiB" if cost else ""
             places = 0 if median >= 100e6 else 1 if median >= 10e6 else 2  # a slow link's 0.41 is not "0"
-            parts.append(f"{median / 1e6:,.{places}f} MB/s {'up' if direction == 'upload' else 'down'}{where}{spent} "
-                         f"(n={len(speeds)})")
+            way = "up" if key.direction is Direction.UPLOAD else "down"
+            parts.append(f"{median / 1e6:,.{places}f} MB/s {way}{where}{spent} (n={len(speeds)})")
     return ", ".join(parts)
 
 
