@@ -3,15 +3,21 @@ a file from before the values reads as it did."""
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
 from typing import cast
 
 import pytest
+from rich.console import Console as RichConsole
 
 from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.configtext import CheckedRecommendation, block_host, client_block
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
-from sshbench.analysis.recommend import figure, measured_candidates
+from sshbench.analysis.recommend import build, figure, measured_candidates
 from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.cli.context import Context
+from sshbench.cli.recommend import _write_configs
 from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
 from sshbench.measure.failures import nothing_measured
@@ -28,12 +34,13 @@ from sshbench.results.events import Visit
 from sshbench.results.kinds import Failure, ReasonKind, StopCause, Unusable
 from sshbench.results.legacy import upgrade
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample
+from sshbench.results.store import read_results
 from sshbench.targets.base import Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
 from sshbench.vocabulary.linkspec import parse_links
 from sshbench.vocabulary.units import MiB
-from tests.conftest import load_report
+from tests.conftest import DATA, load_report
 from tests.synthetic import FakeClock, FakeSampler
 from tests.unit.test_hostile_host_output import _lines, _Ran, _Target
 from tests.unit.test_link_answer_parts import _case, _sample
@@ -255,3 +262,22 @@ def test_a_candidate_s_evidence_is_keyed_by_direction_and_link_and_said_from_the
     assert found and all(key.direction in (Direction.UPLOAD, Direction.DOWNLOAD) and not key.host
                          for c in found.values() for key in c.speeds)
     assert all(set(c.speeds) == {HANDSHAKE} for c in measured_candidates(load_report(), Kind.KEX).values())
+
+
+def test_blocks_for_one_host_pattern_get_a_file_each_by_the_pattern_recorded(tmp_path: Path) -> None:
+    report = load_report()
+    rec = build(report)
+    for run in (report, *read_results(str(DATA / "results-hosts.json"))):  # a block or none: the pattern says which
+        made = build(run)
+        assert (block_host(made, "db*") == "db*") is ("\nHost db*\n" in client_block(made, "db*"))
+    ctx = Context(RichConsole(file=io.StringIO()), RichConsole(file=io.StringIO()))
+
+    def written(*hosts: str | None) -> list[str]:
+        out = tmp_path / str(len(list(tmp_path.iterdir())))
+        advice = [CheckedRecommendation(rec, f"# a block for {h}\n", None, None, [], [], None, h) for h in hosts]
+        _write_configs(str(out), [(report, a) for a in advice], ctx, json_out=False)
+        return sorted(p.name for p in out.iterdir())
+
+    assert written("a", "b") == ["ssh_config.sshbench"]  # the words hold no Host line: the pattern decides
+    assert written("a", "a") == ["ssh_config.sshbench.embedded", "ssh_config.sshbench.embedded-2"]
+    assert written(None, None) == ["ssh_config.sshbench"]  # blocks that set nothing share one file

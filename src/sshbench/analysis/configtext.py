@@ -152,6 +152,11 @@ def client_block(rec: Recommendation, host: str = "*") -> str:
     return "\n".join(comments(rec)) + f"\nHost {host}\n{body}"
 
 
+def block_host(rec: Recommendation, host: str = "*") -> str | None:
+    """The Host pattern client_block(rec, host) writes a block for; None where it writes none (nothing to add)."""
+    return host if client_directives(rec) else None
+
+
 def server_dropin(rec: Recommendation) -> str | None:
     """An sshd_config.d drop-in for a server that reads sshd_config (OpenSSH, HPN-SSH); None for the others."""
     if not implementation(rec.software).reads_sshd_config:
@@ -214,3 +219,4 @@ class CheckedRecommendation:
     problems: list[str]
     prediction: list[str]
     terrapin: TerrapinFacts | None
+    host: str | None  # the Host pattern the client block is for (block_host); None: it writes no block
