@@ -17,6 +17,7 @@ from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
 from sshbench.analysis.recommend import build, figure, measured_candidates
 from sshbench.analysis.stats import SET_ASIDE, summarize
 from sshbench.cli.context import Context
+from sshbench.cli.hints import _selection_args
 from sshbench.cli.recommend import _write_configs
 from sshbench.measure import physics
 from sshbench.measure.connection import NOT_STARTED
@@ -24,6 +25,7 @@ from sshbench.measure.failures import nothing_measured
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.measure.pace import Pace, resize_after_timeout
 from sshbench.measure.proof import Failed, concluded
+from sshbench.methods import METHODS, family
 from sshbench.options import RunOptions
 from sshbench.plan.schedules import schedule_for
 from sshbench.plan.selection import select
@@ -38,6 +40,7 @@ from sshbench.results.store import read_results
 from sshbench.targets.base import Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
+from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import parse_links
 from sshbench.vocabulary.units import MiB
 from tests.conftest import DATA, load_report
@@ -281,3 +284,13 @@ def test_blocks_for_one_host_pattern_get_a_file_each_by_the_pattern_recorded(tmp
     assert written("a", "b") == ["ssh_config.sshbench"]  # the words hold no Host line: the pattern decides
     assert written("a", "a") == ["ssh_config.sshbench.embedded", "ssh_config.sshbench.embedded-2"]
     assert written(None, None) == ["ssh_config.sshbench"]  # blocks that set nothing share one file
+
+
+def test_a_tuned_method_s_family_is_found_by_its_method_not_by_its_spelling() -> None:
+    assert family("sftp-B65536-R128") == "sftp" and family("scp-legacy") == "scp-legacy"
+    assert all(family(name) == name for name in METHODS)
+    with pytest.raises(UsageError):
+        family("sftp-B65536")  # not a name sftp spells
+    tuned = [Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", method=m)
+             for m in ("sftp-B65536-R128", "sftp-B262144-R64", "scp")]
+    assert _selection_args(tuned)[-2:] == ["--method", "sftp,scp"]
