@@ -13,6 +13,7 @@ from rich.console import Console as RichConsole
 
 from sshbench.analysis.advice import Code, advise
 from sshbench.analysis.configtext import CheckedRecommendation, block_host, client_block
+from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
 from sshbench.analysis.recommend import build, figure, measured_candidates
 from sshbench.analysis.stats import SET_ASIDE, summarize
@@ -294,3 +295,31 @@ def test_a_tuned_method_s_family_is_found_by_its_method_not_by_its_spelling() ->
     tuned = [Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-ctr", method=m)
              for m in ("sftp-B65536-R128", "sftp-B262144-R64", "scp")]
     assert _selection_args(tuned)[-2:] == ["--method", "sftp,scp"]
+
+
+@pytest.mark.parametrize(("lasting", "shut"), [(True, False), (False, True)])
+def test_a_refusal_no_policy_could_lift_leaves_the_line_unset_by_its_kind_not_its_words(lasting: bool,
+                                                                                          shut: bool) -> None:
+    from tests.unit.test_lockout import KNOWN, MODERN, TODAY
+
+    def refuse(name: str, kind: Kind, client: object) -> Refused | None:  # words that begin as neither did
+        return Refused("exposed to prefix truncation", lasting) if kind is Kind.KEX and name != MODERN[Kind.KEX][0] \
+            else None
+    kept = keep_in([KNOWN["paramiko-5.1.0"]], TODAY, MODERN, refuse)
+    assert bool(kept.shut_out()) is shut and (Kind.KEX in kept.unset) is not shut
+    if not shut:
+        assert "exposed to prefix truncation" in kept.unset[Kind.KEX]
+
+
+def test_the_note_of_a_line_left_at_the_defaults_names_terrapin_where_it_dropped_a_name() -> None:
+    report = load_report()
+    report.cases = [r for r in report.cases if r.case.kind is not CaseKind.CIPHER
+                    or r.case.cipher == "3des-cbc"]  # CBC: exposed to Terrapin without strict kex
+    kept = {r.case.id for r in report.cases}
+    report.samples = [x for x in report.samples if x.case_id in kept]
+    report.summaries = [x for x in report.summaries if x.case_id in kept]
+    notes = build(report, strict_both=False).notes
+    assert "Ciphers: no measured algorithm passes policy modern and Terrapin; left at the defaults" in notes
+    # strict on both ends: the policy alone drops it (3des-cbc is weak)
+    assert "Ciphers: no measured algorithm passes policy modern; left at the defaults" in build(
+        report, strict_both=True).notes

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.lockout import ServerLists, check, keep_in
+from sshbench.analysis.lockout import Refusal, Refused, ServerLists, check, keep_in
 from sshbench.analysis.ordering import ALPHA, HANDSHAKE, Candidate, Evidence, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
@@ -207,14 +207,15 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
         if not measured:
             notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at the defaults")
             continue
-        kept, dropped = [], []
+        kept, dropped, terrapin = [], [], False
         for name, candidate in measured.items():
-            why = (_unknown_here(name, kind, env) or _terrapin_reason(name, kind, strict_both)
-                   or policy.refuses(name, kind))
+            unknown, exposed = _unknown_here(name, kind, env), _terrapin_reason(name, kind, strict_both)
+            why = unknown or exposed or policy.refuses(name, kind)
             if why is None:
                 kept.append(candidate)
             else:
                 dropped.append((name, why))
+                terrapin |= unknown is None and exposed is not None
         names, moves = order(kept, report.options.tie_margin)
         by_name = {c.name: c for c in kept}
         line = Line(kind, names, {n: figure(by_name[n]) for n in names}, dropped, moves,
@@ -222,7 +223,7 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
                     unproven=_unproven(report, kind, names, measured, dropped))
         if not names:
             notes.append(f"{line.keyword}: no measured algorithm passes policy {policy.name}"
-                         + (" and Terrapin" if any(w.startswith("Terrapin") for _, w in dropped) else "")
+                         + (" and Terrapin" if terrapin else "")
                          + "; left at the defaults")
         lines.append(line)
     rec = Recommendation(policy, lines, notes, _header(report, policy), not exact,
@@ -279,24 +280,24 @@ def _today(report: Report, clients: list[ClientOffer]) -> AlgorithmLists:
                              for k in ALGORITHM_KINDS})
 
 
-def _refusal(policy: Policy, report: Report) -> Callable[[str, Kind, ClientOffer], str | None]:
+def _refusal(policy: Policy, report: Report) -> Refusal:
     """What may be added back to keep a client in: acceptable grades too (that is the point), never weak,
     broken or unknown, never what the user's policy file forbids, and a Terrapin-affected cipher only where
     the server and that client both have strict key exchange."""
     terrapin = report.environment.terrapin
     server_strict = terrapin is not None and terrapin.server is not None and terrapin.server.strict_kex
 
-    def refuse(name: str, kind: Kind, client: ClientOffer) -> str | None:
+    def refuse(name: str, kind: Kind, client: ClientOffer) -> Refused | None:
         grade = lookup(name, kind).grade
         if grade.flagged or grade is Grade.UNKNOWN:
-            return grade.value
+            return Refused(grade.value, lasting=True)
         if name in policy.forbid.get(kind, frozenset()):
-            return f"forbidden by policy {policy.name}"
+            return Refused(f"forbidden by policy {policy.name}")
         allowed = policy.allow.get(kind)
         if allowed is not None and name not in allowed:
-            return f"not allowed by policy {policy.name}"
+            return Refused(f"not allowed by policy {policy.name}")
         if kind is Kind.CIPHER and terrapin_exposed(name, None) and not (server_strict and client.strict_kex):
-            return "Terrapin: this client and the server are not both strict"
+            return Refused("Terrapin: this client and the server are not both strict", lasting=True)
         return None
     return refuse
 
