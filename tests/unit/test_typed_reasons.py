@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console as RichConsole
 
 from sshbench.analysis.advice import Code, advise
-from sshbench.analysis.configtext import CheckedRecommendation, block_host, client_block
+from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
 from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
 from sshbench.analysis.recommend import build, figure, measured_candidates
@@ -32,6 +32,7 @@ from sshbench.plan.schedules import schedule_for
 from sshbench.plan.selection import select
 from sshbench.render.facts import facts
 from sshbench.render.hosts import _cell
+from sshbench.render.lockout import outcome_table
 from sshbench.results.codec import report_to_dict, results_from_dict
 from sshbench.results.events import Visit
 from sshbench.results.kinds import Failure, ReasonKind, StopCause, Unusable
@@ -323,3 +324,12 @@ def test_the_note_of_a_line_left_at_the_defaults_names_terrapin_where_it_dropped
     # strict on both ends: the policy alone drops it (3des-cbc is weak)
     assert "Ciphers: no measured algorithm passes policy modern; left at the defaults" in build(
         report, strict_both=True).notes
+
+
+def test_the_lock_out_table_marks_a_client_by_its_outcome_not_by_the_words() -> None:
+    rows = [OutcomeRow("a", "A 1", "fine", "barred: no cipher in common", True, True),
+            OutcomeRow("b", "B 1", "fine", "SHUT OUT is what it would have said", True, False),
+            OutcomeRow("c", "C 1", "logs in", "(not today either)", False, False)]
+    table = outcome_table(rows, "t", "before", "after")
+    assert [(r.cells[2][0].style, r.cells[3][0].style) for r in table.rows] == [
+        ("", "bad strong"), ("", "good"), ("dim", "dim")]
