@@ -333,3 +333,18 @@ def test_the_lock_out_table_marks_a_client_by_its_outcome_not_by_the_words() -> 
     table = outcome_table(rows, "t", "before", "after")
     assert [(r.cells[2][0].style, r.cells[3][0].style) for r in table.rows] == [
         ("", "bad strong"), ("", "good"), ("dim", "dim")]
+
+
+def test_every_kind_survives_the_results_file_and_an_absent_one_is_written_as_before() -> None:
+    report = load_report()
+    plain = json.loads(json.dumps(report_to_dict(report)))
+    assert not any(k in r for r in plain["cases"] for k in ("reason_kind",))
+    assert not any(k in x for x in plain["samples"] for k in ("failure", "unusable_kind"))
+    assert "stopped_by" not in plain and "placement_fallback" not in plain["environment"]["host"]
+    report.cases[0].set_reason("refused", ReasonKind.REFUSED)
+    report.samples[0].failure, report.samples[1].unusable_kind = Failure.TIMED_OUT, Unusable.NOT_STEADY
+    report.stopped_by, report.environment.host.placement_fallback = StopCause.BYTE_CAP, "CPU 1 no longer allowed"
+    (again,) = results_from_dict(json.loads(json.dumps(report_to_dict(report))))
+    assert again.cases[0].reason_kind is ReasonKind.REFUSED and again.samples[0].failure is Failure.TIMED_OUT
+    assert again.samples[1].unusable_kind is Unusable.NOT_STEADY and again.stopped_by is StopCause.BYTE_CAP
+    assert again.environment.host.placement_fallback == "CPU 1 no longer allowed"
