@@ -13,7 +13,7 @@ import pytest
 from sshbench.measure.connection import NOT_STARTED, Lines
 from sshbench.measure.leanrun import run_lean
 from sshbench.measure.masters import Masters
-from sshbench.measure.proof import concluded, ended_by
+from sshbench.measure.proof import Failed, concluded, ended_by
 from sshbench.plumbing.negotiation import parse_text
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import Target
@@ -84,7 +84,8 @@ def test_a_sample_whose_server_reset_after_its_banner_says_so_in_its_error(strea
     lines = _lines("ssh-v-9.2-reset-after-banner.txt")
     error = NOT_STARTED if streams == 1 else f"stream 2 of {streams}: {NOT_STARTED}"
     connections = [_Ran(lines if index == 1 or streams == 1 else []) for index in range(streams)]
-    done = concluded(cast(Target, _Target()), case, sample, connections, [], error, False, 30.0)
+    failed = Failed(NOT_STARTED, 1 if streams > 1 else 0, not_started=True)
+    done = concluded(cast(Target, _Target()), case, sample, connections, [], failed, False, 30.0)
     assert not done.ok and done.error == (f"{error}: the server reset the connection after its banner, during the "
                                           "key exchange (ssh: Connection reset by 127.0.0.1 port 34527)")
     assert done.stderr_tail[-1] == "Connection reset by 127.0.0.1 port 34527"

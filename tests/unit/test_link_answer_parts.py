@@ -101,20 +101,20 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     assert link.bytes_per_second == pytest.approx(6.25e6 * (9000 - 52) / 9000)
     assert physics.unusable(_sample(6.0e6, 3.0), _case(), 0.08, link) is None
     too_fast = physics.unusable(_sample(9.03e6, 3.0, wire=1 / 1.42), _case(), 0.08, link)
-    assert too_fast is not None and "above the 6.21 MB/s the path carries" in too_fast
+    assert too_fast is not None and "above the 6.21 MB/s the path carries" in too_fast.text
     assert physics.unusable(_sample(8.8e6, 3.0, wire=1 / 1.42), _case(), 0.08, link) is None, "its ratio's due"
     short = physics.unusable(_sample(6.0e6, 0.7), _case(), 0.04, link)
-    assert short is not None and "under 20 round trips" in short
+    assert short is not None and "under 20 round trips" in short.text
     measured = physics.measured_capacity(30e6)  # raw TCP, one connection: four streams may carry four times it
     assert physics.unusable(_sample(100e6, 3.0), _case(4), 0.0, measured) is None
     assert physics.unusable(_sample(150e6, 3.0), _case(4), 0.0, measured) is not None
     late = _sample(6.0e6, 3.0, size=int(6.0e6 * 3.0 / 0.2))
     why = physics.unusable(late, _case(4), 0.04, link)
-    assert why is not None and why.startswith("steady window of 20% of the bytes"), why
+    assert why is not None and why.text.startswith("steady window of 20% of the bytes"), why
     none = _sample(6.0e6, 3.0, size=256 * MiB)
     none.steady_bytes = none.steady_seconds = None
     why = physics.unusable(none, _case(4), 0.04, link)
-    assert why is not None and why.startswith("no steady window")
+    assert why is not None and why.text.startswith("no steady window")
     small = _sample(6.0e6, 3.0, size=32 * MiB)
     small.steady_bytes = small.steady_seconds = None
     assert physics.unusable(small, _case(4), 0.04, link) is None, "--size too small for any: all timed whole"
@@ -122,7 +122,7 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     assert ramping.steady_bytes is not None
     ramping.steady_half_bytes = int(ramping.steady_bytes * 0.65)  # the second half at 0.54x the first
     why = physics.unusable(ramping, _case(16), 0.15, None)
-    assert why is not None and why.startswith("not steady: the window's second half ran at 0.54x"), why
+    assert why is not None and why.text.startswith("not steady: the window's second half ran at 0.54x"), why
     assert physics.unusable(ramping, _case(16), 0.15, None, trend=False) is None, "after its re-sizes it counts"
     assert physics.unusable(ramping, _case(1), 0.15, None) is None, "one stream's halves differ by noise and loss"
     ramping.tcp = TcpFacts("bbr", 100_000, 1_000, 3.0, 0.0, 0.0, 8 << 20, 0.04)  # 1% resent in the window
@@ -220,8 +220,8 @@ def test_a_window_under_half_a_second_re_sizes_a_sized_case_and_counts_at_the_us
         assert record.size_bytes == size_after
     assert physics.unusable(_sample(1.4e9, 0.6), case, None, None, sized=True) is None
     for window, said in ((0.498, "0.49"), (0.29, "0.29"), (0.2999, "0.29")):  # rounded down, never "0.50, under 0.5"
-        assert physics.unusable(_sample(1.4e9, window), case, None, None, sized=True) == \
-            f"steady window {said} s, under 0.5 s; re-sized and measured again"
+        aside = physics.unusable(_sample(1.4e9, window), case, None, None, sized=True)
+        assert aside is not None and aside.text == f"steady window {said} s, under 0.5 s; re-sized and measured again"
     assert target_seconds(case, RunOptions()) == pytest.approx(0.5 / 0.75), "sized for a 0.5 s window"
     assert target_seconds(case, RunOptions(adapt_length=False)) == 0.3, "the user's --sample-seconds"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.lockout import check, keep_in, negotiate
+from sshbench.analysis.lockout import Refused, check, keep_in, negotiate
 from sshbench.clients import ClientOffer, known_clients, load_offer_file, select_clients
 from sshbench.vocabulary.algorithms import AlgorithmLists, Grade, Kind, lookup
 from sshbench.vocabulary.errors import UsageError
@@ -33,9 +33,9 @@ MODERN = {Kind.CIPHER: ["aes256-gcm@openssh.com", "aes128-gcm@openssh.com", "cha
           Kind.KEX: ["sntrup761x25519-sha512@openssh.com"]}
 
 
-def grades_only(name: str, kind: Kind, client: ClientOffer) -> str | None:
+def grades_only(name: str, kind: Kind, client: ClientOffer) -> Refused | None:
     grade = lookup(name, kind).grade
-    return grade.value if grade.flagged or grade is Grade.UNKNOWN else None
+    return Refused(grade.value, lasting=True) if grade.flagged or grade is Grade.UNKNOWN else None
 
 
 def test_the_shipped_clients_are_the_ones_people_use() -> None:
@@ -87,8 +87,8 @@ def test_a_client_that_needs_a_weak_algorithm_leaves_that_line_unset() -> None:
 
 
 def test_what_the_policy_forbids_is_not_added_and_the_client_stays_out() -> None:
-    def forbid_curve(name: str, kind: Kind, client: ClientOffer) -> str | None:
-        return "forbidden by policy site" if kind is Kind.KEX and name != MODERN[Kind.KEX][0] else None
+    def forbid_curve(name: str, kind: Kind, client: ClientOffer) -> Refused | None:
+        return Refused("forbidden by policy site") if kind is Kind.KEX and name != MODERN[Kind.KEX][0] else None
     kept = keep_in([KNOWN["paramiko-5.1.0"]], TODAY, MODERN, forbid_curve)
     assert [o.client.name for o in kept.shut_out()] == ["paramiko-5.1.0"]
     assert kept.lists[Kind.KEX] == MODERN[Kind.KEX]

@@ -17,6 +17,7 @@ from sshbench.options import RunOptions
 from sshbench.plan.decision import DecisionSchedule
 from sshbench.plan.schedules import schedule_for
 from sshbench.results.events import NullReporter, Progress, Visit
+from sshbench.results.kinds import StopCause
 from sshbench.results.model import Case, CaseRecord, Report, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.errors import BudgetTooSmall, NothingMeasured, RunStopped
@@ -80,6 +81,7 @@ def test_the_time_budget_stops_starting_samples_and_the_run_is_still_complete() 
     options = RunOptions(time_budget_seconds=30.0, runs=50, size_bytes=RATE)  # fixed mode: no minimum check
     report, sampler, _, _ = _run(2, options, setup_seconds=0.1)
     assert report.status == "complete" and report.stop_reason == "time budget of 30 s reached"
+    assert report.stopped_by is StopCause.TIME_BUDGET
     assert sampler.clock.now <= 30.0 + 1.2, "no sample started that the budget could not hold"
 
 
@@ -87,7 +89,7 @@ def test_the_byte_cap_is_never_passed() -> None:
     options = RunOptions(time_budget_seconds=None, runs=50, size_bytes=64 * MiB, max_bytes=1000 * MiB)
     report, _, _, _ = _run(2, options)
     moved = sum(s.bytes_received or 0 for s in report.samples)
-    assert moved <= 1000 * MiB and "byte cap" in (report.stop_reason or "")
+    assert moved <= 1000 * MiB and "byte cap" in (report.stop_reason or "") and report.stopped_by is StopCause.BYTE_CAP
 
 
 def test_a_budget_that_cannot_hold_the_minimum_is_refused_after_the_warm_up() -> None:

@@ -7,8 +7,18 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.ordering import PREFERENCE, Candidate, comparisons, order, proven_faster, security_rank
+from sshbench.analysis.ordering import (
+    HANDSHAKE,
+    PREFERENCE,
+    Candidate,
+    Evidence,
+    comparisons,
+    order,
+    proven_faster,
+    security_rank,
+)
 from sshbench.vocabulary.algorithms import TABLE, Grade, Kind
+from sshbench.vocabulary.case_terms import Direction
 
 MARGIN = 0.05
 ORDERABLE = {kind: sorted(n for n, a in TABLE.items() if a.kind is kind and a.grade in (Grade.RECOMMENDED,
@@ -23,7 +33,8 @@ def lines(draw: st.DrawFn) -> list[Candidate]:
     names = draw(st.lists(st.sampled_from(ORDERABLE[kind]), min_size=1, max_size=8, unique=True))
     noise = draw(st.sampled_from([0.0, 0.05, 0.15]))
     rng = random.Random(draw(st.integers(0, 2**32)))
-    directions = ("upload", "download") if kind in (Kind.CIPHER, Kind.MAC) else ("handshake",)
+    directions = (Evidence(Direction.UPLOAD), Evidence(Direction.DOWNLOAD)) if kind in (Kind.CIPHER, Kind.MAC) \
+        else (HANDSHAKE,)
     out = []
     for name in names:
         base = draw(st.sampled_from([1.0, 1.02, 1.1, 1.5, 3.0, 10.0]))
@@ -75,7 +86,7 @@ def test_the_input_order_does_not_matter(line: list[Candidate], rnd: random.Rand
 
 def test_the_stated_preferences() -> None:
     def first(kind: Kind, *names: str) -> str:
-        return order([Candidate(n, kind, {"upload": [1.0] * 6}) for n in names], MARGIN)[0][0]
+        return order([Candidate(n, kind, {Evidence(Direction.UPLOAD): [1.0] * 6}) for n in names], MARGIN)[0][0]
 
     assert first(Kind.KEX, "curve25519-sha256", "mlkem768x25519-sha256") == "mlkem768x25519-sha256"
     assert first(Kind.KEX, "ecdh-sha2-nistp256", "curve25519-sha256") == "curve25519-sha256"
@@ -88,10 +99,10 @@ def test_the_stated_preferences() -> None:
 
 
 def test_a_proven_speed_up_moves_and_says_by_how_much() -> None:
-    slow = Candidate("curve25519-sha256", Kind.KEX, {"handshake": [10.0, 10.2, 9.9, 10.1, 10.0, 9.8]})
-    fast = Candidate("ecdh-sha2-nistp256", Kind.KEX, {"handshake": [20.0, 20.5, 19.8, 20.2, 19.9, 20.1]})
+    slow = Candidate("curve25519-sha256", Kind.KEX, {HANDSHAKE: [10.0, 10.2, 9.9, 10.1, 10.0, 9.8]})
+    fast = Candidate("ecdh-sha2-nistp256", Kind.KEX, {HANDSHAKE: [20.0, 20.5, 19.8, 20.2, 19.9, 20.1]})
     names, moves = order([slow, fast], MARGIN)
     assert names == ["ecdh-sha2-nistp256", "curve25519-sha256"]
     assert len(moves) == 1 and 1.9 < moves[0].ratio < 2.1 and moves[0].low > 1.05
-    noisy = Candidate("ecdh-sha2-nistp256", Kind.KEX, {"handshake": [10.0, 10.6, 9.7, 10.4, 10.1, 9.9]})
+    noisy = Candidate("ecdh-sha2-nistp256", Kind.KEX, {HANDSHAKE: [10.0, 10.6, 9.7, 10.4, 10.1, 9.9]})
     assert order([slow, noisy], MARGIN)[0] == ["curve25519-sha256", "ecdh-sha2-nistp256"], "within the margin"

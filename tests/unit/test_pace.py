@@ -16,6 +16,7 @@ from sshbench.options import RunOptions
 from sshbench.plan.budget import MIN_AUTO_SIZE, STEADY_AFTER, visit_guess, warmup_bytes
 from sshbench.plan.schedules import schedule_for
 from sshbench.results.events import Visit
+from sshbench.results.kinds import Failure
 from sshbench.results.model import Case, CaseRecord, Report, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.linkspec import LinkSpec
@@ -43,7 +44,8 @@ class SlowPath:
                 self.timeouts.append(timeout)
                 self.clock.now = start + timeout
                 return Sample(visit.case.id, visit.round, visit.round == 0, False, "", size,
-                              error=f"timed out after {timeout:.0f}s", total_seconds=timeout)
+                              error=f"timed out after {timeout:.0f}s", failure=Failure.TIMED_OUT,
+                              total_seconds=timeout)
             self.clock.now += step / PACE
             moved += step
             tick(step)
@@ -76,7 +78,7 @@ def test_a_resize_never_grows_a_case_nor_touches_a_fixed_size() -> None:
     for _ in range(10):
         clock.now += 1.0
         pace.tick(400_000)
-    timed_out = Sample("c", 0, True, False, "", 16 * MiB, error="timed out after 73s")
+    timed_out = Sample("c", 0, True, False, "", 16 * MiB, error="timed out after 73s", failure=Failure.TIMED_OUT)
     small = CaseRecord(_case(), size_bytes=16 * MiB, size_source="warmup")
     assert resize_after_timeout(small, timed_out, pace, 2.0) is None  # the floor is 32 MiB: not smaller
     fixed = CaseRecord(_case(), size_bytes=256 * MiB, size_source="fixed")

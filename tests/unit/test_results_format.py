@@ -39,7 +39,8 @@ def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> N
     assert old["schema_version"] == 3, "the input is not changed in place"
     for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 17}):
         assert upgrade(other) == other
-    # schemas 4 to 6 and 8 to 15 only lack what later ones added: the same document, relabelled
+    # schemas 4 to 6 and 8 to 15 only lack what later ones added: the same document, relabelled (15's reasons
+    # gain their kinds: tests/unit/test_typed_reasons.py)
     for old in (4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15):
         assert upgrade({"schema": "sshbench/run", "schema_version": old, "seed": 1}) == {
             "schema": "sshbench/run", "schema_version": 16, "seed": 1}

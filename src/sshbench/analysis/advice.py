@@ -15,7 +15,7 @@ from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
 from sshbench.analysis.windows import receiver, variant_ratios
 from sshbench.implementations import implementation
-from sshbench.results.environment import PLACEMENT_FELL_BACK, RunWarning
+from sshbench.results.environment import RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
 from sshbench.vocabulary.units import GiB
 
@@ -83,11 +83,11 @@ def _machine(report: Report) -> list[Advice]:
         out.append(Advice(Code.FREQUENCY_SCALING, f"CPU frequency scaling is active (governor {governor})",
                           "set the performance governor (cpupower frequency-set -g performance) for steadier "
                           "numbers"))
-    if host.placement and PLACEMENT_FELL_BACK in host.placement:
+    if host.placement_fallback is not None:
         out.append(Advice(Code.PLACEMENT_CHANGED, "the CPUs this run may use changed while it ran, and the split "
-                          "placement gave way to free placement: " + host.placement.partition(PLACEMENT_FELL_BACK)[2]
-                          .lstrip(": "), "samples before and after the change ran differently: rerun where the "
-                          "allowed CPUs stay put, or with --placement free"))
+                          f"placement gave way to free placement: {host.placement_fallback}", "samples before and "
+                          "after the change ran differently: rerun where the allowed CPUs stay put, or with "
+                          "--placement free"))
     allowed = host.client_cpus or cpus
     if report.options.placement != "free" and host.placement == "free" and allowed < 2 <= cpus \
             and report.environment.server.embedded:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sshbench.analysis.lockout import ServerLists
 from sshbench.analysis.policy import Policy, built_in
@@ -125,8 +126,19 @@ def lockout_notes(rec: Recommendation) -> list[str]:
     return out
 
 
-def outcome_rows(lists: ServerLists) -> list[tuple[str, str, str, str]]:
-    """Per client: (name, software, today, with the drop-in), for the tables."""
+class OutcomeRow(NamedTuple):
+    """One client in the tables: today and with the drop-in, in words, and what they say as values."""
+
+    name: str
+    software: str
+    today: str
+    with_dropin: str
+    logs_in_today: bool
+    shut_out: bool  # logs in today, and not with the drop-in
+
+
+def outcome_rows(lists: ServerLists) -> list[OutcomeRow]:
+    """Per client: name, software, today, with the drop-in, for the tables."""
     rows = []
     for now, after in lists.outcomes():
         today = "logs in" if now.connects else f"cannot today: {now.reason}"
@@ -134,7 +146,8 @@ def outcome_rows(lists: ServerLists) -> list[tuple[str, str, str, str]]:
             with_dropin = "(cannot log in today)" if not after.connects else f"logs in: {after.summary()}"
         else:
             with_dropin = f"logs in: {after.summary()}" if after.connects else f"SHUT OUT: {after.reason}"
-        rows.append((now.client.name, now.client.software, today, with_dropin))
+        rows.append(OutcomeRow(now.client.name, now.client.software, today, with_dropin, now.connects,
+                               now.connects and not after.connects))
     return rows
 
 
@@ -150,6 +163,11 @@ def client_block(rec: Recommendation, host: str = "*") -> str:
         return "\n".join(comments(rec)) + f"\n# nothing to add for Host {host}: this client's defaults stay\n"
     body = "".join(f"    {d}\n" for d in directives)
     return "\n".join(comments(rec)) + f"\nHost {host}\n{body}"
+
+
+def block_host(rec: Recommendation, host: str = "*") -> str | None:
+    """The Host pattern client_block(rec, host) writes a block for; None where it writes none (nothing to add)."""
+    return host if client_directives(rec) else None
 
 
 def server_dropin(rec: Recommendation) -> str | None:
@@ -214,3 +232,4 @@ class CheckedRecommendation:
     problems: list[str]
     prediction: list[str]
     terrapin: TerrapinFacts | None
+    host: str | None  # the Host pattern the client block is for (block_host); None: it writes no block

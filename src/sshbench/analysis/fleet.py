@@ -155,7 +155,7 @@ def fleet_recommendation(runs: Sequence[Report], policy_name: str = "modern") ->
                 merged = Candidate(name, kind)
                 for report, candidates in zip(runs, per_host, strict=True):
                     for key, speeds in candidates[name].speeds.items():
-                        merged.speeds[f"{report.label}/{key}"] = speeds
+                        merged.speeds[key._replace(host=report.label)] = speeds
                 kept.append(merged)
         ordered, moves = order(kept, margin)
         rec.lines[keyword] = ordered

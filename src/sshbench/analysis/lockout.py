@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 from sshbench.analysis.ordering import security_rank
 from sshbench.clients import ClientOffer, known_clients
@@ -44,8 +45,18 @@ NEGOTIATED = (Kind.KEX, Kind.HOSTKEY, Kind.CIPHER, Kind.MAC)
 LABEL = {Kind.KEX: "key exchange", Kind.HOSTKEY: "host key algorithm", Kind.CIPHER: "cipher", Kind.MAC: "MAC"}
 SHOWN = 4  # names of a list shown in a reason before "…"
 
+
+
+class Refused(NamedTuple):
+    """Why an algorithm may not be added back for a client: the words, and whether no policy could lift it (its
+    grade: weak, broken or unknown; Terrapin), so that sshbench never writes it for anyone."""
+
+    why: str
+    lasting: bool = False
+
+
 # Why an algorithm may not be added for a client (None: it may). Takes the client too: Terrapin depends on it.
-Refusal = Callable[[str, Kind, ClientOffer], str | None]
+Refusal = Callable[[str, Kind, ClientOffer], Refused | None]
 
 
 @dataclass(frozen=True)
@@ -185,7 +196,7 @@ def keep_in(clients: Sequence[ClientOffer], today: AlgorithmLists, lists: Mappin
             if all(_never_written(n, kind, refuse(n, kind, client)) for n in usable):
                 result.unset[kind] = (f"{client.software} ({client.name}) can log in today only with "
                                       f"{_shown(usable)}, which sshbench never writes ("
-                                      f"{refuse(usable[0], kind, client) if usable else 'nothing in common'}); "
+                                      f"{_why(refuse(usable[0], kind, client)) if usable else 'nothing in common'}); "
                                       "left at the server's own list so that it still can")
             break  # otherwise the user's policy forbids what it needs: reported as shut out
     for kind in result.unset:
@@ -241,6 +252,10 @@ def _safest_first(names: list[str], kind: Kind) -> list[str]:
     return sorted(names, key=lambda name: security_rank(name, kind))
 
 
-def _never_written(name: str, kind: Kind, why: str | None) -> bool:
+def _never_written(name: str, kind: Kind, refused: Refused | None) -> bool:
     """A refusal that no policy choice could lift: the algorithm's grade (weak, broken, unknown) or Terrapin."""
-    return why is not None and (lookup(name, kind).grade.flagged or why.startswith(("unknown", "Terrapin")))
+    return refused is not None and (lookup(name, kind).grade.flagged or refused.lasting)
+
+
+def _why(refused: Refused | None) -> str | None:
+    return None if refused is None else refused.why

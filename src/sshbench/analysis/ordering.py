@@ -27,9 +27,11 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sshbench.analysis.robust import min_samples_for_interval, shift_interval
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
+from sshbench.vocabulary.case_terms import Direction
 
 ALPHA = 0.05  # family-wise error of all the swaps in one line
 
@@ -63,14 +65,27 @@ PREFERENCE: Mapping[Kind, tuple[str, ...]] = {
 GRADE_ORDER = (Grade.RECOMMENDED, Grade.ACCEPTABLE, Grade.WEAK, Grade.BROKEN, Grade.UNKNOWN)
 
 
+class Evidence(NamedTuple):
+    """What one list of a candidate's speeds is evidence of: a direction over a link (a cipher or MAC; link "" for
+    loopback or a real host), or the handshake (no direction: key exchange, host key); in a fleet, on which host."""
+
+    direction: Direction | None = None
+    link: str = ""
+    host: str = ""
+
+
+HANDSHAKE = Evidence()
+
+
 @dataclass
 class Candidate:
-    """One algorithm with the evidence for its speed: per direction (or "handshake"), one speed per sample."""
+    """One algorithm with the evidence for its speed: per direction and link (or the handshake), one speed per
+    sample; only the same evidence of two candidates is compared."""
 
     name: str
     kind: Kind
-    speeds: dict[str, list[float]] = field(default_factory=dict)  # bigger is better (bytes/s, 1/seconds)
-    costs: dict[str, list[float]] = field(default_factory=dict)  # the busier side's CPU seconds per GiB, per sample
+    speeds: dict[Evidence, list[float]] = field(default_factory=dict)  # bigger is better (bytes/s, 1/seconds)
+    costs: dict[Evidence, list[float]] = field(default_factory=dict)  # the busier side's CPU s per GiB, per sample
 
     @property
     def grade(self) -> Grade:

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.lockout import ServerLists, check, keep_in
-from sshbench.analysis.ordering import ALPHA, Candidate, Move, comparisons, order, proven_faster
+from sshbench.analysis.lockout import Refusal, Refused, ServerLists, check, keep_in
+from sshbench.analysis.ordering import ALPHA, HANDSHAKE, Candidate, Evidence, Move, comparisons, order, proven_faster
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
@@ -42,6 +42,7 @@ from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
 from sshbench.vocabulary.buildspec import STOCK
+from sshbench.vocabulary.case_terms import Direction
 from sshbench.vocabulary.units import GiB
 
 KEYWORDS = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
@@ -140,16 +141,16 @@ def measured_candidates(report: Report, kind: Kind) -> dict[str, Candidate]:
             continue
         samples = counted(report.samples_of(case.id))
         if kind in (Kind.CIPHER, Kind.MAC):  # over emulated links, each link is its own evidence (ordering: all)
-            key = case.direction.value + (f"@{case.link}" if case.link else "")
+            key = Evidence(case.direction, case.link)
             speeds = [v for v in (s.throughput_bytes_per_second for s in samples) if v]
         else:
-            key = "handshake"
+            key = HANDSHAKE
             speeds = [1 / v for v in (s.handshake_seconds for s in samples) if v and v > 0]
         if speeds:
             candidate = out.setdefault(case.subject, Candidate(case.subject, kind))
             candidate.speeds[key] = speeds
             cost = [c * GiB for c in (s.bottleneck_cpu_per_byte for s in samples) if c]
-            if cost and key != "handshake":
+            if cost and key != HANDSHAKE:
                 candidate.costs[key] = cost
     return out
 
@@ -159,16 +160,15 @@ def figure(candidate: Candidate) -> str:
     parts = []
     for key, speeds in candidate.speeds.items():
         median = statistics.median(speeds)
-        if key == "handshake":
+        if key.direction is None:
             parts.append(f"{1000 / median:.0f} ms handshake (n={len(speeds)})")
         else:
-            direction, _, link = key.partition("@")
-            where = f" at {link}" if link else ""
+            where = f" at {key.link}" if key.link else ""
             cost = candidate.costs.get(key)
             spent = f", {statistics.median(cost):.2f} CPU s/GiB" if cost else ""
             places = 0 if median >= 100e6 else 1 if median >= 10e6 else 2  # a slow link's 0.41 is not "0"
-            parts.append(f"{median / 1e6:,.{places}f} MB/s {'up' if direction == 'upload' else 'down'}{where}{spent} "
-                         f"(n={len(speeds)})")
+            way = "up" if key.direction is Direction.UPLOAD else "down"
+            parts.append(f"{median / 1e6:,.{places}f} MB/s {way}{where}{spent} (n={len(speeds)})")
     return ", ".join(parts)
 
 
@@ -207,14 +207,15 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
         if not measured:
             notes.append(f"{KEYWORDS[kind]}: not measured in this run, left at the defaults")
             continue
-        kept, dropped = [], []
+        kept, dropped, terrapin = [], [], False
         for name, candidate in measured.items():
-            why = (_unknown_here(name, kind, env) or _terrapin_reason(name, kind, strict_both)
-                   or policy.refuses(name, kind))
+            unknown, exposed = _unknown_here(name, kind, env), _terrapin_reason(name, kind, strict_both)
+            why = unknown or exposed or policy.refuses(name, kind)
             if why is None:
                 kept.append(candidate)
             else:
                 dropped.append((name, why))
+                terrapin |= unknown is None and exposed is not None
         names, moves = order(kept, report.options.tie_margin)
         by_name = {c.name: c for c in kept}
         line = Line(kind, names, {n: figure(by_name[n]) for n in names}, dropped, moves,
@@ -222,7 +223,7 @@ def build(report: Report, policy: Policy | str = "modern", strict_both: bool | N
                     unproven=_unproven(report, kind, names, measured, dropped))
         if not names:
             notes.append(f"{line.keyword}: no measured algorithm passes policy {policy.name}"
-                         + (" and Terrapin" if any(w.startswith("Terrapin") for _, w in dropped) else "")
+                         + (" and Terrapin" if terrapin else "")
                          + "; left at the defaults")
         lines.append(line)
     rec = Recommendation(policy, lines, notes, _header(report, policy), not exact,
@@ -279,24 +280,24 @@ def _today(report: Report, clients: list[ClientOffer]) -> AlgorithmLists:
                              for k in ALGORITHM_KINDS})
 
 
-def _refusal(policy: Policy, report: Report) -> Callable[[str, Kind, ClientOffer], str | None]:
+def _refusal(policy: Policy, report: Report) -> Refusal:
     """What may be added back to keep a client in: acceptable grades too (that is the point), never weak,
     broken or unknown, never what the user's policy file forbids, and a Terrapin-affected cipher only where
     the server and that client both have strict key exchange."""
     terrapin = report.environment.terrapin
     server_strict = terrapin is not None and terrapin.server is not None and terrapin.server.strict_kex
 
-    def refuse(name: str, kind: Kind, client: ClientOffer) -> str | None:
+    def refuse(name: str, kind: Kind, client: ClientOffer) -> Refused | None:
         grade = lookup(name, kind).grade
         if grade.flagged or grade is Grade.UNKNOWN:
-            return grade.value
+            return Refused(grade.value, lasting=True)
         if name in policy.forbid.get(kind, frozenset()):
-            return f"forbidden by policy {policy.name}"
+            return Refused(f"forbidden by policy {policy.name}")
         allowed = policy.allow.get(kind)
         if allowed is not None and name not in allowed:
-            return f"not allowed by policy {policy.name}"
+            return Refused(f"not allowed by policy {policy.name}")
         if kind is Kind.CIPHER and terrapin_exposed(name, None) and not (server_strict and client.strict_kex):
-            return "Terrapin: this client and the server are not both strict"
+            return Refused("Terrapin: this client and the server are not both strict", lasting=True)
         return None
     return refuse
 

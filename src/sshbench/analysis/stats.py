@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from sshbench.analysis.robust import median_interval, outliers, shift_interval
 from sshbench.analysis.verdicts import DecisionRule, Paired, PairVerdict, costs, verdicts
+from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.units import GiB
@@ -236,17 +237,27 @@ def summarize(records: Sequence[CaseRecord], samples: Sequence[Sample], precisio
         values[record.case.id] = _values(counted(mine), headline_value)
         if summary.samples_ok:
             record.status = CaseStatus.MEASURED
-            if (record.reason or "").startswith(SET_ASIDE):  # said while it had none; a later sample counted
-                record.reason = None
+            if record.reason_kind is ReasonKind.SET_ASIDE:  # said while it had none; a later sample counted
+                record.set_reason(None)
         elif any(not s.warmup for s in mine):
             record.status = CaseStatus.FAILED
-            record.reason = record.reason or next((s.error for s in mine if s.error), None) or next(
-                (f"{SET_ASIDE}{s.unusable}" for s in reversed(mine) if s.unusable), "no successful sample")
+            if not record.reason:
+                _failed(record, mine)
         summaries.append(summary)
     rank(summaries, values, rule, paired_ratios(samples))
     rank_costs(summaries, {case_id: _values(counted(mine), lambda s: s.cost) for case_id, mine in by_case.items()},
                rule, paired_ratios(samples, lambda s: s.cost))
     return summaries
+
+
+def _failed(record: CaseRecord, mine: Sequence[Sample]) -> None:
+    """A failed case's reason: its first sample's error, else the last set-aside one's reason, set aside."""
+    error = next((s.error for s in mine if s.error), None)
+    aside = next((s.unusable for s in reversed(mine) if s.unusable), None)
+    if error is None and aside is not None:
+        record.set_reason(f"{SET_ASIDE}{aside}", ReasonKind.SET_ASIDE)
+    else:
+        record.set_reason(error or "no successful sample")
 
 
 def cost_of(summary: Summary) -> Stat | None:

@@ -16,6 +16,7 @@ import sys
 from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.views import builds_of, per_server
+from sshbench.methods import family
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
@@ -137,6 +138,6 @@ def _selection_args(cases: list[Case]) -> list[str]:
         if kind is not None and case.subject not in picked[kind]:
             picked[kind].append(case.subject)
     flags = {Kind.CIPHER: "--ciphers", Kind.MAC: "--macs", Kind.KEX: "--kex", Kind.HOSTKEY: "--hostkeys"}
-    methods = list(dict.fromkeys(c.method.split("-B")[0] for c in cases if c.kind is CaseKind.CIPHER))
+    methods = list(dict.fromkeys(family(c.method) for c in cases if c.kind is CaseKind.CIPHER))
     out = [part for k, names in picked.items() for part in (flags[k], ",".join(names) or "none")]
     return out + (["--method", ",".join(methods)] if methods and methods != [PIPE] else [])

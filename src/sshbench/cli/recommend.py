@@ -115,7 +115,7 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
     it could be talking to) cannot share a file, where only the first would apply: each gets its own. With
     --json, stdout is the document alone: the files written are said on stderr."""
     labels = unique_names([safe_name(report.label) for report, _ in results])
-    patterns = [p for _, advice in results if (p := advice.client_text.partition("\nHost ")[2].partition("\n")[0])]
+    patterns = [advice.host for _, advice in results if advice.host]
     files = {"ssh_config.sshbench": "\n".join(advice.client_text for _, advice in results)} \
         if len(set(patterns)) == len(patterns) else \
         {f"ssh_config.sshbench.{label}": advice.client_text for label, (_, advice) in zip(labels, results, strict=True)}

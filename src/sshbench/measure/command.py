@@ -23,7 +23,7 @@ from sshbench.measure.connection import NOT_STARTED, READY_COMMAND, Ended
 from sshbench.measure.leanrun import run_lean
 from sshbench.measure.masters import MasterError, Masters
 from sshbench.measure.pipe import SampleSettings, ssh_compression_options
-from sshbench.measure.proof import concluded
+from sshbench.measure.proof import Failed, concluded
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import OWN_CONNECTION, Target
 from sshbench.vocabulary.commands import COMMANDS, USER_KEYS
@@ -59,15 +59,16 @@ def run_command_sample(target: Target, case: Case, round_no: int, timeout: float
     sample.setup_seconds = run.setup_seconds
     if effect.control_master:  # the port is the master's: its server process outlives this session, and its
         run.peer_port = None  # CPU is the master's whole connection's (unknown for the session alone)
-    error: str | None = None
+    error: Failed | None = None
     if run.setup_seconds is None:
-        error = NOT_STARTED
+        error = Failed(NOT_STARTED, not_started=True)
     else:
         sample.bytes_received, sample.verified = run.output_bytes, "count"
         if run.output_bytes != command.output_bytes:
-            error = f"the command printed {run.output_bytes} bytes, expected {command.output_bytes}"
+            error = Failed(f"the command printed {run.output_bytes} bytes, expected {command.output_bytes}")
     if effect.control_master and masters is not None:  # its own ssh -v proves it rode the master, or it fails
-        error = masters.not_reused(case, run.stderr_lines, error is not None or run.proc.returncode != 0) or error
+        alone = masters.not_reused(case, run.stderr_lines, error is not None or run.proc.returncode != 0)
+        error = Failed(alone) if alone is not None else error
     if error is None:
         sample.command_seconds = run.exited_seconds
     proven = masters.proven(case) if masters is not None and effect.control_master else None

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
 from sshbench.clientparts import ClientPart, DriverLine, DriverRequest, failure
-from sshbench.measure.proof import Ran
+from sshbench.measure.proof import Failed, Ran
 from sshbench.plumbing.kexinit import software_version
 from sshbench.plumbing.negotiation import Negotiated, Transcript
 from sshbench.results.model import Case, Sample
@@ -95,11 +95,11 @@ def proved(part: ClientPart, target: Target, connections: Sequence[Ran], spawned
                  ended - started if started is not None and ended is not None else None)
 
 
-def failed_because(error: str, connections: Sequence[Ran]) -> str:
+def failed_because(error: Failed, connections: Sequence[Ran]) -> Failed:
     """A sample's error with the driver's own one-line reason, where the failing connection's driver gave one."""
     for connection in connections:
         if (why := failure([text for _, text in connection.stderr_lines])) is not None:
-            return f"{error}: {why}"
+            return replace(error, why=f"{error.why}: {why}")
     return error
 
 

@@ -4,6 +4,7 @@ Kept apart from the run loop (measure/loop.py) so the words a failed run ends wi
 
 from __future__ import annotations
 
+from sshbench.results.kinds import StopCause
 from sshbench.results.model import Report, Sample
 from sshbench.vocabulary.errors import RunStopped
 
@@ -26,8 +27,8 @@ def nothing_measured(report: Report, budget: float | None) -> str:
     """The run's one error line when no sample counted: why, and what to change."""
     why = report.stop_reason or "every sample failed"
     hint = (f"raise --time-budget above {budget:.0f} s (the warm-up round alone needs more)"
-            if budget is not None and "time budget" in why else
-            "raise --max-bytes" if "byte cap" in why else "see the failures in the results file")
+            if budget is not None and report.stopped_by is StopCause.TIME_BUDGET else
+            "raise --max-bytes" if report.stopped_by is StopCause.BYTE_CAP else "see the failures in the results file")
     failed = [s for s in report.samples if not s.ok and s.error]
     if not report.stop_reason and failed:  # say why, in the words of the last failure and of the server's log
         said = [line.removeprefix("server: ") for line in failed[-1].stderr_tail if line.startswith("server: ")]

@@ -38,6 +38,7 @@ from sshbench.options import FileShape
 from sshbench.plumbing.negotiation import Transcript, parse_verbose
 from sshbench.plumbing.procs import kill_group, reap, spawn
 from sshbench.plumbing.trees import remove_tree, tree_sha256
+from sshbench.results.kinds import Failure, Unusable
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.base import ServerProcess, Target
 from sshbench.targets.localfiles import LocalFiles
@@ -231,7 +232,7 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
     runs: list[ToolRun] = []
     error: str | None = None
     for tiny in (True, False):
-        run, error = _one_run(target, case, files, tiny, timeout, settings)
+        run, error, sample.failure = _one_run(target, case, files, tiny, timeout, settings)
         runs.append(run)
         if error is not None:
             break
@@ -260,6 +261,7 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
             sample.unusable = (f"the {shape.describe()} took no longer than 1 byte ({big.wall_seconds:.3f} s vs "
                                f"{tiny_run.wall_seconds:.3f} s), so no rate: move more data "
                                f"({'--files or --file-size' if shape.is_set else '--size'})")
+            sample.unusable_kind = Unusable.NO_RATE
         elif error is None:
             sample.data_seconds = big.wall_seconds - tiny_run.wall_seconds
     _clean_received(target, files)
@@ -271,7 +273,7 @@ def run_transfer_sample(target: Target, case: Case, files: TransferFiles, round_
 
 
 def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeout: float,
-             settings: SampleSettings) -> tuple[ToolRun, str | None]:
+             settings: SampleSettings) -> tuple[ToolRun, str | None, Failure | None]:
     tool = method(case.method)
     upload = case.direction is Direction.UPLOAD
     source = files.source(tiny, server=not upload)
@@ -286,16 +288,16 @@ def _one_run(target: Target, case: Case, files: TransferFiles, tiny: bool, timeo
     transcript = run.transcript
     what = "the 1-byte run" if tiny else "the transfer"
     if run.timed_out:
-        return run, f"{what} timed out after {timeout:.0f}s"
+        return run, f"{what} timed out after {timeout:.0f}s", Failure.TIMED_OUT
     if transcript.refused:
-        return run, f"server refused: {transcript.refused}"
+        return run, f"server refused: {transcript.refused}", Failure.REFUSED
     if mismatch := negotiation_mismatch(case, transcript.negotiated, expected_compression(case)):
-        return run, mismatch
+        return run, mismatch, None
     if run.exit_status != 0:
-        return run, f"{tool.label} exited with status {run.exit_status} in {what}"
+        return run, f"{tool.label} exited with status {run.exit_status} in {what}", None
     if run.peer_port is not None and run.server is None:
-        return run, "the server process of this connection was not found"
-    return run, None
+        return run, "the server process of this connection was not found", None
+    return run, None, None
 
 
 def _tool_path(name: str) -> str:

@@ -32,7 +32,8 @@ def fit_after_warmup(report: Report, records: dict[str, CaseRecord], needed: dic
             raise BudgetTooSmall(why)
         for record in records.values():  # the largest part left out, said
             if record.case in needed and option_for(record.case, options) == drop:
-                record.status, record.reason = CaseStatus.SKIPPED, f"left out to fit the time budget ({drop}): {why}"
+                record.status = CaseStatus.SKIPPED
+                record.set_reason(f"left out to fit the time budget ({drop}): {why}")
         needed = {case: seconds for case, seconds in needed.items() if option_for(case, options) != drop}
         # the run as narrowed, so the next option is read from it: with both directions still in `options`, the
         # uploads kept by "--directions upload" were then dropped as "--directions download"

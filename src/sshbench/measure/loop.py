@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
-from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import DecisionRule, rule_for
 from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
@@ -42,6 +42,7 @@ from sshbench.plan.budget import (
     warmup_bytes,
 )
 from sshbench.results.events import NullReporter, Progress, Reporter, Sampler, Visit
+from sshbench.results.kinds import Failure, ReasonKind, StopCause
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample, Summary
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.errors import NothingMeasured
@@ -229,10 +230,12 @@ def _visit(run: _Run, visit: Visit, rest: list[Visit], sampler: Sampler, reporte
     size = record.size_bytes if visit.case.moves_data else 0
     left, cost = run.left(), run.estimates.of(visit.case, size)
     if left is not None and cost > left:
-        report.stop_reason = f"time budget of {options.time_budget_seconds:.0f} s reached"
+        report.stop_reason, report.stopped_by = f"time budget of {options.time_budget_seconds:.0f} s reached", \
+            StopCause.TIME_BUDGET
         raise _BudgetSpent
     if options.max_bytes is not None and bytes_moved(report) + size > options.max_bytes:
-        report.stop_reason = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached"
+        report.stop_reason, report.stopped_by = f"byte cap of {options.max_bytes:,} bytes (--max-bytes) reached", \
+            StopCause.BYTE_CAP
         raise _BudgetSpent
     progress = run.progress([v for v in rest if run.records[v.case.id].status is not CaseStatus.SKIPPED])
     reporter.sample_started(visit, progress)
@@ -328,7 +331,7 @@ def _finish(run: _Run) -> None:
         report.status = "failed"  # an empty run is not a complete one (e.g. a budget shorter than the warm-up)
         report.error = nothing_measured(report, run.options.time_budget_seconds)
     for record in report.cases:  # measured, then given up (physics.give_up_if_never_counted): a failure, not a skip
-        if record.status is CaseStatus.SKIPPED and (record.reason or "").startswith(SET_ASIDE):
+        if record.status is CaseStatus.SKIPPED and record.reason_kind is ReasonKind.SET_ASIDE:
             record.status = CaseStatus.FAILED
     report.finished_at = datetime.now(UTC).isoformat(timespec="milliseconds")
     report.time_use = time_use(report, run.hooks.clock() - run.started)
@@ -361,13 +364,13 @@ def _live(rnd: list[Visit], records: dict[str, CaseRecord]) -> list[Visit]:
 
 def _refused(sample: Sample) -> bool:
     """The server does not offer what the case asks: the case is skipped, nothing is wrong with the run."""
-    return bool(sample.error and sample.error.startswith("server refused"))
+    return sample.failure is Failure.REFUSED
 
 
 def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> None:
     if _refused(sample):
         record.status = CaseStatus.SKIPPED
-        record.reason = sample.error
+        record.set_reason(sample.error, ReasonKind.REFUSED)
         return
     if sample.warmup and record.case.moves_data and record.case.kind is not CaseKind.CEILING \
             and options.size_bytes is None and record.size_source != "file":
@@ -376,4 +379,4 @@ def _update_case(record: CaseRecord, sample: Sample, options: RunOptions) -> Non
             record.size_bytes = sized
             record.size_source = "auto"
         else:
-            record.reason = f"warm-up failed ({sample.error}); kept the probe size"
+            record.set_reason(f"warm-up failed ({sample.error}); kept the probe size")

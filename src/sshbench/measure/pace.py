@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 from sshbench.options import RunOptions
 from sshbench.plan.budget import line_payload, sized
+from sshbench.results.kinds import Failure
 from sshbench.results.model import Case, CaseRecord, Sample
 
 ALLOWANCE_FACTOR = 10  # a sample may take this many times its expected transfer before it is a hang
 MIN_PACE_SECONDS = 2.0  # a timed-out sample's pace counts only over at least this much of its data phase
-TIMED_OUT = "timed out after"
 
 
 def unknown_allowance(case: Case, size: int, options: RunOptions, slowest: float) -> float:
@@ -63,14 +63,14 @@ def resize_after_timeout(record: CaseRecord, sample: Sample, pace: Pace, target_
     """Where `sample` timed out before the case had a size from its rate, the case re-sized to its target at the
     pace its bytes moved (never larger than it was); the pace, or None where nothing changed."""
     rate = pace.rate()
-    if sample.ok or not sample.error or TIMED_OUT not in sample.error or rate is None \
+    if sample.ok or sample.failure is not Failure.TIMED_OUT or rate is None \
             or record.size_source not in ("warmup", "auto"):
         return None
     size = sized(rate, target_seconds, record.case.streams)
     if size >= record.size_bytes:
         return None
-    record.reason = (f"re-sized after a timeout: {pace.moved / 1e6:.1f} MB moved in "
-                     f"{(pace.last or 0) - (pace.first or 0):.0f} s ({rate / 1e6:.2f} MB/s), "
-                     f"{record.size_bytes // 2**20} MiB -> {size // 2**20} MiB")
+    record.set_reason(f"re-sized after a timeout: {pace.moved / 1e6:.1f} MB moved in "
+                      f"{(pace.last or 0) - (pace.first or 0):.0f} s ({rate / 1e6:.2f} MB/s), "
+                      f"{record.size_bytes // 2**20} MiB -> {size // 2**20} MiB")
     record.size_bytes, record.size_source = size, "auto"
     return rate

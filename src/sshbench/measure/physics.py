@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from sshbench.analysis.links import LOSS_SHARE
 from sshbench.analysis.stats import SET_ASIDE
 from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
+from sshbench.results.kinds import ReasonKind, Unusable
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.linkspec import LinkSpec
@@ -48,7 +49,6 @@ TREND_RESIZES = 3
 # the ramp: 4 streams over rtt=20ms with 1% loss warmed up at 92 MB/s and then ran at 195, so samples sized for
 # 4 s lasted 2.1 s, and their windows of 1.4 s read 0.90 of the hand. Such a sample is re-sized from its own pace.
 MIN_PLANNED_SHARE = 2 / 3
-NOT_STEADY = "not steady"
 AGAIN = "re-sized and measured again"  # a case sized automatically; one of a fixed --size is told what size to give
 RATE_TOLERANCE = 0.01  # a link with a rate has an exact capacity: only timing granularity is forgiven
 MEASURED_TOLERANCE = 0.15  # raw TCP's best sample is itself measured, on a shared machine
@@ -62,6 +62,20 @@ class Capacity:
     per_connection: bool  # raw TCP of one connection (scaled by a case's streams), not the link's line rate
     tolerance: float
     source: str  # for the reason: "the link's rate=50mbit", "raw TCP's best sample"
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """Why a good sample must not count: what it is, and its words (without the note that its case was re-sized,
+    which `text` adds where a larger sample cures it)."""
+
+    kind: Unusable
+    why: str
+
+    @property
+    def text(self) -> str:
+        """As the sample records it (Sample.unusable)."""
+        return f"{self.why}; {AGAIN}" if self.kind.again else self.why
 
 
 def link_capacity(link: LinkSpec, mtu: int | None) -> Capacity:
@@ -84,7 +98,7 @@ def _short(seconds: float) -> str:
 
 
 def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity | None,
-             trend: bool = True, sized: bool = False, planned: float | None = None) -> str | None:
+             trend: bool = True, sized: bool = False, planned: float | None = None) -> SetAside | None:
     """Why a good sample of `case` must not count (None: it counts). `rtt`: its path's round trip (None or 0 on
     loopback); `capacity`: what the path carries (None: not known, not checked); `trend`: whether a pace that
     changes within the window still sets the sample aside (not once its case was re-sized TREND_RESIZES times,
@@ -99,19 +113,20 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
         if steady_mark(sample.size_bytes // case.streams) is None:
             return None  # a --size too small for any stream count to have one: every case is timed whole alike
         if case.streams == 1:
-            return f"no steady window: too few of its bytes moved past its mark for one; {AGAIN}"
-        return f"no steady window: its streams hardly overlapped or were too small for one; {AGAIN}"
+            return SetAside(Unusable.NO_WINDOW, "no steady window: too few of its bytes moved past its mark for one")
+        return SetAside(Unusable.NO_WINDOW, "no steady window: its streams hardly overlapped or were too small for one")
     if sample.bytes_received and sample.steady_bytes < MIN_WINDOW_SHARE * sample.bytes_received:
-        return (f"steady window of {sample.steady_bytes / sample.bytes_received:.0%} of the bytes: its streams started "
-                f"too far apart for the window they shared; {AGAIN}")
+        return SetAside(Unusable.NARROW_WINDOW, f"steady window of {sample.steady_bytes / sample.bytes_received:.0%} "
+                        "of the bytes: its streams started too far apart for the window they shared")
     if rtt and sample.steady_seconds < MIN_WINDOW_RTTS * rtt:
-        return (f"steady window {_short(sample.steady_seconds)} s, under {MIN_WINDOW_RTTS} round trips of "
-                f"{rtt * 1000:.0f} ms; {AGAIN}")
+        return SetAside(Unusable.FEW_ROUND_TRIPS, f"steady window {_short(sample.steady_seconds)} s, under "
+                        f"{MIN_WINDOW_RTTS} round trips of {rtt * 1000:.0f} ms")
     if sized and sample.steady_seconds < MIN_WINDOW_SECONDS:
-        return f"steady window {_short(sample.steady_seconds)} s, under {MIN_WINDOW_SECONDS:g} s; {AGAIN}"
+        return SetAside(Unusable.SHORT_WINDOW,
+                        f"steady window {_short(sample.steady_seconds)} s, under {MIN_WINDOW_SECONDS:g} s")
     if planned and sample.data_seconds is not None and sample.data_seconds < MIN_PLANNED_SHARE * planned:
-        return (f"data phase {_short(sample.data_seconds)} s, under {MIN_PLANNED_SHARE:.0%} of the {planned:.2f} s it "
-                f"was sized for (its warm-up ran slower); {AGAIN}")
+        return SetAside(Unusable.SHORT_PHASE, f"data phase {_short(sample.data_seconds)} s, under "
+                        f"{MIN_PLANNED_SHARE:.0%} of the {planned:.2f} s it was sized for (its warm-up ran slower)")
     half = sample.steady_half_bytes
     # where a pace drifts within a window: several streams still ramping or ending one by one. One stream's halves
     # differ by the machine's noise and its path's losses alone (3-15% on loopback; 1.37-1.56x under load 2.6 through
@@ -123,8 +138,8 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
     if trend and half and sample.steady_bytes > half and case.streams > 1 and not lossy:
         pace = (sample.steady_bytes - half) / half
         if not 1 / MAX_TREND <= pace <= MAX_TREND:
-            return (f"{NOT_STEADY}: the window's second half ran at {pace:.2f}x its first (a ramp, or streams "
-                    f"ending one by one); {AGAIN}")
+            return SetAside(Unusable.NOT_STEADY, f"not steady: the window's second half ran at {pace:.2f}x its "
+                            "first (a ramp, or streams ending one by one)")
     rate = sample.steady_bytes / sample.steady_seconds
     wire = sample.wire_bytes_sent if case.direction.value == "upload" else sample.wire_bytes_received
     per_payload = wire / sample.bytes_received if wire and sample.bytes_received else 1.0
@@ -132,8 +147,9 @@ def unusable(sample: Sample, case: Case, rtt: float | None, capacity: Capacity |
         return None
     limit = capacity.bytes_per_second * (case.streams if capacity.per_connection else 1)
     if rate * per_payload > limit * (1 + capacity.tolerance + block_uncertainty(case, sample.steady_bytes)):
-        return (f"{rate / 1e6:,.2f} MB/s of payload is {rate * per_payload / 1e6:,.2f} MB/s on the wire, above the "
-                f"{limit / 1e6:,.2f} MB/s the path carries ({capacity.source}): mistimed, not counted")
+        return SetAside(Unusable.ABOVE_CAPACITY, f"{rate / 1e6:,.2f} MB/s of payload is "
+                        f"{rate * per_payload / 1e6:,.2f} MB/s on the wire, above the {limit / 1e6:,.2f} MB/s the path "
+                        f"carries ({capacity.source}): mistimed, not counted")
     return None
 
 
@@ -172,23 +188,24 @@ def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int, 
     last `planned` seconds (plan/budget.py target_seconds), so the next one has what this one lacked."""
     if sample.warmup:
         return
-    resized = sum(1 for s in report.samples_of(record.case.id) if (s.unusable or "").startswith(NOT_STEADY))
+    resized = sum(1 for s in report.samples_of(record.case.id) if s.unusable_kind is Unusable.NOT_STEADY)
     ours = record.size_source in ("auto", "warmup")  # sshbench chose the size, so it may grow it
     growing = ours and record.size_bytes < largest and report.options.mode == "decision"
     # a changing pace is cured by a larger size only: at the user's --size (or the file tools') it counts
-    why = unusable(sample, record.case, *path_of(report, record.case), trend=ours and resized < TREND_RESIZES,
-                   sized=growing and report.options.adapt_length, planned=planned if growing else None)
-    if why is None:
+    aside = unusable(sample, record.case, *path_of(report, record.case), trend=ours and resized < TREND_RESIZES,
+                     sized=growing and report.options.adapt_length, planned=planned if growing else None)
+    if aside is None:
         return
+    said = aside.text
     if ours:
         paced = sized(sample.size_bytes / sample.data_seconds, planned, record.case.streams) \
             if sample.data_seconds else 0
         record.size_bytes = min(largest, max(record.size_bytes * 2, paced))
-    elif why.endswith(AGAIN):  # the user's --size: kept, and the reason says what size would have the window
+    elif aside.kind.again:  # the user's --size: kept, and the reason says what size would have the window
         needed = _needed(sample, record, path_of(report, record.case)[0])
-        why = (why.removesuffix(AGAIN) + f"--size {_mib(record.size_bytes)} is too small for it: give --size "
-               f"{_mib(needed)} or more, or leave --size out")
-    sample.unusable = why
+        said = (f"{aside.why}; --size {_mib(record.size_bytes)} is too small for it: give --size {_mib(needed)} or "
+                "more, or leave --size out")
+    sample.unusable, sample.unusable_kind = said, aside.kind
 
 
 GIVE_UP_AFTER = 4  # samples of a case set aside with none counted: then it is measured no further
@@ -203,8 +220,8 @@ def give_up_if_never_counted(record: CaseRecord, report: Report) -> bool:
     if len(mine) < GIVE_UP_AFTER or any(not s.unusable for s in mine):
         return False
     record.status = CaseStatus.SKIPPED
-    record.reason = (f"{SET_ASIDE}{mine[0].unusable} ({len(mine)} samples, none counted: measured no further; "
-                     "the results file has each one)")
+    record.set_reason(f"{SET_ASIDE}{mine[0].unusable} ({len(mine)} samples, none counted: measured no further; "
+                      "the results file has each one)", ReasonKind.SET_ASIDE)
     return True
 
 
@@ -215,11 +232,11 @@ def size_too_small(sample: Sample, record: CaseRecord, report: Report) -> str | 
     if record.size_source in ("auto", "warmup", "file") or not sample.ok or report.options.size_bytes is None:
         return None
     rtt, _ = path_of(report, record.case)
-    why = unusable(sample, record.case, rtt, None, trend=False)
-    if why is None or not why.endswith(AGAIN):
+    aside = unusable(sample, record.case, rtt, None, trend=False)
+    if aside is None or not aside.kind.again:
         return None
     needed = _needed(sample, record, rtt)
-    return (f"{record.case.id}: its warm-up at --size {_mib(record.size_bytes)} had {why.removesuffix('; ' + AGAIN)}, "
+    return (f"{record.case.id}: its warm-up at --size {_mib(record.size_bytes)} had {aside.why}, "
             f"so no sample of that size would count: give --size {_mib(needed)} or more, or leave --size out "
             "(sshbench then sizes each case from its warm-up)")
 

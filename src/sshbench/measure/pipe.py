@@ -50,7 +50,7 @@ from sshbench.clientparts import client_part
 from sshbench.measure.connection import READY_COMMAND, TIMES_MARK, Connection
 from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
 from sshbench.measure.drivers import applied, driver_argv, failed_because, proved
-from sshbench.measure.proof import CPU_MARK, concluded, which
+from sshbench.measure.proof import CPU_MARK, Failed, concluded
 from sshbench.measure.steady import Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
 from sshbench.plumbing.leader import Leader
@@ -131,7 +131,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     parts = shares(size_bytes, case.streams) if case.moves_data else [0]
     env = {**os.environ, **target.tool_env, **settings.env}
     connections: list[Connection] = []
-    error: str | None = None
+    error: Failed | None = None
     effect = effect_of(case.dims)
     driver = client_part(effect.client) if effect.client else None  # another client's driver instead of ssh
     leader = Leader()  # the streams' own session: one scheduling group, as from a shell, without sshbench in it
@@ -155,7 +155,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
             error = _data_phases(case, parts, connections, sample, settings.payload, window, timeout)
             window.fill(sample)
     except BrokenPipeError:
-        error = "ssh exited while data was still being sent"
+        error = Failed("ssh exited while data was still being sent")
     except BaseException:  # Ctrl-C or a bug: never leave ssh running behind us
         for connection in connections:
             connection.kill()
@@ -172,7 +172,8 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     if driver is None:
         return concluded(target, case, sample, connections, ended, error, remote_cpu, timeout)
     proof = proved(driver, target, connections, [c.t_spawn for c in connections])
-    error = failed_because(error, connections) if error is not None else proof.error
+    error = failed_because(error, connections) if error is not None else \
+        (Failed(proof.error) if proof.error is not None else None)
     return applied(concluded(target, case, sample, connections, ended, error, remote_cpu, timeout,
                              transcripts=proof.transcripts), proof)
 
@@ -202,16 +203,16 @@ def _total(values: object) -> float | None:
     return None if any(v is None for v in found) else sum(found)
 
 
-def _ready(connections: list[Connection]) -> str | None:
+def _ready(connections: list[Connection]) -> Failed | None:
     """Every connection's remote command ready (they started together, so their handshakes overlap)."""
     for index, connection in enumerate(connections):
         if (why := connection.ready()) is not None:
-            return which(index, len(connections), why)
+            return Failed(why, index, not_started=True)
     return None
 
 
 def _data_phases(case: Case, parts: list[int], connections: list[Connection], sample: Sample, payload: Payload,
-                 window: SteadyWindow, timeout: float) -> str | None:
+                 window: SteadyWindow, timeout: float) -> Failed | None:
     """Every stream's data phase at once (threads beyond the first); the first error, or None."""
     errors: list[str | None] = [None] * len(connections)
     counts = [0] * len(connections)
@@ -247,9 +248,9 @@ def _data_phases(case: Case, parts: list[int], connections: list[Connection], sa
     sample.verified = "count"
     failed = next(((i, e) for i, e in enumerate(errors) if e is not None), None)
     if failed is not None:
-        return which(failed[0], len(connections), failed[1])
+        return Failed(failed[1], failed[0])
     if sample.bytes_received != sum(parts):
-        return f"receiver counted {sample.bytes_received} bytes, expected {sum(parts)}"
+        return Failed(f"receiver counted {sample.bytes_received} bytes, expected {sum(parts)}")
     return None
 
 

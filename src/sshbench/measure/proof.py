@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from sshbench.measure.connection import NOT_STARTED, Ended, children_cpu
+from sshbench.measure.connection import Ended, children_cpu
 from sshbench.plumbing.negotiation import Negotiated, Transcript, parse_verbose
+from sshbench.results.kinds import Failure
 from sshbench.results.model import Case, Sample
 from sshbench.targets.base import Target
 from sshbench.vocabulary.algorithms import is_aead
@@ -70,6 +71,20 @@ def expected_compression(case: Case) -> str:
 def which(index: int, count: int, why: str) -> str:
     """An error of one stream of several says which."""
     return why if count == 1 else f"stream {index + 1} of {count}: {why}"
+
+
+@dataclass(frozen=True)
+class Failed:
+    """What went wrong while a sample's connections ran, before concluded() reads what they proved: the words,
+    the stream they are about (None: the sample as a whole), and whether ssh ended before the remote command
+    started (concluded() then adds what ended it, from ssh's own stderr)."""
+
+    why: str
+    stream: int | None = None
+    not_started: bool = False
+
+    def said(self, count: int) -> str:
+        return self.why if self.stream is None else which(self.stream, count, self.why)
 
 
 def parse_remote_cpu(lines: list[tuple[float, str]]) -> dict[str, tuple[float, float]]:
@@ -149,15 +164,17 @@ def ended_by(lines: list[tuple[float, str]], phases: dict[str, float]) -> str | 
     return None
 
 
-def _named(error: str, lines: list[tuple[float, str]], transcript: Transcript | None) -> str:
-    """A connection that ended before its command, said with what ended it (ended_by), where ssh said."""
-    if not error.endswith(NOT_STARTED) or (why := ended_by(lines, transcript.phases if transcript else {})) is None:
-        return error
-    return f"{error}: {why}"
+def _named(failed: Failed, count: int, lines: list[tuple[float, str]], transcript: Transcript | None) -> str:
+    """A failure said, and a connection that ended before its command with what ended it (ended_by), where ssh
+    said."""
+    said = failed.said(count)
+    if not failed.not_started or (why := ended_by(lines, transcript.phases if transcript else {})) is None:
+        return said
+    return f"{said}: {why}"
 
 
 def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[Ran], ended: list[Ended],
-               error: str | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None,
+               error: Failed | None, remote_cpu: bool, timeout: float, proven: Negotiated | None = None,
                transcripts: list[Transcript] | None = None) -> Sample:
     """Exit statuses, CPU, what ssh -v proved and the verdict of the sample, from every connection. `proven`:
     the algorithms of the connection a session reused (its ControlMaster's ssh -v), where this ssh negotiated
@@ -184,12 +201,13 @@ def concluded(target: Target, case: Case, sample: Sample, connections: Sequence[
         sample.wire_bytes_sent = sum(t.transferred[0] for t in transcripts if t.transferred)
         sample.wire_bytes_received = sum(t.transferred[1] for t in transcripts if t.transferred)
     _server_cpu(target, sample, connections, remote_cpu)
-    failing, error = _verdict(case, sample, connections, transcripts, error, timeout, target.server_cpu_exact)
-    sample.error = error
-    sample.ok = error is None
+    failing, said, sample.failure = _verdict(case, sample, connections, transcripts, error, timeout,
+                                             target.server_cpu_exact)
+    sample.error = said
+    sample.ok = said is None
     if len(connections) > 1:
         sample.stream_status = [_status(c, t) for c, t in zip(connections, transcripts, strict=True)]
-    if error is not None:
+    if said is not None:
         lines = connections[failing].stderr_lines if connections else []  # the stream that failed, not the first
         sample.stderr_tail = tail_lines(lines) + [f"server: {line}" for line in target.server_log_tail()[-3:]]
     return sample
@@ -231,47 +249,43 @@ def _server_cpu(target: Target, sample: Sample, connections: Sequence[Ran], remo
         sample.server_cpu_sys_seconds = sum(f.cpu_sys_s for f in found if f is not None)
 
 
+Verdict = tuple[int, str | None, Failure | None]  # the failing stream, the sample's error, what it was
+
+
 def _verdict(case: Case, sample: Sample, connections: Sequence[Ran], transcripts: list[Transcript],
-             error: str | None, timeout: float, server_cpu_exact: bool) -> tuple[int, str | None]:
-    """(the failing stream, the sample's error), in order: a timeout, a connection the server turned away (its
-    MaxStartups: named, never a failing cipher), a refusal, a negotiation that is not the case's, a failed exit."""
+             error: Failed | None, timeout: float, server_cpu_exact: bool) -> Verdict:
+    """(the failing stream, the sample's error, what it was where the run decides by that), in order: a timeout,
+    a connection the server turned away (its MaxStartups: named, never a failing cipher), a refusal, a negotiation
+    that is not the case's, a failed exit."""
     count = len(connections)
     for index, connection in enumerate(connections):
         if connection.timed_out.is_set():
-            return index, which(index, count, f"timed out after {timeout:.0f}s")
+            return index, which(index, count, f"timed out after {timeout:.0f}s"), Failure.TIMED_OUT
     for index, connection in enumerate(connections):
         if connection.server_gone.is_set():
             return index, which(index, count, "the server's process ended mid-sample (killed, or it crashed): the "
-                                "sample failed at once instead of waiting out its timeout")
+                                "sample failed at once instead of waiting out its timeout"), None
     for index, transcript in enumerate(transcripts):
         if transcript.turned_away:
-            return index, which(index, count, transcript.turned_away)
+            return index, which(index, count, transcript.turned_away), None
     for index, transcript in enumerate(transcripts):
         if transcript.refused:
-            return index, which(index, count, f"server refused: {transcript.refused}")
+            return index, which(index, count, f"server refused: {transcript.refused}"), Failure.REFUSED
     if error is not None:
-        index = _failing(error, count)
-        named = _named(error, connections[index].stderr_lines, transcripts[index]) if connections else error
-        return index, named
+        index = error.stream if error.stream is not None and error.stream < count else 0
+        named = _named(error, count, connections[index].stderr_lines, transcripts[index]) if connections \
+            else error.said(count)
+        return index, named, None
     for index, transcript in enumerate(transcripts):
         mismatch = negotiation_mismatch(case, transcript.negotiated, expected_compression(case))
         if mismatch:
-            return index, which(index, count, mismatch)
+            return index, which(index, count, mismatch), None
     for index, connection in enumerate(connections):
         if connection.proc.returncode != 0:
-            return index, which(index, count, f"ssh exited with status {connection.proc.returncode}")
+            return index, which(index, count, f"ssh exited with status {connection.proc.returncode}"), None
     if case.moves_data and sample.server_cpu_user_seconds is None and server_cpu_exact:
-        return 0, "the server process of this connection was not found"
-    return 0, None
-
-
-def _failing(error: str, count: int) -> int:
-    """The stream an error of `which()` names ("stream 3 of 8: ..."), else the first."""
-    if count > 1 and error.startswith("stream "):
-        number = error.split()[1]
-        if number.isascii() and number.isdigit() and 1 <= int(number) <= count:
-            return int(number) - 1
-    return 0
+        return 0, "the server process of this connection was not found", None
+    return 0, None, None
 
 
 def _remote_cpu(sample: Sample, cpu: dict[str, tuple[float, float]]) -> None:

@@ -23,15 +23,28 @@ METHODS: dict[str, TransferMethod] = {
     "sftp": Sftp(),
     "rsync": Rsync(),
 }
-__all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Knob", "Ssh", "Transfer", "TransferMethod", "knobs", "method",
-           "missing_tools", "parse_methods", "tuned"]
+__all__ = ["METHODS", "NULL", "PIPE", "Endpoint", "Knob", "Ssh", "Transfer", "TransferMethod", "family", "knobs",
+           "method", "missing_tools", "parse_methods", "tuned"]
 
 
 def method(name: str) -> TransferMethod:
     """The method a case names; UsageError for a name sshbench does not know."""
     found = METHODS.get(name) or next((v for m in METHODS.values() if (v := m.variant(name)) is not None), None)
     if found is None:
-        raise UsageError(f"unknown transfer method {name!r}: use {', '.join(METHODS)} or all")
+        raise _unknown(name)
+    return found
+
+
+def _unknown(name: str) -> UsageError:
+    return UsageError(f"unknown transfer method {name!r}: use {', '.join(METHODS)} or all")
+
+
+def family(name: str) -> str:
+    """The METHODS name of the method a case's method name is, or is a tuned variant of ("sftp" for
+    "sftp-B65536-R128"): what --method takes to measure it; UsageError for a name sshbench does not know."""
+    found = next((key for key, m in METHODS.items() if key == name or m.variant(name) is not None), None)
+    if found is None:
+        raise _unknown(name)
     return found
 
 

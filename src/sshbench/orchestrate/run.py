@@ -152,7 +152,8 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
         made = _plan(host, opts)
         for record in made.records:
             if record.case.id in host.left_out:
-                record.status, record.reason = CaseStatus.SKIPPED, host.left_out[record.case.id]
+                record.status = CaseStatus.SKIPPED
+                record.set_reason(host.left_out[record.case.id])
         return made
 
     def _plan(host: Host, opts: RunOptions) -> HostPlan:

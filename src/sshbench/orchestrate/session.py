@@ -256,6 +256,7 @@ def _placed(host: Host, env: Environment) -> Iterator[Callable[[str], None] | No
             server.place(None)
         if env.host.placement != "free" and (why := placement.fell_back()) is not None:
             env.host.placement = f"{env.host.placement}; {PLACEMENT_FELL_BACK}: {why}"
+            env.host.placement_fallback = why
 
 
 def _record_placement(env: Environment, where: placement.Placement | None, allowed: frozenset[int] | None) -> None:

@@ -14,7 +14,13 @@ from __future__ import annotations
 import os
 import tempfile
 
-from sshbench.analysis.configtext import CheckedRecommendation, client_block, server_advice, server_dropin
+from sshbench.analysis.configtext import (
+    CheckedRecommendation,
+    block_host,
+    client_block,
+    server_advice,
+    server_dropin,
+)
 from sshbench.analysis.policy import Policy
 from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
 from sshbench.analysis.reuse_advice import ControlDir
@@ -100,4 +106,4 @@ def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedS
     if server_text is not None:
         problems += validate_server_dropin(server, server_text, rec)
     return CheckedRecommendation(rec, client_text, server_text, server_advice(rec), problems,
-                                 prediction(report, rec), report.environment.terrapin)
+                                 prediction(report, rec), report.environment.terrapin, block_host(rec, host))

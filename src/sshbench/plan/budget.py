@@ -281,7 +281,7 @@ def leave_out_slowest(records: dict[str, CaseRecord], needed: dict[Case, float],
                                             needed[case], case.id))
     record = records[slowest.id]
     record.status = CaseStatus.SKIPPED
-    record.reason = f"left out to fit the time budget (the slowest case left, {needed[slowest]:.0f} s): {why}"
+    record.set_reason(f"left out to fit the time budget (the slowest case left, {needed[slowest]:.0f} s): {why}")
     return {case: seconds for case, seconds in needed.items() if case != slowest}
 
 

@@ -28,6 +28,7 @@ from sshbench.methods import missing_tools, tuned
 from sshbench.options import RunOptions
 from sshbench.plan.partners import Partner, partner_kex, sweep_partner
 from sshbench.plan.selection import Selection, select
+from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import PIPE, Case, CaseRecord, CaseStatus
 from sshbench.targets.discovery import ClientInfo
 from sshbench.vocabulary.algorithms import EVP_OF, AlgorithmLists, Kind, is_aead, lookup
@@ -93,7 +94,7 @@ class HostPlan:
 def _without(selection: Selection, names: Sequence[str], why: str) -> Selection:
     """The selection with `names` moved from measured to skipped, with `why`."""
     return Selection(selection.kind, tuple(n for n in selection.measure if n not in names),
-                     (*selection.skipped, *((n, why) for n in selection.measure if n in names)))
+                     (*selection.skipped, *((n, why) for n in selection.measure if n in names)), selection.unoffered)
 
 
 def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
@@ -146,8 +147,11 @@ def plan_cases(options: RunOptions, client: ClientInfo, offered: AlgorithmLists,
         records += [CaseRecord(Case(CaseKind.CEILING, Direction.LOCAL, cipher=c)) for c in ciphers if c in EVP_OF]
     skipped = [Selection(s.kind, tuple(n for n, _ in s.skipped)) for s in selections]
     reasons = {(s.kind.value, n): why for s in selections for n, why in s.skipped}
+    unoffered = {(s.kind.value, n) for s in selections for n in s.unoffered}
     for case in build_cases(skipped, settings):
-        records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[(case.kind.value, case.subject)]))
+        key = (case.kind.value, case.subject)
+        records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=reasons[key],
+                                  reason_kind=ReasonKind.NOT_OFFERED if key in unoffered else None))
     unavailable = SweepSettings(cipher_mac, mac_cipher, options.directions, tuple(missing or {}), kex)
     for case in build_cases([selections[0]], unavailable):
         records.append(CaseRecord(case, status=CaseStatus.SKIPPED, reason=(missing or {})[case.method]))

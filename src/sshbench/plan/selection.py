@@ -18,6 +18,7 @@ class Selection:
     kind: Kind
     measure: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...] = ()
+    unoffered: frozenset[str] = frozenset()  # of the skipped, those the server does not offer (their reason says so)
 
 
 def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists, lenient: bool = False) -> Selection:
@@ -62,7 +63,7 @@ def select(kind: Kind, spec: str, client: ClientInfo, server: AlgorithmLists, le
     measure = tuple(n for n in unique if n in server.of(kind) and _measurable(kind, n))
     skipped = tuple((n, _skip_reason(kind, n)) for n in unique if n not in measure)
     skipped += tuple((n, "this build's client does not know it") for n in dict.fromkeys(unknown))
-    return Selection(kind, measure, skipped)
+    return Selection(kind, measure, skipped, frozenset(n for n in unique if n not in measure and _measurable(kind, n)))
 
 
 _LABEL = {Kind.CIPHER: "cipher", Kind.MAC: "MAC", Kind.KEX: "key exchange", Kind.HOSTKEY: "host key algorithm"}

@@ -18,7 +18,7 @@ from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.compressors import OFF, choice
-from sshbench.results.environment import PLACEMENT_FELL_BACK, FilesFacts, ServerFacts, ServerKind
+from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
 from sshbench.vocabulary.case_terms import CaseKind, Relation
 from sshbench.vocabulary.units import format_bytes
@@ -104,8 +104,8 @@ def facts(report: Report) -> list[Fact]:
            Fact("data", f"{opts.data} bytes, {_compression(opts.compression)}{_streams(opts.streams)}; throughput "
                         "excludes the handshake")]
     if host.placement:  # embedded runs that recorded it (plumbing/placement.py)
-        out.insert(1, Fact("placement", host.placement.removeprefix("split: ") if PLACEMENT_FELL_BACK in
-                           host.placement else host.placement.removeprefix("split: ") + ", as on two machines"
+        out.insert(1, Fact("placement", host.placement.removeprefix("split: ") if host.placement_fallback is not None
+                           else host.placement.removeprefix("split: ") + ", as on two machines"
                            if host.placement.startswith("split") else
                            "free: client and server shared every CPU, wherever the scheduler put them"))
         if report.placement_trial is not None:  # --placement auto: the trial that chose it (analysis/placing.py)

@@ -12,6 +12,7 @@ from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import flagged_name, grade_of, pm
 from sshbench.render.table_model import Column, Row, Span, Table, cell
 from sshbench.results.environment import ServerFacts, ServerKind, TerrapinFacts
+from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import CaseStatus, Report, Summary
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import CaseKind
@@ -90,7 +91,7 @@ def _cell(report: Report, direction: str, cipher: str, measured: dict[str, Summa
         case = record.case
         if (case.kind is CaseKind.CIPHER and case.is_pipe and case.cipher == cipher
                 and case.direction.value == direction and record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)):
-            return "not offered" if "not offered" in (record.reason or "") else record.status.value
+            return "not offered" if record.reason_kind is ReasonKind.NOT_OFFERED else record.status.value
     offered = report.environment.algorithms.server_enabled.cipher
     return "not offered" if offered and cipher not in offered else "-"
 

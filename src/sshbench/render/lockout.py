@@ -6,7 +6,7 @@ the HTML report, beside the drop-in it describes.
 
 from __future__ import annotations
 
-from sshbench.analysis.configtext import outcome_rows
+from sshbench.analysis.configtext import OutcomeRow, outcome_rows
 from sshbench.analysis.recommend import Recommendation
 from sshbench.render.table_model import Column, Row, Table, cell
 
@@ -21,13 +21,13 @@ def lockout_table(rec: Recommendation) -> Table | None:
                          which)
 
 
-def outcome_table(rows: list[tuple[str, str, str, str]], title: str, before: str, after: str) -> Table:
+def outcome_table(rows: list[OutcomeRow], title: str, before: str, after: str) -> Table:
     """Per client: today (or a stock server) and with the lists checked (`sshbench clients check` too)."""
     out = []
-    for name, software, today, then in rows:
-        style = "bad strong" if then.startswith("SHUT OUT") else "dim" if today != "logs in" else "good"
-        out.append(Row((cell(name), cell(software), cell(today, "" if today == "logs in" else "dim"),
-                        cell(then, style))))
+    for row in rows:
+        style = "bad strong" if row.shut_out else "good" if row.logs_in_today else "dim"
+        out.append(Row((cell(row.name), cell(row.software), cell(row.today, "" if row.logs_in_today else "dim"),
+                        cell(row.with_dropin, style))))
     caption = (f"each client's recorded first KEXINIT (sshbench clients list) against {before} and {after}: SSH "
                "takes the client's first choice the server offers (RFC 4253, 7.1); shown: key exchange, cipher, MAC "
                "(none with AES-GCM/chacha20, whose MAC is implicit)",)

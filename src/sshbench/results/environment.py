@@ -65,6 +65,7 @@ class HostFacts:
     # None (a real host, or a file written before placement was recorded); a split that gave way mid-run (the
     # cpuset shrank) adds "; " + PLACEMENT_FELL_BACK + ": <why>"
     placement: str | None = None
+    placement_fallback: str | None = field(default=None, metadata={"omit_empty": True})  # that <why>, as a value
     # The CPUs each end of a connection could use: the halves of a split placement, all of them with a free one
     # (shared), this machine's for a real host's client (its server's: unknown); None in older files
     client_cpus: int | None = None

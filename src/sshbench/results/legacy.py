@@ -32,7 +32,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # 13: the streams' tail (Sample.tail_seconds); 14: how far a split's parts went their own way
 # (Sample.parts_independent); 15: a window variant's receive window and the server's command line as it ran
 # (EmbeddedFacts.receive_window, .command); 16: the SSH client as a case dimension (--client: Case.dims "client",
-# Environment.clients, Sample.negotiated_from, .client_window_bytes, .client_data_seconds)
+# Environment.clients, Sample.negotiated_from, .client_window_bytes, .client_data_seconds), and what a reason or
+# error is, as a value beside its words (results/kinds.py: CaseRecord.reason_kind)
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def upgrade(data: object) -> object:
     if data.get("schema_version") == 14:
         data = _added_fields(data, 14)  # 15: a window variant's receive window, the server's command line
     if data.get("schema_version") == 15:
-        data = _added_fields(data, 15)  # 16: the client a transfer was made with (--client)
+        # 16: the client a transfer was made with (--client; fields with defaults), and each reason's kind
+        data = _per_run(data, 15, _kinds_from_15)
     return data
 
 
@@ -152,6 +154,35 @@ def _renamed(item: object, ids: dict[str, str], groups: dict[str, str]) -> objec
             if base is not None:
                 out["group"] = groups[base] + group[len(base):]
     return out
+
+
+_FELL_BACK = "fell back to free placement during the run"  # schema 15's words before why a split placement gave way
+
+
+def _kinds_from_15(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 16 records what a case's reason is beside its words (results/kinds.py), and why a split placement
+    gave way (HostFacts.placement_fallback) beside the placement's."""
+    run: dict[str, Any] = {**data, "schema_version": 16}
+    if isinstance(run.get("cases"), list):
+        run["cases"] = [{**r, "reason_kind": kind} if isinstance(r, dict) and isinstance(r.get("reason"), str) and (
+            kind := _reason_kind(r["reason"])) else r for r in run["cases"]]
+    environment = run.get("environment")
+    host = environment.get("host") if isinstance(environment, dict) else None
+    placed = host.get("placement") if isinstance(host, dict) else None
+    if isinstance(environment, dict) and isinstance(host, dict) and isinstance(placed, str) and _FELL_BACK in placed:
+        why = placed.partition(_FELL_BACK)[2].lstrip(": ")  # as the advice read it then
+        run["environment"] = {**environment, "host": {**host, "placement_fallback": why}}
+    return run
+
+
+def _reason_kind(why: str) -> str | None:
+    """A schema-15 reason as what it is, by the very tests on its words that sshbench decided by then: the one
+    place the words are read (a file written since carries the kind itself)."""
+    if "not offered" in why:
+        return "not offered"
+    if why.startswith("server refused"):
+        return "refused"
+    return "set aside" if why.startswith("every sample set aside: ") else None
 
 
 def _added_fields(data: dict[str, Any], old: int) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from sshbench.plumbing.negotiation import Negotiated, PhaseName
 from sshbench.results.case import Case as Case  # re-exported: a Report holds them
 from sshbench.results.design import Design, PlacementTrial
 from sshbench.results.environment import DEFAULT_EMBEDDED, Environment, RunWarning, StoredRecommendation
+from sshbench.results.kinds import Failure, ReasonKind, StopCause, Unusable
 from sshbench.results.runfacts import EchoResult as EchoResult  # re-exported: a Report holds them
 from sshbench.results.runfacts import LoginLoad as LoginLoad
 from sshbench.results.runfacts import TimeUse as TimeUse
@@ -110,6 +111,8 @@ class Sample:
     client_data_seconds: float | None = None
     phases: dict[PhaseName, float] = field(default_factory=dict)  # seconds since ssh started, by mark
     error: str | None = None
+    # What ended it, where the run decides by that (results/kinds.py); None: a good sample, or words for people only
+    failure: Failure | None = field(default=None, metadata={"omit_empty": True})
     stderr_tail: list[str] = field(default_factory=list)
     outlier: bool = False  # modified z-score of the case's headline figure above 3.5
     # Where the steady state's bytes were counted (results/tcpfacts.py), and what the sending TCP sockets did then
@@ -119,6 +122,7 @@ class Sample:
     # link, or a rate above what the link can carry; its case was re-sized and measured again. A file transfer's
     # (measure/filetool.py): its data took no longer than the 1-byte run, so it has no rate
     unusable: str | None = None
+    unusable_kind: Unusable | None = field(default=None, metadata={"omit_empty": True})  # ... as what it is
     # A back-to-back run's number: samples with one number were taken one right after the other, neighbours in
     # their ranking (the decision schedule's chains), so the ratio of consecutive ones shares the machine's load
     chain: int | None = None
@@ -246,9 +250,16 @@ class CaseRecord:
     size_source: Literal["", "fixed", "auto", "warmup", "file"] = ""
     status: CaseStatus = CaseStatus.PENDING
     reason: str | None = None
+    # What the reason is, where anything decides by it (results/kinds.py); None: words for people only
+    reason_kind: ReasonKind | None = field(default=None, metadata={"omit_empty": True})
     # sshbench's addition, not the user's selection: the client default's plain cases (plan/cases.py), the
     # plain transfer every change is compared with; a fitted run leaves these out before anything asked for
     added: bool = field(default=False, metadata={"omit_empty": True})
+
+    def set_reason(self, reason: str | None, kind: ReasonKind | None = None) -> None:
+        """The case's reason, and what it is where anything decides by it: a new reason never keeps the kind of
+        the one it replaces."""
+        self.reason, self.reason_kind = reason, kind
 
 
 @dataclass(frozen=True)
@@ -275,6 +286,7 @@ class Report:
     environment: Environment = field(default_factory=Environment)
     status: Literal["running", "complete", "interrupted", "failed"] = "running"
     stop_reason: str | None = None  # why a complete run stopped early (the time budget)
+    stopped_by: StopCause | None = field(default=None, metadata={"omit_empty": True})  # ... as what it was
     finished_at: str | None = None
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
