@@ -27,6 +27,11 @@ from sshbench.vocabulary.algorithms import AlgorithmLists
 HOST_ALIAS = "sshbench-embedded"  # the Host every embedded server's client_config defines
 
 
+# How long a connection's server may take to exit after its client ended (at once, as a rule; 10 s was too
+# short for an scp's sshd beside two CPU hogs and another run)
+SERVER_EXIT_SECONDS = 30.0
+
+
 @dataclass(frozen=True)
 class ServerProcess:
     """One server process that served one connection, as reaped by wait4."""
@@ -268,7 +273,7 @@ class EmbeddedServer(Protocol):
 
     def connect(self, timeout: float = 10.0) -> socket.socket: ...
 
-    def server_process(self, peer_port: int, timeout: float = 30.0) -> ServerProcess | None: ...
+    def server_process(self, peer_port: int, timeout: float = SERVER_EXIT_SECONDS) -> ServerProcess | None: ...
 
     def server_cpu_so_far(self, peer_port: int) -> float | None: ...
 

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from sshbench.plumbing import placement
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
-from sshbench.targets.base import ServerProcess
+from sshbench.targets.base import SERVER_EXIT_SECONDS, ServerProcess
 
 LOOPBACK = "127.0.0.1"
 EXPECT_SECONDS = 60.0  # an announced port not used within this long is forgotten
@@ -215,9 +215,8 @@ class Inetd:
 
     # ------------------------------------------------------------ what each connection cost
 
-    def server_process(self, peer_port: int, timeout: float = 30.0) -> ServerProcess | None:
-        """The reaped server of the connection from `peer_port`; waits for it to exit (at once, as a rule: its
-        client has ended; 10 s was too short for an scp's sshd beside two CPU hogs and another run)."""
+    def server_process(self, peer_port: int, timeout: float = SERVER_EXIT_SECONDS) -> ServerProcess | None:
+        """The reaped server of the connection from `peer_port`; waits for it to exit (SERVER_EXIT_SECONDS)."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while peer_port not in self._done:

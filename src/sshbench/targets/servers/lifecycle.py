@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import ClassVar, Self
 
 from sshbench.implementations import WindowSetting
-from sshbench.targets.base import ClientEndpoint, ServerProcess, ServerSaid
+from sshbench.targets.base import SERVER_EXIT_SECONDS, ClientEndpoint, ServerProcess, ServerSaid
 from sshbench.targets.servers.inetd import LOOPBACK, Inetd
 
 
@@ -124,7 +124,7 @@ class InetdServer:
         assert self.inetd is not None, "start() first"
         self.inetd.server_cpus = cpus
 
-    def server_process(self, peer_port: int, timeout: float = 30.0) -> ServerProcess | None:
+    def server_process(self, peer_port: int, timeout: float = SERVER_EXIT_SECONDS) -> ServerProcess | None:
         """The reaped server of the connection from `peer_port`; waits for it to exit."""
         return self.inetd.server_process(peer_port, timeout) if self.inetd else None
 
