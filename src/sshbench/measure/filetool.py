@@ -166,7 +166,7 @@ def _spawn(transfer: Transfer, env: dict[str, str], stderr: int) -> list[subproc
     except BaseException:
         for proc in procs_:
             kill_group(proc.pid)
-            reap(proc.pid)
+            reap(proc)
         raise
     return procs_
 
@@ -204,7 +204,7 @@ def run_tool(transfer: Transfer, timeout: float, env: dict[str, str]) -> ToolRun
     statuses, user, system = [], 0.0, 0.0
     try:
         for proc in stages:  # an interrupt kills the tools and their ssh, and reaps them, first
-            status, usage = reap(proc.pid)
+            status, usage = reap(proc)
             proc.returncode = os.waitstatus_to_exitcode(status)
             statuses.append(proc.returncode)
             user += usage.ru_utime if usage else 0.0
@@ -214,7 +214,7 @@ def run_tool(transfer: Transfer, timeout: float, env: dict[str, str]) -> ToolRun
         kill_group(group)  # a child a tool left behind (it should not); the rest are reaped below on error
         for proc in stages:
             if proc.returncode is None:
-                reap(proc.pid)
+                reap(proc)
     wall = time.perf_counter() - t0
     reader.join(timeout=5)
     stderr.close()

@@ -65,7 +65,7 @@ def run_lean(argv: list[str], env: Mapping[str, str], given: bytes, timeout: flo
         kill_group(proc.pid)
         raise
     finally:
-        status, usage = reap(proc.pid)
+        status, usage = reap(proc)
         run.exited_seconds = time.perf_counter() - start
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:

@@ -72,7 +72,7 @@ def listening(server: EmbeddedOpenSSH) -> Iterator[tuple[int, str, str]]:
         finally:
             kill_group(proc.pid)
             with contextlib.suppress(ChildProcessError):
-                reap(proc.pid)
+                reap(proc)
             log.close()
 
 

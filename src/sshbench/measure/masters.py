@@ -197,7 +197,7 @@ def _key(case: Case) -> tuple[str, str, str]:
 def _end(proc: subprocess.Popen[bytes]) -> None:
     kill_group(proc.pid)
     with contextlib.suppress(ChildProcessError):
-        reap(proc.pid)
+        reap(proc)
 
 
 def _private_dir(base: str) -> str:

@@ -278,7 +278,7 @@ def capture_client(listener: socket.socket, argv: list[str] | None, timeout: flo
     finally:
         if proc is not None:
             kill_group(proc.pid)
-            reap(proc.pid)
+            reap(proc)
         said.close()
 
 

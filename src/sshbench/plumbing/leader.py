@@ -205,7 +205,7 @@ class Leader:
         with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)
         self._sock.close()
-        reap(self._proc.pid)  # quick: it kills and reaps what is left, then exits; an interrupt kills it
+        reap(self._proc)  # quick: it kills and reaps what is left, then exits; an interrupt kills it
         self._reader.join(timeout=1)
 
     def __enter__(self) -> Leader:

@@ -63,13 +63,18 @@ def kill_group(pid: int, sig: int = signal.SIGKILL) -> bool:
     return True
 
 
-def reap(pid: int) -> tuple[int, resource.struct_rusage | None]:
-    """Wait for our child `pid`: (wait status, its resource usage).
+def reap(child: subprocess.Popen[bytes] | int) -> tuple[int, resource.struct_rusage | None]:
+    """Wait for our child (a Popen, or a bare pid): (wait status, its resource usage).
 
-    If the wait is interrupted (Ctrl-C, SIGTERM), the child's group is killed
-    and reaped before the interrupt propagates. A child already reaped
-    elsewhere gives (0, None): no usage rather than invented figures.
+    Given the Popen, its returncode is set once reaped: a Popen that still
+    thinks its child runs polls that pid when it is collected (and every later
+    Popen polls it again, subprocess._cleanup), which can reap a child another
+    thread is waiting for with wait4, or one that reused the pid. If the wait
+    is interrupted (Ctrl-C, SIGTERM), the child's group is killed and reaped
+    before the interrupt propagates. A child already reaped elsewhere gives
+    (0, None): no usage rather than invented figures.
     """
+    pid = child if isinstance(child, int) else child.pid
     try:
         _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
@@ -78,7 +83,11 @@ def reap(pid: int) -> tuple[int, resource.struct_rusage | None]:
         kill_group(pid)
         with contextlib.suppress(ChildProcessError):
             os.wait4(pid, 0)  # quick: SIGKILL has been sent; later signals are ignored (see signals.py)
+        if not isinstance(child, int):
+            child.returncode = -signal.SIGKILL
         raise
+    if not isinstance(child, int):
+        child.returncode = os.waitstatus_to_exitcode(status)
     return status, usage
 
 

@@ -264,7 +264,7 @@ def _stop_wire(path: LinkPath) -> None:
             time.sleep(0.01)
         else:
             kill_group(path.wire.pid, 9)
-            _status, usage = reap(path.wire.pid)
+            _status, usage = reap(path.wire)
             path.wire.returncode = -9
         if usage is not None:
             path.wire_cpu_seconds = usage.ru_utime + usage.ru_stime

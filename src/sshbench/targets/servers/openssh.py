@@ -225,7 +225,7 @@ class EmbeddedOpenSSH(InetdServer):
             for proc, _ in jobs.values():
                 if proc.returncode is None:
                     kill_group(proc.pid)
-                    reap(proc.pid)
+                    reap(proc)
             raise
         return keys
 
