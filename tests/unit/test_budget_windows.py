@@ -25,3 +25,15 @@ def test_a_small_receive_window_lengthens_the_guess_by_what_it_lets_through() ->
     # the bytes are the same, so the ratio of the guesses is at most that of the rates
     rate_line, rate_window = LINK.payload_bytes_per_second() or 0, 4 * window / 0.077
     assert windowed / line <= rate_line / rate_window
+
+
+def test_a_lossy_sample_lasts_long_enough_for_the_long_run_pace_on_a_short_round_trip_too() -> None:
+    """One stream over rtt=3ms with 0.04% loss read 0.83 of the hand in 100 round trips (0.3 s): its pace grows
+    for seconds. Over 20 ms and more, 100 round trips are already as long; several streams keep their 4 s."""
+    from sshbench.plan.budget import LOSSY_ONE_STREAM_SECONDS, LOSSY_STEADY_RTTS, steady_seconds
+
+    short, long_ = parse_label("rtt=3ms,loss=0.04%"), parse_label("rtt=40ms,loss=1%")
+    assert steady_seconds(short, 1) == LOSSY_ONE_STREAM_SECONDS > LOSSY_STEADY_RTTS * short.rtt_seconds
+    assert steady_seconds(long_, 1) == LOSSY_STEADY_RTTS * long_.rtt_seconds >= LOSSY_ONE_STREAM_SECONDS
+    assert steady_seconds(short, 4) >= steady_seconds(short, 1)
+    assert steady_seconds(parse_label("rtt=3ms"), 1) < LOSSY_ONE_STREAM_SECONDS  # no loss: no pace to wait for

@@ -116,9 +116,15 @@ LOSSY_STEADY_RTTS = 100
 # are short, several streams' pace under loss was still growing past them (AMD EPYC, aes128-gcm upload, 4 streams
 # from one shell as the hand: rtt=20ms with 1% loss, windows of 0.85-1.42 s read 0.90 of the hand, of about 3 s
 # 0.98), while one stream read 0.99-1.03 at 5, 20 and 40 ms in 100 round trips. The 4 s that 100 round trips are at
-# 40 ms, where every stream count agreed with the hand (bench/remedies_vs_hand.py, docs/streams.md). One stream is
-# left at 100 round trips: a default run's sweep over a lossy link of 5 or 20 ms would not fit its budget at 4 s.
+# 40 ms, where every stream count agreed with the hand (bench/remedies_vs_hand.py, docs/streams.md). One stream gets
+# less (below): a default run's sweep over a lossy link of 5 or 20 ms would not fit its budget at 4 s.
 LOSSY_DATA_SECONDS = 4.0
+# ... and one stream never less than this: where 100 round trips are a fraction of a second, one stream's pace
+# under loss still grows past them (AMD EPYC, one OpenSSH download over rtt=3ms with 0.04% loss, by hand, 5 runs a
+# size interleaved: 48 MiB 121.8 MB/s, 96 MiB 142.3, 490 MiB 156.3; sshbench's 0.3-s samples read 0.83 of the
+# 490 MiB hand, the scenario sweep's only row outside its acceptance). Over 20 ms and more, 100 round trips are
+# already this long, so only short lossy links' samples grow.
+LOSSY_ONE_STREAM_SECONDS = 2.0
 # The raw TCP control over a delayed link ramps for seconds (measured at 80 ms: 23 MB/s in 1 s samples, 32 MB/s in
 # 6.5 s, 33 MB/s in 19 s timed whole): its samples last at least this long, and are timed over their steady state
 # (the last three quarters of the bytes, as a pipe sample is, measure/controls.py).
@@ -157,9 +163,11 @@ def target_seconds(case: Case, options: RunOptions) -> float:
 
 def steady_seconds(link: LinkSpec, streams: int = 1) -> float:
     """The data phase a sample over `link` lasts at least, whatever --sample-seconds says: LINK_STEADY_RTTS round
-    trips, or where it loses packets LOSSY_STEADY_RTTS, and with several streams never under LOSSY_DATA_SECONDS."""
+    trips, or where it loses packets LOSSY_STEADY_RTTS and never under LOSSY_ONE_STREAM_SECONDS (one stream) or
+    LOSSY_DATA_SECONDS (several)."""
     if link.loss:
-        return max(LOSSY_STEADY_RTTS * link.rtt_seconds, LOSSY_DATA_SECONDS if streams > 1 else 0.0)
+        return max(LOSSY_STEADY_RTTS * link.rtt_seconds, LOSSY_DATA_SECONDS if streams > 1 else
+                   LOSSY_ONE_STREAM_SECONDS)
     return LINK_STEADY_RTTS * link.rtt_seconds
 
 
