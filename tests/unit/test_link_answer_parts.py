@@ -233,7 +233,13 @@ def test_a_lossy_link_s_samples_last_long_enough_for_the_long_run_s_pace() -> No
     than LOSSY_DATA_SECONDS; a loss-free link's LINK_STEADY_RTTS, every stream count alike; a short
     --sample-seconds does not shorten either."""
     from sshbench.options import RunOptions
-    from sshbench.plan.budget import LINK_STEADY_RTTS, LOSSY_DATA_SECONDS, LOSSY_STEADY_RTTS, target_seconds
+    from sshbench.plan.budget import (
+        LINK_STEADY_RTTS,
+        LOSSY_DATA_SECONDS,
+        LOSSY_ONE_STREAM_SECONDS,
+        LOSSY_STEADY_RTTS,
+        target_seconds,
+    )
     for label, seconds in (("rtt=40ms,loss=1%", LOSSY_STEADY_RTTS * 0.040), ("rtt=40ms", LINK_STEADY_RTTS * 0.040),
                            ("rtt=40ms,rate=100mbit", LINK_STEADY_RTTS * 0.040),
                            ("rtt=80ms,loss=0.5%", LOSSY_STEADY_RTTS * 0.080),
@@ -243,7 +249,8 @@ def test_a_lossy_link_s_samples_last_long_enough_for_the_long_run_s_pace() -> No
         options = RunOptions(links=tuple(parse_links(label)), sample_seconds=0.3)
         for streams in (2, 8):
             assert target_seconds(_case(streams, label), options) == pytest.approx(seconds), (label, streams)
-        one = LOSSY_STEADY_RTTS * options.links[0].rtt_seconds if "loss" in label else seconds
+        one = (max(LOSSY_STEADY_RTTS * options.links[0].rtt_seconds, LOSSY_ONE_STREAM_SECONDS) if "loss" in label
+               else seconds)
         assert target_seconds(_case(1, label), options) == pytest.approx(max(one, 0.5 / 0.75)), label
     assert LOSSY_STEADY_RTTS * 0.040 >= 3.5, "a window of 3/4 of it past the early pace (32 -> 128 MiB: 3.7 s)"
     assert LOSSY_DATA_SECONDS * 3 / 4 >= 2.5, "4 streams under loss: about 2 s windows read 0.96 of the hand, 1 s 0.90"
@@ -321,18 +328,21 @@ def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval
 
 
 def test_a_budget_too_short_for_a_lossy_link_s_4_s_samples_is_refused_before_the_links_are_built() -> None:
-    """Several streams' samples over a lossy link last 4 s or more whatever its rtt, so a run of only such cases
-    needs that many for its warm-up and minimum; the refusal says so, and offers no shorter rtt (it would not
-    help). One stream's samples last 100 round trips."""
+    """Several streams' samples over a lossy link last 4 s or more whatever its rtt, one stream's 2 s or more, so
+    a run of such cases needs that many for its warm-up and minimum; the refusal says so, worded for the stream
+    count, and offers no shorter rtt (it would not help)."""
     from sshbench.options import RunOptions
     from sshbench.orchestrate.run import _check_link_floor
     from sshbench.vocabulary.errors import BudgetTooSmall
 
     lossy = tuple(parse_links("rtt=1ms,loss=1%"))
-    with pytest.raises(BudgetTooSmall, match=r"^--link rtt=1ms,loss=1%: with loss and --streams \(their samples "
+    with pytest.raises(BudgetTooSmall, match=r"^--link rtt=1ms,loss=1%: with loss \(with --streams their samples "
                                              r"last 4 s or more\).*raise --time-budget to 1m or more$"):
         _check_link_floor(RunOptions(links=lossy, streams=(4, 8), time_budget_seconds=10))
-    _check_link_floor(RunOptions(links=lossy, streams=(1, 4), time_budget_seconds=10))
+    with pytest.raises(BudgetTooSmall, match=r"^--link rtt=1ms,loss=1%: with loss \(one stream's samples last 2 s "
+                                             r"or more\)"):
+        _check_link_floor(RunOptions(links=lossy, streams=(1, 4), time_budget_seconds=10))
+    _check_link_floor(RunOptions(links=lossy, streams=(1, 4), time_budget_seconds=20))
     _check_link_floor(RunOptions(links=lossy, streams=(4, 8), time_budget_seconds=60))
     with pytest.raises(BudgetTooSmall, match=r"or give a shorter rtt$"):
         _check_link_floor(RunOptions(links=tuple(parse_links("rtt=2s")), time_budget_seconds=60))

@@ -42,7 +42,7 @@ from sshbench.plan.budget import (
     FIT_MARGIN,
     LEAVE_OUT,
     LOGIN_ROUND_TRIPS,
-    LOSSY_DATA_SECONDS,
+    LOSSY_STEADY_RTTS,
     duration,
     host_share,
     largest_savings,
@@ -192,9 +192,11 @@ def _check_link_floor(options: RunOptions) -> None:
     floor = sum(each.values())
     if floor > budget:
         worst = max(each, key=lambda link: each[link])
-        floored = steady_seconds(worst, min(options.streams)) > steady_seconds(worst)  # not the rtt's doing
-        why, cure = (f"with loss and --streams (their samples last {LOSSY_DATA_SECONDS:g} s or more)", "") \
-            if floored else ("at its round trips", ", or give a shorter rtt")
+        least = steady_seconds(worst, min(options.streams))
+        floored = worst.loss and least > LOSSY_STEADY_RTTS * worst.rtt_seconds  # a floor's doing, not the rtt's
+        who = "one stream's samples" if min(options.streams) == 1 else "with --streams their samples"
+        why, cure = (f"with loss ({who} last {least:g} s or more)", "") if floored else \
+            ("at its round trips", ", or give a shorter rtt")
         raise BudgetTooSmall(f"--link {worst.label}: {why}, timing the links and one case's warm-up and "
                              f"minimum over each take at least {duration(floor)}, and the time budget is "
                              f"{duration(budget)}: raise --time-budget to {math.ceil(floor * FIT_MARGIN / 60)}m or "
