@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sshbench.clientparts import ClientPart
+from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.results.model import Case, CaseKind, Direction, Sample
@@ -37,9 +38,9 @@ def target(server: EmbeddedOpenSSH) -> EmbeddedTarget:
     return EmbeddedTarget(server)
 
 
-def _case(direction: Direction, cipher: str, mac: str = MAC) -> Case:
+def _case(direction: Direction, cipher: str, mac: str = MAC, client: str = "paramiko") -> Case:
     aead = "gcm" in cipher or "chacha" in cipher
-    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=None if aead else mac, kex=KEX).at("client", "paramiko")
+    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=None if aead else mac, kex=KEX).at("client", client)
 
 
 def assert_proven(sample: Sample, part: ClientPart, cipher: str, kex: str, mac: str) -> None:
@@ -87,12 +88,16 @@ def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
                   KEX, MAC)
 
 
-def test_two_paramiko_streams_through_a_compressor_end_as_promptly_as_ssh(target: EmbeddedTarget) -> None:
+@pytest.mark.parametrize("part", [PARAMIKO, ASYNCSSH], ids=lambda part: part.name)
+def test_two_driver_streams_through_a_compressor_end_as_promptly_as_ssh(target: EmbeddedTarget,
+                                                                        part: ClientPart) -> None:
     """N drivers for --streams N, and a compressor around each, as around ssh. Each must end once its channel has
     closed: a driver still in its interpreter's teardown 2 s after its server had gone was ended as a server that
     crashed (measure/connection.py SERVER_GONE_GRACE), until it left at once (os._exit)."""
+    if (why := part.unavailable()) is not None:
+        pytest.skip(why)
     for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-        case = replace(_case(direction, "aes128-ctr"), streams=2, compression="gzip:1")
+        case = replace(_case(direction, "aes128-ctr", client=part.name), streams=2, compression="gzip:1")
         sample = run_sample(target, case, SIZE, 1, 60, SampleSettings())
         assert sample.ok, (direction, sample.error, sample.stderr_tail)
         assert sample.bytes_received == SIZE and sample.stream_status == ["ok", "ok"]
