@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from subprocess import CompletedProcess
+from typing import Any
 
 import pytest
 
+from sshbench.clientparts import ClientPart
+from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.measure.pipe import SampleSettings, run_sample
-from sshbench.results.model import Case, CaseKind, Direction
+from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers import embedded_server
@@ -34,25 +38,24 @@ def target(server: EmbeddedOpenSSH) -> EmbeddedTarget:
     return EmbeddedTarget(server)
 
 
-def _case(direction: Direction, cipher: str, mac: str = MAC) -> Case:
+def _case(direction: Direction, cipher: str, mac: str = MAC, client: str = "paramiko") -> Case:
     aead = "gcm" in cipher or "chacha" in cipher
-    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=None if aead else mac, kex=KEX).at("client", "paramiko")
+    return Case(CaseKind.CIPHER, direction, cipher=cipher, mac=None if aead else mac, kex=KEX).at("client", client)
 
 
-@pytest.mark.parametrize(("direction", "cipher"), [(Direction.UPLOAD, "aes128-gcm@openssh.com"),
-                                                   (Direction.DOWNLOAD, "aes128-ctr")])
-def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
-        target: EmbeddedTarget, direction: Direction, cipher: str) -> None:
-    sample = run_sample(target, _case(direction, cipher), SIZE, 1, 60, SampleSettings())
+def assert_proven(sample: Sample, part: ClientPart, cipher: str, kex: str, mac: str) -> None:
+    """A library client's sample as every driver's must be: the receiver's count, the server's own word for what
+    was negotiated, the window its source says as the server saw it, both sides' CPU by wait4, its clock."""
     assert sample.ok, (sample.error, sample.stderr_tail)
     assert sample.bytes_received == SIZE and sample.verified == "count"  # the receiver's count: wc -c, or our sink
     negotiated = sample.negotiated
     assert negotiated is not None and sample.negotiated_from == "server log"  # sshd's own debug1 lines
-    assert negotiated.cipher_c2s == negotiated.cipher_s2c == cipher and negotiated.kex == KEX
-    assert negotiated.mac_c2s == ("<implicit>" if "gcm" in cipher else MAC)
+    assert negotiated.cipher_c2s == negotiated.cipher_s2c == cipher and negotiated.kex == kex
+    aead = "gcm" in cipher or "chacha" in cipher
+    assert negotiated.mac_c2s == negotiated.mac_s2c == ("<implicit>" if aead else mac)
     assert negotiated.server_version is not None and negotiated.server_version.startswith("OpenSSH_")
-    assert sample.client_window_bytes == PARAMIKO.window.value  # what its source says, as the server saw it
-    # both sides' CPU by wait4: the driver (interpreter, paramiko and its threads) and sshd with its command
+    assert sample.client_window_bytes == part.window.value  # what its source says, as the server saw it
+    # both sides' CPU by wait4: the driver (interpreter, library and its threads) and sshd with its command
     assert sample.client_cpu_seconds and sample.server_cpu_seconds
     assert sample.client_cpu_setup_seconds is not None and sample.client_cpu_seconds > sample.client_cpu_setup_seconds
     assert sample.data_seconds and sample.throughput_bytes_per_second
@@ -60,12 +63,41 @@ def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
     assert {"tcp_connected", "newkeys_received", "authenticated", "session_open"} <= set(sample.phases)
 
 
-def test_two_paramiko_streams_through_a_compressor_end_as_promptly_as_ssh(target: EmbeddedTarget) -> None:
+def assert_compared(done: CompletedProcess[str], out: Path, part: ClientPart, case_id: str) -> dict[str, Any]:
+    """A run of `--client openssh,NAME`: each case beside its client's, the client's facts as its driver and
+    source say, every sample of its proven by the server's log, its tables, a valid results file; the data."""
+    assert done.returncode == 0, done.stderr[-2000:]
+    data: dict[str, Any] = json.loads(out.read_text())
+    ids = {record["case"]["id"] for record in data["cases"]}
+    assert {case_id, f"{case_id}^{part.name}"} <= ids
+    (facts,) = data["environment"]["clients"]
+    assert facts["name"] == part.name and facts["version"] == part.version() and facts["window"] == part.window.value
+    assert facts["window_source"] == part.window.source
+    ours = [s for s in data["samples"] if s["case_id"].endswith(f"^{part.name}") and not s["warmup"]]
+    assert ours and all(s["ok"] and s["negotiated_from"] == "server log" for s in ours)
+    assert f"{part.title} as the client" in done.stdout and "x plain" in done.stdout  # its column, its ratio
+    validator("results").validate(data)
+    return data
+
+
+@pytest.mark.parametrize(("direction", "cipher"), [(Direction.UPLOAD, "aes128-gcm@openssh.com"),
+                                                   (Direction.DOWNLOAD, "aes128-ctr")])
+def test_a_paramiko_sample_moves_its_bytes_with_the_cipher_the_server_proves(
+        target: EmbeddedTarget, direction: Direction, cipher: str) -> None:
+    assert_proven(run_sample(target, _case(direction, cipher), SIZE, 1, 60, SampleSettings()), PARAMIKO, cipher,
+                  KEX, MAC)
+
+
+@pytest.mark.parametrize("part", [PARAMIKO, ASYNCSSH], ids=lambda part: part.name)
+def test_two_driver_streams_through_a_compressor_end_as_promptly_as_ssh(target: EmbeddedTarget,
+                                                                        part: ClientPart) -> None:
     """N drivers for --streams N, and a compressor around each, as around ssh. Each must end once its channel has
     closed: a driver still in its interpreter's teardown 2 s after its server had gone was ended as a server that
     crashed (measure/connection.py SERVER_GONE_GRACE), until it left at once (os._exit)."""
+    if (why := part.unavailable()) is not None:
+        pytest.skip(why)
     for direction in (Direction.UPLOAD, Direction.DOWNLOAD):
-        case = replace(_case(direction, "aes128-ctr"), streams=2, compression="gzip:1")
+        case = replace(_case(direction, "aes128-ctr", client=part.name), streams=2, compression="gzip:1")
         sample = run_sample(target, case, SIZE, 1, 60, SampleSettings())
         assert sample.ok, (direction, sample.error, sample.stderr_tail)
         assert sample.bytes_received == SIZE and sample.stream_status == ["ok", "ok"]
@@ -102,19 +134,10 @@ def test_a_run_compares_paramiko_with_openssh_s_ssh_case_by_case(tmp_path: Path)
     done = sshbench("--client", "openssh,paramiko", "--ciphers", "aes128-gcm@openssh.com",
                     "--macs", "none", "--kex", "none", "--hostkeys", "none", "--directions", "upload",
                     "--no-controls", "--runs", "2", "--size", "4MiB", "--output", str(out), tmpdir=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    data = json.loads(out.read_text())
-    ids = {record["case"]["id"] for record in data["cases"]}
-    assert {"cipher:aes128-gcm@openssh.com:upload", "cipher:aes128-gcm@openssh.com:upload^paramiko"} <= ids
-    (facts,) = data["environment"]["clients"]
-    assert facts["name"] == "paramiko" and facts["version"] == "5.1.0" and facts["window"] == PARAMIKO.window.value
+    data = assert_compared(done, out, PARAMIKO, "cipher:aes128-gcm@openssh.com:upload")
     kex = {record["case"]["kex"] for record in data["cases"]}
     assert kex == {KEX}, "the partner key exchange is one every client has, so the two are one case apart"
-    ours = [s for s in data["samples"] if s["case_id"].endswith("^paramiko") and not s["warmup"]]
-    assert ours and all(s["ok"] and s["negotiated_from"] == "server log" for s in ours)
-    assert "paramiko as the client" in done.stdout and "x plain" in done.stdout  # its column, its ratio to ssh
     assert not leftovers(str(tmp_path))
-    validator("results").validate(data)
     shown = sshbench("report", str(out), "--json", tmpdir=tmp_path)
     assert shown.returncode == 0, shown.stderr
     validator("report").validate(json.loads(shown.stdout))  # a link answer change may name the client

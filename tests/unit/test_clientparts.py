@@ -9,6 +9,8 @@ import json
 import os
 from pathlib import Path
 
+import asyncssh
+import asyncssh.connection
 import paramiko  # type: ignore[import-untyped]
 import pytest
 
@@ -16,15 +18,28 @@ import sshbench.cli
 from sshbench.axes import effect_of
 from sshbench.axes.client import CLIENT
 from sshbench.cli import main
-from sshbench.clientparts import CLIENTS, DEFAULT, FAILED, MARK, Can, DriverLine, DriverRequest, client_part, failure
+from sshbench.clientparts import (
+    CLIENTS,
+    DEFAULT,
+    FAILED,
+    MARK,
+    Can,
+    ClientPart,
+    DriverLine,
+    DriverRequest,
+    client_part,
+    failure,
+)
+from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.base import DRIVERS, MARKS
+from sshbench.clientparts.drivers import asyncssh_pipe, paramiko_pipe
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.vocabulary.errors import ExitCode, UsageError
 
 
 def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
-    assert list(CLIENTS) == ["openssh", "paramiko"] and DEFAULT == "openssh" == CLIENT.plain
+    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh"] and DEFAULT == "openssh" == CLIENT.plain
     assert all(part.name == name for name, part in CLIENTS.items())
     assert client_part("openssh") is CLIENTS["openssh"] and client_part("putty") is None
     assert CLIENTS["openssh"].is_program and CLIENTS["openssh"].version() is None  # ssh -V says, elsewhere
@@ -47,11 +62,30 @@ def test_paramiko_s_window_and_packet_size_are_what_the_installed_source_says() 
     assert PARAMIKO.window.source == "paramiko 5.1.0 paramiko/common.py: DEFAULT_WINDOW_SIZE = 64 * 2**15"
 
 
-def test_the_driver_spells_the_contract_as_sshbench_reads_it() -> None:
-    assert PARAMIKO.driver is not None
-    text = Path(DRIVERS, PARAMIKO.driver).read_text()
-    assert f'MARK = "{MARK}"' in text and f'FAILED = "{FAILED} paramiko:"' in text
+def test_asyncssh_s_window_and_packet_size_are_what_the_installed_source_says() -> None:
+    """As paramiko's: the cited lines must stand in the installed asyncssh's connection.py, their values be the
+    constants every client session gets by default (the connect options' own defaults), the release this one."""
+    source = Path(inspect.getfile(asyncssh.connection))
+    assert source.as_posix().endswith(ASYNCSSH.window.file) and ASYNCSSH.window.file == ASYNCSSH.max_packet.file
+    lines = source.read_text().splitlines()
+    defaults = inspect.signature(asyncssh.SSHClientConnectionOptions.prepare).parameters
+    for cited, value, option in ((ASYNCSSH.window, asyncssh.connection._DEFAULT_WINDOW, "window"),
+                                 (ASYNCSSH.max_packet, asyncssh.connection._DEFAULT_MAX_PKTSIZE, "max_pktsize")):
+        assert cited.line in lines and cited.value == value == defaults[option].default
+        assert cited.release == f"asyncssh {asyncssh.__version__}" == f"asyncssh {ASYNCSSH.version()}"
+    assert ASYNCSSH.window.source == ("asyncssh 2.24.1 asyncssh/connection.py: _DEFAULT_WINDOW = 2*1024*1024       "
+                                      "# 2 MiB")
+    assert {knob.name for knob in ASYNCSSH.knobs} >= {"window", "max_pktsize"}
+
+
+@pytest.mark.parametrize("part", [PARAMIKO, ASYNCSSH], ids=lambda part: part.name)
+def test_the_driver_spells_the_contract_as_sshbench_reads_it(part: ClientPart) -> None:
+    assert part.driver is not None
+    text = Path(DRIVERS, part.driver).read_text()
+    assert f'MARK = "{MARK}"' in text and f'FAILED = "{FAILED} {part.name}:"' in text
     assert all(f'"{mark}"' in text for mark in MARKS)
+    assert "sshbench" not in {line.split()[1].split(".")[0] for line in text.splitlines()
+                              if line.startswith(("import ", "from "))}, "a program of its own"
 
 
 def test_a_driver_request_pins_what_the_case_asks_and_passes_the_command_last() -> None:
@@ -61,6 +95,17 @@ def test_a_driver_request_pins_what_the_case_asks_and_passes_the_command_last() 
     assert argv[:2] == PARAMIKO.command() and argv[-2:] == ["--", "echo hi; wc -c"]
     assert argv[argv.index("--cipher") + 1] == "aes128-ctr" and argv[argv.index("--mac") + 1] == "hmac-sha2-256"
     assert "--kex" not in argv and "--server-log" in argv and argv[argv.index("--port") + 1] == "2222"
+
+
+def test_every_python_driver_reads_a_request_s_argv_alike() -> None:
+    """Each driver is a program of its own and spells the contract itself (no shared module, no sshbench import):
+    what one reads of a request, every other must read the same."""
+    request = DriverRequest("127.0.0.1", 2222, "u", "/k", "/kh", "sshbench-embedded", "/e", "echo hi; wc -c",
+                            "download", cipher="aes128-ctr", kex="curve25519-sha256", hostkey="ssh-ed25519")
+    read = [vars(driver.arguments(request.argv(part)[2:]))
+            for driver, part in ((paramiko_pipe, PARAMIKO), (asyncssh_pipe, ASYNCSSH))]
+    assert read[0] == read[1] and read[0]["command"] == "echo hi; wc -c" and read[0]["port"] == 2222
+    assert read[0]["server_log"] and read[0]["direction"] == "download" and read[0]["mac"] is None
 
 
 def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
@@ -80,7 +125,8 @@ def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
 
 def test_the_client_axis_reads_names_and_says_what_a_client_cannot_take() -> None:
     assert CLIENT.parse("openssh, paramiko,openssh") == ("openssh", "paramiko")
-    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko"), (",", "needs one")):
+    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh"),
+                      (",", "needs one")):
         with pytest.raises(UsageError, match=said):
             CLIENT.parse(bad)
     assert CLIENT.skipped("paramiko", "pipe") is None and CLIENT.skipped("openssh", "scp") is None
@@ -100,8 +146,8 @@ def no_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_sweep")
 @pytest.mark.parametrize(("args", "line"), [
-    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, e.g. --client "
-                            "openssh,paramiko"),
+    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, e.g. "
+                            "--client openssh,paramiko"),
     (["web1", "--client", "openssh,paramiko"], "--client paramiko: a real host is reached through your own ssh "
      "setup only, and a client driver connects on its own to sshbench's embedded servers: drop paramiko from "
      "--client, or measure it in a run of its own"),
@@ -118,18 +164,19 @@ def test_a_client_that_cannot_be_measured_so_is_one_line_and_exit_2(args: list[s
 
 
 @pytest.mark.usefixtures("no_sweep")
+@pytest.mark.parametrize("part", [PARAMIKO, ASYNCSSH], ids=lambda part: part.name)
 def test_a_client_not_installed_is_named_with_the_command_that_installs_it_exit_3(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        part: ClientPart, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     real = importlib.metadata.version
 
     def version(name: str) -> str:
-        if name == "paramiko":
+        if name == part.distribution:
             raise importlib.metadata.PackageNotFoundError(name)
         return real(name)
 
     monkeypatch.setattr(importlib.metadata, "version", version)
-    assert main(["run", "--client", "openssh,paramiko"]) == ExitCode.MISSING_TOOL
+    assert main(["run", "--client", f"openssh,{part.name}"]) == ExitCode.MISSING_TOOL
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1, err
-    assert err.startswith("sshbench: error: --client paramiko: paramiko is not installed in the Python that runs "
-                          "sshbench (") and err.rstrip().endswith(f"install it: {PARAMIKO.install}")
+    assert err.startswith(f"sshbench: error: --client {part.name}: {part.title} is not installed in the Python that "
+                          "runs sshbench (") and err.rstrip().endswith(f"install it: {part.install}")

@@ -9,6 +9,7 @@ axes, above the vocabulary) because the `--client` axis parses its values agains
 
 from __future__ import annotations
 
+from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.base import (
     FAILED,
     MARK,
@@ -23,7 +24,7 @@ from sshbench.clientparts.base import (
 from sshbench.clientparts.openssh import OPENSSH_CLIENT
 from sshbench.clientparts.paramiko import PARAMIKO
 
-CLIENTS: dict[str, ClientPart] = {part.name: part for part in (OPENSSH_CLIENT, PARAMIKO)}
+CLIENTS: dict[str, ClientPart] = {part.name: part for part in (OPENSSH_CLIENT, PARAMIKO, ASYNCSSH)}
 DEFAULT = OPENSSH_CLIENT.name
 __all__ = ["CLIENTS", "DEFAULT", "FAILED", "MARK", "Can", "Cited", "ClientPart", "DriverLine", "DriverRequest",
            "Knob", "client_part", "failure"]
