@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from sshbench.plumbing.kexinit import kexinit_over
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
-from sshbench.targets.servers.inetd import Inetd
+from sshbench.targets.servers.inetd import LOGGED, LOOPBACK, UNCOMPRESSED, Inetd, announce
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.privsep import PRIVSEP_DIR, PrivsepDir
 from sshbench.vocabulary.algorithms import Kind
@@ -143,6 +144,23 @@ def test_a_stale_announcement_is_not_an_invitation(server: EmbeddedOpenSSH) -> N
     assert sock.recv(8).startswith(b"SSH-")
     sock.close()
     assert not os.listdir(server.inetd.expect_dir), "the announcement was used up"
+
+
+@pytest.mark.parametrize(("note", "offered"), [("", ("none", "zlib@openssh.com")),
+                                               (f"{LOGGED} {UNCOMPRESSED}", ("none",)),
+                                               (f"{UNCOMPRESSED} bogus", ("none",)),
+                                               ("bogus", ("none", "zlib@openssh.com"))])
+def test_an_announcement_s_words_choose_the_server_s_arguments(server: EmbeddedOpenSSH, note: str,
+                                                              offered: tuple[str, ...]) -> None:
+    """`uncompressed` serves the connection as a server without compression (a client that always asks for zlib,
+    dbclient, then agrees on none); a word no launcher declared is ignored, never passed on."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        announce(server.expect_dir, sock.getsockname()[1], note)
+        sock.settimeout(10)
+        sock.connect((LOOPBACK, server.port))
+        kexinit = kexinit_over(sock.dup(), "embedded sshd")
+    assert kexinit.compression_c2s == kexinit.compression_s2c == offered
 
 
 @pytest.mark.parametrize("system_dir", [False, True])

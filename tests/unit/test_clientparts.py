@@ -39,7 +39,7 @@ from sshbench.vocabulary.errors import ExitCode, UsageError
 
 
 def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
-    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh"] and DEFAULT == "openssh" == CLIENT.plain
+    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh", "dbclient"] and DEFAULT == "openssh" == CLIENT.plain
     assert all(part.name == name for name, part in CLIENTS.items())
     assert client_part("openssh") is CLIENTS["openssh"] and client_part("putty") is None
     assert CLIENTS["openssh"].is_program and CLIENTS["openssh"].version() is None  # ssh -V says, elsewhere
@@ -125,7 +125,7 @@ def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
 
 def test_the_client_axis_reads_names_and_says_what_a_client_cannot_take() -> None:
     assert CLIENT.parse("openssh, paramiko,openssh") == ("openssh", "paramiko")
-    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh"),
+    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient"),
                       (",", "needs one")):
         with pytest.raises(UsageError, match=said):
             CLIENT.parse(bad)
@@ -146,7 +146,7 @@ def no_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_sweep")
 @pytest.mark.parametrize(("args", "line"), [
-    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, e.g. "
+    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, e.g. "
                             "--client openssh,paramiko"),
     (["web1", "--client", "openssh,paramiko"], "--client paramiko: a real host is reached through your own ssh "
      "setup only, and a client driver connects on its own to sshbench's embedded servers: drop paramiko from "

@@ -82,7 +82,7 @@ def for_hosts(options: RunOptions, destinations: list[str], servers: list[str]) 
     """What the real hosts or the embedded servers named cannot take: --sshd with no OpenSSH server, a slow
     login on a real server or a build's, a client key a server does not accept or sshbench cannot choose, a client
     that is not installed or cannot go where the run goes."""
-    _clients(options, destinations)
+    _clients(options, destinations, servers)
     if options.sshd is not None and not any(map(takes_sshd, servers)):
         raise UsageError(f"--sshd names the OpenSSH sshd of the embedded server, and --server {','.join(servers)} runs "
                          f"none: add {DEFAULT_SERVER} to --server (e.g. --server {DEFAULT_SERVER},{servers[0]}), or "
@@ -114,9 +114,10 @@ def for_hosts(options: RunOptions, destinations: list[str], servers: list[str]) 
                              f"leave {name} out of --server{instead}")
 
 
-def _clients(options: RunOptions, destinations: list[str]) -> None:
+def _clients(options: RunOptions, destinations: list[str], servers: list[str]) -> None:
     """--client: a library client not installed (exit 3, with the command that installs it), or asked for where its
-    driver does not go yet: a real host, an emulated link, a build, a reproduced slow login."""
+    driver does not go yet: a real host, an emulated link, a build, a reproduced slow login; a client that says
+    nothing of what it negotiated (dbclient) against an embedded server whose log cannot say it either."""
     parts = [part for name in options.dim_values(CLIENT.name) if (part := client_part(name)) and not part.is_program]
     for part in parts:
         if (why := part.unavailable()) is not None:
@@ -132,3 +133,10 @@ def _clients(options: RunOptions, destinations: list[str]) -> None:
         if given:
             raise UsageError(f"{CLIENT.option} {name}: {why}: drop {name} from {CLIENT.option}, or measure it in a "
                              "run of its own")
+    for part in parts:
+        silent = [] if part.says_negotiation else [s for s in servers if not launcher(s).logs_negotiation]
+        if silent:
+            raise UsageError(f"{CLIENT.option} {part.name}: {part.title} says nothing of what it negotiated, and "
+                             f"--server {silent[0]} logs none of it, so nothing would prove a sample's cipher: leave "
+                             f"{silent[0]} out of --server (e.g. --server {DEFAULT_SERVER}), or drop {part.name} from "
+                             f"{CLIENT.option}")

@@ -21,10 +21,11 @@ from sshbench.clientparts.base import (
     Knob,
     failure,
 )
+from sshbench.clientparts.dbclient import DBCLIENT
 from sshbench.clientparts.openssh import OPENSSH_CLIENT
 from sshbench.clientparts.paramiko import PARAMIKO
 
-CLIENTS: dict[str, ClientPart] = {part.name: part for part in (OPENSSH_CLIENT, PARAMIKO, ASYNCSSH)}
+CLIENTS: dict[str, ClientPart] = {part.name: part for part in (OPENSSH_CLIENT, PARAMIKO, ASYNCSSH, DBCLIENT)}
 DEFAULT = OPENSSH_CLIENT.name
 __all__ = ["CLIENTS", "DEFAULT", "FAILED", "MARK", "Can", "Cited", "ClientPart", "DriverLine", "DriverRequest",
            "Knob", "client_part", "failure"]

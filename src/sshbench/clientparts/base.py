@@ -22,7 +22,12 @@ targets/fdpass.py), logs in with the run's key and pinned host keys, can
 negotiate only the algorithms asked for, runs the remote command, carries
 stdin to the channel and the channel to stdout as `ssh` does, and ends with
 one `MARK` line (what it negotiated, its window, its own clock) on stderr; or,
-for anything it cannot do, one `FAILED` line and a non-zero exit. Nothing
+for anything it cannot do, one `FAILED` line and a non-zero exit. A driver of
+a client *program* that says nothing of what it negotiated (Dropbear's
+dbclient) does its set-up and then becomes that program (exec), so the
+program is the connection's process and wait4 its CPU: it writes no `MARK`
+line (`says_negotiation=False`), the program's own "NAME: why" lines are its
+failures, and the server's log is the only proof (measure/drivers.py). Nothing
 here runs a program: it is data and the text of that contract.
 """
 
@@ -31,6 +36,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from enum import StrEnum
@@ -73,6 +79,8 @@ class Knob:
     name: str  # "window_size"
     default: str  # "2097152 (DEFAULT_WINDOW_SIZE)"
     how: str  # the code or config line that sets it: "Transport(sock, default_window_size=N)"
+    low: int | None = None  # the values it takes as given, where its source bounds them (None: not said)
+    high: int | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,12 @@ class ClientPart:
     max_packet: Cited  # the largest packet it asks its peer for
     knobs: tuple[Knob, ...] = ()
     driver: str | None = None  # its driver program's file in clientparts/drivers/; None: the run's own ssh
+    # The client program its driver runs (found on PATH), where it is a program and not a library; None: a library
+    program: str | None = None
+    # Whether its driver ends with MARK, saying what was negotiated; False: it execs a program that says nothing,
+    # and only a server that logs its negotiation can prove a sample (cli/refusals.py, measure/drivers.py)
+    says_negotiation: bool = True
+    interpreter_flags: tuple[str, ...] = ()  # before the driver's path: "-S" for a driver that imports nothing
 
     @property
     def is_program(self) -> bool:
@@ -108,6 +122,9 @@ class ClientPart:
 
     def unavailable(self) -> str | None:
         """Why it cannot run here, with the command that fixes it (None: it can)."""
+        if self.program is not None:
+            return None if shutil.which(self.program) else (
+                f"{self.title} is not installed here (no {self.program} on PATH); install it: {self.install}")
         if self.distribution is None or self.version() is not None:
             return None
         return (f"{self.title} is not installed in the Python that runs sshbench ({sys.executable}); install it: "
@@ -116,7 +133,7 @@ class ClientPart:
     def command(self) -> list[str]:
         """The argv that starts its driver (before the request's own arguments)."""
         assert self.driver is not None, f"{self.name} has no driver: it is the run's own ssh"
-        return [sys.executable, os.path.join(DRIVERS, self.driver)]
+        return [sys.executable, *self.interpreter_flags, os.path.join(DRIVERS, self.driver)]
 
 
 @dataclass(frozen=True)
@@ -204,9 +221,12 @@ class DriverLine:
         return dict(self.marks).get(name)
 
 
-def failure(lines: list[str]) -> str | None:
-    """A driver's own one-line reason it failed ("paramiko 5.1.0 cannot use cipher X: ..."), None if it gave none."""
+def failure(lines: list[str], program: str | None = None) -> str | None:
+    """A driver's own one-line reason it failed ("paramiko 5.1.0 cannot use cipher X: ..."), else the last line of
+    its program's own ("dbclient: Exited: ..."), None if neither gave one."""
     for text in reversed(lines):
         if text.startswith(FAILED + " "):
             return text[len(FAILED) + 1:]
+    if program is not None:
+        return next((text for text in reversed(lines) if text.startswith(f"{program}: ")), None)
     return None

@@ -11,8 +11,12 @@ the driver's connection (servers/inetd.LOGGED), says it too: where the
 server said, its word is the sample's (`negotiated_from` "server log") and
 the driver's must agree with it, or the sample fails naming both; where it
 cannot say (Dropbear, tinysshd), the driver's word is checked against the
-case (`negotiated_from` "driver"). A driver that could not do what was asked
-fails with its own one line as the sample's reason.
+case (`negotiated_from` "driver"). A driver that execs a client program which
+says nothing (dbclient: `says_negotiation=False`) writes no line: the server's
+log alone proves its sample, and where there is none the sample fails saying
+so (a run refuses such a server first, cli/refusals.py). A driver that could
+not do what was asked fails with its own one line (or its program's) as the
+sample's reason.
 """
 
 from __future__ import annotations
@@ -85,6 +89,9 @@ def proved(part: ClientPart, target: Target, connections: Sequence[Ran], spawned
             word = replace(said.negotiated, server_version=word.server_version)
         elif line is not None:
             sources.append("driver")
+        elif error is None and not part.says_negotiation and connection.peer_port is not None:
+            error = (f"{part.title} says nothing of what it negotiated, and the server logged nothing of this "
+                     "connection: nothing proves its algorithms")
         phases = {} if line is None else {
             phase: round(at - offset - spawned[index], 6) for mark, phase in _PHASES if (at := line.mark(mark))}
         transcripts.append(Transcript(word, phases))
@@ -95,10 +102,11 @@ def proved(part: ClientPart, target: Target, connections: Sequence[Ran], spawned
                  ended - started if started is not None and ended is not None else None)
 
 
-def failed_because(error: Failed, connections: Sequence[Ran]) -> Failed:
-    """A sample's error with the driver's own one-line reason, where the failing connection's driver gave one."""
+def failed_because(part: ClientPart, error: Failed, connections: Sequence[Ran]) -> Failed:
+    """A sample's error with the driver's own one-line reason (or its program's), where the failing connection's
+    driver gave one."""
     for connection in connections:
-        if (why := failure([text for _, text in connection.stderr_lines])) is not None:
+        if (why := failure([text for _, text in connection.stderr_lines], part.program)) is not None:
             return replace(error, why=f"{error.why}: {why}")
     return error
 

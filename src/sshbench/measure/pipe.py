@@ -172,7 +172,7 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
     if driver is None:
         return concluded(target, case, sample, connections, ended, error, remote_cpu, timeout)
     proof = proved(driver, target, connections, [c.t_spawn for c in connections])
-    error = failed_because(error, connections) if error is not None else \
+    error = failed_because(driver, error, connections) if error is not None else \
         (Failed(proof.error) if proof.error is not None else None)
     return applied(concluded(target, case, sample, connections, ended, error, remote_cpu, timeout,
                              transcripts=proof.transcripts), proof)

@@ -30,6 +30,9 @@ class Launcher(Protocol):
 
     name: str
     takes_sshd: bool
+    # Whether its log says what a client driver's connection negotiated (servers/inetd.LOGGED), and it refuses
+    # compression where the announcement asks (UNCOMPRESSED): the only proof for a client that says nothing itself
+    logs_negotiation: bool
 
     @property
     def slow_logins(self) -> frozenset[str]:

@@ -14,11 +14,14 @@ user's connect for instance, is closed at once without starting a server,
 and counted. Without this, any local user could make a root sshbench spawn
 root `sshd -i` processes without limit, and distort the measurement.
 
-An announcement may carry one word: `log` asks for that connection's server
+An announcement may carry words: `log` asks for that connection's server
 to log its negotiation (a client driver's connection, clientparts/: the
-server's word on what was agreed, where the client's own is a library's). The
-word only selects the extra arguments the server's launcher declared
-(`serve(..., logged=)`); nothing of the file reaches an argv.
+server's word on what was agreed, where the client's own is a library's);
+`uncompressed` asks it to refuse SSH's compression, for a client that always
+asks for zlib and has no option against it (Dropbear's dbclient), as a
+server configured without compression would. The words only select the extra
+arguments the server's launcher declared (`serve(..., logged=, uncompressed=)`);
+nothing of the file reaches an argv, and a word no launcher declared is ignored.
 """
 
 from __future__ import annotations
@@ -42,10 +45,13 @@ EXPECT_SECONDS = 60.0  # an announced port not used within this long is forgotte
 MAX_STRANGERS_KEPT = 20  # peers remembered for the warning (the count is exact)
 STOP_GRACE_SECONDS = 0.8  # after SIGTERM, then after SIGKILL: the whole stop stays within an interrupt's 2 s
 LOGGED = "log"  # an announcement's word: serve this connection with the launcher's logging arguments
+UNCOMPRESSED = "uncompressed"  # ... and with its arguments that refuse compression
+WORDS = frozenset({LOGGED, UNCOMPRESSED})
 
 
 def announce(expect_dir: str, port: int, note: str = "") -> None:
-    """Tell the listener that a connection from `port` is ours (call before connecting); `note`: LOGGED or ""."""
+    """Tell the listener that a connection from `port` is ours (call before connecting); `note`: words of WORDS,
+    space-separated, or ""."""
     fd = os.open(os.path.join(expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
     try:
         os.write(fd, note.encode("ascii"))
@@ -74,6 +80,7 @@ class Inetd:
         self.stranger_peers: list[str] = []
         self._argv: list[str] = []
         self._logged: Callable[[int], list[str]] | None = None
+        self._uncompressed: tuple[str, ...] = ()
         self._threads: list[threading.Thread] = []
         self._extra: list[socket.socket] = []  # listeners inside sshbench's link namespaces (add_listener)
         self._congestion: dict[str, str] = {}  # peer address -> the congestion control its connections use
@@ -91,11 +98,14 @@ class Inetd:
         """The address the listening socket is actually bound to."""
         return str(self._listener.getsockname()[0])
 
-    def serve(self, argv: Sequence[str], logged: Callable[[int], list[str]] | None = None) -> None:
+    def serve(self, argv: Sequence[str], logged: Callable[[int], list[str]] | None = None,
+              uncompressed: Sequence[str] = ()) -> None:
         """Start accepting; each expected connection gets `argv` with the socket as stdin and stdout, and one
-        announced LOGGED also `logged(peer_port)` after it (None: this server logs nothing more)."""
+        announced LOGGED also `logged(peer_port)` after it (None: this server logs nothing more), one announced
+        UNCOMPRESSED also `uncompressed` (empty: this server has no such arguments)."""
         self._argv = list(argv)
         self._logged = logged
+        self._uncompressed = tuple(uncompressed)
         self._accept_from(self._listener, frozenset({LOOPBACK}))
 
     def add_listener(self, listener: socket.socket, peers: frozenset[str],
@@ -146,15 +156,15 @@ class Inetd:
 
     # ------------------------------------------------------------ accepting
 
-    def _expected(self, host: str, port: int, peers: frozenset[str]) -> str | None:
-        """The announcement's word ("" for none) of an expected connection; None for a stranger."""
+    def _expected(self, host: str, port: int, peers: frozenset[str]) -> frozenset[str] | None:
+        """The announcement's words (of WORDS; empty for none) of an expected connection; None for a stranger."""
         if self.admit_all and host in peers:
-            return ""
+            return frozenset()
         path = os.path.join(self.expect_dir, str(port))
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
             try:
-                announced, note = os.fstat(fd).st_mtime, os.read(fd, 16)
+                announced, note = os.fstat(fd).st_mtime, os.read(fd, 64)
             finally:
                 os.close(fd)
             os.unlink(path)
@@ -162,7 +172,7 @@ class Inetd:
             return None
         if host not in peers or time.time() - announced >= EXPECT_SECONDS:
             return None
-        return LOGGED if note == LOGGED.encode() else ""
+        return frozenset(note.decode("ascii", errors="replace").split()) & WORDS
 
     def _accept_loop(self, listener: socket.socket, peers: frozenset[str]) -> None:
         while not self._stopping:
@@ -183,8 +193,9 @@ class Inetd:
             finally:
                 conn.close()  # a server holds its own copy
 
-    def _spawn(self, conn: socket.socket, peer_port: int, note: str = "") -> None:
-        argv = [*self._argv, *(self._logged(peer_port) if note == LOGGED and self._logged is not None else ())]
+    def _spawn(self, conn: socket.socket, peer_port: int, note: frozenset[str] = frozenset()) -> None:
+        argv = [*self._argv, *(self._logged(peer_port) if LOGGED in note and self._logged is not None else ()),
+                *(self._uncompressed if UNCOMPRESSED in note else ())]
         if self.nodelay:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:

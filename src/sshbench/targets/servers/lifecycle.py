@@ -27,6 +27,9 @@ class InetdServer:
     # The client key types (--user-keys) a client can log in with here (identity): the ed25519 key every embedded
     # server is given at its start, at least
     user_keys = frozenset({"ed25519"})
+    # Whether its log says what a client driver's connection negotiated, and it can serve one uncompressed
+    # (servers/inetd.py: the announcement's words); only OpenSSH's sshd does
+    logs_negotiation: ClassVar[bool] = False
     # How the launcher sets the server's receive window on its command line, for a window variant (the registry's
     # `NAME:window=SIZE`); None: it cannot. A variant's window, and the command line it ran with
     window_setting: ClassVar[WindowSetting | None] = None

@@ -77,6 +77,9 @@ _KEY_FOR_SIG = {
 # ~60 ms per connection here), and one killed while it holds a lock (pyenv rehash's) made every later
 # connection wait 60 s for it. Real hosts are measured with the user's setup as it is.
 _SESSION_ENV = "SetEnv SHLVL=1"
+# A connection announced UNCOMPRESSED (servers/inetd.py): a client that always asks for zlib (Dropbear's dbclient)
+# is served as by a server configured without compression, and agrees on none
+_UNCOMPRESSED = ("-o", "Compression=no")
 
 _KEYWORD = {Kind.CIPHER: "Ciphers", Kind.MAC: "MACs", Kind.KEX: "KexAlgorithms", Kind.HOSTKEY: "HostKeyAlgorithms"}
 
@@ -93,6 +96,7 @@ class EmbeddedOpenSSH(InetdServer):
     name = OPENSSH.name
     per_connection = "sshd -i on a TCP_NODELAY socket, CPU by wait4"
     takes_sshd = True
+    logs_negotiation = True
     slow_logins = frozenset(SLOW_LOGINS)
     user_keys = frozenset(USER_KEYS)
 
@@ -160,7 +164,7 @@ class EmbeddedOpenSSH(InetdServer):
         if self.slow_login == "dns":  # the server's lookups go unanswered
             assert self._resolver is not None
             argv = self._resolver.wrap(argv)  # its own namespace, made inside sshbench's (privsep.py) by the wrap below
-        self.inetd.serve(self._privsep.wrap(argv), logged=self._logged)
+        self.inetd.serve(self._privsep.wrap(argv), logged=self._logged, uncompressed=_UNCOMPRESSED)
 
     def stop(self) -> None:
         """Idempotent: stop accepting, end every sshd child, remove the temp dir, release /run/sshd."""
