@@ -145,15 +145,20 @@ def test_a_host_named_twice_is_refused(two_hosts: Path) -> None:
 def test_ctrl_c_on_the_second_host_keeps_the_first_complete(two_hosts: Path, tmp_path: Path) -> None:
     out = tmp_path / "int.json"
     proc = subprocess.Popen([sys.executable, "-m", "sshbench", "run", "alpha", "beta", "--ssh-config", str(two_hosts),
-                             *ONLY[:8], "--size", "64MiB", "--runs", "50", "--time-budget", "20s",
+                             *ONLY[:8], "--size", "64MiB", "--runs", "200", "--time-budget", "1m",
                              "--no-controls", "--output", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # 30 s a host: the second host's warm-up fits that on a busy machine (at 10 s a host it did not beside two CPU
+    # hogs, and the run ended before the interrupt); the wait is for the state, bounded, and fails naming it
     deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and proc.poll() is None:
         data = json.loads(out.read_text()) if out.exists() else {}
         if len(data.get("runs", [])) == 2 and data["runs"][1]["samples"]:
             break
         time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail(f"the second host's first sample never came while the run lived: {proc.communicate()[1][-500:]}")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == ExitCode.INTERRUPTED, err
