@@ -13,18 +13,19 @@ from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
 
 
 def conclude(report: Report) -> Findings:
-    """Everything this slice of the findings holds, each computed once: the run's rule, the cipher answers with
-    their tables, the link answer with its rivals."""
+    """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
+    the link answer with its rivals, the servers' questions."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
-    return Findings(report, run_rule(report), _ciphers(report), paths)
+    return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
+from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
 __all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "Comparison", "DecisionRule", "Findings",
-           "PathAnswer", "PathFinding", "Remedy", "Rival"]
+           "PathAnswer", "PathFinding", "Remedy", "Rival", "ServerFigure", "ServerQuestion"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Findings:
     rule: DecisionRule  # the rule its verdicts were made with (analysis/verdicts.run_rule)
     ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
+    servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -20,13 +20,12 @@ from typing import Any
 from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.findings import Answer, Findings, PathFinding
+from sshbench.analysis.findings import Answer, Findings, PathFinding, ServerQuestion
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, knees, load_points
 from sshbench.analysis.phases import PhaseSplit, phase_splits
-from sshbench.analysis.servers import ServerQuestion, server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
@@ -177,7 +176,7 @@ def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
         out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
                     "tool_version": report.tool_version, "started_at": report.started_at,
                     "answer": [answer_json(a) for a in found.answers], "link_answer": link_answers_json(found),
-                    "servers": [server_json(q) for q in server_questions(report)],
+                    "servers": [server_json(q) for q in found.servers],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
                     "commands": [_command_json(f) for f in command_figures(report)],
                     "logins": _logins_json(report),
