@@ -10,6 +10,7 @@ from importing this module, so no output can draw a conclusion again.
 from __future__ import annotations
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
 from sshbench.analysis.remedies import path_answers
@@ -21,11 +22,12 @@ from sshbench.results.model import Report
 
 def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
-    the link answer with its rivals, the servers' questions."""
+    the link answer with its rivals, the servers' questions, the short commands' figures."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
-    return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)))
+    return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
+                    commands=tuple(command_figures(report)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

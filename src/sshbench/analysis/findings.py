@@ -22,14 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
+from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "Comparison", "DecisionRule", "Findings",
-           "PathAnswer", "PathFinding", "Remedy", "Rival", "ServerFigure", "ServerQuestion"]
+__all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "CommandFigure", "Comparison", "DecisionRule",
+           "Findings", "PathAnswer", "PathFinding", "Remedy", "Rival", "ServerFigure", "ServerQuestion"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Findings:
     ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
     servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)
+    commands: tuple[CommandFigure, ...]  # --commands: each command case, each reused one judged in the run's family
 
     @property
     def answers(self) -> tuple[Answer, ...]:

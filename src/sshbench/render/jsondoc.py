@@ -17,10 +17,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.findings import Answer, Findings, PathFinding, ServerQuestion
+from sshbench.analysis.findings import Answer, CommandFigure, Findings, PathFinding, ServerQuestion
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
@@ -178,7 +177,7 @@ def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
                     "answer": [answer_json(a) for a in found.answers], "link_answer": link_answers_json(found),
                     "servers": [server_json(q) for q in found.servers],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
-                    "commands": [_command_json(f) for f in command_figures(report)],
+                    "commands": [_command_json(f) for f in found.commands],
                     "logins": _logins_json(report),
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
