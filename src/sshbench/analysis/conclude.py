@@ -13,6 +13,7 @@ from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import run_rule
@@ -22,12 +23,14 @@ from sshbench.results.model import Report
 
 def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
-    the link answer with its rivals, the servers' questions, the short commands' figures."""
+    the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
+    and knees."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
+    logins = tuple(load_points(report))
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
-                    commands=tuple(command_figures(report)))
+                    commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -24,13 +24,15 @@ from dataclasses import dataclass, field
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
 __all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "CommandFigure", "Comparison", "DecisionRule",
-           "Findings", "PathAnswer", "PathFinding", "Remedy", "Rival", "ServerFigure", "ServerQuestion"]
+           "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding", "Remedy", "Rival",
+           "ServerFigure", "ServerQuestion"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class Findings:
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
     servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)
     commands: tuple[CommandFigure, ...]  # --commands: each command case, each reused one judged in the run's family
+    logins: tuple[LoadPoint, ...]  # --logins: each stage (key exchange and client count), as measured
+    knees: tuple[Knee, ...]  # per key exchange, where more clients stopped adding logins (none: every count did)
 
     @property
     def answers(self) -> tuple[Answer, ...]:

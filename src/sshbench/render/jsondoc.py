@@ -19,11 +19,10 @@ from typing import Any
 
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.findings import Answer, CommandFigure, Findings, PathFinding, ServerQuestion
+from sshbench.analysis.findings import Answer, CommandFigure, Findings, Knee, PathFinding, ServerQuestion
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
-from sshbench.analysis.logins import Knee, knees, load_points
 from sshbench.analysis.phases import PhaseSplit, phase_splits
 from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
@@ -155,14 +154,13 @@ def _knee_json(found: Knee) -> dict[str, object]:
             "next_refused": found.next_refused, "next_attempted": found.next_attempted, "limiter": found.limiter}
 
 
-def _logins_json(report: Report) -> dict[str, object]:
-    points = load_points(report)
-    return {"knees": [_knee_json(k) for k in knees(points)], "stages": [
+def _logins_json(found: Findings) -> dict[str, object]:
+    return {"knees": [_knee_json(k) for k in found.knees], "stages": [
         {"kex": p.load.kex, "negotiated": p.load.negotiated, "clients": p.load.clients, "seconds": p.load.seconds,
          "completed": p.load.completed, "refused": p.load.refused, "failed": p.load.failed,
          "logins_per_second": p.rate, "p50_seconds": _number(p.p50), "p95_seconds": _number(p.p95),
          "server_busy": _number(p.server_busy), "client_busy": _number(p.client_busy), "limiter": p.limiter}
-        for p in points]}
+        for p in found.logins]}
 
 
 def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
@@ -178,7 +176,7 @@ def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
                     "servers": [server_json(q) for q in found.servers],
                     "setup_phases": [_phases_json(f) for f in phase_splits(report)],
                     "commands": [_command_json(f) for f in found.commands],
-                    "logins": _logins_json(report),
+                    "logins": _logins_json(found),
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return {"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out}

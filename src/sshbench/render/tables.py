@@ -225,7 +225,7 @@ def result_tables(found: Findings) -> list[Table]:
     tables = [*build_tables(report), *_per_build(report, found)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
-    if (logins := logins_table(report)) is not None:
+    if (logins := logins_table(found)) is not None:
         tables.append(logins)
     return tables
 
