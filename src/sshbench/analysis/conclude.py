@@ -14,8 +14,10 @@ from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
 from sshbench.analysis.logins import knees, load_points
+from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
+from sshbench.analysis.stalls import stalls
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
@@ -24,13 +26,15 @@ from sshbench.results.model import Report
 def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
     the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
-    and knees."""
+    and knees, the set-up phase splits with their stalls."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
     logins = tuple(load_points(report))
+    splits = tuple(phase_splits(report))
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
-                    commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)))
+                    commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
+                    phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -25,14 +25,16 @@ from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
+from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
+from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "CommandFigure", "Comparison", "DecisionRule",
-           "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding", "Remedy", "Rival",
-           "ServerFigure", "ServerQuestion"]
+__all__ = ["PHASES", "Answer", "BreakEven", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
+           "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding", "PhaseName",
+           "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Findings:
     commands: tuple[CommandFigure, ...]  # --commands: each command case, each reused one judged in the run's family
     logins: tuple[LoadPoint, ...]  # --logins: each stage (key exchange and client count), as measured
     knees: tuple[Knee, ...]  # per key exchange, where more clients stopped adding logins (none: every count did)
+    phases: tuple[PhaseSplit, ...]  # each set-up case's and short command's median connection, phase by phase
+    stalls: tuple[Stall, ...]  # the phases of those connections far beyond their round trips, in the same order
 
     @property
     def answers(self) -> tuple[Answer, ...]:

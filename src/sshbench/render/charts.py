@@ -109,7 +109,7 @@ def charts(found: Findings, book: ChartBook | None = None) -> list[Chart]:
 
 def _make(found: Findings) -> list[Chart]:
     report = found.report
-    phases = [chart] if (chart := phase_chart(report)) is not None else []
+    phases = [chart] if (chart := phase_chart(found)) is not None else []
     answer = [chart] if (chart := answer_chart(found)) is not None else []  # the answer first: the page opens with it
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
         return answer + link_charts(report) + streams_charts(report) + phases

@@ -19,12 +19,19 @@ from typing import Any
 
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.findings import Answer, CommandFigure, Findings, Knee, PathFinding, ServerQuestion
+from sshbench.analysis.findings import (
+    Answer,
+    CommandFigure,
+    Findings,
+    Knee,
+    PathFinding,
+    PhaseSplit,
+    ServerQuestion,
+    Stall,
+)
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound
-from sshbench.analysis.phases import PhaseSplit, phase_splits
-from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
@@ -129,12 +136,13 @@ def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
-def _phases_json(found: PhaseSplit) -> dict[str, object]:
+def _phases_json(found: PhaseSplit, stalls: Sequence[Stall]) -> dict[str, object]:
     return {"case_id": found.case_id, "total_seconds": found.total, "rtt_seconds": _number(found.rtt),
             "counted": found.counted,
             "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases],
             "stalls": [{"phase": s.phase, "seconds": s.seconds, "round_trips": _number(s.trips),
-                        "protocol_round_trips": s.expected, "causes": s.causes} for s in stalls(found)]}
+                        "protocol_round_trips": s.expected, "causes": s.causes}
+                       for s in stalls if s.case_id == found.case_id]}
 
 
 def _command_json(figure: CommandFigure) -> dict[str, object]:
@@ -174,7 +182,7 @@ def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
                     "tool_version": report.tool_version, "started_at": report.started_at,
                     "answer": [answer_json(a) for a in found.answers], "link_answer": link_answers_json(found),
                     "servers": [server_json(q) for q in found.servers],
-                    "setup_phases": [_phases_json(f) for f in phase_splits(report)],
+                    "setup_phases": [_phases_json(f, found.stalls) for f in found.phases],
                     "commands": [_command_json(f) for f in found.commands],
                     "logins": _logins_json(found),
                     "summaries": saved["summaries"],

@@ -283,7 +283,7 @@ def _tables(report: Report, found: Findings, references: bool = True, handshakes
                       else throughput_table(report, kind, direction, rows))
     if handshakes and (commands := command_table(report, found)) is not None:
         tables.append(commands)
-    if handshakes and (phases := phase_table(report)) is not None:
+    if handshakes and (phases := phase_table(report, found)) is not None:
         tables.append(phases)
     tables += matrix_tables(report)
     if references and (controls := controls_table(report)) is not None:
