@@ -10,6 +10,7 @@ from importing this module, so no output can draw a conclusion again.
 from __future__ import annotations
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
@@ -26,7 +27,7 @@ from sshbench.results.model import Report
 def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
     the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
-    and knees, the set-up phase splits with their stalls."""
+    and knees, the set-up phase splits with their stalls, the sides side by side."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
@@ -34,7 +35,8 @@ def conclude(report: Report) -> Findings:
     splits = tuple(phase_splits(report))
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
-                    phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)))
+                    phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
+                    builds=tuple(build_rows(report)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

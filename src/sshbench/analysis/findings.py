@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
+from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
@@ -32,9 +33,9 @@ from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["PHASES", "Answer", "BreakEven", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
-           "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding", "PhaseName",
-           "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+__all__ = ["PHASES", "Answer", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure",
+           "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding",
+           "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class Findings:
     knees: tuple[Knee, ...]  # per key exchange, where more clients stopped adding logins (none: every count did)
     phases: tuple[PhaseSplit, ...]  # each set-up case's and short command's median connection, phase by phase
     stalls: tuple[Stall, ...]  # the phases of those connections far beyond their round trips, in the same order
+    builds: tuple[BuildRow, ...]  # --build, --server a,b: each case on every side, each against the first side
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -220,9 +220,9 @@ def result_tables(found: Findings) -> list[Table]:
     """
     report = found.report
     if report.environment.links:
-        return link_tables(report, [(label, [*build_tables(view, label), *_per_build(view, found)])
+        return link_tables(report, [(label, [*build_tables(found, label), *_per_build(view, found)])
                                     for label, view in per_link_views(report)])
-    tables = [*build_tables(report), *_per_build(report, found)]
+    tables = [*build_tables(found), *_per_build(report, found)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
     if (logins := logins_table(found)) is not None:
