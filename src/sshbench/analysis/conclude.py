@@ -14,6 +14,7 @@ from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.remedies import path_answers
@@ -27,16 +28,17 @@ from sshbench.results.model import Report
 def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
     the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
-    and knees, the set-up phase splits with their stalls, the sides side by side."""
+    and knees, the set-up phase splits with their stalls, the sides side by side, what limited each transfer."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
     logins = tuple(load_points(report))
     splits = tuple(phase_splits(report))
+    limits = every_bound(report)
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
                     phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
-                    builds=tuple(build_rows(report)))
+                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

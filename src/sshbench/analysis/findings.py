@@ -20,11 +20,13 @@ them without importing the code that computes them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
@@ -33,9 +35,9 @@ from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["PHASES", "Answer", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure",
-           "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer", "PathFinding",
-           "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+__all__ = ["PHASES", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
+           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer",
+           "PathFinding", "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class Findings:
     phases: tuple[PhaseSplit, ...]  # each set-up case's and short command's median connection, phase by phase
     stalls: tuple[Stall, ...]  # the phases of those connections far beyond their round trips, in the same order
     builds: tuple[BuildRow, ...]  # --build, --server a,b: each case on every side, each against the first side
+    bounds: tuple[Bound, ...]  # what limited each transfer case, loopback's too, in the summaries' order
+    crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
 
     @property
     def answers(self) -> tuple[Answer, ...]:
@@ -81,3 +85,11 @@ class Findings:
     def path_answers(self) -> tuple[PathAnswer, ...]:
         """The link answer's paths alone."""
         return tuple(p.answer for p in self.paths)
+
+    @cached_property
+    def _bound_by_case(self) -> dict[str, Bound]:
+        return {b.case_id: b for b in self.bounds}
+
+    def bound(self, case_id: str) -> Bound | None:
+        """What limited this transfer case (None: not a cipher or MAC case that moved data)."""
+        return self._bound_by_case.get(case_id)

@@ -112,8 +112,8 @@ def _make(found: Findings) -> list[Chart]:
     phases = [chart] if (chart := phase_chart(found)) is not None else []
     answer = [chart] if (chart := answer_chart(found)) is not None else []  # the answer first: the page opens with it
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        return answer + link_charts(report) + streams_charts(report) + phases
-    made: list[Chart] = answer + streams_charts(report)
+        return answer + link_charts(found) + streams_charts(found) + phases
+    made: list[Chart] = answer + streams_charts(found)
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
          "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),

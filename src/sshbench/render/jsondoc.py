@@ -21,6 +21,7 @@ from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.findings import (
     Answer,
+    Bound,
     CommandFigure,
     Findings,
     Knee,
@@ -31,7 +32,6 @@ from sshbench.analysis.findings import (
 )
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
-from sshbench.analysis.links import Bound
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 

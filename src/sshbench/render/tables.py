@@ -220,7 +220,7 @@ def result_tables(found: Findings) -> list[Table]:
     """
     report = found.report
     if report.environment.links:
-        return link_tables(report, [(label, [*build_tables(found, label), *_per_build(view, found)])
+        return link_tables(found, [(label, [*build_tables(found, label), *_per_build(view, found)])
                                     for label, view in per_link_views(report)])
     tables = [*build_tables(found), *_per_build(report, found)]
     if (echo := echo_table(report)) is not None:
@@ -257,7 +257,7 @@ def _per_variant(view: Report, found: Findings, references: bool = True) -> list
     variants = variants_of(view)
     if len(variants) < 2:
         return _tables(view, found, references)
-    tables = variant_tables(view)  # what each pair did, first; then the rankings within a pair, where they rank
+    tables = variant_tables(view, found)  # what each pair did, first; then the rankings within a pair, where they rank
     tables += [replace(t, title=f"{t.title} [{variant_title(variant)}]")
                for index, variant in enumerate(variants)
                for t in _tables(variant_view(view, variant), found, references=False, handshakes=index == 0)
