@@ -6,15 +6,21 @@ answer block alone, the link answer and its rivals once for the lines and
 again for the JSON, the decision rule rebuilt in six places. Here is the
 record they are drawn into once (analysis/conclude.py): the rule the
 run's verdicts were made with, the cipher answers with the ranked cases
-each was chosen from, and the link answers with their rivals. Outputs
-(render/) take a Findings and lay it out; they cannot conclude again
-(pyproject.toml's import contracts keep render from analysis/conclude.py
-and from the modules that compute these answers).
+each was chosen from, the link answers with their rivals, the servers'
+questions, the short commands' figures, the logins' stages and knees, the
+set-up phase splits and their stalls, the sides side by side and what
+limited each transfer. Outputs (render/) take a Findings and lay it out;
+they cannot conclude again (pyproject.toml's import contracts keep render
+from analysis/conclude.py and from the modules that compute these
+answers). A table drawn per view (one link's, side's or variant's cases)
+picks its cases' figures from here: computed once for the whole run, each
+cross pair within its dimension's whole family, as the schedule judged it.
 
 The record holds the report it was concluded from: the tables still lay
-out its summaries, and later slices move what they conclude into fields
-here. The types of its fields are named here too, so a renderer reaches
-them without importing the code that computes them.
+out its summaries, and later slices move what they still conclude into
+fields here. The types of its fields (and the phase names, PHASES) are
+named here too, so a renderer reaches them without importing the code
+that computes them.
 """
 
 from __future__ import annotations
