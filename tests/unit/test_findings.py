@@ -8,7 +8,10 @@ functions that compute them at every place they can be called from, through whol
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import gzip
 import io
+import json
 import sys
 import traceback
 import types
@@ -20,17 +23,35 @@ import pytest
 from rich.console import Console
 
 import sshbench.analysis.answer
+import sshbench.analysis.build_ratios
+import sshbench.analysis.commands
 import sshbench.analysis.conclude
 import sshbench.analysis.contest
+import sshbench.analysis.links
+import sshbench.analysis.logins
+import sshbench.analysis.phases
 import sshbench.analysis.remedies
+import sshbench.analysis.servers
+import sshbench.analysis.stalls
 from sshbench.analysis.answer import answers
+from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.commands import command_figures
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.contest import rivals
+from sshbench.analysis.findings import Findings
+from sshbench.analysis.links import bounds, every_bound
+from sshbench.analysis.logins import knees, load_points
+from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.servers import server_questions
+from sshbench.analysis.stalls import stalls
 from sshbench.analysis.verdicts import run_rule
 from sshbench.cli import main
 from sshbench.cli.context import Context
+from sshbench.render.jsondoc import report_json
 from sshbench.render.progress import JsonLinesReporter
+from sshbench.render.tables import result_tables
+from sshbench.render.verdict import answer_sections
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
 from tests.conftest import DATA, load_report
@@ -113,3 +134,112 @@ def test_a_run_concludes_each_host_once_for_its_tables_its_last_answer_and_its_j
         assert out.getvalue().count('"event": "finished"' if jsonl else "The answer:") == (1 if jsonl else 4)
         monkeypatch.undo()
 
+
+
+# the recorded results files (tests/data/README.md), each with its runs: every slice of the findings is in one
+RECORDED = ["results-small.json", "results-hosts.json", "results-commands-reuse.json.gz", "results-logins-1-4.json.gz",
+            "results-rtt20-setup-phases.json.gz", LINK, SERVERS]
+SLICES = {  # function, the module every binding of it is counted from, what takes its result
+    "server_questions": sshbench.analysis.servers, "command_figures": sshbench.analysis.commands,
+    "load_points": sshbench.analysis.logins, "knees": sshbench.analysis.logins,
+    "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
+    "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
+    "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
+}
+
+
+def _plain(name: str, tmp_path: Path) -> Path:
+    """A recorded file as `report` reads it (the larger ones are kept gzipped)."""
+    if not name.endswith(".gz"):
+        return DATA / name
+    path = tmp_path / name.removesuffix(".gz")
+    path.write_bytes(gzip.decompress((DATA / name).read_bytes()))
+    return path
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_the_findings_hold_every_slice_as_the_analysis_computes_it(name: str, tmp_path: Path) -> None:
+    for report in read_results(str(_plain(name, tmp_path))):
+        found = conclude(report)
+        assert found.servers == tuple(server_questions(report))
+        assert found.commands == tuple(command_figures(report))
+        assert found.logins == tuple(load_points(report)) and found.knees == knees(load_points(report))
+        assert found.phases == tuple(phase_splits(report))
+        assert found.stalls == tuple(stall for split in phase_splits(report) for stall in stalls(split))
+        assert found.builds == tuple(build_rows(report))
+        assert found.bounds == tuple(every_bound(report)) and found.crossed == tuple(bounds(report))
+        assert all(found.bound(b.case_id) is b for b in found.bounds)
+        assert all(found.bound(s.case_id) is None for s in report.summaries
+                   if s.case_id not in {b.case_id for b in found.bounds})
+
+
+def _where_called(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType, name: str) -> list[tuple[str, ...]]:
+    """Every call of module.name from anywhere in sshbench, as the sshbench files on its stack."""
+    original: Callable[..., Any] = getattr(module, name)
+    calls: list[tuple[str, ...]] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(tuple(f.filename.split("/src/sshbench/")[-1] for f in traceback.extract_stack()
+                           if "/src/sshbench/" in f.filename))
+        return original(*args, **kwargs)
+
+    for loaded in list(sys.modules.values()):
+        if getattr(loaded, "__name__", "").startswith("sshbench") and getattr(loaded, name, None) is original:
+            monkeypatch.setattr(loaded, name, counting)
+    return calls
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_one(
+        name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import sshbench.render.charts
+    import sshbench.render.html
+    import sshbench.render.markdown  # noqa: F401  # loaded now: their bindings are counted too
+
+    results = _plain(name, tmp_path)
+    runs = read_results(str(results))
+    splits = sum(len(phase_splits(r)) for r in runs)
+    calls = {fn: _where_called(monkeypatch, module, fn) for fn, module in SLICES.items()}
+    code = main(["report", str(results), "--json", "--markdown", str(tmp_path / "r.md"), "--html",
+                 str(tmp_path / "r.html"), "--charts", str(tmp_path / "charts")])
+    assert code == 0
+    for fn, stacks in calls.items():
+        # the page's lock-out table still makes its recommendation (analysis/recommend.py): its own to move
+        drawn = [s for s in stacks if "analysis/recommend.py" not in s]
+        assert not [s for s in drawn if any(f.startswith("render/") for f in s)], fn
+        assert all("analysis/conclude.py" in s for s in drawn), fn
+        concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
+        if fn == "stalls":
+            assert len(concluded) == splits  # once per split
+        elif fn not in ("bound_of", "bounds"):  # bound_of: per summary, by every_bound and the link answer
+            assert len(concluded) == len(runs), fn
+
+
+def _outputs(found: Findings) -> tuple[str, dict[str, Any]]:
+    """What the terminal, Markdown and HTML lay out (the answers' sections and every table's title and cells) and
+    the run's JSON document."""
+    words = [heading for heading, _ in answer_sections(found)]
+    words += [f"{t.title}: {t.rows} {t.caption}" for t in result_tables(found)]
+    return "\n".join(words), json.loads(json.dumps(report_json([found])))["runs"][0]
+
+
+@pytest.mark.parametrize(("name", "emptied", "shown", "key"), [
+    (SERVERS, ("servers",), "Which server, and by how much", "servers"),
+    (SERVERS, ("builds",), "side by side", None),
+    ("results-commands-reuse.json.gz", ("commands",), "Short commands: ssh started to ssh exited", "commands"),
+    ("results-logins-1-4.json.gz", ("logins", "knees"), "Logins per second", "logins"),
+    ("results-rtt20-setup-phases.json.gz", ("phases", "stalls"), "Where set-up time goes", "setup_phases"),
+    (LINK, ("bounds", "crossed"), "Across the links", None),
+])
+def test_the_outputs_lay_out_the_findings_they_are_given(name: str, emptied: tuple[str, ...], shown: str,
+                                                         key: str | None) -> None:
+    """Each output shows a slice from the Findings it is handed: the same record laid out again says the same, and
+    the record without that slice shows none of it, though its report still holds the evidence."""
+    found = conclude(load_report(name))
+    text, document = _outputs(found)
+    assert (text, document) == _outputs(found) and shown in text
+    without = dataclasses.replace(found, **{field: () for field in emptied})
+    text_without, document_without = _outputs(without)
+    assert shown not in text_without
+    if key is not None:
+        assert document[key] and document_without[key] in ([], {"knees": [], "stages": []})

@@ -58,7 +58,7 @@ def test_a_case_is_shown_by_its_median_connection_and_a_link_in_round_trips(tmp_
     totals = sorted(s.setup_seconds or 0 for s in counted(report.samples_of(slow.case_id)))
     assert slow.total == totals[(len(totals) - 1) // 2] and slow.counted == len(totals)
     assert slow.rtt is not None and 0.019 < slow.rtt < 0.03  # the link's measured round trip
-    text = _text(phase_table(report))
+    text = _text(phase_table(report, conclude(report)))
     assert "RTT)" in text and "kex sntrup761x25519-sha512" in text
 
 
@@ -77,7 +77,8 @@ def test_a_missing_mark_joins_its_phase_to_the_next_and_marks_out_of_order_give_
 
 
 def test_loopback_shows_milliseconds_without_round_trips(tmp_path: Path) -> None:
-    text = _text(phase_table(_report("results-small.json", tmp_path)))
+    report = _report("results-small.json", tmp_path)
+    text = _text(phase_table(report, conclude(report)))
     assert "RTT)" not in text and "kex curve25519-sha256" in text
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.configtext import client_block, server_dropin, stored_if_consistent
 from sshbench.analysis.recommend import build
 from sshbench.analysis.reuse_advice import ControlDir, ReuseAdvice, reuse_advice
@@ -45,7 +46,7 @@ def test_the_answer_and_the_config_give_the_same_control_path() -> None:
     block = client_block(build(report))
     (config_line,) = [ln.strip() for ln in block.splitlines() if ln.strip().startswith("ControlPath ")]
     assert config_line == f"ControlPath {CONTROL_PATH}"
-    assert command_answer_lines(report)[-1] == HOWTO
+    assert command_answer_lines(conclude(report))[-1] == HOWTO
     assert re.findall(r"ControlPath [^,; ]+", HOWTO) == [config_line]
     assert all(line in HOWTO for line in CONTROL_LINES) and "mkdir" not in HOWTO
 

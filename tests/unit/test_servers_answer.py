@@ -69,7 +69,7 @@ def test_which_server_names_the_leader_only_where_every_other_is_significantly_s
     best = questions[1]
     assert [f.server for f in best.figures] == ["openssh", "dropbear"]
     assert best.unmeasured == ("tinysshd: no cipher without a known weakness was measured there",)
-    first = server_lines(report)[0]
+    first = server_lines(conclude(report))[0]
     assert first.startswith("upload, this client's default, chacha20-poly1305@openssh.com: openssh is fastest: ")
     assert "dropbear 0.23x [0.20, 0.27]: significantly slower" in first
     assert "has a known weakness there" in first

@@ -27,7 +27,7 @@ def _print(width: int | None, columns: int) -> str:
 def test_every_line_fits_and_every_figure_is_whole(columns: int) -> None:
     text = _print(columns, columns)
     assert max(len(line) for line in text.splitlines()) <= columns
-    for table in result_tables(load_report()):
+    for table in result_tables(conclude(load_report())):
         keep, hidden = fitted(table, columns)
         assert all(table.columns[i].title.split("\n")[-1] in text for i in keep)
         for row in table.rows:  # every figure shown appears whole, on one line
@@ -40,7 +40,7 @@ def test_every_line_fits_and_every_figure_is_whole(columns: int) -> None:
 
 @pytest.mark.parametrize("columns", [60, 80])
 def test_key_columns_stay_and_optional_ones_go_first(columns: int) -> None:
-    ranked = [t for t in result_tables(load_report()) if t.columns[0].title == "#"]
+    ranked = [t for t in result_tables(conclude(load_report())) if t.columns[0].title == "#"]
     for table in ranked:
         keep, hidden = fitted(table, columns)
         titles = [table.columns[i].title.split("\n")[-1] for i in keep]
@@ -50,7 +50,7 @@ def test_key_columns_stay_and_optional_ones_go_first(columns: int) -> None:
 
 
 def test_wide_keeps_every_column_and_200_columns_need_nothing_dropped() -> None:
-    for table in result_tables(load_report()):
+    for table in result_tables(conclude(load_report())):
         assert fitted(table, None) == (list(range(len(table.columns))), [])
         assert fitted(table, 200)[1] == []
     assert "not shown at this width" not in _print(None, 250)
@@ -61,7 +61,7 @@ def test_a_split_table_repeats_rank_and_name_and_titles_each_part_on_one_line() 
     columns joined the key ones); a part's title inside the part wraps to the part's width."""
     text = _print(60, 60)
     split = 0
-    for table in result_tables(load_report()):
+    for table in result_tables(conclude(load_report())):
         keep, _ = fitted(table, 60)
         parts = _chunks(table, keep, 60)
         names = [i for i in keep[:3] if table.columns[i].code]

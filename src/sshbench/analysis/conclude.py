@@ -10,21 +10,35 @@ from importing this module, so no output can draw a conclusion again.
 from __future__ import annotations
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.links import crossed, every_bound
+from sshbench.analysis.logins import knees, load_points
+from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.servers import server_questions
+from sshbench.analysis.stalls import stalls
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
 
 
 def conclude(report: Report) -> Findings:
-    """Everything this slice of the findings holds, each computed once: the run's rule, the cipher answers with
-    their tables, the link answer with its rivals."""
+    """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
+    the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
+    and knees, the set-up phase splits with their stalls, the sides side by side, what limited each transfer."""
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
-    return Findings(report, run_rule(report), _ciphers(report), paths)
+    logins = tuple(load_points(report))
+    splits = tuple(phase_splits(report))
+    limits = every_bound(report)
+    return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
+                    commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
+                    phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
+                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

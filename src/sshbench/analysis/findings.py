@@ -6,29 +6,44 @@ answer block alone, the link answer and its rivals once for the lines and
 again for the JSON, the decision rule rebuilt in six places. Here is the
 record they are drawn into once (analysis/conclude.py): the rule the
 run's verdicts were made with, the cipher answers with the ranked cases
-each was chosen from, and the link answers with their rivals. Outputs
-(render/) take a Findings and lay it out; they cannot conclude again
-(pyproject.toml's import contracts keep render from analysis/conclude.py
-and from the modules that compute these answers).
+each was chosen from, the link answers with their rivals, the servers'
+questions, the short commands' figures, the logins' stages and knees, the
+set-up phase splits and their stalls, the sides side by side and what
+limited each transfer. Outputs (render/) take a Findings and lay it out;
+they cannot conclude again (pyproject.toml's import contracts keep render
+from analysis/conclude.py and from the modules that compute these
+answers). A table drawn per view (one link's, side's or variant's cases)
+picks its cases' figures from here: computed once for the whole run, each
+cross pair within its dimension's whole family, as the schedule judged it.
 
 The record holds the report it was concluded from: the tables still lay
-out its summaries, and later slices move what they conclude into fields
-here. The types of its fields are named here too, so a renderer reaches
-them without importing the code that computes them.
+out its summaries, and later slices move what they still conclude into
+fields here. The types of its fields (and the phase names, PHASES) are
+named here too, so a renderer reaches them without importing the code
+that computes them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
+from sshbench.analysis.build_ratios import BuildCell, BuildRow
+from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.links import Bound
+from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
+from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
+from sshbench.analysis.servers import ServerFigure, ServerQuestion
+from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["Answer", "BreakEven", "Cheapest", "CipherFinding", "Comparison", "DecisionRule", "Findings",
-           "PathAnswer", "PathFinding", "Remedy", "Rival"]
+__all__ = ["PHASES", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
+           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer",
+           "PathFinding", "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +72,15 @@ class Findings:
     rule: DecisionRule  # the rule its verdicts were made with (analysis/verdicts.run_rule)
     ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
+    servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)
+    commands: tuple[CommandFigure, ...]  # --commands: each command case, each reused one judged in the run's family
+    logins: tuple[LoadPoint, ...]  # --logins: each stage (key exchange and client count), as measured
+    knees: tuple[Knee, ...]  # per key exchange, where more clients stopped adding logins (none: every count did)
+    phases: tuple[PhaseSplit, ...]  # each set-up case's and short command's median connection, phase by phase
+    stalls: tuple[Stall, ...]  # the phases of those connections far beyond their round trips, in the same order
+    builds: tuple[BuildRow, ...]  # --build, --server a,b: each case on every side, each against the first side
+    bounds: tuple[Bound, ...]  # what limited each transfer case, loopback's too, in the summaries' order
+    crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
 
     @property
     def answers(self) -> tuple[Answer, ...]:
@@ -67,3 +91,11 @@ class Findings:
     def path_answers(self) -> tuple[PathAnswer, ...]:
         """The link answer's paths alone."""
         return tuple(p.answer for p in self.paths)
+
+    @cached_property
+    def _bound_by_case(self) -> dict[str, Bound]:
+        return {b.case_id: b for b in self.bounds}
+
+    def bound(self, case_id: str) -> Bound | None:
+        """What limited this transfer case (None: not a cipher or MAC case that moved data)."""
+        return self._bound_by_case.get(case_id)

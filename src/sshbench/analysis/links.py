@@ -232,14 +232,19 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  "the line's payload capacity" if line else "raw TCP")
 
 
+def every_bound(report: Report) -> list[Bound]:
+    """Every transfer case's Bound, loopback included, in the summaries' order (the streams chart has a line per
+    path, loopback too)."""
+    return [b for s in report.summaries if (b := bound_of(report, s)) is not None]
+
+
+def crossed(report: Report, found: list[Bound]) -> list[Bound]:
+    """Of these Bounds, those of cases that crossed a link: an emulated one, or to a real host."""
+    remote = report.environment.server.remote is not None
+    return [b for b in found if b.link or remote]
+
+
 def bounds(report: Report) -> list[Bound]:
     """A Bound for every measured throughput case that crossed a link: an emulated one, or to a real host."""
-    remote = report.environment.server.remote is not None
-    found = []
-    views = report.joined()
-    for summary in report.summaries:
-        case = views[summary.case_id].case
-        if (case.link or remote) and (bound := bound_of(report, summary)) is not None:
-            found.append(bound)
-    return found
+    return crossed(report, every_bound(report))
 

@@ -4,12 +4,12 @@ on every side, and how many times as fast each side is as the first one given, w
 
 from __future__ import annotations
 
-from sshbench.analysis.build_ratios import BuildCell, BuildRow, build_rows
+from sshbench.analysis.findings import BuildCell, BuildRow, Findings
 from sshbench.analysis.views import builds_of, side_word
 from sshbench.render.labels import RATIOS, flagged_name, ms, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
-from sshbench.results.model import CaseKind, Report
+from sshbench.results.model import CaseKind
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import Relation
 
@@ -40,13 +40,15 @@ def _cell(row: BuildRow, name: str) -> Cell:
     return tuple(spans)
 
 
-def build_tables(report: Report, link: str = "") -> list[Table]:
+def build_tables(found: Findings, link: str = "") -> list[Table]:
     """One table per kind and direction measured on two builds or more: a row per case, a column per build
-    (the cases of `link` only; render/links.py names the link in the titles of its tables)."""
+    (the cases of `link` only; render/links.py names the link in the titles of its tables). Each ratio is the
+    run's (Findings.builds: its cross pair judged within the run's whole family, as the schedule judged it)."""
+    report = found.report
     names = builds_of(report)
     if len(names) < 2:
         return []
-    rows = [r for r in build_rows(report) if r.case.link == link and len(r.cells) > 1]
+    rows = [r for r in found.builds if r.case.link == link and len(r.cells) > 1]
     tables = []
     for kind, direction in ORDER:
         mine = [r for r in rows if r.case.kind is kind and r.case.direction.value == direction]

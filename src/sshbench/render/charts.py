@@ -109,11 +109,11 @@ def charts(found: Findings, book: ChartBook | None = None) -> list[Chart]:
 
 def _make(found: Findings) -> list[Chart]:
     report = found.report
-    phases = [chart] if (chart := phase_chart(report)) is not None else []
+    phases = [chart] if (chart := phase_chart(found)) is not None else []
     answer = [chart] if (chart := answer_chart(found)) is not None else []  # the answer first: the page opens with it
     if report.environment.links:  # per-case bars would mix the links: throughput against RTT instead
-        return answer + link_charts(report) + streams_charts(report) + phases
-    made: list[Chart] = answer + streams_charts(report)
+        return answer + link_charts(found) + streams_charts(found) + phases
+    made: list[Chart] = answer + streams_charts(found)
     specs = [
         ("ciphers-throughput", Kind.CIPHER, "throughput_bytes_per_second", ["upload", "download"],
          "Cipher throughput (weak/broken hatched, red)", "MB/s (10^6 bytes per second), median", 1e6, True),

@@ -4,7 +4,7 @@ of its path, and what reusing the connection cut it to; where the time goes is t
 
 from __future__ import annotations
 
-from sshbench.analysis.commands import CommandFigure, command_figures
+from sshbench.analysis.findings import CommandFigure, Findings
 from sshbench.axes.reuse import REUSE
 from sshbench.axes.userkey import USER_KEY
 from sshbench.render.cells import count_cell, interval_cell
@@ -53,12 +53,14 @@ def _interval(speedup: tuple[float, float | None, float | None], between: str) -
     return "" if low is None or high is None else f" [{low:.2f}{between}{high:.2f}]"
 
 
-def command_table(report: Report) -> Table | None:
-    """The table of a view's command cases, in --commands order, fresh first; None where it has none."""
-    figures = command_figures(report)
+def command_table(view: Report, found: Findings) -> Table | None:
+    """The table of a view's command cases, in --commands order, fresh first; None where it has none. Their
+    figures are the run's (Findings.commands: a reused case judged within the run's whole family, as the schedule
+    judged it and the answer's lines state it)."""
+    summaries = {s.case_id: s for s in view.summaries}
+    figures = [f for f in found.commands if f.case.id in summaries]
     if not figures:
         return None
-    summaries = {s.case_id: s for s in report.summaries}
     out = []
     for figure in figures:
         summary, stat = summaries[figure.case.id], figure.seconds
@@ -86,11 +88,11 @@ HOWTO = (f"to reuse connections: in the Host block, {', '.join(CONTROL_LINES)} (
          "ControlPersist=60s) unless ansible.cfg's ssh_args drops them")
 
 
-def command_answer_lines(report: Report) -> list[str]:
+def command_answer_lines(found: Findings) -> list[str]:
     """Per path and command: its time to exit plain (fresh, no -C), in round trips, then what each change did to
     it, said as faster or slower only where its cross pair found a difference; then how to reuse, where reuse
     cut it."""
-    figures = command_figures(report)
+    figures = found.commands
     lines = []
     cut = False
     for plain in (f for f in figures if not f.change and f.seconds is not None):

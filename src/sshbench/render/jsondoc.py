@@ -17,17 +17,21 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sshbench.analysis.commands import CommandFigure, command_figures
 from sshbench.analysis.compare import Change
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.findings import Answer, Findings, PathFinding
+from sshbench.analysis.findings import (
+    Answer,
+    Bound,
+    CommandFigure,
+    Findings,
+    Knee,
+    PathFinding,
+    PhaseSplit,
+    ServerQuestion,
+    Stall,
+)
 from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.howto import howto
-from sshbench.analysis.links import Bound
-from sshbench.analysis.logins import Knee, knees, load_points
-from sshbench.analysis.phases import PhaseSplit, phase_splits
-from sshbench.analysis.servers import ServerQuestion, server_questions
-from sshbench.analysis.stalls import stalls
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
@@ -132,12 +136,13 @@ def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
-def _phases_json(found: PhaseSplit) -> dict[str, object]:
+def _phases_json(found: PhaseSplit, stalls: Sequence[Stall]) -> dict[str, object]:
     return {"case_id": found.case_id, "total_seconds": found.total, "rtt_seconds": _number(found.rtt),
             "counted": found.counted,
             "phases": [{"name": p.name, "words": p.words, "seconds": p.seconds} for p in found.phases],
             "stalls": [{"phase": s.phase, "seconds": s.seconds, "round_trips": _number(s.trips),
-                        "protocol_round_trips": s.expected, "causes": s.causes} for s in stalls(found)]}
+                        "protocol_round_trips": s.expected, "causes": s.causes}
+                       for s in stalls if s.case_id == found.case_id]}
 
 
 def _command_json(figure: CommandFigure) -> dict[str, object]:
@@ -157,14 +162,13 @@ def _knee_json(found: Knee) -> dict[str, object]:
             "next_refused": found.next_refused, "next_attempted": found.next_attempted, "limiter": found.limiter}
 
 
-def _logins_json(report: Report) -> dict[str, object]:
-    points = load_points(report)
-    return {"knees": [_knee_json(k) for k in knees(points)], "stages": [
+def _logins_json(found: Findings) -> dict[str, object]:
+    return {"knees": [_knee_json(k) for k in found.knees], "stages": [
         {"kex": p.load.kex, "negotiated": p.load.negotiated, "clients": p.load.clients, "seconds": p.load.seconds,
          "completed": p.load.completed, "refused": p.load.refused, "failed": p.load.failed,
          "logins_per_second": p.rate, "p50_seconds": _number(p.p50), "p95_seconds": _number(p.p95),
          "server_busy": _number(p.server_busy), "client_busy": _number(p.client_busy), "limiter": p.limiter}
-        for p in points]}
+        for p in found.logins]}
 
 
 def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
@@ -177,10 +181,10 @@ def report_json(runs: Sequence[Findings]) -> dict[str, Any]:
         out.append({"label": report.label, "status": report.status, "stop_reason": report.stop_reason,
                     "tool_version": report.tool_version, "started_at": report.started_at,
                     "answer": [answer_json(a) for a in found.answers], "link_answer": link_answers_json(found),
-                    "servers": [server_json(q) for q in server_questions(report)],
-                    "setup_phases": [_phases_json(f) for f in phase_splits(report)],
-                    "commands": [_command_json(f) for f in command_figures(report)],
-                    "logins": _logins_json(report),
+                    "servers": [server_json(q) for q in found.servers],
+                    "setup_phases": [_phases_json(f, found.stalls) for f in found.phases],
+                    "commands": [_command_json(f) for f in found.commands],
+                    "logins": _logins_json(found),
                     "summaries": saved["summaries"],
                     "warnings": saved["warnings"]})
     return {"schema": "sshbench/report", "schema_version": REPORT_SCHEMA_VERSION, "runs": out}

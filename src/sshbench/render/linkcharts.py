@@ -13,7 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from sshbench.analysis.links import Bound, bound_of, bounds
+from sshbench.analysis.findings import Bound, Findings
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
 from sshbench.axes import declared
@@ -43,9 +43,10 @@ def _rtts(report: Report) -> dict[str, float]:
     return {link.label: rtt for link in report.environment.links if (rtt := link.rtt_seconds)}
 
 
-def _throughput(report: Report, direction: str) -> Figure | None:
+def _throughput(findings: Findings, direction: str) -> Figure | None:
+    report = findings.report
     rtts = _rtts(report)
-    found = [b for b in bounds(report) if b.direction == direction and b.link in rtts]
+    found = [b for b in findings.crossed if b.direction == direction and b.link in rtts]
     if not found:
         return None
     fig, ax = figure(figsize=(8.5, 4.8))
@@ -99,10 +100,11 @@ def _series(bound: Bound) -> tuple[str, str, str, int, Choice, tuple[tuple[str, 
     return bound.build, bound.method, bound.cipher, bound.streams, bound.compression, bound.dims
 
 
-def _streams(report: Report, direction: str) -> Figure | None:
+def _streams(findings: Findings, direction: str) -> Figure | None:
     """MB/s against the number of parallel connections, a line per path (plain cipher, no compression): where
     more streams stop helping, beside what the path's raw TCP moved."""
-    found = [b for b in bounds_with_loopback(report) if b.direction == direction and b.compression.is_off
+    report = findings.report
+    found = [b for b in findings.bounds if b.direction == direction and b.compression.is_off
              and b.method == PIPE]
     paths = {(b.link, b.build, b.cipher) for b in found}
     lines = {key: sorted((b for b in found if (b.link, b.build, b.cipher) == key), key=lambda b: b.streams)
@@ -131,11 +133,6 @@ def _streams(report: Report, direction: str) -> Figure | None:
     legend_outside(ax)
     add_caption(fig, caption(report))
     return fig
-
-
-def bounds_with_loopback(report: Report) -> list[Bound]:
-    """Every transfer case's Bound, loopback included (the streams chart has a line per path, loopback too)."""
-    return [b for s in report.summaries if (b := bound_of(report, s)) is not None]
 
 
 def _echo(report: Report) -> Figure | None:
@@ -171,17 +168,17 @@ def _echo(report: Report) -> Figure | None:
     return fig
 
 
-def link_charts(report: Report) -> list[Chart]:
+def link_charts(found: Findings) -> list[Chart]:
     made = []
     for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
-        if (fig := _throughput(report, direction)) is not None:
+        if (fig := _throughput(found, direction)) is not None:
             made.append(Chart(f"links-throughput-{direction}", fig))
-    if (fig := _echo(report)) is not None:
+    if (fig := _echo(found.report)) is not None:
         made.append(Chart("links-echo", fig))
     return made
 
 
-def streams_charts(report: Report) -> list[Chart]:
+def streams_charts(found: Findings) -> list[Chart]:
     """MB/s against streams per direction, where a run measured more than one stream count."""
     return [Chart(f"streams-{d.value}", fig) for d in (Direction.UPLOAD, Direction.DOWNLOAD)
-            if (fig := _streams(report, d.value)) is not None]
+            if (fig := _streams(found, d.value)) is not None]

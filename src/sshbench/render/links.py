@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
-from sshbench.analysis.links import Bound, bounds
+from sshbench.analysis.findings import Bound, Findings
 from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view, side_word
@@ -93,9 +93,9 @@ def _bound_cell(bound: Bound | None) -> Cell:
             Span("\n" + bound.short, VERDICT_STYLE[bound.verdict]))
 
 
-def across_links(report: Report) -> list[Table]:
+def across_links(findings: Findings) -> list[Table]:
     """Per direction: rows method x cipher, a column per link."""
-    found = bounds(report)
+    report, found = findings.report, findings.crossed
     labels = [link.label for link in report.environment.links]
     tables = []
     for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
@@ -153,9 +153,10 @@ def echo_table(report: Report) -> Table | None:
         "median ±95% interval", clients), note=True)
 
 
-def link_tables(report: Report, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
+def link_tables(found: Findings, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
     """The cross-link tables first, then each link's own tables with the link in their titles."""
-    tables = [links_overview(report), *across_links(report)]
+    report = found.report
+    tables = [links_overview(report), *across_links(found)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
     for label, own in per_link:

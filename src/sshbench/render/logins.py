@@ -3,10 +3,9 @@ count, with the knee under the table."""
 
 from __future__ import annotations
 
-from sshbench.analysis.logins import Knee, KneeCause, knees, load_points
+from sshbench.analysis.findings import Findings, Knee, KneeCause
 from sshbench.render.labels import ms
 from sshbench.render.table_model import Column, Row, Table, cell
-from sshbench.results.model import Report
 
 TITLE = "Logins per second: parallel clients against a listening sshd"
 CAPTION = (
@@ -41,8 +40,8 @@ def knee_words(found: tuple[Knee, ...]) -> str | None:
     return "; ".join(said) or None
 
 
-def logins_table(report: Report) -> Table | None:
-    points = load_points(report)
+def logins_table(found: Findings) -> Table | None:
+    points = found.logins
     if not points:
         return None
     rows = []
@@ -60,5 +59,5 @@ def logins_table(report: Report) -> Table | None:
                Column("failed", numeric=True), Column("server CPU\nms/login", numeric=True),
                Column("client CPU\nms/login", numeric=True), Column("server\nbusy", numeric=True, priority=2),
                Column("clients\nbusy", numeric=True, priority=2))
-    found = knee_words(knees(points))
-    return Table(TITLE, columns, tuple(rows), CAPTION + ((found,) if found else ()))
+    said = knee_words(found.knees)
+    return Table(TITLE, columns, tuple(rows), CAPTION + ((said,) if said else ()))

@@ -55,7 +55,7 @@ def render(found: Findings, title: str = "sshbench results") -> str:
         lines += [f"**{_escape(heading)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
                                                    f"  - {_escape(line.strip())}" for line in answer), ""]
     lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
-    for table in result_tables(report):
+    for table in result_tables(found):
         lines += _table(table)
     if listed := problems(report):
         lines += ["### Not measured, failed, and warnings", "", *_facts(listed), ""]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from sshbench.analysis.phases import PHASES, PhaseName, phase_splits
+from sshbench.analysis.findings import PHASES, Findings, PhaseName
 from sshbench.render.charttools import Chart, add_caption, figure, legend_outside
 from sshbench.render.phases import row_name
 from sshbench.results.model import Report
@@ -17,9 +17,9 @@ PHASE_COLORS = {PhaseName.START: "#9ecae1", PhaseName.VERSION: "#6baed6", PhaseN
                 PhaseName.EXIT: "#7f7f7f"}
 
 
-def phase_chart(report: Report) -> Chart | None:
+def phase_chart(findings: Findings) -> Chart | None:
     """The waterfall of every set-up case and short command that has one; None where none has."""
-    found = phase_splits(report)
+    found, report = findings.phases, findings.report
     if not found:
         return None
     views = report.joined()

@@ -4,8 +4,7 @@ round trips of that path."""
 
 from __future__ import annotations
 
-from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit, phase_splits
-from sshbench.analysis.stalls import Stall, stalls
+from sshbench.analysis.findings import PHASES, Findings, PhaseName, PhaseSplit, Stall
 from sshbench.axes import declared
 from sshbench.render.labels import flagged_name, ms
 from sshbench.render.table_model import Cell, Column, Row, Table, cell
@@ -59,9 +58,11 @@ def _stall_line(stall: Stall, report: Report) -> str:
     return f"stalled: {name}: {stall.phase} took {ms(stall.seconds)} ms{trips}: {stall.causes}"
 
 
-def phase_table(report: Report) -> Table | None:
-    """The table for a view's set-up cases; None where it has none with phase marks."""
-    found = phase_splits(report)
+def phase_table(report: Report, findings: Findings) -> Table | None:
+    """The table for a view's set-up cases (their splits and stalls in the run's Findings); None where it has none
+    with phase marks."""
+    ids = {r.case.id for r in report.cases}
+    found = [f for f in findings.phases if f.case_id in ids]
     if not found:
         return None
     exits = any(phase.last is EXIT for f in found for phase in f.phases)
@@ -69,7 +70,7 @@ def phase_table(report: Report) -> Table | None:
     columns = (Column("case", code=True), *(Column(f"{key}\nms", numeric=True) for key in keys),
                Column("total\nms", numeric=True), Column("RTT\nms", numeric=True, priority=2),
                Column("n", numeric=True, priority=2))
-    waits = [stall for f in found for stall in stalls(f)]
+    waits = [stall for stall in findings.stalls if stall.case_id in ids]
     return Table(TITLE if not exits else "Where the time goes", columns, tuple(_row(f, report, keys) for f in found),
                  CAPTION + ((EXIT_CAPTION,) if exits else ()) + tuple(_stall_line(s, report) for s in waits),
                  note=True)

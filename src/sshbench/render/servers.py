@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from sshbench.analysis.servers import ServerFigure, ServerQuestion, server_questions
+from sshbench.analysis.findings import Findings, ServerFigure, ServerQuestion
 from sshbench.render.labels import RATIOS, forecast_text, mbps, pm
-from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 
 HEADING = "Which server, and by how much: the same client against each embedded server"
@@ -51,8 +50,8 @@ def question_line(question: ServerQuestion) -> str:
     return f"{where}, {what}: " + "; ".join([first, *rest, *missing])
 
 
-def server_lines(report: Report) -> list[str]:
+def server_lines(found: Findings) -> list[str]:
     """The answer's server lines, the statistic of their ratios named last (none unless the run compared
     servers)."""
-    lines = [question_line(q) for q in server_questions(report)]
+    lines = [question_line(q) for q in found.servers]
     return [*lines, RATIOS] if lines else []

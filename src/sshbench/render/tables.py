@@ -1,4 +1,4 @@
-"""What each result table of a run shows, built once from a Report for every output (table_model.py).
+"""What each result table of a run shows, built once from its Findings for every output (table_model.py).
 
 The terminal, Markdown and HTML all draw these tables; none of them decides
 again what a table contains or how a figure is written (labels.py). Nothing
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sshbench.analysis.findings import Findings
 from sshbench.analysis.references import ceilings, raw_tcp
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
@@ -210,31 +211,33 @@ def controls_table(report: Report) -> Table | None:
                   "range: how far the samples lie from their median"))
 
 
-def result_tables(report: Report) -> list[Table]:
+def result_tables(found: Findings) -> list[Table]:
     """One ranked table per (kind, direction) that has summaries, in a fixed reading order, then the rest.
 
     Over emulated links: the cross-link tables (render/links.py), then these tables once per link. With
     several SSH builds: the builds side by side (render/build_tables.py), then these tables once per build.
+    Each view's tables lay out the figures its cases have in the Findings, concluded once for the whole run.
     """
+    report = found.report
     if report.environment.links:
-        return link_tables(report, [(label, [*build_tables(view, label), *_per_build(view)])
+        return link_tables(found, [(label, [*build_tables(found, label), *_per_build(view, found)])
                                     for label, view in per_link_views(report)])
-    tables = [*build_tables(report), *_per_build(report)]
+    tables = [*build_tables(found), *_per_build(report, found)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
-    if (logins := logins_table(report)) is not None:
+    if (logins := logins_table(found)) is not None:
         tables.append(logins)
     return tables
 
 
-def _per_build(view: Report) -> list[Table]:
+def _per_build(view: Report, found: Findings) -> list[Table]:
     """A view's tables; with builds, each build's with the build in their titles, and the references once."""
     names = builds_of(view)
     if not names:
-        return _per_variant(view)
+        return _per_variant(view, found)
     side = side_word(view)
     tables = [replace(t, title=f"{t.title} [{side} {name}]") for name in names
-              for t in _per_variant(build_view(view, name), references=False)]
+              for t in _per_variant(build_view(view, name), found, references=False)]
     if (controls := controls_table(view)) is not None:
         tables.append(controls)
     return tables
@@ -248,23 +251,23 @@ def variant_title(variant: Variant) -> str:
     return ", ".join([f"{streams} stream{'s' if streams != 1 else ''}", choice(compression).label, *words])
 
 
-def _per_variant(view: Report, references: bool = True) -> list[Table]:
+def _per_variant(view: Report, found: Findings, references: bool = True) -> list[Table]:
     """A view's tables once per --streams and --compression pair, each titled with it; the handshake tables and
     the references once."""
     variants = variants_of(view)
     if len(variants) < 2:
-        return _tables(view, references)
-    tables = variant_tables(view)  # what each pair did, first; then the rankings within a pair, where they rank
+        return _tables(view, found, references)
+    tables = variant_tables(view, found)  # what each pair did, first; then the rankings within a pair, where they rank
     tables += [replace(t, title=f"{t.title} [{variant_title(variant)}]")
                for index, variant in enumerate(variants)
-               for t in _tables(variant_view(view, variant), references=False, handshakes=index == 0)
+               for t in _tables(variant_view(view, variant), found, references=False, handshakes=index == 0)
                if index == 0 or len(t.rows) > 1]
     if references and (controls := controls_table(view)) is not None:
         tables.append(controls)
     return tables
 
 
-def _tables(report: Report, references: bool = True, handshakes: bool = True) -> list[Table]:
+def _tables(report: Report, found: Findings, references: bool = True, handshakes: bool = True) -> list[Table]:
     """The ranked tables of one view (one link, build, streams and compression: analysis/views.py), the method
     matrix, references."""
     tables: list[Table] = []
@@ -278,9 +281,9 @@ def _tables(report: Report, references: bool = True, handshakes: bool = True) ->
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
         tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
                       else throughput_table(report, kind, direction, rows))
-    if handshakes and (commands := command_table(report)) is not None:
+    if handshakes and (commands := command_table(report, found)) is not None:
         tables.append(commands)
-    if handshakes and (phases := phase_table(report)) is not None:
+    if handshakes and (phases := phase_table(report, found)) is not None:
         tables.append(phases)
     tables += matrix_tables(report)
     if references and (controls := controls_table(report)) is not None:

@@ -173,7 +173,7 @@ def full_report(found: Findings, width: int | None = None) -> RenderableType:
     report = found.report
     answer = answer_block(found)
     parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
-    for table in result_tables(report):
+    for table in result_tables(found):
         parts += rich_table(table, width)
     parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(report)]
     return Group(*parts)

@@ -8,7 +8,7 @@ user of --streams or --compression reads first: what the change did.
 
 from __future__ import annotations
 
-from sshbench.analysis.links import Bound, bound_of
+from sshbench.analysis.findings import Bound, Findings
 from sshbench.analysis.stated import Stated, Statements
 from sshbench.analysis.views import Variant, variant_of, variants_of
 from sshbench.axes import DECLARED
@@ -48,7 +48,7 @@ def _cpu(summary: Summary) -> Cell:
                 f"{client.median:.2f} / -" if client else "-")
 
 
-def variant_tables(report: Report) -> list[Table]:
+def variant_tables(report: Report, found: Findings) -> list[Table]:
     """One table per direction whose pipe cipher cases crossed more than one variant (streams, compression and
     any declared axis: a column each, axes/)."""
     order = variants_of(report)
@@ -72,7 +72,7 @@ def variant_tables(report: Report) -> list[Table]:
             for variant in (v for v in order if v in by_variant):
                 summary = by_variant[variant]
                 case = views[summary.case_id].case
-                bound = bound_of(report, summary)
+                bound = found.bound(summary.case_id)
                 ratio = None if plain is None or summary is plain else statements.of(plain.case_id,
                                                                                       summary.case_id)
                 declared_cells = tuple(cell(axis.title(str(case.value_of(axis.name)))) for axis in axes)

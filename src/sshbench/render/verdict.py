@@ -93,8 +93,8 @@ def answer_sections(found: Findings) -> list[tuple[str, list[str]]]:
     cipher = (HEADING, answer_lines(found))
     heading, lines = remedy_lines(found)
     sections = [(heading, lines), cipher] if over_a_link(report) else [cipher, (heading, lines)]
-    sections.insert(0, (SERVERS_HEADING, server_lines(report)))  # --server a,b: which server first
-    sections.insert(0, (COMMANDS_HEADING, command_answer_lines(report)))  # --commands: what one costs, first
+    sections.insert(0, (SERVERS_HEADING, server_lines(found)))  # --server a,b: which server first
+    sections.insert(0, (COMMANDS_HEADING, command_answer_lines(found)))  # --commands: what one costs, first
     return [(h, found) for h, found in sections if found]
 
 
@@ -105,8 +105,8 @@ def verdict(found: Findings) -> list[Fact]:
     ciphers = [_cipher_fact(a, found.rule.margin) for a in found.answers]
     links = [Fact(h.where, h.says, "strong")
              for h in (headline(a) for a in found.path_answers)] if shows_remedies(found) else []
-    servers = [Fact("servers", line, "strong") for line in server_lines(report)]
-    commands = [Fact("short commands", line, "strong") for line in command_answer_lines(report)]
+    servers = [Fact("servers", line, "strong") for line in server_lines(found)]
+    commands = [Fact("short commands", line, "strong") for line in command_answer_lines(found)]
     return [*commands, *servers, *([*links, *ciphers] if over_a_link(report) else [*ciphers, *links])]
 
 
