@@ -81,6 +81,9 @@ class Knob:
     how: str  # the code or config line that sets it: "Transport(sock, default_window_size=N)"
     low: int | None = None  # the values it takes as given, where its source bounds them (None: not said)
     high: int | None = None
+    # Whether it sets the channel receive window the client advertises: the one a download's limit names as what
+    # enlarges that window (analysis/windows.py)
+    window: bool = False
 
 
 @dataclass(frozen=True)
