@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 # The driver's last stderr line: MARK, a space, one JSON object (DriverLine.parse); and its one line on failure:
-# "sshbench-client NAME: why" with a non-zero exit. A driver is a program of its own (no sshbench imports): it
-# spells both itself, and tests/unit/test_clientparts.py keeps the spellings equal.
+# "sshbench-client NAME: why" with a non-zero exit. A driver is a program of its own (no sshbench imports): the
+# drivers spell both in drivers/contract.py, the one module they share, and tests/unit/test_clientparts.py keeps
+# the spellings equal.
 MARK = "SSHBENCH-CLIENT"
 FAILED = "sshbench-client"
 DRIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers")
