@@ -108,7 +108,8 @@ class ClientPart:
     # Whether its driver ends with MARK, saying what was negotiated; False: it execs a program that says nothing,
     # and only a server that logs its negotiation can prove a sample (cli/refusals.py, measure/drivers.py)
     says_negotiation: bool = True
-    interpreter_flags: tuple[str, ...] = ()  # before the driver's path: "-S" for a driver that imports nothing
+    # before the driver's path: "-S" for a driver that imports the standard library only (and drivers/contract.py)
+    interpreter_flags: tuple[str, ...] = ()
 
     @property
     def is_program(self) -> bool:
