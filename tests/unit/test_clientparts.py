@@ -3,10 +3,13 @@ and `--client` read, validated and refused in one line (exit 2; exit 3 where a c
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import inspect
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import asyncssh
@@ -32,7 +35,8 @@ from sshbench.clientparts import (
 )
 from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.base import DRIVERS, MARKS
-from sshbench.clientparts.drivers import asyncssh_pipe, paramiko_pipe
+from sshbench.clientparts.dbclient import DBCLIENT
+from sshbench.clientparts.drivers import contract, dbclient_pipe
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.vocabulary.errors import ExitCode, UsageError
@@ -78,14 +82,57 @@ def test_asyncssh_s_window_and_packet_size_are_what_the_installed_source_says() 
     assert {knob.name for knob in ASYNCSSH.knobs} >= {"window", "max_pktsize"}
 
 
-@pytest.mark.parametrize("part", [PARAMIKO, ASYNCSSH], ids=lambda part: part.name)
-def test_the_driver_spells_the_contract_as_sshbench_reads_it(part: ClientPart) -> None:
-    assert part.driver is not None
-    text = Path(DRIVERS, part.driver).read_text()
-    assert f'MARK = "{MARK}"' in text and f'FAILED = "{FAILED} {part.name}:"' in text
-    assert all(f'"{mark}"' in text for mark in MARKS)
-    assert "sshbench" not in {line.split()[1].split(".")[0] for line in text.splitlines()
-                              if line.startswith(("import ", "from "))}, "a program of its own"
+DRIVEN = [part for part in CLIENTS.values() if part.driver is not None]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every import in a file, at any depth: (relative level, module name), one per name a `from . import` takes."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(0, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found += [(node.level, node.module or alias.name) for alias in node.names] if node.level or \
+                node.module is None else [(0, node.module)]
+    return found
+
+
+def test_the_drivers_spell_the_contract_as_sshbench_reads_it_in_one_module_of_their_own() -> None:
+    """The drivers share drivers/contract.py: its spellings are base.py's, and it imports the standard library
+    only; each driver imports nothing of sshbench, and of its siblings only that module."""
+    assert (contract.MARK, contract.FAILED) == (MARK, FAILED)
+    assert _imports(Path(DRIVERS, "contract.py")) and all(
+        level == 0 and name.split(".")[0] in sys.stdlib_module_names for level, name in
+        _imports(Path(DRIVERS, "contract.py"))), "the standard library only"
+    for part in DRIVEN:
+        assert part.driver is not None
+        imported = _imports(Path(DRIVERS, part.driver))
+        assert all(name.split(".")[0] != "sshbench" for _, name in imported), "a program of its own"
+        assert {(level, name) for level, name in imported if level or name == "contract"} == {(1, "contract"),
+                                                                                              (0, "contract")}
+    for part in (PARAMIKO, ASYNCSSH):  # the library drivers' clocks: "started" in contract.library_main
+        assert part.driver is not None
+        text = Path(DRIVERS, part.driver).read_text() + Path(DRIVERS, "contract.py").read_text()
+        assert f'NAME = "{part.name}"' in text and all(f'"{mark}"' in text for mark in MARKS)
+
+
+@pytest.mark.parametrize("part", DRIVEN, ids=lambda part: part.name)
+def test_each_driver_started_as_a_run_starts_it_finds_the_contract_beside_it_and_nothing_of_sshbench(
+        part: ClientPart) -> None:
+    """ClientPart.command: `python [-S] drivers/NAME.py`, whose directory is sys.path's first entry (-S keeps it);
+    with -P's PYTHONSAFEPATH in the environment the driver puts it there itself. Its --probe answers, having
+    imported `contract` and no module of sshbench (-X importtime lists every module imported)."""
+    if part.unavailable() is not None:
+        pytest.skip(part.unavailable() or "")
+    for env in ({}, {"PYTHONSAFEPATH": "1"}):
+        argv = part.command()
+        done = subprocess.run([argv[0], "-X", "importtime", *argv[1:], "--probe"], capture_output=True, text=True,
+                              timeout=60, check=False, env={**os.environ, **env})
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout)["client"] == part.name
+        modules = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                   if line.startswith("import time:")]
+        assert "contract" in modules and not [m for m in modules if m.startswith("sshbench")], env
 
 
 def test_a_driver_request_pins_what_the_case_asks_and_passes_the_command_last() -> None:
@@ -97,15 +144,17 @@ def test_a_driver_request_pins_what_the_case_asks_and_passes_the_command_last() 
     assert "--kex" not in argv and "--server-log" in argv and argv[argv.index("--port") + 1] == "2222"
 
 
-def test_every_python_driver_reads_a_request_s_argv_alike() -> None:
-    """Each driver is a program of its own and spells the contract itself (no shared module, no sshbench import):
-    what one reads of a request, every other must read the same."""
+def test_every_driver_reads_a_request_s_argv_as_driver_request_writes_it() -> None:
+    """The drivers read their arguments with contract.py's one parser (dbclient's adds --window): what a request
+    says, each reads the same."""
     request = DriverRequest("127.0.0.1", 2222, "u", "/k", "/kh", "sshbench-embedded", "/e", "echo hi; wc -c",
                             "download", cipher="aes128-ctr", kex="curve25519-sha256", hostkey="ssh-ed25519")
-    read = [vars(driver.arguments(request.argv(part)[2:]))
-            for driver, part in ((paramiko_pipe, PARAMIKO), (asyncssh_pipe, ASYNCSSH))]
-    assert read[0] == read[1] and read[0]["command"] == "echo hi; wc -c" and read[0]["port"] == 2222
+    read = [vars(contract.arguments(request.argv(part)[len(part.command()):], "x")) for part in (PARAMIKO, ASYNCSSH)]
+    read.append({k: v for k, v in vars(dbclient_pipe.arguments(request.argv(DBCLIENT)[len(DBCLIENT.command()):]))
+                 .items() if k != "window"})
+    assert read[0] == read[1] == read[2] and read[0]["command"] == "echo hi; wc -c" and read[0]["port"] == 2222
     assert read[0]["server_log"] and read[0]["direction"] == "download" and read[0]["mac"] is None
+    assert read[0]["kex"] == "curve25519-sha256" and read[0]["identity"] == "/k" and not read[0]["probe"]
 
 
 def test_a_driver_line_is_read_and_anything_else_is_not() -> None:

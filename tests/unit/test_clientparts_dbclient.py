@@ -3,7 +3,6 @@ driver's contract as it spells it, its pinned known_hosts, and the run refusals 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from sshbench.cli import main
 from sshbench.clientparts import CLIENTS, FAILED, DriverRequest, failure
 from sshbench.clientparts.base import DRIVERS
 from sshbench.clientparts.dbclient import DBCLIENT
+from sshbench.clientparts.drivers import contract, dbclient_pipe
 from sshbench.targets.servers.inetd import LOGGED, UNCOMPRESSED
 from sshbench.vocabulary.errors import ExitCode
 
@@ -26,12 +26,10 @@ needs_dbclient = pytest.mark.skipif(INSTALLED is None, reason="no dbclient here 
 
 
 def _driver() -> ModuleType:
-    assert DBCLIENT.driver is not None
-    spec = importlib.util.spec_from_file_location("dbclient_pipe", Path(DRIVERS, DBCLIENT.driver))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The driver as a module of sshbench's package (a run starts it as the program it is:
+    tests/unit/test_clientparts.py runs it so)."""
+    assert DBCLIENT.driver == "dbclient_pipe.py"
+    return dbclient_pipe
 
 
 def _said(*args: str) -> str:
@@ -63,8 +61,8 @@ def test_the_declared_window_release_and_range_are_what_the_installed_dbclient_s
 
 def test_the_driver_spells_the_contract_as_sshbench_reads_it() -> None:
     driver = _driver()
-    spelled = (driver.FAILED, driver.MAX_PACKET, driver.LOGGED, driver.UNCOMPRESSED)
-    assert spelled == (f"{FAILED} dbclient:", DBCLIENT.max_packet.value, LOGGED, UNCOMPRESSED)  # inetd's words
+    spelled = (contract.FAILED, driver.PROGRAM, driver.MAX_PACKET, contract.LOGGED, contract.UNCOMPRESSED)
+    assert spelled == (FAILED, DBCLIENT.name, DBCLIENT.max_packet.value, LOGGED, UNCOMPRESSED)  # inetd's words
     request = DriverRequest("127.0.0.1", 2222, "u", "/k", "/kh", "sshbench-embedded", "/e", "wc -c", "upload",
                             cipher="aes128-ctr", mac="hmac-sha2-256", kex="curve25519-sha256")
     args = driver.arguments(request.argv(DBCLIENT)[3:])
@@ -76,7 +74,7 @@ def test_the_driver_spells_the_contract_as_sshbench_reads_it() -> None:
                "kex": ["curve25519-sha256"], "keys": ["ssh-ed25519"]}
     driver.checked(args, offered)
     args.kex = "ecdh-sha2-nistp256"
-    with pytest.raises(driver.Failed, match=r"cannot use key exchange ecdh-sha2-nistp256 \(it has no option to "
+    with pytest.raises(contract.Failed, match=r"cannot use key exchange ecdh-sha2-nistp256 \(it has no option to "
                                             r"choose one: it takes its first\) \(it has: curve25519-sha256\)"):
         driver.checked(args, offered)
 

@@ -14,6 +14,7 @@ from sshbench.analysis.references import pipe_ciphers, reliable
 from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
 from sshbench.analysis.windows import receiver, variant_ratios
+from sshbench.axes.client import CLIENT
 from sshbench.implementations import implementation
 from sshbench.results.environment import RunWarning
 from sshbench.results.model import CaseKind, Report, Summary
@@ -215,6 +216,9 @@ class Limit:
     # on loopback: the receiver's small fixed window (bytes), its implementation's title and the option that sets it
     small_window: tuple[int, str, str] | None = None
     case_id: str = ""  # the case it was read from
+    client: str = ""  # the --client whose cases these are (its name, the client side's process); "": the run's ssh
+    # ... where that client receives (a download): its knob that sets the window and the line that sets it
+    receiving_client: tuple[str, str] | None = None
 
     @property
     def window_limit(self) -> float | None:
@@ -255,8 +259,8 @@ class Limit:
 
     @property
     def text(self) -> str:
-        said = ", ".join(f"{side} {self.server_process if side == 'server' else 'ssh'} {share:.0%} of a core"
-                         for side, share in self.shares.items())
+        said = ", ".join(f"{side} {self.server_process if side == 'server' else self.client or 'ssh'} "
+                         f"{share:.0%} of a core" for side, share in self.shares.items())
         if "server" not in self.shares:
             said += ", server CPU unknown"
         if self.tcp:
@@ -264,9 +268,13 @@ class Limit:
         if self.busy:
             verdict = f"CPU-bound on the {' and '.join(self.busy)}"
         elif self.window_bound and self.window is not None and self.window_limit is not None:
-            verdict = (f"window-bound: one SSH channel carries at most the receiver's {self.window[0] // 1024} KiB "
-                       f"window per {self.window[1] * 1000:.0f} ms round trip, {self.window_limit / 1e6:,.1f} MB/s, "
-                       "whatever the cipher (more parallel transfers, or a server with a larger window, go faster)")
+            knob, how = self.receiving_client or ("", "")
+            whose = f"receiving {self.client}'s" if self.receiving_client else "receiver's"
+            verdict = (f"window-bound: one SSH channel carries at most the {whose} {self.window[0] // 1024} KiB "
+                       f"window{f' ({knob})' if knob else ''} per {self.window[1] * 1000:.0f} ms round trip, "
+                       f"{self.window_limit / 1e6:,.1f} MB/s, whatever the cipher (more parallel transfers, or "
+                       + (f"a larger window: {how}, go faster)" if self.receiving_client and how else
+                          "a server with a larger window, go faster)"))
         elif self.small_window_bound and self.small_window is not None:
             size, title, option = self.small_window
             verdict = (f"no side at a full core (>= {CPU_BOUND_SHARE:.0%}), and the receiving {title}'s channel window "
@@ -285,17 +293,20 @@ class Limit:
                        "processes, limited it")
         else:
             verdict = "client not CPU-bound; the server's share is unknown"
-        return f"{self.direction}: fastest {self.cipher} at {self.rate / 1e6:,.0f} MB/s, {said}: {verdict}"
+        where = f"{self.direction}, {CLIENT.title(self.client)}" if self.client else self.direction
+        return f"{where}: fastest {self.cipher} at {self.rate / 1e6:,.0f} MB/s, {said}: {verdict}"
 
 
-def limit_of(report: Report, direction: str) -> Limit | None:
-    """Whether a CPU limited the fastest pipe cipher of a direction (None: nothing measured there).
+def limit_of(report: Report, direction: str, client: str = "") -> Limit | None:
+    """Whether a CPU limited the fastest pipe cipher of a direction (None: nothing measured there); `client`: of
+    that --client's cases (its own window receives their downloads), else of the run's ssh's.
 
     CPU s/GiB x GiB/s is the share of one core each side's ssh used while
     the data moved. Near 100% that side's CPU set the pace; well below on
     both sides, the link (or something between) did.
     """
-    rated = [(s.throughput_bytes_per_second.median, s) for s in pipe_ciphers(report, direction).values()
+    dims = (("client", client),) if client else ()
+    rated = [(s.throughput_bytes_per_second.median, s) for s in pipe_ciphers(report, direction, dims).values()
              if s.throughput_bytes_per_second]
     if not rated:
         return None
@@ -307,16 +318,16 @@ def limit_of(report: Report, direction: str) -> Limit | None:
     server = report.environment.server
     process = implementation(server.software).process
     rtt = server.remote.round_trip_seconds if server.remote else None
-    bytes_in_flight = receive_window(report, direction)
+    bytes_in_flight = receive_window(report, direction, client=client)
     window = (bytes_in_flight, rtt) if rtt and bytes_in_flight else None
     small = None
+    found = receiver(report, direction, client=client)
     if server.remote is None and not report.environment.links:  # loopback: the two ends' turn-around alone
-        found, its, _ = receiver(report, direction)
-        fixed = None if its.follows_tcp else its.fixed  # a window variant's own, where one was measured
+        fixed = None if found.window.follows_tcp else found.window.fixed  # a window variant's own, where measured
         if fixed is not None and fixed <= SMALL_WINDOW and bytes_in_flight:
-            small = (bytes_in_flight, found.title, found.window_option)
+            small = (bytes_in_flight, found.title, found.option)
     return Limit(direction, report.case(best.case_id).case.subject, rate, shares, busy, tcp, process, window, small,
-                 best.case_id)
+                 best.case_id, client, (found.knob, found.option) if found.client else None)
 
 
 def core_shares(summary: Summary, rate: float) -> dict[str, float]:
@@ -327,13 +338,17 @@ def core_shares(summary: Summary, rate: float) -> dict[str, float]:
 
 
 def limits(report: Report, whole: Report | None = None) -> list[str]:
-    """Per direction, what limited the fastest pipe cipher, as a sentence. `report` a server side's view of
-    `whole` (--server a,b): the sentence adds what each window variant of that server measured in the same case
+    """Per direction, what limited the fastest pipe cipher, as a sentence; then the same for each --client's cases
+    (a download's receiver is that client, with its own window). `report` a server side's view of `whole`
+    (--server a,b): the sentence adds what each window variant of that server measured in the same case
     (analysis/windows.py)."""
     found = (limit_of(report, direction) for direction in ("upload", "download"))
     side = report.environment.builds[0].name if report.environment.builds else ""
+    clients = (limit_of(report, direction, c.name) for c in report.environment.clients
+               for direction in ("upload", "download"))
     return ["; ".join([limit.text, *(variant_ratios(whole, side, limit.case_id) if whole is not None and side
-                                     else [])]) for limit in found if limit is not None]
+                                     else [])]) for limit in found if limit is not None] + \
+        [limit.text for limit in clients if limit is not None]
 
 
 EMULATOR_SHARE = 0.3  # the link emulator's share of a core above which it may have slowed a CPU-bound case

@@ -40,6 +40,7 @@ from sshbench.analysis.advice import (
 )
 from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import counted
+from sshbench.analysis.windows import receiver
 from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
@@ -73,6 +74,10 @@ class Bound:
     congestion: str | None = None  # the senders' congestion control ("bbr", "cubic" ...)
     dims: tuple[tuple[str, str], ...] = ()  # the case's declared-axis values (Case.dims)
     reference: str = "raw TCP"  # what `tcp` is: raw TCP (or iperf3), or the line's payload capacity (no control ran)
+    # The --client whose window `window` is (a download of its case: analysis/windows.py), and its knob that sets
+    # that window ("-W"); "": the run's ssh or the server receives
+    receiver: str = ""
+    knob: str = ""
 
     @property
     def rate(self) -> float:
@@ -138,14 +143,23 @@ class Bound:
         return "below limits"
 
     @property
+    def _flow_control(self) -> str:
+        """What held the channel to its window: SSH's flow control, or a receiving --client's own window."""
+        if not self.receiver:
+            return "SSH's flow control"
+        return f"{self.receiver}'s receive window{f' ({self.knob})' if self.knob else ''}"
+
+    @property
     def text(self) -> str:
         said = [f"{self.rate / 1e6:,.1f} MB/s"]
         if not self.compression.is_off and self.wire_ratio:
             said.append(f"{self.wire_rate / 1e6:,.1f} MB/s on the wire ({1 / self.wire_ratio:.2f}:1 "
                         f"{self.compression.label})")
-        if self.window_limit and self.window:
+        if self.window_limit and self.window and self.rtt:
             streams = f"{self.streams} x " if self.streams > 1 else ""
-            said.append(f"window limit {streams}{self.window // 1024} KiB / {self.rtt * 1000:.1f} ms = "  # type: ignore[operator]
+            whose = f"{self.receiver}'s " if self.receiver else ""  # a receiving --client's own window, with its knob
+            knob = f" ({self.knob})" if self.knob else ""
+            said.append(f"window limit {streams}{whose}{self.window // 1024} KiB{knob} / {self.rtt * 1000:.1f} ms = "
                         f"{self.window_limit / 1e6:,.1f} MB/s ({self.channel_rate / self.window_limit:.0%})")
         if self.tcp:
             said.append(f"{self.reference} {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
@@ -155,7 +169,7 @@ class Bound:
         verdict = {"cpu": f"CPU-bound on the {' and '.join(self.busy)}",
                    "loss": "loss-bound: every lost segment holds SSH's in-order stream up for a round trip while "
                            "the window waits, and shrinks TCP's congestion window",
-                   "window": "window-bound: SSH's flow control, not the cipher or the link, set the pace",
+                   "window": f"window-bound: {self._flow_control}, not the cipher or the link, set the pace",
                    "link": f"link-bound: SSH carried nearly what {self.reference} allows",
                    "none": "below every limit measured: the tool's own round trips, or CPUs shared with other work"}
         return f"{', '.join(said)}: {verdict[self.verdict]}"
@@ -222,14 +236,16 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
     subject = case.subject if case.kind is CaseKind.CIPHER else f"{case.cipher} + {case.mac}"
     rtt, tcp = _reference(report, case.link, case.direction.value)
     line = bool(case.link) and not raw_tcp(report).get(case.link)
-    window = receive_window(report, case.direction.value, case.method, case.build, case.link)
+    client = dict(case.dims).get("client", "")
+    window = receive_window(report, case.direction.value, case.method, case.build, case.link, client)
+    found = receiver(report, case.direction.value, case.build, client)
     host = report.environment.host
     return Bound(case.id, case.link, case.method, subject, case.direction.value, case.build, stat, rtt, window, tcp,
                  core_shares(summary, stat.median), case.streams, case.compressor,
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
                  _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims,
-                 "the line's payload capacity" if line else "raw TCP")
+                 "the line's payload capacity" if line else "raw TCP", found.client, found.knob)
 
 
 def every_bound(report: Report) -> list[Bound]:

@@ -49,14 +49,15 @@ def unreliable(report: Report) -> list[tuple[Case, Stat]]:
     return [(case, stat) for case, stat in references(report) if not reliable(stat)]
 
 
-def pipe_ciphers(report: Report, direction: str) -> dict[str, Summary]:
+def pipe_ciphers(report: Report, direction: str, dims: tuple[tuple[str, str], ...] = ()) -> dict[str, Summary]:
     """Cipher -> the summary of its pipe case in one direction, loopback or real host (no emulated link), one
-    connection without compression."""
+    connection without compression; `dims`: at those declared-axis values (Case.dims: a --client's cases), else
+    every axis at its plain value."""
     out = {}
     views = report.joined()
     for summary in report.summaries:
         case = views[summary.case_id].case
         if (case.kind is CaseKind.CIPHER and case.is_pipe and not case.link and case.direction.value == direction
-                and case.cipher and case.plain):
+                and case.cipher and case.streams == 1 and case.compressor.is_off and case.dims == dims):
             out[case.cipher] = summary
     return out

@@ -42,8 +42,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 # The driver's last stderr line: MARK, a space, one JSON object (DriverLine.parse); and its one line on failure:
-# "sshbench-client NAME: why" with a non-zero exit. A driver is a program of its own (no sshbench imports): it
-# spells both itself, and tests/unit/test_clientparts.py keeps the spellings equal.
+# "sshbench-client NAME: why" with a non-zero exit. A driver is a program of its own (no sshbench imports): the
+# drivers spell both in drivers/contract.py, the one module they share, and tests/unit/test_clientparts.py keeps
+# the spellings equal.
 MARK = "SSHBENCH-CLIENT"
 FAILED = "sshbench-client"
 DRIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers")
@@ -81,6 +82,9 @@ class Knob:
     how: str  # the code or config line that sets it: "Transport(sock, default_window_size=N)"
     low: int | None = None  # the values it takes as given, where its source bounds them (None: not said)
     high: int | None = None
+    # Whether it sets the channel receive window the client advertises: the one a download's limit names as what
+    # enlarges that window (analysis/windows.py)
+    window: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,8 @@ class ClientPart:
     # Whether its driver ends with MARK, saying what was negotiated; False: it execs a program that says nothing,
     # and only a server that logs its negotiation can prove a sample (cli/refusals.py, measure/drivers.py)
     says_negotiation: bool = True
-    interpreter_flags: tuple[str, ...] = ()  # before the driver's path: "-S" for a driver that imports nothing
+    # before the driver's path: "-S" for a driver that imports the standard library only (and drivers/contract.py)
+    interpreter_flags: tuple[str, ...] = ()
 
     @property
     def is_program(self) -> bool:

@@ -34,7 +34,7 @@ DBCLIENT = ClientPart(
     # common-runopts.c parse_recv_window: 0 or junk keeps the default, above MAX_RECV_WINDOW is lowered to it
     # (with a warning on stderr); `dbclient -h`: "-W <receive_window_buffer> (default 24576, larger may be
     # faster, max 10MB)"
-    knobs=(Knob("-W", "24576 (DEFAULT_RECV_WINDOW)", "dbclient -W BYTES", 1, _MAX_WINDOW),),
+    knobs=(Knob("-W", "24576 (DEFAULT_RECV_WINDOW)", "dbclient -W BYTES", 1, _MAX_WINDOW, window=True),),
     driver="dbclient_pipe.py",
     program="dbclient",
     says_negotiation=False,

@@ -24,7 +24,7 @@ PARAMIKO = ClientPart(
     window=Cited(64 * 2**15, "paramiko/common.py", _RELEASE, "DEFAULT_WINDOW_SIZE = 64 * 2**15"),
     max_packet=Cited(2**15, "paramiko/common.py", _RELEASE, "DEFAULT_MAX_PACKET_SIZE = 2**15"),
     knobs=(Knob("window_size", "2097152 (DEFAULT_WINDOW_SIZE)",
-                "paramiko.Transport(sock, default_window_size=N), or open_session(window_size=N)"),
+                "paramiko.Transport(sock, default_window_size=N), or open_session(window_size=N)", window=True),
            Knob("max_packet_size", "32768 (DEFAULT_MAX_PACKET_SIZE)",
                 "paramiko.Transport(sock, default_max_packet_size=N), or open_session(max_packet_size=N)")),
     driver="paramiko_pipe.py",

@@ -23,42 +23,34 @@ ciphers, MACs and compression each way; the key exchange and host key algorithm 
 window and packet size its channel advertised and the server's packet size, the bytes it carried, and its clock
 (CLOCK_MONOTONIC). On any failure: one line `sshbench-client asyncssh: why`, exit 255, as ssh exits.
 
-    asyncssh_pipe.py --probe         # its version and what it can negotiate, as JSON on stdout
-    asyncssh_pipe.py --host H --port P --user U --identity KEY --known-hosts FILE --alias NAME
-                     --expect-dir DIR [--server-log] --direction upload|download
-                     [--cipher C] [--mac M] [--kex K] [--hostkey A] -- COMMAND
+Its arguments are every driver's (contract.py: `--probe`, or one connection's `--host H ... -- COMMAND`);
+what the drivers share (the contract's spellings, the announced socket, the way out) is that module, beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import json
 import logging
 import os
 import socket
 import stat
 import struct
 import sys
-import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-MARK = "SSHBENCH-CLIENT"  # clientparts/base.py spells the same (a unit test holds them equal)
-FAILED = "sshbench-client asyncssh:"
+if TYPE_CHECKING or __package__:  # imported as sshbench.clientparts.drivers.asyncssh_pipe (mypy, the unit tests)
+    from . import contract
+else:  # the program: contract.py beside it (its directory, first on sys.path unless -P or PYTHONSAFEPATH)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import contract
+
+NAME = "asyncssh"
 CHUNK = 1 << 18  # what one read of stdin or of the channel asks for (asyncio's pipe reader reads 256 KiB too)
 TIMEOUT = 20.0  # the TCP connect; then key exchange and authentication together get 3 of these
-KINDS = (("ciphers", "cipher", "encryption_algs"), ("macs", "MAC", "mac_algs"), ("kex", "key exchange", "kex_algs"),
-         ("keys", "host key algorithm", "server_host_key_algs"))
+# The connect option that pins each kind of contract.KINDS
+OPTIONS = {"ciphers": "encryption_algs", "macs": "mac_algs", "kex": "kex_algs", "keys": "server_host_key_algs"}
 KEX_DONE = "Completed key exchange"  # asyncssh's debug1 line once the first NEWKEYS is in (connection.py)
-
-
-def now() -> float:
-    return time.clock_gettime(time.CLOCK_MONOTONIC)
-
-
-class Failed(Exception):
-    """What ends this driver: its message is the one line it prints."""
 
 
 def names(algs: Any) -> list[str]:
@@ -77,39 +69,20 @@ def offer(asyncssh: Any) -> dict[str, list[str]]:
 
 def probe(asyncssh: Any) -> dict[str, Any]:
     connection = asyncssh.connection  # the defaults every client session starts from (its connect options')
-    return {"client": "asyncssh", "version": str(asyncssh.__version__), **offer(asyncssh),
+    return {"client": NAME, "version": str(asyncssh.__version__), **offer(asyncssh),
             "window": int(connection._DEFAULT_WINDOW), "max_packet": int(connection._DEFAULT_MAX_PKTSIZE),
             "python": sys.version.split()[0]}
 
 
 def pinned(args: argparse.Namespace, asyncssh: Any) -> dict[str, list[str]]:
     """The connect options that leave only the asked names: a name this asyncssh lacks is refused here."""
-    has = offer(asyncssh)
-    asked = {"ciphers": args.cipher, "macs": args.mac, "kex": args.kex, "keys": args.hostkey}
-    for kind, words, _ in KINDS:
-        name = asked[kind]
-        if name and name not in has[kind]:
-            raise Failed(f"asyncssh {asyncssh.__version__} cannot use {words} {name} (it has: {', '.join(has[kind])})")
-    return {option: [asked[kind]] for kind, _, option in KINDS if asked[kind]}
+    asked = contract.requested(args, f"asyncssh {asyncssh.__version__}", offer(asyncssh))
+    return {option: [asked[kind]] for kind, option in OPTIONS.items() if asked[kind]}
 
 
 def connected(args: argparse.Namespace) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind(("", 0))
-        port = sock.getsockname()[1]
-        note = os.open(os.path.join(args.expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
-        try:  # the listener serves only announced ports (servers/inetd.py); "log": its negotiation logged
-            os.write(note, b"log" if args.server_log else b"")
-        finally:
-            os.close(note)
-        sock.settimeout(TIMEOUT)
-        sock.connect((args.host, args.port))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.setblocking(False)  # asyncssh's event loop owns it from here
-    except OSError as exc:
-        sock.close()
-        raise Failed(f"connect to {args.host} port {args.port}: {exc.strerror or exc}") from None
+    sock = contract.connected(args, TIMEOUT)
+    sock.setblocking(False)  # asyncssh's event loop owns it from here
     return sock
 
 
@@ -123,13 +96,13 @@ class KexDone(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         if "kex_done" not in self.marks and record.getMessage().endswith(KEX_DONE):
-            self.marks["kex_done"] = now()
+            self.marks["kex_done"] = contract.now()
 
 
 def client_class(asyncssh: Any, marks: dict[str, float]) -> Any:
     class Client(asyncssh.SSHClient):  # type: ignore[misc]
         def auth_completed(self) -> None:
-            marks["authenticated"] = now()
+            marks["authenticated"] = contract.now()
 
     return Client
 
@@ -161,19 +134,8 @@ def agreed(args: argparse.Namespace, conn: Any) -> dict[str, Any]:
     for mac, cipher in (("mac_c2s", "cipher_c2s"), ("mac_s2c", "cipher_s2c")):
         if said[mac] == said[cipher]:  # an AEAD cipher: asyncssh names its MAC as the cipher, ssh -v "<implicit>"
             said[mac] = "<implicit>"
-    aead = said["mac_c2s"] == "<implicit>"
-    for key, want in (("cipher_c2s", args.cipher), ("cipher_s2c", args.cipher), ("kex", args.kex),
-                      ("hostkey", args.hostkey), *((("mac_c2s", args.mac), ("mac_s2c", args.mac)) if not aead
-                                                   else ())):
-        if want and said[key] != want:
-            raise Failed(f"asked for {want} but asyncssh agreed {said[key]} ({key})")
+    contract.check_agreed(args, NAME, said, said["mac_c2s"] == "<implicit>")
     return said
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 class Stdin:
@@ -214,24 +176,24 @@ class Pumps:
             await source.open()
             while data := await source.read():
                 if self.first_in is None:
-                    self.first_in = now()
+                    self.first_in = contract.now()
                 self.writer.write(data)
                 await self.writer.drain()
                 self.bytes_in += len(data)
-                self.last_in = now()
+                self.last_in = contract.now()
             self.writer.write_eof()
         except Exception as exc:  # asyncssh's and OSError alike: the transfer is broken, said once
             self.error = f"sending stdin: {type(exc).__name__}: {exc}"
 
     async def out(self) -> None:
         while data := await self.stdout.read(CHUNK):
-            write_all(1, data)
+            contract.write_all(1, data)
             self.bytes_out += len(data)
-            self.last_out = now()
+            self.last_out = contract.now()
 
     async def err(self) -> None:
         while data := await self.stderr.read(CHUNK):
-            write_all(2, data)
+            contract.write_all(2, data)
 
     async def run(self) -> None:
         sending = asyncio.ensure_future(self.stdin())  # ends with stdin; a download's may outlive the channel
@@ -244,7 +206,7 @@ class Pumps:
 async def session(args: argparse.Namespace, asyncssh: Any, marks: dict[str, float]) -> int:
     algorithms = pinned(args, asyncssh)
     sock = connected(args)
-    marks["connected"] = now()
+    marks["connected"] = contract.now()
     logger = logging.getLogger("asyncssh")
     watch = KexDone(marks)
     logger.addHandler(watch)
@@ -262,68 +224,29 @@ async def session(args: argparse.Namespace, asyncssh: Any, marks: dict[str, floa
     try:
         said = agreed(args, conn)
         writer, stdout, stderr = await asyncio.wait_for(conn.open_session(args.command, encoding=None), TIMEOUT)
-        marks["session_open"] = now()
+        marks["session_open"] = contract.now()
         channel = writer.channel
         pumps = Pumps(writer, stdout, stderr)
         await pumps.run()
         status = channel.get_exit_status()
         if pumps.error is not None:
-            raise Failed(pumps.error)
+            raise contract.Failed(pumps.error)
         upload = args.direction == "upload"
         start, end = (pumps.first_in, pumps.last_in) if upload else (pumps.first_in, pumps.last_out)
         marks.update({k: v for k, v in (("data_started", start), ("data_ended", end)) if v is not None})
-        line = {"client": "asyncssh", "version": str(asyncssh.__version__), **said,
-                "window": int(channel.get_recv_window()), "max_packet": int(channel._recv_pktsize),
-                "peer_max_packet": int(channel._send_pktsize), "marks": marks,
-                "bytes_in": pumps.bytes_in, "bytes_out": pumps.bytes_out, "exit_status": status}
-        print(f"{MARK} {json.dumps(line)}", file=sys.stderr, flush=True)
+        contract.say({"client": NAME, "version": str(asyncssh.__version__), **said,
+                      "window": int(channel.get_recv_window()), "max_packet": int(channel._recv_pktsize),
+                      "peer_max_packet": int(channel._send_pktsize), "marks": marks,
+                      "bytes_in": pumps.bytes_in, "bytes_out": pumps.bytes_out, "exit_status": status})
         return status if status is not None and status >= 0 else 255
     finally:
         conn.close()
 
 
-def arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="asyncssh_pipe.py")
-    parser.add_argument("--probe", action="store_true")
-    for name in ("--host", "--user", "--identity", "--known-hosts", "--alias", "--expect-dir", "--cipher", "--mac",
-                 "--kex", "--hostkey"):
-        parser.add_argument(name)
-    parser.add_argument("--port", type=int)
-    parser.add_argument("--server-log", action="store_true")
-    parser.add_argument("--direction", choices=("upload", "download"), default="upload")
-    parser.add_argument("command", nargs="?")
-    args = parser.parse_args(argv)
-    if not args.probe and None in (args.host, args.port, args.user, args.identity, args.known_hosts, args.alias,
-                                   args.expect_dir, args.command):
-        parser.error("--host, --port, --user, --identity, --known-hosts, --alias, --expect-dir and COMMAND are "
-                     "needed")
-    return args
-
-
 def main(argv: list[str]) -> int:
-    marks = {"started": now()}
-    args = arguments(argv)
-    try:
-        asyncssh = importlib.import_module("asyncssh")  # every value of it is Any here, as paramiko's driver's
-    except ImportError as exc:
-        print(f"{FAILED} cannot import asyncssh ({exc}) in {sys.executable}", file=sys.stderr, flush=True)
-        return 255
-    if args.probe:
-        print(json.dumps(probe(asyncssh)), flush=True)
-        return 0
-    try:
-        return asyncio.run(session(args, asyncssh, marks))
-    except Failed as exc:
-        print(f"{FAILED} {exc}", file=sys.stderr, flush=True)
-    except Exception as exc:  # asyncssh's errors (PermissionDenied, HostKeyNotVerifiable, ...), OSError, timeouts
-        print(f"{FAILED} {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-    return 255
+    return contract.library_main(argv, "asyncssh_pipe.py", NAME, probe,
+                                 lambda args, asyncssh, marks: asyncio.run(session(args, asyncssh, marks)))
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Out at once, as ssh is once its channel has closed (paramiko_pipe.py says why: the sample's watch ends a
-    # client still running 2 s after its server has gone, and an interpreter's teardown can take that long)
-    os._exit(code)
+    contract.exit_now(main(sys.argv[1:]))  # out at once, as paramiko_pipe.py is (contract.exit_now says why)

@@ -31,10 +31,9 @@ negotiate (--probe), and a request pinning another is refused. It always asks fo
 `opts.compress_mode = DROPBEAR_COMPRESS_ON`, no option against it), so its announcement asks the server to serve it
 without (`uncompressed`: OpenSSH's `Compression no`), and the server's log proves `none` was agreed.
 
-    dbclient_pipe.py --probe         # its version and what it can negotiate, as JSON on stdout
-    dbclient_pipe.py --host H --port P --user U --identity KEY --known-hosts FILE --alias NAME
-                     --expect-dir DIR [--server-log] --direction upload|download
-                     [--cipher C] [--mac M] [--kex K] [--hostkey A] [--window BYTES] -- COMMAND
+Its arguments are every driver's (contract.py: `--probe`, or one connection's `--host H ... -- COMMAND`), and
+`--window BYTES`, dbclient's -W; what the drivers share (the contract's spellings, the announced port, the failure
+line) is that module, beside it.
 """
 
 from __future__ import annotations
@@ -47,8 +46,14 @@ import signal
 import socket
 import stat
 import sys
+from typing import TYPE_CHECKING
 
-FAILED = "sshbench-client dbclient:"  # clientparts/base.py spells the same (a unit test holds them equal)
+if TYPE_CHECKING or __package__:  # imported as sshbench.clientparts.drivers.dbclient_pipe (mypy, the unit tests)
+    from . import contract
+else:  # the program: contract.py beside it (its directory, first on sys.path unless -P or PYTHONSAFEPATH)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import contract
+
 PROGRAM = "dbclient"
 # Dropbear 2022.83 common-algo.c, in its order: sshkex[] starts with curve25519-sha256 and sigalgs[] with
 # ssh-ed25519; dbclient sends them as they stand, with no option to change either
@@ -59,14 +64,8 @@ KEY_TYPES = ("ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
              "sk-ecdsa-sha2-nistp256@openssh.com", "ssh-ed25519", "sk-ssh-ed25519@openssh.com")
 UNPINNED = "c3NoYmVuY2g6IG5vIGhvc3Qga2V5IG9mIHRoaXMgdHlwZSBpcyBwaW5uZWQ="  # base64: matches no key
 MAX_PACKET = 32768 - 9  # common-channel.c: RECV_MAX_CHANNEL_DATA_LEN (RECV_MAX_PAYLOAD_LEN-(1+4+4))
-UNCOMPRESSED = "uncompressed"  # servers/inetd.py's words: serve without compression; "log": log its negotiation
-LOGGED = "log"
 HOME = "dbclient-home"  # in the identity's (the run's private) dir: removed with it
 QUERY_SECONDS = 20.0
-
-
-class Failed(Exception):
-    """What ends this driver: its message is the one line it prints."""
 
 
 def program(name: str = PROGRAM) -> str:
@@ -74,7 +73,7 @@ def program(name: str = PROGRAM) -> str:
         path = os.path.join(where or ".", name)
         if os.access(path, os.X_OK) and not os.path.isdir(path):
             return path
-    raise Failed(f"no {name} on PATH ({os.environ.get('PATH', '')}): install it: apt-get install dropbear-bin")
+    raise contract.Failed(f"no {name} on PATH ({os.environ.get('PATH', '')}): install it: apt-get install dropbear-bin")
 
 
 def said(argv: list[str]) -> str:
@@ -84,7 +83,7 @@ def said(argv: list[str]) -> str:
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=QUERY_SECONDS)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Failed(f"{' '.join(argv)}: {exc}") from None
+        raise contract.Failed(f"{' '.join(argv)}: {exc}") from None
     return done.stderr + done.stdout
 
 
@@ -97,7 +96,7 @@ def offer(path: str) -> dict[str, object]:
         lists[kind] = found.group(1).split(",") if found else []
     window = re.search(r"-W <receive_window_buffer> \(default (\d+)", said([path, "-h"]))
     if version is None or not lists["ciphers"]:
-        raise Failed(f"{path} did not say its version and ciphers: is it Dropbear's dbclient?")
+        raise contract.Failed(f"{path} did not say its version and ciphers: is it Dropbear's dbclient?")
     return {"client": PROGRAM, "version": version.group(1), **lists, "kex": [KEX_FIRST], "keys": [HOSTKEY_FIRST],
             "window": int(window.group(1)) if window else None, "max_packet": MAX_PACKET, "program": path}
 
@@ -105,7 +104,8 @@ def offer(path: str) -> dict[str, object]:
 def private(directory: str) -> None:
     info = os.stat(directory)
     if info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise Failed(f"{directory} is not a private 0700 directory of this user: the key and HOME stay out of it")
+        raise contract.Failed(f"{directory} is not a private 0700 directory of this user: the key and HOME stay "
+                              "out of it")
 
 
 def known_hosts(args: argparse.Namespace) -> str:
@@ -118,7 +118,7 @@ def known_hosts(args: argparse.Namespace) -> str:
             if len(fields) >= 3 and args.alias in fields[0].split(",") and fields[1] in KEY_TYPES:
                 pinned.setdefault(fields[1], fields[2])
     if not pinned:
-        raise Failed(f"{args.known_hosts} holds no host key for {args.alias}")
+        raise contract.Failed(f"{args.known_hosts} holds no host key for {args.alias}")
     return "".join(f"{args.host} {kind} {pinned.get(kind, UNPINNED)}\n" for kind in KEY_TYPES)
 
 
@@ -135,7 +135,7 @@ def home(args: argparse.Namespace, path: str) -> tuple[str, dict[str, object]]:
         converted = os.path.join(draft, "identity")
         why = said([program("dropbearconvert"), "openssh", "dropbear", args.identity, converted])
         if not os.path.isfile(converted):
-            raise Failed(f"dropbearconvert could not convert {args.identity}: {why.strip()[-200:]}")
+            raise contract.Failed(f"dropbearconvert could not convert {args.identity}: {why.strip()[-200:]}")
         write(os.path.join(draft, "offer.json"), json.dumps(offer(path)))
         try:
             os.rename(draft, made)
@@ -155,14 +155,13 @@ def write(path: str, text: str) -> None:
 
 def checked(args: argparse.Namespace, offered: dict[str, object]) -> None:
     """A name this dbclient lacks, or a key exchange or host key it cannot be told to use: refused here."""
-    version = offered["version"]
-    for name, kind, words in ((args.cipher, "ciphers", "cipher"), (args.mac, "macs", "MAC"),
-                              (args.kex, "kex", "key exchange"), (args.hostkey, "keys", "host key algorithm")):
-        has = offered[kind]
-        assert isinstance(has, list)
-        if name and name not in has:
-            how = "" if kind in ("ciphers", "macs") else " (it has no option to choose one: it takes its first)"
-            raise Failed(f"dbclient {version} cannot use {words} {name}{how} (it has: {', '.join(has)})")
+    has: dict[str, list[str]] = {}
+    for kind, _ in contract.KINDS:
+        names = offered[kind]
+        assert isinstance(names, list)
+        has[kind] = names
+    contract.requested(args, f"dbclient {offered['version']}", has, " (it has no option to choose one: it takes its "
+                       "first)")
 
 
 def announced(args: argparse.Namespace) -> int:
@@ -173,12 +172,7 @@ def announced(args: argparse.Namespace) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("", 0))
         port = int(sock.getsockname()[1])
-    words = " ".join([*([LOGGED] if args.server_log else []), UNCOMPRESSED])
-    fd = os.open(os.path.join(args.expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
-    try:
-        os.write(fd, words.encode("ascii"))
-    finally:
-        os.close(fd)
+    contract.announce(args, port, contract.UNCOMPRESSED)
     return port
 
 
@@ -189,25 +183,9 @@ def dbclient_argv(args: argparse.Namespace, path: str, made: str, port: int) -> 
 
 
 def arguments(argv: list[str]) -> argparse.Namespace:
-    """The contract's arguments as DriverRequest.argv gives them, spelled as paramiko_pipe.py spells them: each
-    driver is a program of its own, with no import in common (tests/unit/test_clientparts_dbclient.py parses a
-    request's argv with this one)."""
-    parser = argparse.ArgumentParser(prog="dbclient_pipe.py")
-    parser.add_argument("--probe", action="store_true")
-    for name in ("--host", "--user", "--identity", "--known-hosts", "--alias", "--expect-dir", "--cipher", "--mac",
-                 "--kex", "--hostkey"):
-        parser.add_argument(name)
-    parser.add_argument("--port", type=int)
-    parser.add_argument("--window", type=int)  # dbclient -W (the default run passes none: dbclient's own 24576)
-    parser.add_argument("--server-log", action="store_true")
-    parser.add_argument("--direction", choices=("upload", "download"), default="upload")
-    parser.add_argument("command", nargs="?")
-    args = parser.parse_args(argv)
-    if not args.probe and None in (args.host, args.port, args.user, args.identity, args.known_hosts, args.alias,
-                                   args.expect_dir, args.command):
-        parser.error("--host, --port, --user, --identity, --known-hosts, --alias, --expect-dir and COMMAND are "
-                     "needed")
-    return args
+    """The contract's arguments (contract.py, as every driver reads them) and --window, dbclient's -W (the default run
+    passes none: dbclient's own 24576)."""
+    return contract.arguments(argv, "dbclient_pipe.py", window=True)
 
 
 def main(argv: list[str]) -> int:
@@ -220,9 +198,8 @@ def main(argv: list[str]) -> int:
         made, offered = home(args, path)
         checked(args, offered)
         command = dbclient_argv(args, path, made, announced(args))
-    except (Failed, OSError) as exc:
-        print(f"{FAILED} {exc}", file=sys.stderr, flush=True)
-        return 255
+    except (contract.Failed, OSError) as exc:
+        return contract.fail(PROGRAM, exc)
     env = {key: value for key, value in os.environ.items() if key != "SSH_AUTH_SOCK"}
     env["HOME"] = made  # its known_hosts and default key come from here, never from the user's ~/.ssh
     for number in (signal.SIGPIPE, signal.SIGXFSZ):  # as a shell starts it: Python ignores both

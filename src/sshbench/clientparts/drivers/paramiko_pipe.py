@@ -17,37 +17,27 @@ Its last stderr line is `SSHBENCH-CLIENT {json}`: what paramiko agreed (as its a
 line say), the window and packet size its channel advertised and the server's packet size, the bytes it carried, and its
 clock (CLOCK_MONOTONIC). On any failure: one line `sshbench-client paramiko: why`, exit 255, as ssh exits.
 
-    paramiko_pipe.py --probe         # its version and what it can negotiate, as JSON on stdout
-    paramiko_pipe.py --host H --port P --user U --identity KEY --known-hosts FILE --alias NAME
-                     --expect-dir DIR [--server-log] --direction upload|download
-                     [--cipher C] [--mac M] [--kex K] [--hostkey A] -- COMMAND
+Its arguments are every driver's (contract.py: `--probe`, or one connection's `--host H ... -- COMMAND`);
+what the drivers share (the contract's spellings, the announced socket, the way out) is that module, beside it.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
-import socket
 import sys
 import threading
-import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-MARK = "SSHBENCH-CLIENT"  # clientparts/base.py spells the same (a unit test holds them equal)
-FAILED = "sshbench-client paramiko:"
+if TYPE_CHECKING or __package__:  # imported as sshbench.clientparts.drivers.paramiko_pipe (mypy, the unit tests)
+    from . import contract
+else:  # the program: contract.py beside it (its directory, first on sys.path unless -P or PYTHONSAFEPATH)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import contract
+
+NAME = "paramiko"
 CHUNK = 1 << 16  # what one read of stdin or of the channel asks for
 TIMEOUT = 20.0  # connect, banner, key exchange, authentication and the session's open, each
-KINDS = (("ciphers", "cipher"), ("macs", "MAC"), ("kex", "key exchange"), ("keys", "host key algorithm"))
-
-
-def now() -> float:
-    return time.clock_gettime(time.CLOCK_MONOTONIC)
-
-
-class Failed(Exception):
-    """What ends this driver: its message is the one line it prints."""
 
 
 def offer(paramiko: Any) -> dict[str, list[str]]:
@@ -60,7 +50,7 @@ def offer(paramiko: Any) -> dict[str, list[str]]:
 
 def probe(paramiko: Any) -> dict[str, Any]:
     common = paramiko.common  # paramiko/__init__.py imports it: the constants every Transport starts from
-    return {"client": "paramiko", "version": str(paramiko.__version__), **offer(paramiko),
+    return {"client": NAME, "version": str(paramiko.__version__), **offer(paramiko),
             "window": int(common.DEFAULT_WINDOW_SIZE), "max_packet": int(common.DEFAULT_MAX_PACKET_SIZE),
             "python": sys.version.split()[0]}
 
@@ -68,33 +58,8 @@ def probe(paramiko: Any) -> dict[str, Any]:
 def pinned(args: argparse.Namespace, paramiko: Any) -> dict[str, list[str]]:
     """disabled_algorithms that leave only the asked names: a name this paramiko lacks is refused here."""
     has = offer(paramiko)
-    asked = {"ciphers": args.cipher, "macs": args.mac, "kex": args.kex, "keys": args.hostkey}
-    version = paramiko.__version__
-    for kind, words in KINDS:
-        name = asked[kind]
-        if name and name not in has[kind]:
-            raise Failed(f"paramiko {version} cannot use {words} {name} (it has: {', '.join(has[kind])})")
-    return {kind: [n for n in has[kind] if n != asked[kind]] for kind, _ in KINDS if asked[kind]}
-
-
-def connected(args: argparse.Namespace) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind(("", 0))
-        port = sock.getsockname()[1]
-        note = os.open(os.path.join(args.expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
-        try:  # the listener serves only announced ports (servers/inetd.py); "log": its negotiation logged
-            os.write(note, b"log" if args.server_log else b"")
-        finally:
-            os.close(note)
-        sock.settimeout(TIMEOUT)
-        sock.connect((args.host, args.port))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.settimeout(None)
-    except OSError as exc:
-        sock.close()
-        raise Failed(f"connect to {args.host} port {args.port}: {exc.strerror or exc}") from None
-    return sock
+    asked = contract.requested(args, f"paramiko {paramiko.__version__}", has)
+    return {kind: [n for n in has[kind] if n != asked[kind]] for kind, _ in contract.KINDS if asked[kind]}
 
 
 def transport_class(paramiko: Any) -> Any:
@@ -117,7 +82,7 @@ def check_host_key(args: argparse.Namespace, paramiko: Any, transport: Any) -> N
     known = paramiko.HostKeys(args.known_hosts).lookup(args.alias) or {}
     expected = known.get(key.get_name())
     if expected is None or expected.asbytes() != key.asbytes():
-        raise Failed(f"the server's {key.get_name()} host key is not the one {args.known_hosts} holds for "
+        raise contract.Failed(f"the server's {key.get_name()} host key is not the one {args.known_hosts} holds for "
                      f"{args.alias}")
 
 
@@ -130,18 +95,8 @@ def agreed(args: argparse.Namespace, transport: Any) -> dict[str, Any]:
             "mac_s2c": "<implicit>" if aead else transport.remote_mac,
             "compression_c2s": transport.local_compression, "compression_s2c": transport.remote_compression,
             "server_version": transport.remote_version}
-    for key, want in (("cipher_c2s", args.cipher), ("cipher_s2c", args.cipher), ("kex", args.kex),
-                      ("hostkey", args.hostkey), *((("mac_c2s", args.mac), ("mac_s2c", args.mac)) if not aead
-                                                   else ())):
-        if want and said[key] != want:
-            raise Failed(f"asked for {want} but paramiko agreed {said[key]} ({key})")
+    contract.check_agreed(args, NAME, said, aead)
     return said
-
-
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 class Pumps:
@@ -160,108 +115,67 @@ class Pumps:
         try:
             while data := os.read(0, CHUNK):
                 if self.first_in is None:
-                    self.first_in = now()
+                    self.first_in = contract.now()
                 self.channel.sendall(data)
                 self.bytes_in += len(data)
-                self.last_in = now()
+                self.last_in = contract.now()
             self.channel.shutdown_write()
         except Exception as exc:  # paramiko's and OSError alike: the transfer is broken, said once
             self.error = f"sending stdin: {type(exc).__name__}: {exc}"
 
     def stderr(self) -> None:
         while data := self.channel.recv_stderr(CHUNK):
-            write_all(2, data)
+            contract.write_all(2, data)
 
     def run(self) -> None:
         threading.Thread(target=self.stdin, daemon=True).start()  # ends with stdin; never waited for
         errors = threading.Thread(target=self.stderr, daemon=True)
         errors.start()
         while data := self.channel.recv(CHUNK):
-            write_all(1, data)
+            contract.write_all(1, data)
             self.bytes_out += len(data)
-            self.last_out = now()
+            self.last_out = contract.now()
         errors.join(timeout=5)
 
 
 def session(args: argparse.Namespace, paramiko: Any, marks: dict[str, float]) -> int:
     disabled = pinned(args, paramiko)
-    sock = connected(args)
-    marks["connected"] = now()
+    sock = contract.connected(args, TIMEOUT)
+    marks["connected"] = contract.now()
     transport = transport_class(paramiko)(sock, disabled_algorithms=disabled)
     try:
         transport.banner_timeout = TIMEOUT
         transport.start_client(timeout=TIMEOUT)
-        marks["kex_done"] = now()
+        marks["kex_done"] = contract.now()
         check_host_key(args, paramiko, transport)
         said = agreed(args, transport)
         transport.auth_publickey(args.user, paramiko.PKey.from_path(args.identity))
         if not transport.is_authenticated():
-            raise Failed(f"the server did not accept {args.identity} for {args.user}")
-        marks["authenticated"] = now()
+            raise contract.Failed(f"the server did not accept {args.identity} for {args.user}")
+        marks["authenticated"] = contract.now()
         channel = transport.open_session(timeout=TIMEOUT)
         channel.exec_command(args.command)
-        marks["session_open"] = now()
+        marks["session_open"] = contract.now()
         pumps = Pumps(channel)
         pumps.run()
         status = int(channel.recv_exit_status())
         if pumps.error is not None:
-            raise Failed(pumps.error)
+            raise contract.Failed(pumps.error)
         upload = args.direction == "upload"
         start, end = (pumps.first_in, pumps.last_in) if upload else (pumps.first_in, pumps.last_out)
         marks.update({k: v for k, v in (("data_started", start), ("data_ended", end)) if v is not None})
-        line = {"client": "paramiko", "version": str(paramiko.__version__), **said,
-                "window": int(channel.in_window_size), "max_packet": int(channel.in_max_packet_size),
-                "peer_max_packet": int(channel.out_max_packet_size), "marks": marks,
-                "bytes_in": pumps.bytes_in, "bytes_out": pumps.bytes_out, "exit_status": status}
-        print(f"{MARK} {json.dumps(line)}", file=sys.stderr, flush=True)
+        contract.say({"client": NAME, "version": str(paramiko.__version__), **said,
+                      "window": int(channel.in_window_size), "max_packet": int(channel.in_max_packet_size),
+                      "peer_max_packet": int(channel.out_max_packet_size), "marks": marks,
+                      "bytes_in": pumps.bytes_in, "bytes_out": pumps.bytes_out, "exit_status": status})
         return status if status >= 0 else 255
     finally:
         transport.close()
 
 
-def arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="paramiko_pipe.py")
-    parser.add_argument("--probe", action="store_true")
-    for name in ("--host", "--user", "--identity", "--known-hosts", "--alias", "--expect-dir", "--cipher", "--mac",
-                 "--kex", "--hostkey"):
-        parser.add_argument(name)
-    parser.add_argument("--port", type=int)
-    parser.add_argument("--server-log", action="store_true")
-    parser.add_argument("--direction", choices=("upload", "download"), default="upload")
-    parser.add_argument("command", nargs="?")
-    args = parser.parse_args(argv)
-    if not args.probe and None in (args.host, args.port, args.user, args.identity, args.known_hosts, args.alias,
-                                   args.expect_dir, args.command):
-        parser.error("--host, --port, --user, --identity, --known-hosts, --alias, --expect-dir and COMMAND are "
-                     "needed")
-    return args
-
-
 def main(argv: list[str]) -> int:
-    marks = {"started": now()}
-    args = arguments(argv)
-    try:
-        paramiko = importlib.import_module("paramiko")  # untyped (no stubs): every value of it is Any here
-    except ImportError as exc:
-        print(f"{FAILED} cannot import paramiko ({exc}) in {sys.executable}", file=sys.stderr, flush=True)
-        return 255
-    if args.probe:
-        print(json.dumps(probe(paramiko)), flush=True)
-        return 0
-    try:
-        return session(args, paramiko, marks)
-    except Failed as exc:
-        print(f"{FAILED} {exc}", file=sys.stderr, flush=True)
-    except Exception as exc:  # paramiko's exceptions (SSHException, AuthenticationException, ...) and OSError
-        print(f"{FAILED} {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-    return 255
+    return contract.library_main(argv, "paramiko_pipe.py", NAME, probe, session)  # paramiko: untyped, Any here
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Out at once, as ssh is once its channel has closed: the interpreter's teardown (paramiko's atexit hook, every
-    # module's objects) took 2-5 s of wall time in a niced driver on a loaded 2-core machine, and the sample's
-    # watch ends a client still running 2 s after its server has gone (measure/connection.py, SERVER_GONE_GRACE)
-    os._exit(code)
+    contract.exit_now(main(sys.argv[1:]))
