@@ -1,4 +1,4 @@
-"""Shared by the benches that drive the real command line: run sshbench, time it, read its results file."""
+"""Shared by the benches that drive the real command line: run sshbench, time it, read its results, name the CPU."""
 
 from __future__ import annotations
 
@@ -32,6 +32,15 @@ def finished(argv: list[str], **popen: Any) -> subprocess.CompletedProcess[str]:
                     break
             raise
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def cpu_model() -> str:
+    """lscpu's "Model name" (the first, where a machine has several sockets)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        for line in subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
 
 
 def run_sshbench(args: list[str], out: Path, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], float]:

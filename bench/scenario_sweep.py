@@ -34,13 +34,13 @@ import math
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clirun import cpu_model
 from commands_vs_hand import timed
 from hand import Hand, Variant, stamping_sink
 from remedies_vs_hand import run_sshbench
@@ -339,15 +339,6 @@ def markdown(rows: list[Row]) -> str:
                  row.ours.limiter, _load(row), "ok" if not fails else "**" + "; ".join(fails) + "**"]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
-
-
-def cpu_model() -> str:
-    """lscpu's "Model name" (the first, where a machine has several sockets)."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 def load_now() -> float | None:
