@@ -238,7 +238,8 @@ def test_the_outputs_lay_out_the_findings_they_are_given(name: str, emptied: tup
     found = conclude(load_report(name))
     text, document = _outputs(found)
     assert (text, document) == _outputs(found) and shown in text
-    without = dataclasses.replace(found, **{field: () for field in emptied})
+    empty: dict[str, Any] = {field: () for field in emptied}
+    without = dataclasses.replace(found, **empty)
     text_without, document_without = _outputs(without)
     assert shown not in text_without
     if key is not None:
