@@ -218,7 +218,9 @@ def main() -> None:
         floor = {v: bench.size_for(v, args.seconds) for v in variants}
         sizes = dict(floor)
         for rnd in range(args.rounds):
-            out = Path(args.keep or tmp) / f"round-{rnd}.json"
+            # one directory may keep several runs' rounds (one per link), and sshbench never overwrites a file
+            slug = "".join(c if c.isalnum() else "-" for c in args.link or "loopback")
+            out = Path(args.keep or tmp) / f"round-{rnd}-{slug}.json"
             done = run_sshbench(command, out, everything)
             if not out.exists() or done.returncode not in (0, 1):
                 said = (done.stderr.strip().splitlines() or ["no message"])[-1]

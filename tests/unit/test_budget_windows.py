@@ -4,13 +4,15 @@ warm-up, after measuring, with "nothing was measured"."""
 
 from __future__ import annotations
 
+import pytest
+
 from sshbench.implementations import DROPBEAR
 from sshbench.options import RunOptions
 from sshbench.plan.budget import minimum_before
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.vocabulary.linkspec import parse_label
 
-LINK = parse_label("rtt=77ms,rate=56mbit,loss=1.96%,mtu=1500")
+LINK = parse_label("rtt=77ms,rate=56mbit,loss=1.96%,mtu=1500,cc=bbr")  # BBR: no loss-paced guess (losspace.py)
 UP = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="chacha20-poly1305@openssh.com", link=LINK.label, streams=4)
 
 
@@ -37,3 +39,25 @@ def test_a_lossy_sample_lasts_long_enough_for_the_long_run_pace_on_a_short_round
     assert steady_seconds(long_, 1) == LOSSY_STEADY_RTTS * long_.rtt_seconds >= LOSSY_ONE_STREAM_SECONDS
     assert steady_seconds(short, 4) >= steady_seconds(short, 1)
     assert steady_seconds(parse_label("rtt=3ms"), 1) < LOSSY_ONE_STREAM_SECONDS  # no loss: no pace to wait for
+
+
+def test_a_loss_based_control_s_pace_sizes_the_warm_up_and_the_guess_before_any_sample() -> None:
+    """rtt=20ms, 0.5% loss, MTU 1500 under CUBIC: one stream by hand 1.12 MB/s, so a 64-MiB warm-up took a minute
+    and a 90-s run measured nothing in 140 s. Mathis et al.'s MSS / RTT x sqrt(3/2) / sqrt(p) (1.21 MB/s there)
+    sizes the warm-up to about 8 s and makes the guess refuse that budget before anything runs; BBR, which does
+    not back off on loss, and a loss-free link get no such estimate."""
+    from sshbench.plan.budget import STEADY_AFTER, WARMUP_LINE_SECONDS, warmup_bytes
+    from sshbench.plan.losspace import loss_paced
+
+    cubic, bbr = parse_label("rtt=20ms,loss=0.5%,mtu=1500,cc=cubic"), parse_label("rtt=20ms,loss=0.5%,cc=bbr")
+    one, four = (Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", link=cubic.label,
+                      streams=n) for n in (1, 4))
+    options = RunOptions(links=(cubic, bbr))
+    pace = loss_paced(cubic, one, options)
+    assert pace is not None and 1.1e6 < pace < 1.3e6 and loss_paced(cubic, four, options) == 4 * pace
+    jumbo = loss_paced(parse_label("rtt=20ms,loss=0.5%,cc=cubic,mtu=9000"), one, options)
+    assert jumbo is not None and jumbo / pace == pytest.approx((9000 - 52) / (1500 - 52))  # 6x the payload per loss
+    assert loss_paced(bbr, one, options) is None and loss_paced(parse_label("rtt=20ms,cc=cubic"), one, options) is None
+    floor = 2 * STEADY_AFTER  # a steady window's: 16 MiB a stream
+    assert warmup_bytes(one, options) == max(int(pace * WARMUP_LINE_SECONDS), floor) < options.warmup_bytes
+    assert minimum_before([one], RunOptions(links=(cubic,), time_budget_seconds=90.0), {cubic.label: 0.02})[one] > 90

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.options import RunOptions
-from sshbench.plan.budget import line_payload, sized
+from sshbench.plan.budget import known_pace, sized
 from sshbench.results.kinds import Failure
 from sshbench.results.model import Case, CaseRecord, Sample
 
@@ -30,8 +30,8 @@ MIN_PACE_SECONDS = 2.0  # a timed-out sample's pace counts only over at least th
 
 def unknown_allowance(case: Case, size: int, options: RunOptions, slowest: float) -> float:
     """Seconds a sample of a case with no measured rate may take beyond the fixed timeout: `slowest` bytes/s, or
-    ten times the link's line time where that is longer."""
-    line = line_payload(options.link_named(case.link), case, options)
+    ten times the link's line time (or its loss-paced time, plan/losspace.py) where that is longer."""
+    line = known_pace(options.link_named(case.link), case, options)
     return max(size / slowest, ALLOWANCE_FACTOR * size / line if line else 0.0)
 
 

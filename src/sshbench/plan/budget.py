@@ -21,6 +21,7 @@ from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
 from sshbench.compressors import OFF
 from sshbench.methods import PIPE
 from sshbench.options import RunOptions
+from sshbench.plan.losspace import loss_paced
 from sshbench.results.model import Case, CaseRecord, CaseStatus, Sample
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.linkspec import LinkSpec
@@ -186,7 +187,7 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
         return setup
     window = (windows(case) if windows is not None else None) or CHANNEL_WINDOW
     rate = guesses.rate if rtt <= 0 else min(guesses.rate, case.streams * window / rtt)
-    line = line_payload(options.link_named(case.link), case, options)
+    line = known_pace(options.link_named(case.link), case, options)
     rate = min(rate, line) if line else rate
     if not case.is_pipe:  # a file tool: the 1-byte run, then the file
         return 2 * setup + file_bytes / min(guesses.file_rate, rate)  # the window and the line bound them too
@@ -204,13 +205,22 @@ WARMUP_LINE_SECONDS = 8.0  # a warm-up over a rate-limited link lasts about this
 
 
 def warmup_bytes(case: Case, options: RunOptions) -> int:
-    """The warm-up's size: --warmup-bytes, or less where the case's link's line rate says it would take long
-    (64 MiB at 10 Mbit/s is 54 s before loss; measure/pace.py), never under a steady window's floor."""
+    """The warm-up's size: --warmup-bytes, or less where the case's link's line rate or its loss says it would
+    take long (64 MiB at 10 Mbit/s is 54 s before loss, at 0.5% loss over 20 ms with CUBIC and MTU 1500 about
+    60 s; measure/pace.py, plan/losspace.py), never under a steady window's floor."""
     floor = case.streams * 2 * STEADY_AFTER
-    line = line_payload(options.link_named(case.link), case, options)
+    line = known_pace(options.link_named(case.link), case, options)
     if not line:
         return max(options.warmup_bytes, floor)
     return max(floor, min(options.warmup_bytes, int(line * WARMUP_LINE_SECONDS)))
+
+
+def known_pace(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
+    """The payload bytes/s a case can be expected to move before it is measured: the line rate's cap
+    (line_payload) or, over a lossy path under a loss-based congestion control, the Mathis estimate
+    (plan/losspace.py), the smaller where both are known; None: neither is."""
+    known = [pace for pace in (line_payload(link, case, options), loss_paced(link, case, options)) if pace]
+    return min(known) if known else None
 
 
 def line_payload(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
