@@ -244,3 +244,22 @@ def test_the_outputs_lay_out_the_findings_they_are_given(name: str, emptied: tup
     assert shown not in text_without
     if key is not None:
         assert document[key] and document_without[key] in ([], {"knees": [], "stages": []})
+
+
+def test_within_still_reports_a_report_s_evidence_is_read_once_and_the_verdicts_are_the_same() -> None:
+    """conclude() draws every verdict from a finished report inside still_reports(): each sample is read once
+    (the three-server recording asked 57 times); outside, as while a run measures and sets samples aside, every
+    call reads the samples afresh."""
+    from sshbench.analysis import dimensions
+    from sshbench.analysis.verdicts import run_rule
+
+    report = load_report(SERVERS)
+    rule = run_rule(report)
+    pairs = [(p.base, p.other) for p in dimensions.cross_pairs([r.case for r in report.cases])]
+    fresh = dimensions.judged(report, rule, pairs, True)
+    assert fresh  # the servers side by side are cross pairs with verdicts
+    with dimensions.still_reports():
+        first = dimensions._evidence(report)
+        assert dimensions._evidence(report) is first
+        assert dimensions.judged(report, rule, pairs, True) == fresh
+    assert dimensions._evidence(report) is not first

@@ -13,6 +13,7 @@ from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
+from sshbench.analysis.dimensions import still_reports
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
@@ -29,6 +30,11 @@ def conclude(report: Report) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
     the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
     and knees, the set-up phase splits with their stalls, the sides side by side, what limited each transfer."""
+    with still_reports():  # the report is finished: each sample is read once for all the verdicts drawn here
+        return _concluded(report)
+
+
+def _concluded(report: Report) -> Findings:
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)

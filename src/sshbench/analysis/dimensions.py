@@ -23,6 +23,9 @@ is these verdicts, read through analysis/stated.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sshbench.analysis.stats import counted, headline_value, paired_ratios
@@ -87,14 +90,44 @@ def cross_verdicts(report: Report, rule: DecisionRule) -> list[PairVerdict]:
     return out
 
 
-def judged(report: Report, rule: DecisionRule, pairs: list[tuple[str, str]], moves_data: bool) -> list[PairVerdict]:
-    """The verdicts of one family of pairs (corrected together), each faster first by the medians; pairs whose
-    cases are skipped or have no counted samples yet are left out."""
-    live = {r.case.id for r in report.cases if r.status is not CaseStatus.SKIPPED}
+Evidence = tuple[dict[str, list[float]], dict[tuple[str, str], list[float]]]  # per case its values; pairs' ratios
+_STILL: ContextVar[dict[int, tuple[Report, Evidence]] | None] = ContextVar("still_reports", default=None)
+
+
+@contextmanager
+def still_reports() -> Iterator[None]:
+    """Within it the reports judged do not change (a conclusion is drawn from finished evidence: conclude()), so
+    each report's counted values and back-to-back ratios are read once, not again for every pair asked (the
+    three-server recording asked 57 times, each a pass over every sample). Outside it, as while a run measures
+    and sets samples aside, every call reads the samples afresh."""
+    token = _STILL.set({})
+    try:
+        yield
+    finally:
+        _STILL.reset(token)
+
+
+def _evidence(report: Report) -> Evidence:
+    """The counted values of each case and the back-to-back pairs' ratios, from the memo where still_reports()
+    holds one for this very report."""
+    memo = _STILL.get()
+    if memo is not None and (hit := memo.get(id(report))) is not None and hit[0] is report:
+        return hit[1]
     values: dict[str, list[float]] = {}
     for sample in counted(report.samples):
         if (value := headline_value(sample)) is not None and value > 0:
             values.setdefault(sample.case_id, []).append(value)
+    found = values, paired_ratios(report.samples)
+    if memo is not None:
+        memo[id(report)] = (report, found)  # the report is kept too, so its id is never another's meanwhile
+    return found
+
+
+def judged(report: Report, rule: DecisionRule, pairs: list[tuple[str, str]], moves_data: bool) -> list[PairVerdict]:
+    """The verdicts of one family of pairs (corrected together), each faster first by the medians; pairs whose
+    cases are skipped or have no counted samples yet are left out."""
+    live = {r.case.id for r in report.cases if r.status is not CaseStatus.SKIPPED}
+    values, ratios = _evidence(report)
     ordered = []
     for one, two in pairs:
         if one not in live or two not in live or not values.get(one) or not values.get(two):
@@ -102,4 +135,4 @@ def judged(report: Report, rule: DecisionRule, pairs: list[tuple[str, str]], mov
         first, second = sorted(values[one]), sorted(values[two])
         one_first = (first[len(first) // 2] >= second[len(second) // 2]) == moves_data
         ordered.append((one, two) if one_first else (two, one))
-    return pair_verdicts(ordered, values, moves_data, rule.for_table(moves_data), paired_ratios(report.samples))
+    return pair_verdicts(ordered, values, moves_data, rule.for_table(moves_data), ratios)
