@@ -46,18 +46,19 @@ def test_a_loss_based_control_s_pace_sizes_the_warm_up_and_the_guess_before_any_
     and a 90-s run measured nothing in 140 s. Mathis et al.'s MSS / RTT x sqrt(3/2) / sqrt(p) (1.21 MB/s there)
     sizes the warm-up to about 8 s and makes the guess refuse that budget before anything runs; BBR, which does
     not back off on loss, and a loss-free link get no such estimate."""
-    from sshbench.plan.budget import STEADY_AFTER, WARMUP_LINE_SECONDS, warmup_bytes
+    from sshbench.plan.budget import STEADY_AFTER, WARMUP_LINE_SECONDS, known_pace, warmup_bytes
     from sshbench.plan.losspace import loss_paced
 
     cubic, bbr = parse_label("rtt=20ms,loss=0.5%,mtu=1500,cc=cubic"), parse_label("rtt=20ms,loss=0.5%,cc=bbr")
     one, four = (Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="aes128-gcm@openssh.com", link=cubic.label,
                       streams=n) for n in (1, 4))
     options = RunOptions(links=(cubic, bbr))
-    pace = loss_paced(cubic, one, options)
-    assert pace is not None and 1.1e6 < pace < 1.3e6 and loss_paced(cubic, four, options) == 4 * pace
-    jumbo = loss_paced(parse_label("rtt=20ms,loss=0.5%,cc=cubic,mtu=9000"), one, options)
+    pace = loss_paced(cubic)
+    assert pace is not None and 1.1e6 < pace < 1.3e6
+    assert known_pace(cubic, four, options) == loss_paced(cubic, 4) == 4 * pace
+    jumbo = loss_paced(parse_label("rtt=20ms,loss=0.5%,cc=cubic,mtu=9000"))
     assert jumbo is not None and jumbo / pace == pytest.approx((9000 - 52) / (1500 - 52))  # 6x the payload per loss
-    assert loss_paced(bbr, one, options) is None and loss_paced(parse_label("rtt=20ms,cc=cubic"), one, options) is None
+    assert loss_paced(bbr) is None and loss_paced(parse_label("rtt=20ms,cc=cubic")) is None
     floor = 2 * STEADY_AFTER  # a steady window's: 16 MiB a stream
     assert warmup_bytes(one, options) == max(int(pace * WARMUP_LINE_SECONDS), floor) < options.warmup_bytes
     assert minimum_before([one], RunOptions(links=(cubic,), time_budget_seconds=90.0), {cubic.label: 0.02})[one] > 90

@@ -216,22 +216,15 @@ def warmup_bytes(case: Case, options: RunOptions) -> int:
 
 
 def known_pace(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
-    """The payload bytes/s a case can be expected to move before it is measured: the line rate's cap
-    (line_payload) or, over a lossy path under a loss-based congestion control, the Mathis estimate
-    (plan/losspace.py), the smaller where both are known; None: neither is."""
-    known = [pace for pace in (line_payload(link, case, options), loss_paced(link, case, options)) if pace]
+    """The payload bytes/s a case can be expected to move before it is measured: its link's line rate less IP and
+    TCP headers at its MTU or, over a lossy path under a loss-based congestion control, the Mathis estimate
+    (plan/losspace.py), the smaller where both are known. None: neither is known, or compression may multiply
+    what the line carries (none, or random data, cannot grow; the guess stays on the short side: it refuses only
+    what cannot fit)."""
+    if link is None or (case.compression != OFF and options.data != "random"):
+        return None
+    known = [pace for pace in (link.payload_bytes_per_second(), loss_paced(link, case.streams)) if pace]
     return min(known) if known else None
-
-
-def line_payload(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
-    """The most payload a case can move per second over a rate-limited link (its line rate less IP and TCP
-    headers at its MTU), where its bytes cannot grow by compression (none, or random data); None: no such cap
-    known, or compression may multiply it (the guess stays on the short side: it refuses only what cannot fit)."""
-    if link is None or not link.rate_bits:
-        return None
-    if case.compression != OFF and options.data != "random":
-        return None
-    return link.payload_bytes_per_second()
 
 
 def minimum_before(cases: list[Case], options: RunOptions, rtt: dict[str, float],

@@ -19,10 +19,7 @@ from __future__ import annotations
 import functools
 import math
 
-from sshbench.compressors import OFF
-from sshbench.options import RunOptions
 from sshbench.plumbing.tcpinfo import default_congestion
-from sshbench.results.model import Case
 from sshbench.vocabulary.linkspec import TCP_HEADER_BYTES, LinkSpec
 
 LOSS_BASED = frozenset({"cubic", "reno"})  # Linux's loss-based controls of the Mathis kind; bbr is model-based
@@ -35,15 +32,11 @@ def _host_default() -> str | None:
     return default_congestion()
 
 
-def loss_paced(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
-    """Payload bytes/s that `case`'s streams carry over `link` under a loss-based congestion control (Mathis et
-    al.), where the link loses packets, has a round trip and the case's bytes cannot grow by compression; None
-    where no such estimate holds (no loss, a model-based or unknown control, compressible data)."""
-    if link is None or not link.loss or link.rtt_seconds <= 0:
-        return None
-    if case.compression != OFF and options.data != "random":
-        return None
-    if (link.congestion or _host_default()) not in LOSS_BASED:
+def loss_paced(link: LinkSpec, streams: int = 1) -> float | None:
+    """Payload bytes/s that `streams` streams carry over `link` under a loss-based congestion control (Mathis et
+    al.), where the link loses packets and has a round trip; None where no such estimate holds (no loss, a
+    model-based or unknown control)."""
+    if not link.loss or link.rtt_seconds <= 0 or (link.congestion or _host_default()) not in LOSS_BASED:
         return None
     mss = link.mtu - TCP_HEADER_BYTES
-    return case.streams * mss / link.rtt_seconds * MATHIS_C / math.sqrt(link.loss)
+    return streams * mss / link.rtt_seconds * MATHIS_C / math.sqrt(link.loss)
