@@ -33,7 +33,7 @@ def full(module_tmpdir: Path) -> tuple[subprocess.CompletedProcess[str], dict[st
     out = module_tmpdir / "full.json"
     done = sshbench("--link", LINKS, "--data", "random", "--compression", "off,zstd", "--ciphers",
                     "aes128-gcm@openssh.com", "--macs", "none", "--kex", "none", "--hostkeys", "none", "--directions",
-                    "upload", "--runs", "3", "--echo", "0", "--no-controls", "--output", str(out),
+                    "upload", "--runs", "5", "--echo", "0", "--no-controls", "--output", str(out),
                     tmpdir=module_tmpdir, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return done, json.loads(out.read_text())
@@ -54,7 +54,7 @@ def test_every_sample_that_fills_the_link_counts_and_reads_its_ceiling(full: Any
     for label, link in facts.items():
         assert link["mtu"] == parse_label(label).mtu, "the link was built at the MTU it was asked for"
     measured = [s for s in data["samples"] if s["ok"] and not s["warmup"] and cases[s["case_id"]]["kind"] == "cipher"]
-    assert len(measured) >= 4 * 3 * 3, "three cases a link, three samples each"
+    assert len(measured) >= 4 * 3 * 5, "three cases a link, five samples each"
     set_aside = [(s["case_id"], s["unusable"]) for s in measured if s["unusable"] is not None]
     assert not set_aside, set_aside
     shares: dict[str, list[float]] = {}
@@ -63,10 +63,11 @@ def test_every_sample_that_fills_the_link_counts_and_reads_its_ceiling(full: Any
         wire = sample["wire_bytes_sent"] / sample["bytes_received"]
         on_wire = sample["steady_bytes"] / sample["steady_seconds"] * wire
         shares.setdefault(sample["case_id"], []).append(on_wire / ceiling(case["link"]))
-    # each case's best sample within 2% of the line: a sample may dip where other work took the CPU of the link's
-    # emulator or of zstd (0.96-0.98 beside three other test runs, 0.99-1.00 alone, 0.82 beside two CPU hogs and
-    # another sshbench run: how far is the machine's, not ours), but none may rise past what the physics check
-    # forgives (1%, and a decompressor's blocks)
+    # each case's best sample within 2% of the line (of five: the best of three read 0.9796 for zstd at 200 Mbit, MTU
+    # 1500, in a fresh-clone CI whose other worker ran beside it): a sample may dip where other work took the CPU of the
+    # link's emulator or of zstd (0.96-0.98 beside three other test runs, 0.99-1.00 alone, 0.82 beside two CPU hogs and
+    # another sshbench run: how far is the machine's, not ours), but none may rise past what the physics check forgives
+    # (1%, and a decompressor's blocks)
     for case_id, found in shares.items():
         assert 0.98 <= max(found) <= 1.02, (case_id, found)
         assert all(share <= 1.04 for share in found), (case_id, found)
