@@ -134,7 +134,12 @@ def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Pat
     done, data = _run(tmp_path, "--link", "rtt=20ms", "--build", "stock", "--build", HPN, "--ciphers", GCM,
                       "--directions", "upload", "--echo", "3", "--macs", "none", "--kex", "none", "--hostkeys",
                       "none", "--runs", "2")  # sized from the warm-up: HPN-SSH's window needs 20 RTTs of 64 MiB+
-    assert done.returncode == ExitCode.OK, done.stderr
+    troubles: list[tuple[Any, ...]] = [(s["case_id"], s["error"] or s["unusable"]) for s in data.get("samples", [])
+                if not s["warmup"] and (not s["ok"] or s["unusable"])]
+    troubles += [(c["case"]["id"], c["status"], c.get("reason")) for c in data.get("cases", [])
+                 if c["status"] != "measured"]
+    troubles += [(e["build"], e["error"]) for e in data.get("echoes", []) if not e["ok"]]
+    assert done.returncode == ExitCode.OK, (done.stderr, troubles)
     report = results_from_dict(data)[0]
     (link,) = report.environment.links
     assert link.tcp_tuned is True and link.server_tcp["tcp_rmem"][2] >= 128 * 2**20

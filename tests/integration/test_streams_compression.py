@@ -193,7 +193,10 @@ def client_default_cipher() -> str:
     return next(line.split()[1] for line in dump.splitlines() if line.startswith("ciphers ")).split(",")[0]
 
 
-LOSSY = "rtt=20ms,loss=1%"
+# CUBIC, not the host's default: a loss-based control paces each connection at about MSS/RTT x 1.22/sqrt(loss)
+# (9 MB/s here), so four streams move about four times one on any machine, loaded or not. Under BBR (Debian's
+# default here) one stream moved 41 MB/s and four were not separable from it in a loaded CI's 150 s.
+LOSSY = "rtt=10ms,loss=1%,cc=cubic"
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +230,9 @@ def test_over_a_lossy_link_the_plain_transfer_is_the_client_s_default_and_loss_i
                                     for r in answer["rivals"]), "settled, or forecast"
     assert "xargs -P 4" in next(c["how_to"] for c in answer["changes"] if c["case_id"] == answer["pick"])
     pick = next(c for c in answer["changes"] if c["case_id"] == answer["pick"])
+    # raw TCP, one loss-paced connection, is not the link's capacity: four streams past it are loss-bound too
+    assert pick["limit"]["verdict"] == "loss" and pick["limit"]["link_share"] is None, pick["limit"]
+    assert "the link is full" not in headline
     assert pick["tail_seconds"] is not None and pick["tail_seconds"] >= 0, "4 streams: their parts' spread, said"
     sizes = [s["size_bytes"] for s in json.loads(out.read_text())["samples"] if s["case_id"] == answer["pick"]]
     assert min(sizes) <= pick["split_bytes"] <= max(sizes), "the size it was measured at"
@@ -246,12 +252,12 @@ def test_every_counted_sample_of_a_link_run_has_one_timing_basis_and_stays_withi
                and cases[s["case_id"]]["kind"] == "cipher"]
     assert len(counted) >= 3 * 4, "material to check: the 150 s budget may end a re-sized case below its six"
     for sample in counted:
-        assert sample["timing"] == "delivered" and sample["steady_seconds"] >= 20 * 0.020, sample["case_id"]
+        assert sample["timing"] == "delivered" and sample["steady_seconds"] >= 20 * 0.010, sample["case_id"]
         rate = sample["steady_bytes"] / sample["steady_seconds"]
         assert rate <= raw * cases[sample["case_id"]]["streams"] * 1.15, (sample["case_id"], rate, raw)
         assert sample["tcp"] is not None and sample["tcp"]["segments"] > 0, "the senders' TCP facts were read"
     assert any(s["tcp"]["retransmitted"] for s in counted), "1% loss: segments were resent"
-    assert data["environment"]["links"][0]["congestion"] == data["environment"]["host"]["tcp_congestion"]
+    assert data["environment"]["links"][0]["congestion"] == "cubic", "cc= is the links' own, whatever the host's"
 
 
 def test_the_link_answer_leads_markdown_and_html(lossy: Any, tmp_path: Path) -> None:

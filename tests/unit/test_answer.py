@@ -169,6 +169,23 @@ def test_off_a_terminal_progress_is_one_line_a_minute() -> None:
     assert lines[0].endswith("last cipher:x:upload (ok)"), "text as it is: no :x: emoji"
 
 
+def test_off_a_terminal_a_failed_sample_is_said_at_once_with_its_reason() -> None:
+    """A CI log of a run that exited 1 named nothing but its minute lines: which sample failed, and why, was lost."""
+    from io import StringIO
+
+    from rich.console import Console
+    out = StringIO()
+    clock = FakeClock()
+    reporter = LineReporter(Console(file=out, width=200), every=60.0, clock=clock)
+    with reporter:
+        reporter.started(Report("test", "", 1), 3)
+        clock.now += 1.0
+        failed = Sample("cipher:x:upload", 1, False, False, "", 0, error="timed out after 12 s")
+        reporter.sample_finished(failed, Progress(1, 3, 2.0))
+        reporter.sample_finished(dataclasses.replace(failed, warmup=True), Progress(2, 3, 1.0))
+    assert out.getvalue().splitlines() == ["sshbench: 1/3 samples; cipher:x:upload failed: timed out after 12 s"]
+
+
 def test_the_cost_ranking_of_a_file_without_cpu_figures_is_empty_and_not_shown() -> None:
     report = dataclasses.replace(_run(DRIFTING))
     for summary in report.summaries:

@@ -273,6 +273,26 @@ def test_a_case_below_its_window_and_link_on_a_path_that_resent_segments_is_loss
     assert _bound(22e6, 2 * MiB, 260e6, None).verdict == "none", "facts not read: never guessed"
 
 
+def test_raw_tcp_held_by_loss_is_no_link_capacity_more_streams_reach_past() -> None:
+    """rtt=10ms,loss=1%,cc=cubic (AMD EPYC, recorded 2026-12-03): raw TCP 9 MB/s, one SSH stream 9.4, four 33.2,
+    which the link rule called "the link is full (376% of raw TCP)"."""
+    def bound(rate: float, streams: int, congestion: str = "cubic", line: float | None = None,
+              raw_loss: float | None = 0.0106) -> Bound:
+        stat = Stat(median=rate, mean=rate, min=rate, max=rate, stdev=0.0, count=6)
+        return Bound("c", "rtt=10ms,loss=1%", "pipe", GCM, "upload", "", stat, 0.0104, 2 * MiB, 9.0e6,
+                     {"client": 0.1, "server": 0.1}, streams=streams, loss=0.011, congestion=congestion,
+                     reference_loss=raw_loss, line=line)
+    one, four = bound(9.4e6, 1), bound(33.2e6, 4)
+    assert one.loss_paced_reference and one.verdict == "loss" and one.link_share is None
+    assert four.verdict == "loss" and four.link_limit == 36e6 and four.short == "loss 1.1% resent"
+    assert "itself loss-paced: 1.06% resent" in four.text and "x 4 = 36.0 MB/s" in four.text
+    assert "as raw TCP through the same link is" in four.text
+    assert bound(9.4e6, 1, congestion="bbr").verdict == "link", "BBR does not back off on loss: raw TCP is the link"
+    assert bound(9.4e6, 1, line=10.5e6).verdict == "link", "raw TCP at the line's rate: the line, not loss"
+    assert bound(9.4e6, 1, raw_loss=0.0005).verdict == "link", "raw TCP barely resent: the link's"
+    assert bound(9.4e6, 1, raw_loss=None).verdict == "link", "raw TCP's sockets not read: never guessed"
+
+
 def test_cc_is_a_link_dimension_written_back_exactly() -> None:
     bbr, cubic = parse_links("rtt=40ms,loss=1%,cc=bbr,cubic")
     assert (bbr.label, cubic.label) == ("rtt=40ms,loss=1%,cc=bbr", "rtt=40ms,loss=1%,cc=cubic")

@@ -38,12 +38,13 @@ from sshbench.analysis.advice import (
     core_shares,
     receive_window,
 )
-from sshbench.analysis.references import raw_tcp
+from sshbench.analysis.references import raw_tcp, references
 from sshbench.analysis.stats import counted
 from sshbench.analysis.windows import receiver
 from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import CaseKind, Report, Stat, Summary
+from sshbench.vocabulary.linkspec import LOSS_BASED
 
 # A sending socket that resent this share of its data segments or more in the steady window, on a case that
 # reached neither its window nor the link, was held back by loss (loopback and clean links resend under 0.1%)
@@ -78,6 +79,35 @@ class Bound:
     # that window ("-W"); "": the run's ssh or the server receives
     receiver: str = ""
     knob: str = ""
+    # Raw TCP's own share of segments resent through the same link (None: not read, or no control), and the line's
+    # payload bytes/s (None: no rate= or a real host): together they say whether raw TCP was itself held by loss
+    reference_loss: float | None = None
+    line: float | None = None
+
+    @property
+    def loss_paced_reference(self) -> bool:
+        """Raw TCP through this link was held by loss, not by the line: a loss-based congestion control gives one
+        connection about MSS/RTT x 1.22/sqrt(loss) (Mathis et al. 1997, plan/losspace.py) and each of N streams
+        gets as much, so a case that matches it (N times it) is loss-bound, and the link's capacity is unknown.
+        rtt=10ms,loss=1%,cc=cubic: raw TCP 9 MB/s, four SSH streams 33 MB/s, which "link" called "the link is full
+        (376% of raw TCP)"."""
+        if self.reference != "raw TCP" or self.reference_loss is None or self.reference_loss < LOSS_SHARE:
+            return False
+        if not self.congestion or any(name not in LOSS_BASED for name in self.congestion.split("+")):
+            return False  # BBR does not back off on random loss: its raw TCP is the link's to say
+        return not (self.line and self.tcp and self.tcp >= LINK_FULL_SHARE * self.line)
+
+    @property
+    def link_limit(self) -> float | None:
+        """Bytes/s on the link the case could reach: raw TCP's (N times one loss-paced connection's)."""
+        if self.tcp and self.loss_paced_reference:
+            return self.tcp * self.streams
+        return self.tcp
+
+    @property
+    def resent(self) -> float | None:
+        """The case's own sockets' resent share, or raw TCP's through the same link where its own were not read."""
+        return self.loss if self.loss is not None else self.reference_loss if self.loss_paced_reference else None
 
     @property
     def rate(self) -> float:
@@ -117,17 +147,19 @@ class Bound:
         if self.busy:
             return "cpu"
         limits = {"window": (self.window_limit, self.channel_rate, WINDOW_BOUND_SHARE),
-                  "link": (self.tcp, self.wire_rate, LINK_FULL_SHARE)}
+                  "link": (self.link_limit, self.wire_rate, LINK_FULL_SHARE)}
         reached = {name: limit / rate for name, (limit, rate, share) in limits.items()
                    if limit and rate >= share * limit}
         if not reached:
-            return "loss" if self.loss is not None and self.loss >= LOSS_SHARE else "none"
-        return min(reached, key=lambda name: reached[name])  # the tighter of the two it reached
+            return "loss" if self.resent is not None and self.resent >= LOSS_SHARE else "none"
+        tighter = min(reached, key=lambda name: reached[name])  # the tighter of the two it reached
+        return "loss" if tighter == "link" and self.loss_paced_reference else tighter
 
     @property
     def link_share(self) -> float | None:
-        """How full the link was: bytes on the link over raw TCP's."""
-        return self.wire_rate / self.tcp if self.tcp else None
+        """How full the link was: bytes on the link over raw TCP's (None where raw TCP was itself loss-paced: then
+        the link's capacity was not measured)."""
+        return self.wire_rate / self.tcp if self.tcp and not self.loss_paced_reference else None
 
     @property
     def short(self) -> str:
@@ -138,8 +170,8 @@ class Bound:
             return f"window {self.channel_rate / self.window_limit:.0%}"
         if self.verdict == "link" and self.tcp:
             return f"link {self.wire_rate / self.tcp:.0%}"
-        if self.verdict == "loss" and self.loss is not None:
-            return f"loss {self.loss:.1%} resent"
+        if self.verdict == "loss" and self.resent is not None:
+            return f"loss {self.resent:.1%} resent"
         return "below limits"
 
     @property
@@ -161,14 +193,23 @@ class Bound:
             knob = f" ({self.knob})" if self.knob else ""
             said.append(f"window limit {streams}{whose}{self.window // 1024} KiB{knob} / {self.rtt * 1000:.1f} ms = "
                         f"{self.window_limit / 1e6:,.1f} MB/s ({self.channel_rate / self.window_limit:.0%})")
-        if self.tcp:
+        if self.tcp and self.loss_paced_reference:
+            limit = self.link_limit or self.tcp
+            each = f" a connection, x {self.streams} = {limit / 1e6:,.1f} MB/s" if self.streams > 1 else ""
+            said.append(f"{self.reference} {self.tcp / 1e6:,.1f} MB/s{each} ({self.wire_rate / limit:.0%}; itself "
+                        f"loss-paced: {self.reference_loss or 0:.2%} resent)")
+        elif self.tcp:
             said.append(f"{self.reference} {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
         said += [f"{side} {share:.0%} of a core" for side, share in self.shares.items()]
         if self.loss is not None:
             said.append(f"{self.loss:.2%} of segments resent ({self.congestion or 'TCP'})")
+        loss = ("loss-bound, as raw TCP through the same link is: a loss-based congestion control gives each "
+                "connection about MSS/RTT x 1.22/sqrt(loss), so more connections each get that much"
+                if self.loss_paced_reference else
+                "loss-bound: every lost segment holds SSH's in-order stream up for a round trip while the window "
+                "waits, and shrinks TCP's congestion window")
         verdict = {"cpu": f"CPU-bound on the {' and '.join(self.busy)}",
-                   "loss": "loss-bound: every lost segment holds SSH's in-order stream up for a round trip while "
-                           "the window waits, and shrinks TCP's congestion window",
+                   "loss": loss,
                    "window": f"window-bound: {self._flow_control}, not the cipher or the link, set the pace",
                    "link": f"link-bound: SSH carried nearly what {self.reference} allows",
                    "none": "below every limit measured: the tool's own round trips, or CPUs shared with other work"}
@@ -208,18 +249,31 @@ def _compressor_shares(report: Report, case_id: str, rate: float) -> dict[str, f
     return out
 
 
+def _line(report: Report, link: str) -> float | None:
+    """The TCP payload an emulated link's line rate carries, at the MTU it was built with (None: no rate=)."""
+    facts = link_facts(report, link)
+    spec = report.options.link_named(link)
+    return spec.payload_bytes_per_second(facts.mtu if facts else None) if spec is not None else None
+
+
 def _reference(report: Report, link: str, direction: str) -> tuple[float | None, float | None]:
     """(RTT, raw TCP bytes/s) of the path a case crossed: an emulated link, or a real host."""
     if link:
         facts = link_facts(report, link)
         tcp = raw_tcp(report).get(link)
-        spec = report.options.link_named(link)
-        # without a raw TCP control: the TCP payload the line rate it was given carries, at the MTU it was built with
-        line = spec.payload_bytes_per_second(facts.mtu if facts else None) if spec is not None else None
-        return (facts.rtt_seconds if facts else None), (tcp.median if tcp else line)
+        # without a raw TCP control: the TCP payload the line rate it was given carries
+        return (facts.rtt_seconds if facts else None), (tcp.median if tcp else _line(report, link))
     remote = report.environment.server.remote
     iperf = report.environment.server.iperf
     return (remote.round_trip_seconds if remote else None), (iperf.rate(direction) if iperf else None)
+
+
+def _control_loss(report: Report, link: str, direction: str) -> float | None:
+    """The share of segments the raw TCP control resent through this emulated link (None: none, or not read)."""
+    for case, _stat in references(report):
+        if case.kind is CaseKind.CONTROL and case.link == link and link and case.direction.value == direction:
+            return _tcp_loss(report, case.id)[0]
+    return None
 
 
 def round_trip(report: Report, link: str) -> float | None:
@@ -245,7 +299,9 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  _wire_ratio(report, case.id, case.direction.value == "upload"),
                  {"client": host.client_cpus, "server": host.server_cpus},
                  _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims,
-                 "the line's payload capacity" if line else "raw TCP", found.client, found.knob)
+                 "the line's payload capacity" if line else "raw TCP", found.client, found.knob,
+                 _control_loss(report, case.link, case.direction.value),
+                 _line(report, case.link) if case.link else None)
 
 
 def every_bound(report: Report) -> list[Bound]:

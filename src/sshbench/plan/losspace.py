@@ -20,9 +20,8 @@ import functools
 import math
 
 from sshbench.plumbing.tcpinfo import default_congestion
-from sshbench.vocabulary.linkspec import TCP_HEADER_BYTES, LinkSpec
+from sshbench.vocabulary.linkspec import LOSS_BASED, TCP_HEADER_BYTES, LinkSpec
 
-LOSS_BASED = frozenset({"cubic", "reno"})  # Linux's loss-based controls of the Mathis kind; bbr is model-based
 MATHIS_C = math.sqrt(1.5)  # periodic loss, delayed ACKs off (Mathis et al. 1997, eq. 3)
 
 

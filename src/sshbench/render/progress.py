@@ -183,6 +183,10 @@ class LineReporter(_Plain):
         self._next = self.clock() + self.every
 
     def sample_finished(self, sample: Sample, progress: RunProgress) -> None:
+        if not sample.ok and not sample.warmup:  # at once: a log read after a failed run names the sample and why
+            self._say(f"{progress.done}/{progress.total} samples; {sample.case_id} failed: "
+                      f"{sample.error or 'no reason recorded'}")
+            return
         if self.clock() < self._next:
             return
         self._next = self.clock() + self.every

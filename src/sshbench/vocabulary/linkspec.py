@@ -35,6 +35,7 @@ JUMBO_MTU = 9000  # fast LANs and clouds; few enough packets for the wire's loop
 # the loop is not what limits the link
 PATH_MTU_MAX_RATE_BITS = 200_000_000
 TCP_HEADER_BYTES = 52  # IPv4 (20) + TCP (20) + the timestamp option (12): what each packet spends beside payload
+LOSS_BASED = frozenset({"cubic", "reno"})  # Linux's loss-based controls of the Mathis kind; bbr is model-based
 _CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")  # a kernel congestion control's name (TCP_CA_NAME_MAX 16)
 _TIME = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s)?")
 MAX_LOSS_DECIMALS = 4  # loss in percent: 0.0001% is one packet in a million
