@@ -254,7 +254,8 @@ def test_every_counted_sample_of_a_link_run_has_one_timing_basis_and_stays_withi
     for sample in counted:
         assert sample["timing"] == "delivered" and sample["steady_seconds"] >= 20 * 0.010, sample["case_id"]
         rate = sample["steady_bytes"] / sample["steady_seconds"]
-        assert rate <= raw * cases[sample["case_id"]]["streams"] * 1.15, (sample["case_id"], rate, raw)
+        # within raw TCP's best so far x its tolerance (measure/physics.py: 15%, 40% while under 3 samples)
+        assert rate <= raw * cases[sample["case_id"]]["streams"] * 1.40, (sample["case_id"], rate, raw)
         assert sample["tcp"] is not None and sample["tcp"]["segments"] > 0, "the senders' TCP facts were read"
     assert any(s["tcp"]["retransmitted"] for s in counted), "1% loss: segments were resent"
     assert data["environment"]["links"][0]["congestion"] == "cubic", "cc= is the links' own, whatever the host's"

@@ -105,9 +105,13 @@ def test_a_sample_counts_only_with_a_long_enough_window_within_the_link_s_capaci
     assert physics.unusable(_sample(8.8e6, 3.0, wire=1 / 1.42), _case(), 0.08, link) is None, "its ratio's due"
     short = physics.unusable(_sample(6.0e6, 0.7), _case(), 0.04, link)
     assert short is not None and "under 20 round trips" in short.text
-    measured = physics.measured_capacity(30e6)  # raw TCP, one connection: four streams may carry four times it
+    measured = physics.measured_capacity(30e6, 3)  # raw TCP, one connection: four streams may carry four times it
     assert physics.unusable(_sample(100e6, 3.0), _case(4), 0.0, measured) is None
     assert physics.unusable(_sample(150e6, 3.0), _case(4), 0.0, measured) is not None
+    one = physics.measured_capacity(30e6, 1)  # one raw TCP sample: the machine's one-sample spread is forgiven
+    assert physics.unusable(_sample(150e6, 3.0), _case(4), 0.0, one) is None
+    above = physics.unusable(_sample(170e6, 3.0), _case(4), 0.0, one)
+    assert above is not None and "raw TCP's best sample of 1 through the same path" in above.text
     late = _sample(6.0e6, 3.0, size=int(6.0e6 * 3.0 / 0.2))
     why = physics.unusable(late, _case(4), 0.04, link)
     assert why is not None and why.text.startswith("steady window of 20% of the bytes"), why

@@ -51,7 +51,12 @@ TREND_RESIZES = 3
 MIN_PLANNED_SHARE = 2 / 3
 AGAIN = "re-sized and measured again"  # a case sized automatically; one of a fixed --size is told what size to give
 RATE_TOLERANCE = 0.01  # a link with a rate has an exact capacity: only timing granularity is forgiven
-MEASURED_TOLERANCE = 0.15  # raw TCP's best sample is itself measured, on a shared machine
+# Raw TCP's best sample is itself measured, on a shared machine, where one throughput sample varies 15-40%: the
+# best of three or more is forgiven 15%, the best of fewer the full 40%. A 2-sample HPN-SSH run over rtt=20ms in a
+# loaded CI checked its cases against one raw TCP sample and failed one of them (exit 1)
+MEASURED_TOLERANCE = 0.15
+FEW_SAMPLES_TOLERANCE = 0.40
+SETTLED_REFERENCE = 3  # raw TCP samples whose best is forgiven only MEASURED_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -83,8 +88,10 @@ def link_capacity(link: LinkSpec, mtu: int | None) -> Capacity:
     return Capacity(link.payload_bytes_per_second(mtu) or 0.0, False, RATE_TOLERANCE, "the link's line rate")
 
 
-def measured_capacity(best_raw_tcp: float) -> Capacity:
-    return Capacity(best_raw_tcp, True, MEASURED_TOLERANCE, "raw TCP's best sample through the same path")
+def measured_capacity(best_raw_tcp: float, samples: int) -> Capacity:
+    """Raw TCP's best of `samples` counted samples (iperf3's figure counts as one)."""
+    tolerance = MEASURED_TOLERANCE if samples >= SETTLED_REFERENCE else FEW_SAMPLES_TOLERANCE
+    return Capacity(best_raw_tcp, True, tolerance, f"raw TCP's best sample of {samples} through the same path")
 
 
 def checked(case: Case) -> bool:
@@ -176,10 +183,10 @@ def path_of(report: Report, case: Case) -> tuple[float | None, Capacity | None]:
             and r.case.link == case.link for s in report.samples_of(r.case.id)
             if s.ok and not s.warmup and s.throughput_bytes_per_second]
     if best:
-        return rtt, measured_capacity(max(b for b in best if b is not None))
+        return rtt, measured_capacity(max(b for b in best if b is not None), len(best))
     iperf = report.environment.server.iperf
     found = iperf.rate(case.direction.value) if iperf is not None and remote is not None else None
-    return rtt, measured_capacity(found) if found else None
+    return rtt, measured_capacity(found, 1) if found else None
 
 
 def set_aside(record: CaseRecord, sample: Sample, report: Report, largest: int, planned: float) -> None:
