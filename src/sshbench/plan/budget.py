@@ -265,14 +265,14 @@ def too_long(needed: dict[Case, float], spent: float, left: float, options: RunO
     less = "; ".join(f"{option} saves {duration(seconds)}" for option, seconds in drops[:4])
     shared = options.budget_shared_by
     budget = "the time budget" if shared == 1 else f"this host's share of the time budget (1 of {shared})"
-    how = ("at least, guessed before measuring" if before else
+    how = (f"at least, guessed before measuring, {FIT_MARGIN - 1:.0%} to spare" if before else
            f"as the warm-up measured them, {FIT_MARGIN - 1:.0%} to spare")
     cases = len(needed) - references
     counted = f"{cases} case{'s' * (cases != 1)}" + (f" and {references} reference{'s' * (references != 1)}"
                                                      if references else "")
     return (f"the minimum ({options.min_runs} samples of each case, for an interval) for {counted} needs about "
-            f"{duration(total)} more ({how}), and {budget} "
-            f"leaves {duration(max(0.0, left))}: raise "
+            f"{duration(math.ceil(total))} more ({how}), and {budget} "
+            f"leaves {duration(math.floor(max(0.0, left)))}: raise "
             f"--time-budget to {math.ceil((spent + total) * shared / 60)}m or more, or measure less "
             f"({less or 'fewer algorithms, or a smaller --size'}; --fit leaves out the largest)")
 
