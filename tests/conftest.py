@@ -8,19 +8,23 @@ cannot make them fail.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
+import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from sshbench.clientparts import DriverRequest
 from sshbench.results.codec import report_from_dict
 from sshbench.results.model import Report
+from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo, discover_client
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 
@@ -103,6 +107,49 @@ def our_processes(marker: str) -> set[int]:
     """Live processes (not this one) tied to `marker`, a private TMPDIR: sshbench, ssh, sshd, tools."""
     me = str(os.getpid())
     return {int(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me and _mentions(pid, marker)}
+
+
+def only_rsa_pinned(server: EmbeddedOpenSSH, work: Path, cipher: str | None = None,
+                    mac: str | None = None) -> tuple[DriverRequest, Path]:
+    """A driver's request to `server` whose known_hosts pins only the server's RSA key (the server offers ed25519
+    first), from a private 0700 dir of its own under `work` (returned: a client's prepared files go there too)."""
+    private = work / "run"
+    private.mkdir(mode=0o700)
+    endpoint = server.endpoint()
+    identity = private / "client_ed25519"
+    shutil.copy(endpoint.identity, identity)
+    known = private / "known_hosts"
+    known.write_text("".join(line for line in Path(endpoint.known_hosts).read_text().splitlines(True)
+                             if " ssh-rsa " in line))
+    return DriverRequest(endpoint.host, endpoint.port, endpoint.user, str(identity), str(known), HOST_ALIAS,
+                         endpoint.expect_dir, "echo reached", "upload", cipher, mac), private
+
+
+def _listings(dirs: Sequence[str]) -> list[list[tuple[str, int, float]] | None]:
+    return [sorted((e.name, e.stat().st_size, e.stat().st_mtime) for e in os.scandir(d)) if os.path.isdir(d) else None
+            for d in dirs]
+
+
+@contextlib.contextmanager
+def untouched(dirs: Sequence[str], marker: str, comm: str) -> Iterator[None]:
+    """The user's own directories (~/.ssh, ~/.putty...) as they were after the block (their entries' names, sizes and
+    times), and no process `comm` of `marker`'s left: what a client program's driver must keep."""
+    before = _listings(dirs)
+    yield None
+    assert _listings(dirs) == before, f"{comm} read or wrote in {', '.join(dirs)}"
+    assert not named(marker, comm), f"a {comm} was left"
+
+
+def named(marker: str, comm: str) -> list[int]:
+    """Live processes tied to `marker` whose command name (/proc/PID/comm) is `comm`: a client program left behind."""
+    found = []
+    for pid in our_processes(marker):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == comm:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 def leftovers(marker: str, wait: float = 3.0) -> set[int]:

@@ -83,11 +83,20 @@ class Keys:
         return [arg for fp in self.host_fingerprints for arg in ("-hostkey", fp)]
 
 
+def putty_env(where: Path) -> dict[str, str]:
+    """The environment PuTTY's tools run in here: their storage (PUTTYDIR: host keys, sessions, the random seed
+    puttygen and plink both write) in `where`, never the user's ~/.putty (tests/integration/test_clients_plink.py
+    holds it untouched, whichever test file runs beside it)."""
+    (where / "putty").mkdir(mode=0o700, exist_ok=True)
+    return {**os.environ, "PUTTYDIR": str(where / "putty")}
+
+
 def convert_keys(server_dir: str, work: Path, user: str) -> Keys:
     key = os.path.join(server_dir, "client_ed25519")
     dropbear, putty = str(work / "key.dropbear"), str(work / "key.ppk")
     subprocess.run(["dropbearconvert", "openssh", "dropbear", key, dropbear], capture_output=True, check=True)
-    subprocess.run(["puttygen", key, "-O", "private", "-o", putty], capture_output=True, check=True)
+    subprocess.run(["puttygen", key, "-O", "private", "-o", putty], capture_output=True, check=True,
+                   env=putty_env(work))
     prints = [subprocess.run(["ssh-keygen", "-lf", os.path.join(server_dir, name)], capture_output=True, text=True,
                              check=True).stdout.split()[1]
               for name in sorted(os.listdir(server_dir)) if name.startswith("host_") and name.endswith(".pub")]
@@ -170,7 +179,8 @@ def available(build_dir: Path) -> list[RealClient]:
     if shutil.which("plink"):
         found.append(RealClient("putty-0.78", "putty", ["plink", "-batch", "-P", "{port}", "127.0.0.1", "true"],
                                 lambda port, k: ["plink", "-batch", "-ssh", *k.hostkey_args(), "-i", k.putty,
-                                                 "-P", str(port), "-l", k.user, "127.0.0.1", LOGIN]))
+                                                 "-P", str(port), "-l", k.user, "127.0.0.1", LOGIN],
+                                putty_env(build_dir)))
     found.append(RealClient("paramiko-5.1.0", "paramiko", [PY, "-c", PARAMIKO, "{port}", "x", "/nonexistent", "true"],
                             lambda port, k: [PY, "-c", PARAMIKO, str(port), k.user, k.openssh, LOGIN]))
     found.append(RealClient("asyncssh-2.24.1", "asyncssh", [PY, "-c", ASYNCSSH, "{port}", "x", "", "true"],

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
@@ -15,14 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.clientparts import DriverRequest
 from sshbench.clientparts.dbclient import DBCLIENT
 from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.results.model import Case, CaseKind, Direction
-from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
-from tests.conftest import leftovers, our_processes
+from tests.conftest import leftovers, only_rsa_pinned, untouched
 from tests.integration.cli_helpers import sshbench
 from tests.integration.test_json_outputs import validator
 
@@ -36,30 +33,15 @@ LACKED = "aes128-gcm@openssh.com"  # Dropbear builds GCM only with DROPBEAR_ENAB
 SSH_DIR = os.path.expanduser("~/.ssh")
 
 
-def _listing() -> list[tuple[str, int, float]] | None:
-    if not os.path.isdir(SSH_DIR):
-        return None
-    return sorted((e.name, e.stat().st_size, e.stat().st_mtime) for e in os.scandir(SSH_DIR))
-
-
 @pytest.fixture(scope="module")
 def target(server: EmbeddedOpenSSH) -> EmbeddedTarget:
     return EmbeddedTarget(server)
 
 
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
 @pytest.fixture(autouse=True)
 def home_untouched(server: EmbeddedOpenSSH) -> Iterator[None]:
-    before = _listing()
-    yield None
-    assert _listing() == before, "dbclient wrote in the real ~/.ssh"
-    assert not [pid for pid in our_processes(server.workdir) if _comm(pid) == "dbclient"], "a dbclient was left"
+    with untouched([SSH_DIR], server.workdir, "dbclient"):
+        yield None
 
 
 def _case(direction: Direction, cipher: str) -> Case:
@@ -113,16 +95,7 @@ def test_a_host_key_not_pinned_ends_the_connection_and_is_never_accepted(server:
                                                                            tmp_path: Path) -> None:
     """Only the server's RSA key pinned: dbclient chooses ed25519, finds the line that matches nothing and exits
     ("host key mismatch"), where without it dbclient would ask, and read its answer from stdin (no tty here)."""
-    private = tmp_path / "run"
-    private.mkdir(mode=0o700)
-    identity = private / "client_ed25519"
-    shutil.copy(server.endpoint().identity, identity)
-    known = private / "known_hosts"
-    known.write_text("".join(line for line in Path(server.endpoint().known_hosts).read_text().splitlines(True)
-                             if " ssh-rsa " in line))
-    endpoint = server.endpoint()
-    request = DriverRequest(endpoint.host, endpoint.port, endpoint.user, str(identity), str(known), HOST_ALIAS,
-                            endpoint.expect_dir, "echo reached", "upload", cipher="aes128-ctr", mac=MAC)
+    request, private = only_rsa_pinned(server, tmp_path, cipher="aes128-ctr", mac=MAC)
     done = subprocess.run(request.argv(DBCLIENT), input="y\n", capture_output=True, text=True, timeout=60,
                           check=False)
     assert done.returncode != 0 and "reached" not in done.stdout

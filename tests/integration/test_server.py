@@ -6,6 +6,7 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from sshbench.plumbing.kexinit import kexinit_over
 from sshbench.targets.base import HOST_ALIAS
 from sshbench.targets.discovery import ClientInfo
-from sshbench.targets.servers.inetd import LOGGED, LOOPBACK, UNCOMPRESSED, Inetd, announce
+from sshbench.targets.servers.inetd import LOGGED, LOOPBACK, PROCESS, UNCOMPRESSED, Inetd, announce
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from sshbench.targets.servers.privsep import PRIVSEP_DIR, PrivsepDir
 from sshbench.vocabulary.algorithms import Kind
@@ -161,6 +162,36 @@ def test_an_announcement_s_words_choose_the_server_s_arguments(server: EmbeddedO
         sock.connect((LOOPBACK, server.port))
         kexinit = kexinit_over(sock.dup(), "embedded sshd")
     assert kexinit.compression_c2s == kexinit.compression_s2c == offered
+
+
+_CONNECTS = """import socket, sys
+sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)  # an ephemeral port, never bound first
+sock.settimeout(10)
+print(sock.recv(8).decode(errors="replace"), flush=True)
+"""
+
+
+def test_a_connection_announced_by_its_process_is_served_and_another_process_s_is_not(
+        server: EmbeddedOpenSSH) -> None:
+    """A client that cannot bind its source port first (PuTTY's plink) is announced by its pid (PROCESS): its
+    connection is served, with the announcement's words, and the announcement used up; a connection from a process
+    nobody announced is a stranger's, even while another process's announcement waits."""
+    assert server.inetd is not None
+    announcer = f"import os, sys; open(os.path.join(sys.argv[2], '{PROCESS}' + str(os.getpid())), 'w').write('log')\n"
+    done = subprocess.run([sys.executable, "-c", announcer + _CONNECTS, str(server.port), server.expect_dir],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("SSH-2.0"), done.stderr
+    assert not [n for n in os.listdir(server.expect_dir) if n.startswith(PROCESS)], "the announcement was used up"
+    before = server.strangers
+    waiting = os.path.join(server.expect_dir, f"{PROCESS}{os.getpid()}")  # this process's: it never connects
+    Path(waiting).write_text("")
+    try:
+        other = subprocess.run([sys.executable, "-c", _CONNECTS, str(server.port)], capture_output=True, text=True,
+                               timeout=30, check=False)
+        assert other.stdout.strip() == "" and server.strangers == before + 1, other.stdout
+        assert os.path.exists(waiting), "another process's announcement is not used up by a stranger"
+    finally:
+        os.unlink(waiting)
 
 
 @pytest.mark.parametrize("system_dir", [False, True])

@@ -43,7 +43,8 @@ from sshbench.vocabulary.errors import ExitCode, UsageError
 
 
 def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
-    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh", "dbclient"] and DEFAULT == "openssh" == CLIENT.plain
+    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh", "dbclient", "plink"]
+    assert DEFAULT == "openssh" == CLIENT.plain
     assert all(part.name == name for name, part in CLIENTS.items())
     assert client_part("openssh") is CLIENTS["openssh"] and client_part("putty") is None
     assert CLIENTS["openssh"].is_program and CLIENTS["openssh"].version() is None  # ssh -V says, elsewhere
@@ -99,17 +100,21 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 def test_the_drivers_spell_the_contract_as_sshbench_reads_it_in_one_module_of_their_own() -> None:
     """The drivers share drivers/contract.py: its spellings are base.py's, and it imports the standard library
-    only; each driver imports nothing of sshbench, and of its siblings only that module."""
+    only, as does a driver's own helper beside it (plink_log.py, plink_pipe.py's); each driver imports nothing of
+    sshbench, and of its siblings only that module (and its own helper)."""
     assert (contract.MARK, contract.FAILED) == (MARK, FAILED)
-    assert _imports(Path(DRIVERS, "contract.py")) and all(
-        level == 0 and name.split(".")[0] in sys.stdlib_module_names for level, name in
-        _imports(Path(DRIVERS, "contract.py"))), "the standard library only"
+    helpers = {"plink_pipe.py": {"plink_log"}}
+    for shared in ("contract.py", "plink_log.py"):
+        assert _imports(Path(DRIVERS, shared)) and all(
+            level == 0 and name.split(".")[0] in sys.stdlib_module_names for level, name in
+            _imports(Path(DRIVERS, shared))), f"{shared}: the standard library only"
     for part in DRIVEN:
         assert part.driver is not None
         imported = _imports(Path(DRIVERS, part.driver))
+        siblings = {"contract", *helpers.get(part.driver, ())}
         assert all(name.split(".")[0] != "sshbench" for _, name in imported), "a program of its own"
-        assert {(level, name) for level, name in imported if level or name == "contract"} == {(1, "contract"),
-                                                                                              (0, "contract")}
+        assert {(level, name) for level, name in imported if level or name in siblings} == {
+            (level, name) for level in (0, 1) for name in siblings}
     for part in (PARAMIKO, ASYNCSSH):  # the library drivers' clocks: "started" in contract.library_main
         assert part.driver is not None
         text = Path(DRIVERS, part.driver).read_text() + Path(DRIVERS, "contract.py").read_text()
@@ -174,7 +179,8 @@ def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
 
 def test_the_client_axis_reads_names_and_says_what_a_client_cannot_take() -> None:
     assert CLIENT.parse("openssh, paramiko,openssh") == ("openssh", "paramiko")
-    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient"),
+    for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, "
+                                "plink"),
                       (",", "needs one")):
         with pytest.raises(UsageError, match=said):
             CLIENT.parse(bad)
@@ -195,8 +201,8 @@ def no_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_sweep")
 @pytest.mark.parametrize(("args", "line"), [
-    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, e.g. "
-                            "--client openssh,paramiko"),
+    (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, "
+                            "plink, e.g. --client openssh,paramiko"),
     (["web1", "--client", "openssh,paramiko"], "--client paramiko: a real host is reached through your own ssh "
      "setup only, and a client driver connects on its own to sshbench's embedded servers: drop paramiko from "
      "--client, or measure it in a run of its own"),

@@ -25,8 +25,8 @@ class ClientAxis:
     cross = 2
     option = "--client"
     help = (f"the SSH client each transfer is made with, a case dimension compared with {DEFAULT}'s ssh: "
-            f"{', '.join(CLIENTS)}, e.g. {DEFAULT},paramiko (a library client through its driver, on the embedded "
-            "servers' loopback; docs/clients.md)")
+            f"{', '.join(CLIENTS)}, e.g. {DEFAULT},paramiko (a library or another client program, through its "
+            "driver, on the embedded servers' loopback; docs/clients.md)")
     column = "client"
     kinds = frozenset({CaseKind.CIPHER})
 

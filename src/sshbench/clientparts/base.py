@@ -41,6 +41,8 @@ import sys
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sshbench.vocabulary.algorithms import Kind
+
 # The driver's last stderr line: MARK, a space, one JSON object (DriverLine.parse); and its one line on failure:
 # "sshbench-client NAME: why" with a non-zero exit. A driver is a program of its own (no sshbench imports): the
 # drivers spell both in drivers/contract.py, the one module they share, and tests/unit/test_clientparts.py keeps
@@ -56,6 +58,7 @@ class Can(StrEnum):
     PIPE_UPLOAD = "pipe upload"  # exec a command, our stdin to its stdin (the pipe, measure/pipe.py)
     PIPE_DOWNLOAD = "pipe download"  # exec a command, its stdout to ours
     SFTP = "sftp"  # put/get a file over its SFTP client (none yet)
+    SSH_COMPRESSION = "ssh compression"  # SSH's own zlib when the case asks for it (--compression ssh: plink -C)
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,10 @@ class ClientPart:
     says_negotiation: bool = True
     # before the driver's path: "-S" for a driver that imports the standard library only (and drivers/contract.py)
     interpreter_flags: tuple[str, ...] = ()
+    # The kinds of algorithm it has no option to choose: it takes its first (in its probe's order) that the server
+    # offers, so a run can hold it at that one only (orchestrate/client_sides.py), and `unchosen_why` says why
+    unchosen: frozenset[Kind] = frozenset()
+    unchosen_why: str = ""
 
     @property
     def is_program(self) -> bool:
@@ -159,6 +166,7 @@ class DriverRequest:
     kex: str | None = None
     hostkey: str | None = None
     server_log: bool = True  # ask the embedded server to log this connection's negotiation (its word, not ours)
+    compression: bool = False  # SSH's own compression (a part that has Can.SSH_COMPRESSION: plink -C)
 
     def argv(self, part: ClientPart) -> list[str]:
         pinned = [word for flag, value in (("--cipher", self.cipher), ("--mac", self.mac), ("--kex", self.kex),
@@ -166,7 +174,8 @@ class DriverRequest:
         return [*part.command(), "--host", self.host, "--port", str(self.port), "--user", self.user,
                 "--identity", self.identity, "--known-hosts", self.known_hosts, "--alias", self.alias,
                 "--expect-dir", self.expect_dir, *(["--server-log"] if self.server_log else []),
-                "--direction", self.direction, *pinned, "--", self.command]
+                "--direction", self.direction, *pinned, *(["--compression"] if self.compression else []), "--",
+                self.command]
 
 
 # The moments a driver's line names, on CLOCK_MONOTONIC (the same clock in every process of this machine)

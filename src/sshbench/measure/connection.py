@@ -264,12 +264,13 @@ class Connection:
         return chars_read(self._sink)
 
     def sender_tcp(self) -> TcpInfo | None:
-        """The counters of the TCP socket that sends this connection's data: ssh's for an upload, the embedded
-        server's for a download (None for a real host's download, or where the socket may not be read)."""
+        """The counters of the TCP socket that sends this connection's data: ssh's (or the client program a driver
+        runs as its child, PuTTY's plink) for an upload, the embedded server's for a download (None for a real
+        host's download, or where the socket may not be read)."""
         if self._tcp_holder is not None:
             return tcp_info_of(self._tcp_holder, self._tcp_port)
         if self.upload:
-            candidates = [self.proc.pid]
+            candidates = descendants(self.proc.pid)
         else:
             server = self.target.server_pid(self.peer_port) if self.peer_port is not None else None
             candidates = descendants(server) if server is not None else []

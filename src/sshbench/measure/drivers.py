@@ -47,7 +47,7 @@ def driver_argv(part: ClientPart, target: Target, case: Case, command: str) -> l
         raise UsageError(f"--client {part.name}: this target has no endpoint a client driver can reach")
     request = DriverRequest(endpoint.host, endpoint.port, endpoint.user, endpoint.identity, endpoint.known_hosts,
                             HOST_ALIAS, endpoint.expect_dir, command, case.direction.value, case.cipher, case.mac,
-                            case.kex, case.hostkey)
+                            case.kex, case.hostkey, compression=case.compressor.is_ssh)
     return request.argv(part)
 
 

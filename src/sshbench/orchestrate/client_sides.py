@@ -14,6 +14,12 @@ says once (targets/clientprobe.py). Two things follow from it here:
 - a case whose cipher (or pinned partner) a client lacks is skipped, saying
   which it has: the driver would refuse it in its one line, and a run should
   not spend a warm-up learning that.
+
+A client with no option to choose a kind of algorithm (ClientPart.unchosen:
+PuTTY's plink, every kind) takes its first that the server offers, so what
+it can be held at is that one name (`held`), against this server's offer:
+plink 0.78 against the embedded OpenSSH 9.2 server agrees aes256-ctr,
+hmac-sha2-256 and sntrup761x25519-sha512@openssh.com, and nothing else.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from sshbench.axes.client import CLIENT
-from sshbench.clientparts import client_part
+from sshbench.clientparts import Can, client_part
 from sshbench.options import RunOptions
 from sshbench.plan.cases import HostPlan
 from sshbench.plan.partners import AUTO, FAST_KEX, sweep_partner
@@ -30,7 +36,7 @@ from sshbench.results.environment import ClientPartFacts
 from sshbench.results.model import Case, CaseStatus
 from sshbench.targets.clientprobe import ClientProbe, probe
 from sshbench.targets.discovery import ClientInfo
-from sshbench.vocabulary.algorithms import AlgorithmLists, Kind
+from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Kind, lookup
 
 _PINNED = ((Kind.CIPHER, "cipher"), (Kind.MAC, "MAC"), (Kind.KEX, "key exchange"), (Kind.HOSTKEY, "host key"))
 
@@ -49,12 +55,17 @@ def client_options(options: RunOptions, client: ClientInfo, offered: AlgorithmLi
     if not probes:
         return options
 
+    holds = [held(p, offered) for p in probes]
+
     def common(kind: Kind) -> tuple[str, ...]:
         return tuple(n for n in client.supported.of(kind) if n in offered.of(kind)
-                     and all(n in p.supported.of(kind) for p in probes))
+                     and all(n in h.of(kind) for h in holds))
 
     chosen: dict[str, str] = {}
-    if options.partner_kex == AUTO and (kex := next((n for n in FAST_KEX if n in common(Kind.KEX)), None)):
+    # the fastest every side shares; else, for a client held at its own first (plink's NTRU Prime hybrid), that one
+    kexes = common(Kind.KEX)
+    if options.partner_kex == AUTO and (kex := next((n for n in FAST_KEX if n in kexes), None) or next(
+            (n for n in kexes if not lookup(n, Kind.KEX).grade.flagged), None)):
         chosen["partner_kex"] = kex
     for field, kind, option in (("cipher_mac", Kind.MAC, "--cipher-mac"), ("mac_cipher", Kind.CIPHER, "--mac-cipher")):
         if getattr(options, field) == AUTO:
@@ -64,8 +75,22 @@ def client_options(options: RunOptions, client: ClientInfo, offered: AlgorithmLi
     return dataclasses.replace(options, **chosen)  # type: ignore[arg-type]
 
 
-def with_clients(plan: HostPlan, probes: Sequence[ClientProbe]) -> HostPlan:
-    """The plan with each client's cases that pin a name the client lacks skipped, saying what it has."""
+def held(found: ClientProbe, offered: AlgorithmLists) -> AlgorithmLists:
+    """The names a client can be held at against a server offering `offered`: all it has, except of a kind it has no
+    option to choose (ClientPart.unchosen), where only its first that the server offers (none: it has none of them)."""
+
+    def of(kind: Kind) -> tuple[str, ...]:
+        names = found.supported.of(kind)
+        if kind not in found.part.unchosen:
+            return names
+        return next(((name,) for name in names if name in offered.of(kind)), ())
+
+    return AlgorithmLists(**{kind.value: of(kind) for kind in ALGORITHM_KINDS})
+
+
+def with_clients(plan: HostPlan, probes: Sequence[ClientProbe], offered: AlgorithmLists) -> HostPlan:
+    """The plan with each client's cases that pin a name the client lacks (or, against this server's offer, cannot be
+    held at) skipped, saying what it has."""
     if not probes:
         return plan
     by_name = {p.part.name: p for p in probes}
@@ -73,7 +98,7 @@ def with_clients(plan: HostPlan, probes: Sequence[ClientProbe]) -> HostPlan:
         found = by_name.get(str(record.case.value_of(CLIENT.name)))
         if found is None or record.status is CaseStatus.SKIPPED:
             continue
-        if (why := _lacks(found, record.case)) is not None:
+        if (why := _lacks(found, record.case, offered)) is not None:
             record.status, record.reason = CaseStatus.SKIPPED, why
     measured = sum(r.status is not CaseStatus.SKIPPED for r in plan.records)
     said = "; ".join(f"{p.part.name} {p.version}" for p in probes)
@@ -83,14 +108,21 @@ def with_clients(plan: HostPlan, probes: Sequence[ClientProbe]) -> HostPlan:
                                measured=measured, notes=(*plan.notes, note))
 
 
-def _lacks(found: ClientProbe, case: Case) -> str | None:
-    if case.compressor.is_ssh:
-        return f"{found.part.title}'s driver does not ask for SSH's own compression (--compression ssh) yet"
+def _lacks(found: ClientProbe, case: Case, offered: AlgorithmLists) -> str | None:
+    part = found.part
+    if case.compressor.is_ssh and Can.SSH_COMPRESSION not in part.can:
+        return f"{part.title}'s driver does not ask for SSH's own compression (--compression ssh) yet"
+    holds = held(found, offered)
     for kind, words in _PINNED:
         name = getattr(case, kind.value)
-        if name and name not in found.supported.of(kind):
-            return (f"{found.part.title} {found.version} cannot use {words} {name} (it has: "
-                    f"{', '.join(found.supported.of(kind)) or 'none'})")
+        if not name or name in holds.of(kind):
+            continue
+        if name in found.supported.of(kind):  # it has it, but has no option to choose it
+            first = holds.of(kind)
+            return (f"{part.title} {found.version} cannot use {words} {name} here: {part.unchosen_why}, "
+                    f"{first[0] if first else 'and the server offers none it has'}")
+        return (f"{part.title} {found.version} cannot use {words} {name} (it has: "
+                f"{', '.join(found.supported.of(kind)) or 'none'})")
     return None
 
 

@@ -162,13 +162,14 @@ def prepare(request: RunRequest, stack: contextlib.ExitStack, say: Say, note: Sa
             return merged([(side.name, with_clients(with_none(plan_host(
                 client_options(side_options(opts, side, host.builds), side.client, offered(side), probes),
                 side.client, offered(side), methods, missing, f"{side.axis} {side.name}", embedded=True,
-                lenient=True), side, opts), probes)) for side in host.builds])
+                lenient=True), side, opts), probes, offered(side))) for side in host.builds])
         return with_clients(plan_host(client_options(opts, client, host.offered, probes), client, host.offered,
                                       methods, missing,
                                       "the server" if host.remote is None else host.remote.facts.destination or "",
                                       embedded=host.remote is None,
                                       hostkey_skip=None if host.remote is None else host.remote.hostkey_skip,
-                                      compression=None if host.remote is None else host.remote.compression), probes)
+                                      compression=None if host.remote is None else host.remote.compression), probes,
+                            host.offered)
 
     said = ("--fit: {} to fit the time budget" if request.fit else
             "{} to fit the default time budget (give --time-budget to choose)" if request.budget_chosen else None)

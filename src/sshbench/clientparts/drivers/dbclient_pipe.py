@@ -44,7 +44,6 @@ import os
 import re
 import signal
 import socket
-import stat
 import sys
 from typing import TYPE_CHECKING
 
@@ -65,26 +64,15 @@ KEY_TYPES = ("ssh-rsa", "ssh-dss", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
 UNPINNED = "c3NoYmVuY2g6IG5vIGhvc3Qga2V5IG9mIHRoaXMgdHlwZSBpcyBwaW5uZWQ="  # base64: matches no key
 MAX_PACKET = 32768 - 9  # common-channel.c: RECV_MAX_CHANNEL_DATA_LEN (RECV_MAX_PAYLOAD_LEN-(1+4+4))
 HOME = "dbclient-home"  # in the identity's (the run's private) dir: removed with it
-QUERY_SECONDS = 20.0
 
 
 def program(name: str = PROGRAM) -> str:
-    for where in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(where or ".", name)
-        if os.access(path, os.X_OK) and not os.path.isdir(path):
-            return path
-    raise contract.Failed(f"no {name} on PATH ({os.environ.get('PATH', '')}): install it: apt-get install dropbear-bin")
+    return contract.program(name, "apt-get install dropbear-bin")
 
 
 def said(argv: list[str]) -> str:
     """What a short run of a Dropbear tool printed (dbclient writes its answers on stderr)."""
-    import subprocess  # here: only a run's first connection (and --probe) runs anything before the exec
-
-    try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=QUERY_SECONDS)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise contract.Failed(f"{' '.join(argv)}: {exc}") from None
-    return done.stderr + done.stdout
+    return contract.said(argv)
 
 
 def offer(path: str) -> dict[str, object]:
@@ -99,13 +87,6 @@ def offer(path: str) -> dict[str, object]:
         raise contract.Failed(f"{path} did not say its version and ciphers: is it Dropbear's dbclient?")
     return {"client": PROGRAM, "version": version.group(1), **lists, "kex": [KEX_FIRST], "keys": [HOSTKEY_FIRST],
             "window": int(window.group(1)) if window else None, "max_packet": MAX_PACKET, "program": path}
-
-
-def private(directory: str) -> None:
-    info = os.stat(directory)
-    if info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise contract.Failed(f"{directory} is not a private 0700 directory of this user: the key and HOME stay "
-                              "out of it")
 
 
 def known_hosts(args: argparse.Namespace) -> str:
@@ -123,34 +104,16 @@ def known_hosts(args: argparse.Namespace) -> str:
 
 
 def home(args: argparse.Namespace, path: str) -> tuple[str, dict[str, object]]:
-    """HOME for dbclient, made once per run (its streams may race: the first rename wins), and what it offers."""
-    where = os.path.dirname(os.path.abspath(args.identity))
-    private(where)
-    made = os.path.join(where, HOME)
-    if not os.path.isdir(made):
-        draft = f"{made}.{os.getpid()}"
+    """HOME for dbclient, made once per run (contract.prepared), and what it offers."""
+
+    def make(draft: str) -> None:
         os.makedirs(os.path.join(draft, ".ssh"), mode=0o700)
-        write(os.path.join(draft, ".ssh", "known_hosts"), known_hosts(args))
+        contract.write(os.path.join(draft, ".ssh", "known_hosts"), known_hosts(args))
         # dbclient 2022.83 reads Dropbear's key format only (an OpenSSH key: "Exited: String too long")
         converted = os.path.join(draft, "identity")
-        why = said([program("dropbearconvert"), "openssh", "dropbear", args.identity, converted])
-        if not os.path.isfile(converted):
-            raise contract.Failed(f"dropbearconvert could not convert {args.identity}: {why.strip()[-200:]}")
-        write(os.path.join(draft, "offer.json"), json.dumps(offer(path)))
-        try:
-            os.rename(draft, made)
-        except OSError:  # another stream's came first: the same files
-            import shutil
+        contract.converted([program("dropbearconvert"), "openssh", "dropbear", args.identity, converted], converted)
 
-            shutil.rmtree(draft, ignore_errors=True)
-    with open(os.path.join(made, "offer.json"), encoding="utf-8") as fh:
-        return made, json.load(fh)
-
-
-def write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    return contract.prepared(args.identity, HOME, make, lambda: offer(path))
 
 
 def checked(args: argparse.Namespace, offered: dict[str, object]) -> None:

@@ -14,6 +14,16 @@ user's connect for instance, is closed at once without starting a server,
 and counted. Without this, any local user could make a root sshbench spawn
 root `sshd -i` processes without limit, and distort the measurement.
 
+A client program that cannot be told its source port (PuTTY's plink has
+no option to bind one) is announced by its process instead: a file named
+`pid-PID` (PROCESS), written by that process itself before it becomes the
+client (exec keeps the pid). A connection from an unannounced port is then
+served if an announced process holds its other end (/proc, by the socket's
+inode: plumbing/sockowner.py), and the announcement is used up as a port's
+is; another user's socket is never in that process, so the rule above
+stands. Loopback only: a socket in an emulated link's namespace is not in
+this namespace's table, and stays a stranger's.
+
 An announcement may carry words: `log` asks for that connection's server
 to log its negotiation (a client driver's connection, clientparts/: the
 server's word on what was agreed, where the client's own is a library's);
@@ -38,6 +48,7 @@ from collections.abc import Callable, Mapping, Sequence
 from sshbench.plumbing import placement
 from sshbench.plumbing.procfs import tree_cpu_seconds
 from sshbench.plumbing.procs import kill_group, reap, spawn
+from sshbench.plumbing.sockowner import holds_socket, socket_inode
 from sshbench.targets.base import SERVER_EXIT_SECONDS, ServerProcess
 
 LOOPBACK = "127.0.0.1"
@@ -47,11 +58,12 @@ STOP_GRACE_SECONDS = 0.8  # after SIGTERM, then after SIGKILL: the whole stop st
 LOGGED = "log"  # an announcement's word: serve this connection with the launcher's logging arguments
 UNCOMPRESSED = "uncompressed"  # ... and with its arguments that refuse compression
 WORDS = frozenset({LOGGED, UNCOMPRESSED})
+PROCESS = "pid-"  # an announcement named for the process that connects (then its pid), not for its port
 
 
-def announce(expect_dir: str, port: int, note: str = "") -> None:
+def announce(expect_dir: str, port: int | str, note: str = "") -> None:
     """Tell the listener that a connection from `port` is ours (call before connecting); `note`: words of WORDS,
-    space-separated, or ""."""
+    space-separated, or "". `port` may also be PROCESS and a pid: the connection that process makes."""
     fd = os.open(os.path.join(expect_dir, str(port)), os.O_CREAT | os.O_WRONLY, 0o600)
     try:
         os.write(fd, note.encode("ascii"))
@@ -156,11 +168,25 @@ class Inetd:
 
     # ------------------------------------------------------------ accepting
 
-    def _expected(self, host: str, port: int, peers: frozenset[str]) -> frozenset[str] | None:
-        """The announcement's words (of WORDS; empty for none) of an expected connection; None for a stranger."""
+    def _expected(self, host: str, port: int, peers: frozenset[str],
+                  here: tuple[str, int] | None = None) -> frozenset[str] | None:
+        """The announcement's words (of WORDS; empty for none) of an expected connection; None for a stranger.
+        `here`: the accepted socket's own address, by which a process announcement finds the connecting one."""
         if self.admit_all and host in peers:
             return frozenset()
-        path = os.path.join(self.expect_dir, str(port))
+        found = self._used(os.path.join(self.expect_dir, str(port)))
+        if found is None and host == LOOPBACK and here is not None:
+            found = self._by_process((host, port), here)
+        if found is None:
+            return None
+        announced, note = found
+        if host not in peers or time.time() - announced >= EXPECT_SECONDS:
+            return None
+        return frozenset(note.decode("ascii", errors="replace").split()) & WORDS
+
+    @staticmethod
+    def _used(path: str) -> tuple[float, bytes] | None:
+        """An announcement's time and words, removed as it is read (None: there is none)."""
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
             try:
@@ -170,9 +196,22 @@ class Inetd:
             os.unlink(path)
         except OSError:
             return None
-        if host not in peers or time.time() - announced >= EXPECT_SECONDS:
+        return announced, note
+
+    def _by_process(self, peer: tuple[str, int], here: tuple[str, int]) -> tuple[float, bytes] | None:
+        """The announcement of the process (PROCESS) that holds the connecting end of `peer`'s connection."""
+        try:
+            pids = [name for name in os.listdir(self.expect_dir) if name.startswith(PROCESS)]
+        except OSError:
             return None
-        return frozenset(note.decode("ascii", errors="replace").split()) & WORDS
+        inode = socket_inode(peer, here) if pids else None
+        if inode is None:
+            return None
+        for name in pids:
+            pid = name[len(PROCESS):]
+            if pid.isdigit() and holds_socket(int(pid), inode):
+                return self._used(os.path.join(self.expect_dir, name))
+        return None
 
     def _accept_loop(self, listener: socket.socket, peers: frozenset[str]) -> None:
         while not self._stopping:
@@ -182,7 +221,7 @@ class Inetd:
                 return  # listener closed by stop()
             try:
                 host, port = peer[0], peer[1]
-                if (note := self._expected(host, port, peers)) is not None:
+                if (note := self._expected(host, port, peers, conn.getsockname()[:2])) is not None:
                     if host in self._congestion:  # the sender of a download: the link's cc=
                         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, self._congestion[host].encode())
                     self._spawn(conn, port, note)
