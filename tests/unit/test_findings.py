@@ -30,6 +30,7 @@ import sshbench.analysis.contest
 import sshbench.analysis.links
 import sshbench.analysis.logins
 import sshbench.analysis.phases
+import sshbench.analysis.references
 import sshbench.analysis.remedies
 import sshbench.analysis.servers
 import sshbench.analysis.stalls
@@ -145,6 +146,7 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
     "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
     "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
+    "judged": sshbench.analysis.references,
 }
 
 

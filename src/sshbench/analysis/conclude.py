@@ -18,6 +18,7 @@ from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
+from sshbench.analysis.references import judged
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
@@ -44,7 +45,8 @@ def _concluded(report: Report) -> Findings:
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
                     phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
-                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)))
+                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)),
+                    references=judged(report))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

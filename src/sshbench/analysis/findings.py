@@ -35,15 +35,17 @@ from sshbench.analysis.contest import Rival
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
+from sshbench.analysis.references import RELIABLE, References
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
-__all__ = ["PHASES", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
+__all__ = ["PHASES", "RELIABLE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
            "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer",
-           "PathFinding", "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+           "PathFinding", "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion",
+           "Stall"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Findings:
     builds: tuple[BuildRow, ...]  # --build, --server a,b: each case on every side, each against the first side
     bounds: tuple[Bound, ...]  # what limited each transfer case, loopback's too, in the summaries' order
     crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
+    references: References  # raw TCP per link and the crypto ceilings, each judged reliable or not, once
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from sshbench.analysis.advice import limits
+from sshbench.analysis.findings import RELIABLE, Findings
 from sshbench.analysis.noise import describe
-from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
 from sshbench.analysis.views import compares_servers, per_server
@@ -225,14 +225,16 @@ def commands(report: Report) -> list[Fact]:
     return [Fact(method, command) for method, command in files.commands.items()] if files else []
 
 
-def problems(report: Report) -> list[Fact]:
-    """Skipped and failed cases with their reasons, failed echo sessions, and warnings: never silently dropped."""
+def problems(found: Findings) -> list[Fact]:
+    """Skipped and failed cases with their reasons, failed echo sessions, the references judged too noisy to
+    compare with (Findings.references), and warnings: never silently dropped."""
+    report = found.report
     out = [Fact(record.status.value, f"{record.case.id}: {record.reason}",
                 "warn" if record.status is CaseStatus.SKIPPED else "bad")
            for record in report.cases if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)]
     out += [Fact("failed", f"keystroke echo {echo.cipher}{f' @{echo.link}' if echo.link else ''}: {echo.error}", "bad")
             for echo in report.echoes if not echo.ok]
-    for case, stat in unreliable(report):
+    for case, stat in found.references.unreliable:
         width = stat.relative_half_width
         spread = f"±{width * 100:.0f}%" if width is not None else f"{stat.min / 1e6:,.0f}-{stat.max / 1e6:,.0f} MB/s"
         out.append(Fact("unreliable", f"reference {case.id}: {stat.median / 1e6:,.0f} MB/s ({spread}, n={stat.count}) "

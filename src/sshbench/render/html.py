@@ -100,7 +100,7 @@ def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
             "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(found),
-            "problems": problems(report), **_answer_first(found, _svgs([found], "run", book)),
+            "problems": problems(found), **_answer_first(found, _svgs([found], "run", book)),
             "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
                                                 else "") for view in per_server(report)],
             "verdict": verdict(found),

@@ -14,7 +14,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.references import raw_tcp
 from sshbench.analysis.stats import describe
 from sshbench.axes import declared
 from sshbench.compressors import Choice
@@ -69,7 +68,8 @@ def _throughput(findings: Findings, direction: str) -> Figure | None:
             "".join(f", {axis.title(value)}" for name, value in dims if (axis := declared(name)) is not None)
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}{variant}")
-    tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
+    tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in findings.references.raw_tcp.items()
+                 if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
         measured += [y for _, y in tcp]

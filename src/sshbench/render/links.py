@@ -12,7 +12,6 @@ from dataclasses import replace
 
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.references import raw_tcp, reliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view, side_word
 from sshbench.implementations import IMPLEMENTATIONS
@@ -38,9 +37,9 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:,.2f}" if seconds < 0.01 else f"{seconds * 1000:,.1f}"
 
 
-def links_overview(report: Report) -> Table:
+def links_overview(found: Findings) -> Table:
     """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
-    tcp = raw_tcp(report, reliable_only=False)
+    report, tcp = found.report, found.references.measured_tcp
     rows = []
     build = next(iter(builds_of(report)), "")
     for link in report.environment.links:
@@ -54,10 +53,10 @@ def links_overview(report: Report) -> Table:
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
                   if link.connect_seconds else "-")
         wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
-        raw = tcp.get(link.label)
-        bdp = "-" if raw is None or not rtt or not reliable(raw) else f"{raw.median * rtt / 2**20:,.2f}"
+        raw, reliable = tcp.get(link.label, (None, False))
+        bdp = "-" if raw is None or not rtt or not reliable else f"{raw.median * rtt / 2**20:,.2f}"
         hosts = {None: "-", True: "tuned", False: "kernel's"}[link.tcp_tuned]
-        tcp_cell = pm(raw, 1e6) + ("" if raw is None or reliable(raw) else " unreliable")
+        tcp_cell = pm(raw, 1e6) + ("" if raw is None or reliable else " unreliable")
         rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(tcp_cell), cell(bdp),
                          *(cell(limit) for limit in limits), cell(hosts), cell(link.emulator), cell(wire))))
     columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
@@ -156,7 +155,7 @@ def echo_table(report: Report) -> Table | None:
 def link_tables(found: Findings, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
     """The cross-link tables first, then each link's own tables with the link in their titles."""
     report = found.report
-    tables = [links_overview(report), *across_links(found)]
+    tables = [links_overview(found), *across_links(found)]
     if (echo := echo_table(report)) is not None:
         tables.append(echo)
     for label, own in per_link:

@@ -57,7 +57,7 @@ def render(found: Findings, title: str = "sshbench results") -> str:
     lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(found):
         lines += _table(table)
-    if listed := problems(report):
+    if listed := problems(found):
         lines += ["### Not measured, failed, and warnings", "", *_facts(listed), ""]
     return "\n".join(lines).rstrip() + "\n"
 

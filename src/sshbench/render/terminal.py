@@ -175,7 +175,7 @@ def full_report(found: Findings, width: int | None = None) -> RenderableType:
     parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
     for table in result_tables(found):
         parts += rich_table(table, width)
-    parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(report)]
+    parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(found)]
     return Group(*parts)
 
 
