@@ -11,11 +11,22 @@ import json
 
 import pytest
 
+from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.findings import Findings
+from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
 from sshbench.analysis.verdicts import run_rule
-from sshbench.analysis.views import build_view, builds_of, link_view, per_server, variant_view, variants_of
+from sshbench.analysis.views import (
+    build_view,
+    builds_of,
+    compares_servers,
+    link_view,
+    per_server,
+    variant_view,
+    variants_of,
+)
+from sshbench.analysis.windows import variant_ratios
 from sshbench.results.codec import results_from_dict
 from sshbench.results.model import Report
 from tests.conftest import recorded
@@ -89,3 +100,47 @@ def test_a_link_s_raw_tcp_is_the_one_its_tables_and_its_overview_read() -> None:
     stat = found.references.raw_tcp["rtt=40ms,loss=1%"]
     assert found.references.measured_tcp["rtt=40ms,loss=1%"] == (stat, True) and 200e6 < stat.median < 300e6
     assert list(found.references.ceilings) == ["aes128-gcm@openssh.com"]
+
+
+# ------------------------------------------------------------------ what limited the fastest transfers
+
+
+def _said_limits(found: Findings) -> list[str]:
+    from sshbench.render.facts import facts
+
+    return [fact.text for fact in facts(found) if fact.label == "limit"]
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_the_facts_say_the_limits_the_findings_hold_in_their_order(name: str) -> None:
+    """Per direction the fastest pipe cipher's verdict (analysis/advice.limit_of), then each --client's; a run of
+    several servers says each from its own view, named."""
+    for found in _concluded(name):
+        report = found.report
+        if compares_servers(report):
+            expected = [(view.environment.builds[0].name, limit) for view in per_server(report)
+                        for limit in _limits(view)]
+        else:
+            expected = [("", limit) for limit in _limits(report)]
+        assert [(f.server, f.limit) for f in found.limits] == expected
+        assert _said_limits(found) == [f"[server {f.server}] {f.text}" if f.server else f.text for f in found.limits]
+        assert found.limits == limit_findings(report)
+
+
+def _limits(report: Report) -> list[Limit]:
+    return [limit for client in ["", *(c.name for c in report.environment.clients)]
+            for direction in ("upload", "download") if (limit := limit_of(report, direction, client)) is not None]
+
+
+def test_a_servers_limit_says_what_its_window_variant_moved_beside_it() -> None:
+    """The three-server recording with its third side made a Dropbear window variant (test_window_variants.py)."""
+    from tests.unit.test_window_variants import VARIANT, _relabelled
+
+    (run,) = results_from_dict(_relabelled())
+    found = conclude(run)
+    dropbear = [f for f in found.limits if f.server == "dropbear"]
+    assert dropbear and dropbear[0].beside == tuple(variant_ratios(run, "dropbear", dropbear[0].limit.case_id))
+    assert dropbear[0].beside[0].startswith("dropbear -W 4194304 moved ")
+    assert not [f for f in found.limits if f.server in ("openssh", VARIANT) and f.beside]
+    assert f"[server dropbear] {dropbear[0].limit.text}; {dropbear[0].beside[0]}" in _said_limits(found)
+

@@ -27,6 +27,7 @@ import sshbench.analysis.build_ratios
 import sshbench.analysis.commands
 import sshbench.analysis.conclude
 import sshbench.analysis.contest
+import sshbench.analysis.limits
 import sshbench.analysis.links
 import sshbench.analysis.logins
 import sshbench.analysis.phases
@@ -146,7 +147,7 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
     "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
     "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
-    "judged": sshbench.analysis.references,
+    "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
 }
 
 

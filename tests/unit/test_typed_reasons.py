@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console as RichConsole
 
 from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
 from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
@@ -229,7 +230,7 @@ def test_what_a_run_that_measured_nothing_is_told_follows_what_stopped_it(why: s
 
 def _placement_said(report: Report) -> tuple[list[str], str]:
     changed = [a.message for a in advise(report) if a.code is Code.PLACEMENT_CHANGED]
-    return changed, next(f.text for f in facts(report) if f.label == "placement")
+    return changed, next(f.text for f in facts(conclude(report)) if f.label == "placement")
 
 
 def test_a_split_placement_that_gave_way_is_said_from_its_recorded_why() -> None:

@@ -15,6 +15,7 @@ from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.dimensions import still_reports
 from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
@@ -46,7 +47,7 @@ def _concluded(report: Report) -> Findings:
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
                     phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
                     builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)),
-                    references=judged(report))
+                    references=judged(report), limits=limit_findings(report))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -32,6 +32,7 @@ from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.limits import LimitFinding
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
@@ -43,9 +44,9 @@ from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import Report, Summary
 
 __all__ = ["PHASES", "RELIABLE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
-           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer",
-           "PathFinding", "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion",
-           "Stall"]
+           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LimitFinding",
+           "LoadPoint", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit", "References", "Remedy", "Rival",
+           "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ class Findings:
     bounds: tuple[Bound, ...]  # what limited each transfer case, loopback's too, in the summaries' order
     crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
     references: References  # raw TCP per link and the crypto ceilings, each judged reliable or not, once
+    limits: tuple[LimitFinding, ...]  # what limited each direction's fastest pipe cipher, per --client, per server
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -99,7 +99,7 @@ def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
     servers = compares_servers(report)  # --server a,b: one recommendation per server, each from its own view
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
-            "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(found),
+            "facts": [*facts(found), *mode(report), *commands(report)], "tables": result_tables(found),
             "problems": problems(found), **_answer_first(found, _svgs([found], "run", book)),
             "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
                                                 else "") for view in per_server(report)],

@@ -54,7 +54,7 @@ def render(found: Findings, title: str = "sshbench results") -> str:
     for heading, answer in answer_sections(found):  # the answers first: what fills the link, which cipher
         lines += [f"**{_escape(heading)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
                                                    f"  - {_escape(line.strip())}" for line in answer), ""]
-    lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
+    lines += [*_facts([*facts(found), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(found):
         lines += _table(table)
     if listed := problems(found):

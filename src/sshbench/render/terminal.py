@@ -141,11 +141,11 @@ def _fact_lines(lines: Iterable[Fact]) -> Text:
     return text
 
 
-def header(report: Report) -> Text:
+def header(found: Findings) -> Text:
     text = Text()
     text.append("sshbench ", style="bold")
-    text.append(f"{title(report)}\n")
-    return text + _fact_lines(facts(report))
+    text.append(f"{title(found.report)}\n")
+    return text + _fact_lines(facts(found))
 
 
 def run_mode(report: Report) -> Text:
@@ -172,7 +172,7 @@ def full_report(found: Findings, width: int | None = None) -> RenderableType:
     """The answer, header, mode, every table fitted to `width` (None: every column), then the problems."""
     report = found.report
     answer = answer_block(found)
-    parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
+    parts: list[RenderableType] = [*([answer] if answer else []), header(found), run_mode(report)]
     for table in result_tables(found):
         parts += rich_table(table, width)
     parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(found)]
