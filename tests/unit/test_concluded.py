@@ -144,3 +144,21 @@ def test_a_servers_limit_says_what_its_window_variant_moved_beside_it() -> None:
     assert not [f for f in found.limits if f.server in ("openssh", VARIANT) and f.beside]
     assert f"[server dropbear] {dropbear[0].limit.text}; {dropbear[0].beside[0]}" in _said_limits(found)
 
+
+
+# ------------------------------------------------------------------ how to use a change the link answer names
+
+
+@pytest.mark.parametrize("name", [LINK, "results-small.json", "results-rtt20-setup-phases.json.gz", SERVERS])
+def test_each_change_carries_the_command_that_applies_it_and_every_output_shows_that_one(name: str) -> None:
+    from sshbench.analysis.howto import howto
+    from sshbench.render.jsondoc import report_json
+    from sshbench.render.remedies import remedy_line
+
+    for found in _concluded(name):
+        document = json.loads(json.dumps(report_json([found])))["runs"][0]["link_answer"]
+        for answer, shown in zip(found.path_answers, document, strict=True):
+            for remedy, said in zip(answer.remedies, shown["changes"], strict=True):
+                assert remedy.how_to == howto(remedy.case, answer.plain) and remedy.how_to.startswith("`")
+                assert said["how_to"] == remedy.how_to
+                assert (f"; to use it: {remedy.how_to}" in remedy_line(remedy, answer)) is remedy.faster

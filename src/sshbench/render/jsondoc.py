@@ -31,7 +31,6 @@ from sshbench.analysis.findings import (
     Stall,
 )
 from sshbench.analysis.forecast import Forecast
-from sshbench.analysis.howto import howto
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
@@ -104,7 +103,7 @@ def link_answer_json(found: PathFinding) -> dict[str, Any]:
                      "relation": r.relation.value, "separable_from_above": r.separable, "limit": _limit(r.bound),
                      "cpu_seconds_per_gib": _number(r.cost), "tail_seconds": _number(r.tail),
                      "split_bytes": r.split,
-                     "how_to": howto(r.case, answer.plain)}
+                     "how_to": r.how_to}
                     for r in answer.remedies],
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
                     "relation": r.relation.value, "pairs": r.pairs, "first_look": r.first_look,
