@@ -7,6 +7,7 @@ which is what lets every view read the run's one Findings instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -16,6 +17,7 @@ from sshbench.analysis.conclude import conclude
 from sshbench.analysis.findings import Findings
 from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
+from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import (
     build_view,
@@ -26,9 +28,11 @@ from sshbench.analysis.views import (
     variant_view,
     variants_of,
 )
-from sshbench.analysis.windows import variant_ratios
+from sshbench.analysis.windows import receive_window, variant_ratios
+from sshbench.render.labels import pm
+from sshbench.render.table_model import plain
 from sshbench.results.codec import results_from_dict
-from sshbench.results.model import Report
+from sshbench.results.model import EchoResult, Report
 from tests.conftest import recorded
 
 LINK = "results-rtt40-loss1-streams-1-4-8.json.gz"  # raw TCP across a link, reliable; a ceiling
@@ -162,3 +166,36 @@ def test_each_change_carries_the_command_that_applies_it_and_every_output_shows_
                 assert remedy.how_to == howto(remedy.case, answer.plain) and remedy.how_to.startswith("`")
                 assert said["how_to"] == remedy.how_to
                 assert (f"; to use it: {remedy.how_to}" in remedy_line(remedy, answer)) is remedy.faster
+
+
+# ------------------------------------------------------------------ the links overview's windows, the echoes
+
+
+@pytest.mark.parametrize("name", ["results-rtt20-setup-phases.json.gz", LINK])
+def test_each_link_s_window_is_the_receivers_and_the_overview_divides_it_by_the_rtt(name: str) -> None:
+    from sshbench.render.links import links_overview
+
+    (found,) = _concluded(name)
+    links = found.report.environment.links
+    assert [w.link for w in found.windows] == [link.label for link in links]
+    for window, link in zip(found.windows, links, strict=True):
+        assert (window.upload, window.download) == tuple(receive_window(found.report, d, link=link.label)
+                                                         for d in ("upload", "download")) == (2 << 20, 2 << 20)
+    (row,) = links_overview(found).rows
+    rtt = links[0].rtt_seconds
+    assert rtt and plain(row.cells[5]) == plain(row.cells[6]) == f"{(2 << 20) / rtt / 1e6:,.1f}"
+
+
+def test_each_echo_session_s_median_and_interval_are_the_findings_and_a_failed_one_has_none() -> None:
+    from sshbench.render.links import echo_table
+
+    report = _runs("results-rtt20-setup-phases.json.gz")[0]
+    seconds = [0.0201, 0.0212, 0.0199, 0.0230, 0.0205, 0.0208, 0.0217, 0.0203]
+    echoes = [EchoResult("aes128-gcm@openssh.com", link="rtt=20ms", ok=True, echo_seconds=seconds),
+              EchoResult("aes128-ctr", link="rtt=20ms", error="no readiness line")]
+    found = conclude(dataclasses.replace(report, echoes=echoes))
+    assert [(f.echo, f.stat) for f in found.echoes] == [(echoes[0], describe(seconds)), (echoes[1], None)]
+    table = echo_table(found)
+    assert table is not None and [plain(row.cells[1]) for row in table.rows] == \
+        [f"{pm(describe(seconds), 1e-3, 2)} (n=8)", "failed"]
+    assert echo_table(conclude(report)) is None and conclude(report).echoes == ()

@@ -14,8 +14,8 @@ from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.dimensions import still_reports
-from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
-from sshbench.analysis.limits import limit_findings
+from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, PathFinding
+from sshbench.analysis.limits import limit_findings, link_windows
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
@@ -23,6 +23,7 @@ from sshbench.analysis.references import judged
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
+from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
@@ -47,7 +48,8 @@ def _concluded(report: Report) -> Findings:
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
                     phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
                     builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)),
-                    references=judged(report), limits=limit_findings(report))
+                    references=judged(report), limits=limit_findings(report), windows=link_windows(report),
+                    echoes=tuple(EchoFigure(e, describe(e.echo_seconds) if e.ok else None) for e in report.echoes))
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

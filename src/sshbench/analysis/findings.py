@@ -32,7 +32,7 @@ from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.contest import Rival
-from sshbench.analysis.limits import LimitFinding
+from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
@@ -41,12 +41,12 @@ from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
-from sshbench.results.model import Report, Summary
+from sshbench.results.model import EchoResult, Report, Stat, Summary
 
 __all__ = ["PHASES", "RELIABLE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
-           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LimitFinding",
-           "LoadPoint", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit", "References", "Remedy", "Rival",
-           "ServerFigure", "ServerQuestion", "Stall"]
+           "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "Knee", "KneeCause",
+           "LimitFinding", "LinkWindow", "LoadPoint", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit",
+           "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,14 @@ class PathFinding:
 
 
 @dataclass(frozen=True)
+class EchoFigure:
+    """One keystroke echo session with its statistic: the median round trip and its interval (None: it failed)."""
+
+    echo: EchoResult
+    stat: Stat | None
+
+
+@dataclass(frozen=True)
 class Findings:
     """What a report concludes: made by analysis/conclude.conclude once per run and once per `report FILE`."""
 
@@ -86,6 +94,8 @@ class Findings:
     crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
     references: References  # raw TCP per link and the crypto ceilings, each judged reliable or not, once
     limits: tuple[LimitFinding, ...]  # what limited each direction's fastest pipe cipher, per --client, per server
+    windows: tuple[LinkWindow, ...]  # each emulated link's SSH window per direction, in the links' order
+    echoes: tuple[EchoFigure, ...]  # each keystroke echo session with its median and interval, as measured
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -8,7 +8,8 @@ server's own view with what its window variants moved beside it; the
 hosts table judged each host again. Those were drawn where they were
 shown (render/facts.py, render/hosts.py); here they are drawn once per
 report, for analysis/conclude.py, and every output lays out the same
-values.
+values. So is each emulated link's SSH window (whose receiver, how large:
+analysis/windows.py), which the links overview divides by the link's RTT.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.advice import Limit, limit_of
-from sshbench.analysis.views import compares_servers, per_server
-from sshbench.analysis.windows import variant_ratios
+from sshbench.analysis.views import builds_of, compares_servers, per_server
+from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.results.model import Report
 
 DIRECTIONS = ("upload", "download")
@@ -54,3 +55,20 @@ def limit_findings(report: Report) -> tuple[LimitFinding, ...]:
         return tuple(_of(report))
     return tuple(found for view in per_server(report) for found in _of(view, report))
 
+
+
+@dataclass(frozen=True)
+class LinkWindow:
+    """One emulated link's SSH window per direction: what one channel of the run's first side has in flight there
+    (bytes; None where the window is not known), which per round trip is all it can carry."""
+
+    link: str
+    upload: int | None
+    download: int | None
+
+
+def link_windows(report: Report) -> tuple[LinkWindow, ...]:
+    """Each emulated link's window for the pipe, as the links overview shows it (the run's first side's)."""
+    build = next(iter(builds_of(report)), "")
+    return tuple(LinkWindow(link.label, *(receive_window(report, direction, build=build, link=link.label)
+                                          for direction in DIRECTIONS)) for link in report.environment.links)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
+from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view, side_word
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
@@ -42,12 +41,9 @@ def links_overview(found: Findings) -> Table:
     report, tcp = found.report, found.references.measured_tcp
     rows = []
     build = next(iter(builds_of(report)), "")
-    for link in report.environment.links:
+    for link, windows in zip(report.environment.links, found.windows, strict=True):
         rtt = link.rtt_seconds
-        limits = []
-        for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
-            window = receive_window(report, direction, build=build, link=link.label)
-            limits.append(_per_rtt(window, rtt))
+        limits = [_per_rtt(windows.upload, rtt), _per_rtt(windows.download, rtt)]
         for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
             limits.append(_per_rtt(link.tcp_receive_buffer(direction), rtt))
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
@@ -116,13 +112,15 @@ def across_links(findings: Findings) -> list[Table]:
     return tables
 
 
-def echo_table(report: Report) -> Table | None:
-    """Keystroke echo round trips per cipher (and build) and link: median ±95% interval, in milliseconds."""
+def echo_table(found: Findings) -> Table | None:
+    """Keystroke echo round trips per cipher (and build) and link: median ±95% interval (Findings.echoes), in
+    milliseconds."""
+    report = found.report
     if not report.echoes:
         return None
     labels = list(dict.fromkeys(e.link for e in report.echoes))
     rows_of = list(dict.fromkeys((e.cipher, e.build) for e in report.echoes))
-    by = {(e.cipher, e.build, e.link): e for e in report.echoes}
+    by = {(f.echo.cipher, f.echo.build, f.echo.link): f for f in found.echoes}
     builds = len({build for _, build in rows_of}) > 1
     obscured = {(e.cipher, e.build): e.obscured for e in report.echoes}
     mixed = len(set(obscured.values())) > 1  # builds whose clients differ: say it per row
@@ -135,7 +133,7 @@ def echo_table(report: Report) -> Table | None:
             cells.append(cell("20 ms tick" if obscured[cipher, build] else "at once"))
         for label in labels:
             echo = by.get((cipher, build, label))
-            stat = describe(echo.echo_seconds) if echo is not None and echo.ok else None
+            stat = echo.stat if echo is not None else None
             cells.append(cell(f"{pm(stat, 1e-3, 2)} (n={stat.count})" if stat else
                               "failed" if echo is not None else "-", "" if stat else "bad"))
         rows.append(Row(tuple(cells)))
@@ -154,9 +152,8 @@ def echo_table(report: Report) -> Table | None:
 
 def link_tables(found: Findings, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
     """The cross-link tables first, then each link's own tables with the link in their titles."""
-    report = found.report
     tables = [links_overview(found), *across_links(found)]
-    if (echo := echo_table(report)) is not None:
+    if (echo := echo_table(found)) is not None:
         tables.append(echo)
     for label, own in per_link:
         tables += [replace(t, title=f"{t.title} [link {label}]") for t in own]

@@ -224,7 +224,7 @@ def result_tables(found: Findings) -> list[Table]:
         return link_tables(found, [(label, [*build_tables(found, label), *_per_build(view, found)])
                                     for label, view in per_link_views(report)])
     tables = [*build_tables(found), *_per_build(report, found)]
-    if (echo := echo_table(report)) is not None:
+    if (echo := echo_table(found)) is not None:
         tables.append(echo)
     if (logins := logins_table(found)) is not None:
         tables.append(logins)
