@@ -199,3 +199,59 @@ def test_each_echo_session_s_median_and_interval_are_the_findings_and_a_failed_o
     assert table is not None and [plain(row.cells[1]) for row in table.rows] == \
         [f"{pm(describe(seconds), 1e-3, 2)} (n=8)", "failed"]
     assert echo_table(conclude(report)) is None and conclude(report).echoes == ()
+
+
+# ------------------------------------------------------------------ the kept recommendation, who its drop-in lets in
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_the_kept_recommendation_is_checked_once_and_only_where_the_page_is_written(name: str) -> None:
+    from sshbench.analysis.configtext import lockout, outcome_rows, stored_if_consistent
+    from sshbench.analysis.policy import built_in
+    from sshbench.analysis.recommend import build
+
+    for report in _runs(name):
+        assert conclude(report).recommendations is None, "no output but the page shows it"
+        kept = conclude(report, recommendation=True).recommendations
+        assert kept is not None
+        servers = compares_servers(report)
+        views = per_server(report)
+        assert [k.server for k in kept] == [v.environment.builds[0].name if servers else "" for v in views]
+        for each, view in zip(kept, views, strict=True):
+            stored = stored_if_consistent(view)
+            assert each.stored == stored and each.software == view.environment.server.software
+            assert each.withheld is (view.recommendation is not None and stored is None)
+            if stored is None:
+                assert each.lockout is None
+                continue
+            rec = build(view, built_in(stored.policy))
+            assert each.lockout == lockout(rec)
+            if rec.dropin is not None and each.lockout is not None:
+                assert list(each.lockout.rows) == outcome_rows(rec.dropin)
+                assert each.lockout.shut_out == tuple(o.client.name for o in rec.dropin.shut_out())
+
+
+def test_a_recorded_kept_recommendation_is_shown_with_its_lockout_table_and_a_withheld_one_said() -> None:
+    from sshbench.render import html
+
+    shown = [k for name in RECORDED for report in _runs(name)
+             for k in conclude(report, recommendation=True).recommendations or ()]
+    assert any(k.stored is not None and k.lockout is not None and k.lockout.rows for k in shown)
+    assert any(k.withheld for k in shown)
+    with pytest.raises(ValueError, match="recommendation=True"):
+        html.render([conclude(_runs("results-small.json")[0])])
+
+
+def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_table_and_the_json() -> None:
+    from sshbench.analysis.configtext import checked, lockout_notes
+    from sshbench.analysis.configtext import lockout as lockout_of
+    from sshbench.analysis.recommend import build
+
+    for report in _runs("results-small.json") + _runs(SERVERS)[:1]:
+        for allow in (False, True):
+            rec = build(report, allow_lockout=allow)
+            advice = checked(rec, "", None, [], [], None, None)
+            assert advice.lockout == lockout_of(rec) and advice.lockout_notes == tuple(lockout_notes(rec))
+            assert advice.dropin_withheld is rec.dropin_withheld
+            assert advice.dropin_withheld is (advice.lockout is not None and not advice.lockout.strict
+                                              and bool(advice.lockout.shut_out))

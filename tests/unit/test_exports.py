@@ -73,7 +73,7 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     report = load_report()
     rec = build(report)  # what this version makes of the recorded run, as a run would have stored it
     report.recommendation = StoredRecommendation("modern", client_block(rec), server_dropin(rec) or "")
-    page = html.render([conclude(report)])
+    page = html.render([conclude(report, recommendation=True)])
     assert "<svg" in page and page.count("<figure") == 8
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
@@ -117,7 +117,7 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(MissingToolError):
         charts_exporter.check()  # what `report` asks before it creates the directory: a refusal leaves none
     monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)
-    page = html.render([conclude(load_report())])
+    page = html.render([conclude(load_report(), recommendation=True)])
     assert "<svg" not in page and "pip install 'sshbench[charts]'" in page and "The answer" in page
 
 

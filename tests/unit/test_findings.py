@@ -116,7 +116,7 @@ def test_report_concludes_each_run_once_however_many_outputs_it_writes(monkeypat
     reports = {report for report, _ in concluded}
     assert len(concluded) == len(reports) == 2  # once per run, for the JSON, the page, the Markdown and the charts
     assert sorted(answered) == sorted(contested) == sorted(concluded)  # and only there
-    # the recommendation (the page's lock-out table) still draws its own link answer: the next slice's to move
+    # the page's kept recommendation, checked inside conclude(), draws the link answer its advice reads
     assert sorted(call for call in paths if not call[1]) == sorted(concluded)
 
 
@@ -207,10 +207,12 @@ def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_o
                  str(tmp_path / "r.html"), "--charts", str(tmp_path / "charts")])
     assert code == 0
     for fn, stacks in calls.items():
-        # the page's lock-out table still makes its recommendation (analysis/recommend.py): its own to move
-        drawn = [s for s in stacks if "analysis/recommend.py" not in s]
-        assert not [s for s in drawn if any(f.startswith("render/") for f in s)], fn
-        assert all("analysis/conclude.py" in s for s in drawn), fn
+        # the page's kept recommendation is checked inside conclude() too (analysis/configtext.kept), and what its
+        # advice reads (analysis/recommend.py) is drawn there: never from a renderer
+        own = [s for s in stacks if "analysis/fleet.py" not in s]  # the hosts' fleet recommendation: its own to move
+        assert not [s for s in own if any(f.startswith("render/") for f in s)], fn
+        assert all("analysis/conclude.py" in s for s in own), fn
+        drawn = [s for s in own if "analysis/recommend.py" not in s]
         concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
         if fn == "stalls":
             assert len(concluded) == splits  # once per split

@@ -102,7 +102,7 @@ def test_summary_csv_has_a_row_per_case_and_host() -> None:
 
 def test_every_exporter_has_a_distinct_option_and_renders_a_saved_run() -> None:
     assert len({e.option for e in EXPORTERS}) == len(EXPORTERS)
-    runs = [conclude(r) for r in read_results(str(DATA / "results-hosts.json"))]
+    runs = [conclude(r, recommendation=True) for r in read_results(str(DATA / "results-hosts.json"))]
     for exporter in EXPORTERS:
         exporter.check()
         if isinstance(exporter, DirectoryExporter):

@@ -280,7 +280,8 @@ def test_blocks_for_one_host_pattern_get_a_file_each_by_the_pattern_recorded(tmp
 
     def written(*hosts: str | None) -> list[str]:
         out = tmp_path / str(len(list(tmp_path.iterdir())))
-        advice = [CheckedRecommendation(rec, f"# a block for {h}\n", None, None, [], [], None, h) for h in hosts]
+        advice = [CheckedRecommendation(rec, f"# a block for {h}\n", None, None, [], [], None, h, None, (), False)
+                  for h in hosts]
         _write_configs(str(out), [(report, a) for a in advice], ctx, json_out=False)
         return sorted(p.name for p in out.iterdir())
 

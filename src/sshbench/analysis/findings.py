@@ -31,6 +31,7 @@ from functools import cached_property
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
+from sshbench.analysis.configtext import KeptRecommendation, Lockout
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
@@ -44,9 +45,9 @@ from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
 __all__ = ["PHASES", "RELIABLE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
-           "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "Knee", "KneeCause",
-           "LimitFinding", "LinkWindow", "LoadPoint", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit",
-           "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+           "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "KeptRecommendation", "Knee",
+           "KneeCause", "LimitFinding", "LinkWindow", "LoadPoint", "Lockout", "PathAnswer", "PathFinding",
+           "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ class Findings:
     limits: tuple[LimitFinding, ...]  # what limited each direction's fastest pipe cipher, per --client, per server
     windows: tuple[LinkWindow, ...]  # each emulated link's SSH window per direction, in the links' order
     echoes: tuple[EchoFigure, ...]  # each keystroke echo session with its median and interval, as measured
+    # the recommendation each server kept, checked against the data, with who its drop-in lets in; None where the
+    # command's outputs do not show it (conclude(report, recommendation=True): only the HTML page does)
+    recommendations: tuple[KeptRecommendation, ...] | None
 
     @property
     def answers(self) -> tuple[Answer, ...]:

@@ -50,7 +50,8 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     if not chosen and fleet and not args.json:  # many machines: the comparison, not each machine's full report
         ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
         return int(ExitCode.OK)
-    found = [conclude(report) for report in runs]  # once per run: every output below lays out these
+    page = any(exporter.shows_recommendation for exporter, _ in chosen)  # the kept recommendation: its cost, if shown
+    found = [conclude(report, recommendation=page) for report in runs]  # once per run: every output lays out these
     if args.json:  # the document instead of the terminal tables; file exporters still write theirs
         print(report_document(found), end="", flush=True)
     elif not chosen:

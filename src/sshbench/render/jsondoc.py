@@ -219,9 +219,9 @@ def recommend_document(results: Sequence[tuple[Report, CheckedRecommendation]]) 
             "label": report.label, "policy": rec.policy.name, "client_block": advice.client_text,
             "server_dropin": advice.server_text, "server_advice": advice.server_advice,
             "problems": list(advice.problems), "prediction": list(advice.prediction),
-            "terrapin_exposure": rec.exposure, "dropin_withheld": rec.dropin_withheld,
+            "terrapin_exposure": rec.exposure, "dropin_withheld": advice.dropin_withheld,
             "additions": [] if dropin is None else [{"kind": a.kind.value, "name": a.name, "clients": list(a.clients)}
                                                     for a in dropin.additions],
-            "shut_out": [] if dropin is None else [o.client.name for o in dropin.shut_out()],
+            "shut_out": [] if advice.lockout is None else list(advice.lockout.shut_out),
             "terrapin": None if advice.terrapin is None else dataclasses.asdict(advice.terrapin)})
     return _dumps({"schema": "sshbench/recommend", "schema_version": SCHEMA_VERSION, "runs": out})

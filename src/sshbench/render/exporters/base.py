@@ -29,6 +29,12 @@ class _Format(Protocol):
         """The option's help (argparse: a literal % is written %%)."""
         ...
 
+    @property
+    def shows_recommendation(self) -> bool:
+        """Whether it lays out the recommendation each run kept: the command then concludes it (it is the costliest
+        part of concluding, and no other output shows it)."""
+        ...
+
     def check(self) -> None:
         """Raise now (MissingToolError) if this format cannot be made here: before any output is created, so a
         refused `--charts DIR` leaves no empty DIR behind."""

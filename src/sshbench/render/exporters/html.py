@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 class HtmlExporter:
     option = "--html"
     help = "one self-contained HTML file (inline SVG charts, no network; '-' for stdout)"
+    shows_recommendation = True
     default_name = "report.html"
 
     def check(self) -> None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 class MarkdownExporter:
     option = "--markdown"
     help = "paste-ready Markdown tables ('-' for stdout)"
+    shows_recommendation = False
     default_name = "report.md"
 
     def check(self) -> None:

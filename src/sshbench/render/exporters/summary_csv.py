@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 class SummaryCsvExporter:
     option = "--summary-csv"
     help = "one row per case: medians, 95%% intervals, rank, CPU cost ('-' for stdout)"
+    shows_recommendation = False
     default_name = "summary.csv"
 
     def check(self) -> None:
