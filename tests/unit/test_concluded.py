@@ -255,3 +255,51 @@ def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_tabl
             assert advice.dropin_withheld is rec.dropin_withheld
             assert advice.dropin_withheld is (advice.lockout is not None and not advice.lockout.strict
                                               and bool(advice.lockout.shut_out))
+
+
+# ------------------------------------------------------------------ several runs side by side: the Fleet
+
+
+def _fleet_of_recordings() -> list[Report]:
+    from sshbench.analysis.fleet import merge
+
+    return merge([(name, _runs(name)) for name in RECORDED])
+
+
+@pytest.mark.parametrize("which", ["hosts", "recordings"])
+def test_the_fleet_holds_each_host_s_figures_and_the_fleet_s_verdicts_as_the_analysis_draws_them(which: str) -> None:
+    from sshbench.analysis.conclude import conclude_fleet
+    from sshbench.analysis.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
+    from sshbench.analysis.references import pipe_ciphers
+
+    runs = _runs("results-hosts.json") if which == "hosts" else _fleet_of_recordings()
+    fleet = conclude_fleet(runs)
+    assert fleet.runs == tuple(runs) and len(fleet.hosts) == len(runs)
+    assert fleet.recommendation == fleet_recommendation(runs)
+    assert fleet.outliers == tuple(outlier_hosts(runs)) and fleet.versions == tuple(versions(runs))
+    for report, host in zip(runs, fleet.hosts, strict=True):
+        for direction in ("upload", "download"):
+            assert host.limits.get(direction) == limit_of(report, direction)
+            assert host.pipe[direction] == pipe_ciphers(report, direction)
+            for by in NORMALISATIONS:
+                assert host.normalised[by, direction] == normalised(report, direction, by)
+    assert fleet.recommendation.lines, "every recording measured a cipher the fleet can recommend"
+
+
+def test_the_hosts_tables_lay_out_the_fleet_and_several_runs_are_not_shown_without_it() -> None:
+    from sshbench.analysis.conclude import conclude_fleet
+    from sshbench.render import html, markdown
+    from sshbench.render.hosts import host_tables
+
+    runs = _runs("results-hosts.json")
+    fleet = conclude_fleet(runs)
+    overview, *_ = host_tables(fleet)
+    for row, host in zip(overview.rows, fleet.hosts, strict=True):
+        assert plain(row.cells[6]) == host.limits["upload"].bound_by
+    found = [conclude(r, recommendation=True) for r in runs]
+    with pytest.raises(ValueError, match="conclude_fleet"):
+        markdown.render_all(found)
+    with pytest.raises(ValueError, match="conclude_fleet"):
+        html.render(found)
+    assert markdown.render_all(found, fleet).startswith("# sshbench: 2 hosts")
+    assert markdown.render_all(found[:1]) == markdown.render(found[0])

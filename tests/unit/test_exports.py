@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
 from sshbench.analysis.stats import summarize
@@ -39,7 +39,7 @@ def _terminal(runs: list[Report]) -> str:
             console.print(host_rule(report))
         console.print(full_report(conclude(report), 180))
     if len(runs) > 1:
-        console.print(hosts_report(runs, 180))
+        console.print(hosts_report(conclude_fleet(runs), 180))
     assert isinstance(console.file, io.StringIO)
     return console.file.getvalue()
 
@@ -49,7 +49,7 @@ def test_every_output_matches_golden(name: str, update_golden: bool) -> None:
     """Recorded results files (schema 3, written before the typed model) render exactly as reviewed."""
     runs = read_results(str(DATA / f"{name}.json"))
     check_golden(f"{name}.term", _terminal(runs), update_golden)
-    check_golden(f"{name}.md", markdown.render_all([conclude(r) for r in runs]), update_golden)
+    check_golden(f"{name}.md", markdown.render_all([conclude(r) for r in runs], conclude_fleet(runs)), update_golden)
 
 
 def test_markdown_marks_broken_algorithms_and_shows_intervals() -> None:

@@ -209,10 +209,9 @@ def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_o
     for fn, stacks in calls.items():
         # the page's kept recommendation is checked inside conclude() too (analysis/configtext.kept), and what its
         # advice reads (analysis/recommend.py) is drawn there: never from a renderer
-        own = [s for s in stacks if "analysis/fleet.py" not in s]  # the hosts' fleet recommendation: its own to move
-        assert not [s for s in own if any(f.startswith("render/") for f in s)], fn
-        assert all("analysis/conclude.py" in s for s in own), fn
-        drawn = [s for s in own if "analysis/recommend.py" not in s]
+        assert not [s for s in stacks if any(f.startswith("render/") for f in s)], fn
+        assert all("analysis/conclude.py" in s for s in stacks), fn  # conclude_fleet's fleet recommendation too
+        drawn = [s for s in stacks if "analysis/recommend.py" not in s]
         concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
         if fn == "stalls":
             assert len(concluded) == splits  # once per split

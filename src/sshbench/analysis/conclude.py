@@ -9,6 +9,8 @@ from importing this module, so no output can draw a conclusion again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
@@ -16,6 +18,7 @@ from sshbench.analysis.configtext import kept
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.dimensions import still_reports
 from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
+from sshbench.analysis.fleet import Fleet, fleet
 from sshbench.analysis.limits import limit_findings, link_windows
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
@@ -39,6 +42,14 @@ def conclude(report: Report, recommendation: bool = False) -> Findings:
     (0.02-0.12 s a recorded report, against 0.001-0.1 s): the commands ask for it where they write the page."""
     with still_reports():  # the report is finished: each sample is read once for all the verdicts drawn here
         return _concluded(report, recommendation)
+
+
+def conclude_fleet(runs: Sequence[Report]) -> Fleet:
+    """What several runs shown side by side conclude together (a multi-host run, or `report` over many files):
+    each host's limits and figures, the fleet's recommendation, outliers and version note; once per command, for
+    every output's hosts tables."""
+    with still_reports():
+        return fleet(runs)
 
 
 def _kept(report: Report) -> tuple[KeptRecommendation, ...]:

@@ -33,6 +33,7 @@ from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.configtext import KeptRecommendation, Lockout
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
 from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
@@ -44,8 +45,9 @@ from sshbench.analysis.stalls import Stall
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
-__all__ = ["PHASES", "RELIABLE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
-           "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "KeptRecommendation", "Knee",
+__all__ = ["DIRECTIONS", "MIN_HOSTS_FOR_OUTLIERS", "NORMALISATIONS", "PHASES", "RELIABLE", "Answer", "Bound",
+           "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
+           "DecisionRule", "EchoFigure", "Findings", "Fleet", "HostFigures", "KeptRecommendation", "Knee",
            "KneeCause", "LimitFinding", "LinkWindow", "LoadPoint", "Lockout", "PathAnswer", "PathFinding",
            "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
 

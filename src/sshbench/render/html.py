@@ -15,7 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from sshbench.analysis.configtext import dropin_place
-from sshbench.analysis.findings import Findings, KeptRecommendation
+from sshbench.analysis.findings import Findings, Fleet, KeptRecommendation
 from sshbench.render.answerrows import NAME as ANSWER_CHART
 from sshbench.render.answerrows import answer_rows, short_lines
 from sshbench.render.chartbook import ChartBook
@@ -103,15 +103,18 @@ def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
             "samples": [_sample_row(s) for s in report.samples]}
 
 
-def render(runs: list[Findings], book: ChartBook | None = None) -> str:
-    """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
+def render(runs: list[Findings], book: ChartBook | None = None, fleet: Fleet | None = None) -> str:
+    """One page: for several hosts, the cross-host tables (their `fleet`) and chart first, then a section per
+    host."""
     env = Environment(loader=PackageLoader("sshbench.render", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     multi = len(runs) > 1
+    if multi and fleet is None:
+        raise ValueError("several runs are shown with what they conclude together: conclude_fleet(reports)")
     book = book or ChartBook()
     reports = [found.report for found in runs]
     return env.get_template("report.html.j2").render(
         runs=[_section(f, multi, book) for f in runs], multi=multi, legend=UNITS, started_at=reports[0].started_at,
-        host_tables=host_tables(reports), host_charts=_svgs(runs, "hosts", book) if multi else [],
-        hosts_note=hosts_note(reports),
+        host_tables=[] if fleet is None else host_tables(fleet),
+        host_charts=_svgs(runs, "hosts", book) if multi else [], hosts_note=hosts_note(reports),
         charts_missing=not CHARTS_AVAILABLE)

@@ -19,7 +19,7 @@ from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from sshbench.analysis.findings import Findings
+from sshbench.analysis.findings import Findings, Fleet
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
@@ -179,12 +179,12 @@ def full_report(found: Findings, width: int | None = None) -> RenderableType:
     return Group(*parts)
 
 
-def hosts_report(runs: list[Report], width: int | None = None) -> RenderableType:
-    """The hosts of a multi-host run side by side (after each host's own report)."""
+def hosts_report(fleet: Fleet, width: int | None = None) -> RenderableType:
+    """The hosts of a multi-host run side by side (after each host's own report), as their Fleet concluded."""
     parts: list[RenderableType] = [Rule("All hosts")]
-    for table in host_tables(runs):
+    for table in host_tables(fleet):
         parts += rich_table(table, width)
-    return Group(*parts, Text(hosts_note(runs), style="dim"))
+    return Group(*parts, Text(hosts_note(list(fleet.runs)), style="dim"))
 
 
 def host_rule(report: Report) -> Rule:

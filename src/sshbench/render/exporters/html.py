@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from sshbench.render.chartbook import ChartBook
 
 if TYPE_CHECKING:
-    from sshbench.analysis.findings import Findings
+    from sshbench.analysis.findings import Findings, Fleet
 
 
 class HtmlExporter:
@@ -19,10 +19,10 @@ class HtmlExporter:
     def check(self) -> None:
         """Always possible: without matplotlib the page says so where its charts would be."""
 
-    def render(self, runs: list[Findings], book: ChartBook) -> str:
+    def render(self, runs: list[Findings], book: ChartBook, fleet: Fleet | None) -> str:
         from sshbench.render import html  # when asked for: every command builds the parser from here
 
-        return html.render(runs, book)
+        return html.render(runs, book, fleet)
 
 
 EXPORTER = HtmlExporter()
