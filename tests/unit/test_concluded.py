@@ -303,3 +303,40 @@ def test_the_hosts_tables_lay_out_the_fleet_and_several_runs_are_not_shown_witho
         html.render(found)
     assert markdown.render_all(found, fleet).startswith("# sshbench: 2 hosts")
     assert markdown.render_all(found[:1]) == markdown.render(found[0])
+
+
+# ------------------------------------------------------------------ the streams and compression table's ratios
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_each_variant_is_stated_against_its_plain_variant_as_the_run_judged_it(name: str) -> None:
+    """Once for the whole run (against_plain); on every recording each view's own statements agree with it, since
+    each crossed one link and one side: over several, a view's pairs are stated within the run's whole family."""
+    from sshbench.analysis.stated import PLAIN, Statements, against_plain
+    from sshbench.analysis.views import variant_of
+
+    for found in _concluded(name):
+        report = found.report
+        assert found.variants == against_plain(report)
+        views = report.joined()
+        for case_id, stated in found.variants.items():
+            case = views[case_id].case
+            plain = next(c for c in (r.case for r in report.cases) if variant_of(c) == PLAIN and c.is_pipe
+                         and (c.kind, c.cipher, c.direction, c.build, c.link) ==
+                         (case.kind, case.cipher, case.direction, case.build, case.link))
+            assert variant_of(case) != PLAIN and stated == Statements(report).of(plain.id, case_id)
+            for view in _views(report):
+                if {case_id, plain.id} <= {r.case.id for r in view.cases}:  # a view its table is drawn for
+                    assert Statements(view).of(plain.id, case_id) == stated
+
+
+def test_the_streams_recording_states_four_and_eight_streams_against_one() -> None:
+    from sshbench.render.tables import result_tables
+
+    found = conclude(_runs(LINK)[0])
+    assert sorted(found.variants) == ["cipher:aes128-gcm@openssh.com:upload*4@rtt=40ms,loss=1%",
+                                      "cipher:aes128-gcm@openssh.com:upload*8@rtt=40ms,loss=1%"]
+    table = next(t for t in result_tables(found) if t.title.startswith("Streams and compression"))
+    shown = {plain(row.cells[1]): plain(row.cells[4]) for row in table.rows}
+    four = found.variants["cipher:aes128-gcm@openssh.com:upload*4@rtt=40ms,loss=1%"]
+    assert shown["1"] == "1 (plain)" and shown["4"].startswith(f"{four.ratio:.2f}x")

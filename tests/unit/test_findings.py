@@ -35,6 +35,7 @@ import sshbench.analysis.references
 import sshbench.analysis.remedies
 import sshbench.analysis.servers
 import sshbench.analysis.stalls
+import sshbench.analysis.stated
 from sshbench.analysis.answer import answers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
@@ -148,6 +149,7 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
     "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
     "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
+    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.stated,
 }
 
 

@@ -27,6 +27,7 @@ from sshbench.analysis.references import judged
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
+from sshbench.analysis.stated import against_plain
 from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
@@ -71,7 +72,7 @@ def _concluded(report: Report, recommendation: bool) -> Findings:
                     builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)),
                     references=judged(report), limits=limit_findings(report), windows=link_windows(report),
                     echoes=tuple(EchoFigure(e, describe(e.echo_seconds) if e.ok else None) for e in report.echoes),
-                    recommendations=_kept(report) if recommendation else None)
+                    variants=against_plain(report), recommendations=_kept(report) if recommendation else None)
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -25,6 +25,7 @@ that computes them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -42,6 +43,7 @@ from sshbench.analysis.references import RELIABLE, References
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
+from sshbench.analysis.stated import Stated
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
@@ -49,7 +51,8 @@ __all__ = ["DIRECTIONS", "MIN_HOSTS_FOR_OUTLIERS", "NORMALISATIONS", "PHASES", "
            "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
            "DecisionRule", "EchoFigure", "Findings", "Fleet", "HostFigures", "KeptRecommendation", "Knee",
            "KneeCause", "LimitFinding", "LinkWindow", "LoadPoint", "Lockout", "PathAnswer", "PathFinding",
-           "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+           "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall",
+           "Stated"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ class Findings:
     limits: tuple[LimitFinding, ...]  # what limited each direction's fastest pipe cipher, per --client, per server
     windows: tuple[LinkWindow, ...]  # each emulated link's SSH window per direction, in the links' order
     echoes: tuple[EchoFigure, ...]  # each keystroke echo session with its median and interval, as measured
+    variants: Mapping[str, Stated]  # each pipe cipher case against its plain variant (one stream, no compression)
     # the recommendation each server kept, checked against the data, with who its drop-in lets in; None where the
     # command's outputs do not show it (conclude(report, recommendation=True): only the HTML page does)
     recommendations: tuple[KeptRecommendation, ...] | None
