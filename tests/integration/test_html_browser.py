@@ -40,7 +40,7 @@ def browser() -> str:
 
 def test_report_loads_cleanly_and_shows_charts(browser: str, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    page.write_text(html.render([conclude(load_report())]), encoding="utf-8")
+    page.write_text(html.render([conclude(load_report(), recommendation=True)]), encoding="utf-8")
     shot = tmp_path / "shot.png"
     done = subprocess.run([browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
                            page.as_uri()], capture_output=True, text=True, timeout=120, check=False)
@@ -66,7 +66,7 @@ def _dump(browser: str, page: Path, width: int, profile: Path) -> str:
 def test_the_answer_comes_first_and_nothing_overflows_the_page(browser: str, tmp_path: Path, width: int) -> None:
     """At a desktop and a phone width: the answer chart and its verdict first, then the evidence tables, the
     config after them; no page-wide overflow."""
-    text = html.render([conclude(load_report())])
+    text = html.render([conclude(load_report(), recommendation=True)])
     assert text.index("The answer") < text.index('id="chart-answer"') < text.index("<table") \
         < text.index("Recommended configuration")
     # a test-only copy measures the layout (the report itself has no script)
@@ -99,7 +99,8 @@ def test_the_answer_chart_is_on_the_first_screen(browser: str, tmp_path: Path, p
         pytest.skip(f"{path} is a shared recorded run, not in this checkout")
     report = report_from_dict(json.loads(gzip.decompress(path.read_bytes())))
     page = tmp_path / "probe.html"
-    page.write_text(html.render([conclude(report)]).replace("</body>", BOX_PROBE), encoding="utf-8")
+    found = conclude(report, recommendation=True)
+    page.write_text(html.render([found]).replace("</body>", BOX_PROBE), encoding="utf-8")
     shot = tmp_path / "shot.png"
     done = subprocess.run([browser, *FLAGS[:-1], f"--window-size={SCREEN[0]},{SCREEN[1]}",
                            f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--dump-dom",

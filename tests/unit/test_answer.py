@@ -82,7 +82,7 @@ def test_every_output_opens_with_the_answer_and_its_interval() -> None:
     assert terminal.splitlines()[0].startswith("The answer") and ratio.search("\n".join(terminal.splitlines()[:6]))
     md = markdown.render(conclude(report))
     assert ratio.search("\n".join(md.splitlines()[:8])), md[:800]
-    page = html.render([conclude(report)])
+    page = html.render([conclude(report, recommendation=True)])
     assert page.index("The answer") < page.index("<table") and ratio.search(page)
 
 

@@ -61,7 +61,7 @@ def test_several_servers_get_a_row_each_and_the_default_is_marked_on_each() -> N
 
 @pytest.mark.parametrize("name", ["results-logins-1-4.json.gz", "results-commands-reuse.json.gz"])
 def test_a_run_without_a_cipher_ranking_has_no_answer_chart_and_its_page_still_renders(name: str) -> None:
-    found = conclude(load_report(name))
+    found = conclude(load_report(name), recommendation=True)
     assert answer_chart(found) is None and answer_rows(found) == []
     assert "answer" not in [c.name for c in charts.charts(found)]
     page = html.render([found])
@@ -69,7 +69,7 @@ def test_a_run_without_a_cipher_ranking_has_no_answer_chart_and_its_page_still_r
 
 
 def test_the_page_opens_with_the_chart_then_the_evidence_then_the_configs() -> None:
-    page = html.render([conclude(load_report())])
+    page = html.render([conclude(load_report(), recommendation=True)])
     chart = page.index('id="chart-answer"')
     assert page.index("The answer") < chart < page.index('class="answer-lines"') < page.index("<table")
     assert page.index("<table") < page.index('id="chart-ciphers-throughput"')

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.advice import Limit, limit_of, limits
+from sshbench.analysis.advice import Limit, limit_of
+from sshbench.analysis.conclude import conclude
+from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.links import bound_of
 from sshbench.analysis.windows import client_window, receive_window, receiver
 from sshbench.clientparts import CLIENTS
@@ -81,8 +83,8 @@ def test_the_recorded_dbclient_download_names_its_window_as_the_limit(run: Repor
     upload = limit_of(run, "upload", "dbclient")
     assert upload is not None and upload.small_window is None and "client dbclient" in upload.text, \
         "an upload's receiver is the server's 2 MiB"
-    assert limits(run)[-1] == SAID
-    assert SAID in [fact.text for fact in facts(run) if fact.label == "limit"]
+    assert limit_findings(run)[-1].text == SAID
+    assert SAID in [fact.text for fact in facts(conclude(run)) if fact.label == "limit"]
 
 
 def test_over_a_round_trip_the_clients_window_is_judged_against_window_per_rtt(run: Report) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.configtext import client_block, server_dropin
 from sshbench.analysis.recommend import build
 from sshbench.analysis.stats import summarize
@@ -39,7 +39,7 @@ def _terminal(runs: list[Report]) -> str:
             console.print(host_rule(report))
         console.print(full_report(conclude(report), 180))
     if len(runs) > 1:
-        console.print(hosts_report(runs, 180))
+        console.print(hosts_report(conclude_fleet(runs), 180))
     assert isinstance(console.file, io.StringIO)
     return console.file.getvalue()
 
@@ -49,7 +49,7 @@ def test_every_output_matches_golden(name: str, update_golden: bool) -> None:
     """Recorded results files (schema 3, written before the typed model) render exactly as reviewed."""
     runs = read_results(str(DATA / f"{name}.json"))
     check_golden(f"{name}.term", _terminal(runs), update_golden)
-    check_golden(f"{name}.md", markdown.render_all([conclude(r) for r in runs]), update_golden)
+    check_golden(f"{name}.md", markdown.render_all([conclude(r) for r in runs], conclude_fleet(runs)), update_golden)
 
 
 def test_markdown_marks_broken_algorithms_and_shows_intervals() -> None:
@@ -73,7 +73,7 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     report = load_report()
     rec = build(report)  # what this version makes of the recorded run, as a run would have stored it
     report.recommendation = StoredRecommendation("modern", client_block(rec), server_dropin(rec) or "")
-    page = html.render([conclude(report)])
+    page = html.render([conclude(report, recommendation=True)])
     assert "<svg" in page and page.count("<figure") == 8
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing fetched from the network
     assert "<script" not in page
@@ -117,7 +117,7 @@ def test_charts_are_an_optional_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(MissingToolError):
         charts_exporter.check()  # what `report` asks before it creates the directory: a refusal leaves none
     monkeypatch.setattr(html, "CHARTS_AVAILABLE", False)
-    page = html.render([conclude(load_report())])
+    page = html.render([conclude(load_report(), recommendation=True)])
     assert "<svg" not in page and "pip install 'sshbench[charts]'" in page and "The answer" in page
 
 

@@ -27,12 +27,15 @@ import sshbench.analysis.build_ratios
 import sshbench.analysis.commands
 import sshbench.analysis.conclude
 import sshbench.analysis.contest
+import sshbench.analysis.limits
 import sshbench.analysis.links
 import sshbench.analysis.logins
 import sshbench.analysis.phases
+import sshbench.analysis.references
 import sshbench.analysis.remedies
 import sshbench.analysis.servers
 import sshbench.analysis.stalls
+import sshbench.analysis.stated
 from sshbench.analysis.answer import answers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
@@ -114,7 +117,7 @@ def test_report_concludes_each_run_once_however_many_outputs_it_writes(monkeypat
     reports = {report for report, _ in concluded}
     assert len(concluded) == len(reports) == 2  # once per run, for the JSON, the page, the Markdown and the charts
     assert sorted(answered) == sorted(contested) == sorted(concluded)  # and only there
-    # the recommendation (the page's lock-out table) still draws its own link answer: the next slice's to move
+    # the page's kept recommendation, checked inside conclude(), draws the link answer its advice reads
     assert sorted(call for call in paths if not call[1]) == sorted(concluded)
 
 
@@ -145,6 +148,8 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
     "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
     "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
+    "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
+    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.stated,
 }
 
 
@@ -204,10 +209,11 @@ def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_o
                  str(tmp_path / "r.html"), "--charts", str(tmp_path / "charts")])
     assert code == 0
     for fn, stacks in calls.items():
-        # the page's lock-out table still makes its recommendation (analysis/recommend.py): its own to move
+        # the page's kept recommendation is checked inside conclude() too (analysis/configtext.kept), and what its
+        # advice reads (analysis/recommend.py) is drawn there: never from a renderer
+        assert not [s for s in stacks if any(f.startswith("render/") for f in s)], fn
+        assert all("analysis/conclude.py" in s for s in stacks), fn  # conclude_fleet's fleet recommendation too
         drawn = [s for s in stacks if "analysis/recommend.py" not in s]
-        assert not [s for s in drawn if any(f.startswith("render/") for f in s)], fn
-        assert all("analysis/conclude.py" in s for s in drawn), fn
         concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
         if fn == "stalls":
             assert len(concluded) == splits  # once per split

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from sshbench.analysis.conclude import conclude_fleet
 from sshbench.analysis.fleet import fleet_recommendation, merge, normalised, outlier_hosts
 from sshbench.analysis.stats import summarize
 from sshbench.render.fleet import fleet_tables
@@ -73,7 +74,7 @@ def test_fleet_order_moves_only_on_proof_from_every_host() -> None:
 
 def test_fleet_tables_and_the_note_say_what_the_runs_are() -> None:
     runs = [host(str(i), {GCM: 600e6, CHACHA: 300e6}, seed=i, label=f"h{i}") for i in range(2)]
-    titles = [t.title for t in fleet_tables(runs)]
+    titles = [t.title for t in fleet_tables(conclude_fleet(runs))]
     assert titles[0] == "Platforms" and "Fleet recommendation" in titles
     assert any(t.startswith("Normalised, upload: relative to chacha20") for t in titles)
     assert hosts_note(runs) == FLEET_NOTE

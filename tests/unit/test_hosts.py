@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.plan.budget import host_share
@@ -90,8 +90,8 @@ def test_no_budget_and_no_cap_stay_unlimited() -> None:
 
 
 def test_host_tables_compare_the_hosts(two: list[Report]) -> None:
-    assert host_tables(two[:1]) == []
-    overview, upload, download, *fleet = host_tables(two)
+    assert host_tables(conclude_fleet(two[:1])) == []
+    overview, upload, download, *fleet = host_tables(conclude_fleet(two))
     assert fleet[0].title == "Platforms" and fleet[-1].title == "Fleet recommendation"
     assert [plain(row.cells[0]) for row in overview.rows] == ["alpha", "user@beta:2222"]
     assert plain(overview.rows[0].cells[2]) == "12.00 ms"
@@ -106,7 +106,7 @@ def test_host_tables_compare_the_hosts(two: list[Report]) -> None:
 
 
 def test_markdown_of_several_hosts_has_the_comparison_then_each_host(two: list[Report]) -> None:
-    text = markdown.render_all([conclude(r) for r in two])
+    text = markdown.render_all([conclude(r) for r in two], conclude_fleet(two))
     assert text.startswith("# sshbench: 2 hosts")
     assert text.index("### Cipher x host, upload") < text.index("## host alpha") < text.index("## host user@beta:2222")
     assert "`3des-cbc` (!! broken)" in text

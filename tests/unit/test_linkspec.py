@@ -84,12 +84,13 @@ def test_verdicts_name_the_ceiling_reached() -> None:
 
 
 def test_a_failed_echo_session_is_listed_with_its_error() -> None:
+    from sshbench.analysis.conclude import conclude
     from sshbench.render.facts import problems
     from sshbench.results.model import EchoResult, Report
 
     report = Report("0.1.0", "", 1, echoes=[EchoResult("aes128-ctr", link="rtt=20ms", error="no readiness line"),
                                            EchoResult("aes128-ctr", ok=True, echo_seconds=[0.001])])
-    found = [fact.text for fact in problems(report)]
+    found = [fact.text for fact in problems(conclude(report))]
     assert found == ["keystroke echo aes128-ctr @rtt=20ms: no readiness line"]
 
 

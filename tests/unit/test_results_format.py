@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.render import summary_csv
 from sshbench.render.chartbook import ChartBook
 from sshbench.render.exporters import EXPORTERS, DirectoryExporter, FileExporter
@@ -102,13 +102,14 @@ def test_summary_csv_has_a_row_per_case_and_host() -> None:
 
 def test_every_exporter_has_a_distinct_option_and_renders_a_saved_run() -> None:
     assert len({e.option for e in EXPORTERS}) == len(EXPORTERS)
-    runs = [conclude(r) for r in read_results(str(DATA / "results-hosts.json"))]
+    reports = read_results(str(DATA / "results-hosts.json"))
+    runs, fleet = [conclude(r, recommendation=True) for r in reports], conclude_fleet(reports)
     for exporter in EXPORTERS:
         exporter.check()
         if isinstance(exporter, DirectoryExporter):
             assert next(iter(exporter.files(runs[:1], ChartBook())))[1]
         else:
-            assert isinstance(exporter, FileExporter) and exporter.render(runs, ChartBook()).strip()
+            assert isinstance(exporter, FileExporter) and exporter.render(runs, ChartBook(), fleet).strip()
 
 
 def test_every_enum_like_field_of_a_results_file_is_checked_placement_trial_included() -> None:

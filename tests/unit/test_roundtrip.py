@@ -82,6 +82,6 @@ def test_what_a_run_writes_loads_and_renders(argv: list[str], seed: int, tmp_pat
     writer.finish("complete")
     loaded = read_results(str(out))
     assert [c.case.id for c in loaded[0].cases] == [c.case.id for c in report.cases]
-    found = [conclude(r) for r in loaded]
+    found = [conclude(r, recommendation=True) for r in loaded]
     assert full_report(found[0], 120) is not None
     assert markdown(found) and html(found)

@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console as RichConsole
 
 from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.conclude import conclude
 from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
 from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
@@ -229,7 +230,7 @@ def test_what_a_run_that_measured_nothing_is_told_follows_what_stopped_it(why: s
 
 def _placement_said(report: Report) -> tuple[list[str], str]:
     changed = [a.message for a in advise(report) if a.code is Code.PLACEMENT_CHANGED]
-    return changed, next(f.text for f in facts(report) if f.label == "placement")
+    return changed, next(f.text for f in facts(conclude(report)) if f.label == "placement")
 
 
 def test_a_split_placement_that_gave_way_is_said_from_its_recorded_why() -> None:
@@ -279,7 +280,8 @@ def test_blocks_for_one_host_pattern_get_a_file_each_by_the_pattern_recorded(tmp
 
     def written(*hosts: str | None) -> list[str]:
         out = tmp_path / str(len(list(tmp_path.iterdir())))
-        advice = [CheckedRecommendation(rec, f"# a block for {h}\n", None, None, [], [], None, h) for h in hosts]
+        advice = [CheckedRecommendation(rec, f"# a block for {h}\n", None, None, [], [], None, h, None, (), False)
+                  for h in hosts]
         _write_configs(str(out), [(report, a) for a in advice], ctx, json_out=False)
         return sorted(p.name for p in out.iterdir())
 

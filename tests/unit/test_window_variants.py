@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import sshbench.cli
-from sshbench.analysis.advice import limit_of, limits
+from sshbench.analysis.advice import limit_of
+from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.stated import Statements
 from sshbench.analysis.views import per_server, side_view
 from sshbench.analysis.windows import receive_window, variant_ratios
@@ -167,12 +168,14 @@ def test_the_default_windows_limit_says_what_the_variant_moved_in_the_same_case(
     assert variant_ratios(run, VARIANT, case.replace("#dropbear", f"#{VARIANT}")) == [], "a variant has none"
     assert variant_ratios(run, "openssh", "cipher:chacha20-poly1305@openssh.com:upload#openssh") == []
     assert variant_ratios(run, "dropbear", "cipher:aes128-ctr:upload#dropbear") == [], "not measured on the variant"
-    lines = {view.environment.builds[0].name: limits(view, run) for view in per_server(run)}
+    sides = [view.environment.builds[0].name for view in per_server(run)]
+    lines = {side: [f.text for f in limit_findings(run) if f.server == side] for side in sides}
     (upload, *_) = lines["dropbear"]
     assert upload.startswith("upload: fastest chacha20-poly1305@openssh.com at ") and "24 KiB" in upload
     assert upload.endswith(f"; {said}")
     assert not any("moved" in line for line in lines["openssh"] + lines[VARIANT])
-    assert limits(side_view(run, "dropbear")) == [line.split("; dropbear -W")[0] for line in lines["dropbear"]]
+    assert [f.limit.text for f in limit_findings(run) if f.server == "dropbear"] == \
+        [line.split("; dropbear -W")[0] for line in lines["dropbear"]]
 
 
 def test_the_new_facts_round_trip_and_a_schema_14_file_loads_without_them(run: Report) -> None:

@@ -13,7 +13,7 @@ from enum import StrEnum
 from sshbench.analysis.references import pipe_ciphers, reliable
 from sshbench.analysis.stats import counted, headline, headline_value
 from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
-from sshbench.analysis.windows import receiver, variant_ratios
+from sshbench.analysis.windows import receiver
 from sshbench.axes.client import CLIENT
 from sshbench.implementations import implementation
 from sshbench.results.environment import RunWarning
@@ -335,20 +335,6 @@ def core_shares(summary: Summary, rate: float) -> dict[str, float]:
     return {side: stat.median * rate / GiB for side, stat in
             (("client", summary.client_cpu_seconds_per_gib), ("server", summary.server_cpu_seconds_per_gib))
             if stat is not None}
-
-
-def limits(report: Report, whole: Report | None = None) -> list[str]:
-    """Per direction, what limited the fastest pipe cipher, as a sentence; then the same for each --client's cases
-    (a download's receiver is that client, with its own window). `report` a server side's view of `whole`
-    (--server a,b): the sentence adds what each window variant of that server measured in the same case
-    (analysis/windows.py)."""
-    found = (limit_of(report, direction) for direction in ("upload", "download"))
-    side = report.environment.builds[0].name if report.environment.builds else ""
-    clients = (limit_of(report, direction, c.name) for c in report.environment.clients
-               for direction in ("upload", "download"))
-    return ["; ".join([limit.text, *(variant_ratios(whole, side, limit.case_id) if whole is not None and side
-                                     else [])]) for limit in found if limit is not None] + \
-        [limit.text for limit in clients if limit is not None]
 
 
 EMULATOR_SHARE = 0.3  # the link emulator's share of a core above which it may have slowed a CPU-bound case

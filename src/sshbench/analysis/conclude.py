@@ -9,32 +9,57 @@ from importing this module, so no output can draw a conclusion again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
+from sshbench.analysis.configtext import kept
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.dimensions import still_reports
-from sshbench.analysis.findings import CipherFinding, Findings, PathFinding
+from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
+from sshbench.analysis.fleet import Fleet, fleet
+from sshbench.analysis.limits import limit_findings, link_windows
 from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
+from sshbench.analysis.references import judged
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
+from sshbench.analysis.stated import against_plain
+from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
 from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
 
 
-def conclude(report: Report) -> Findings:
+def conclude(report: Report, recommendation: bool = False) -> Findings:
     """Everything the findings hold, each computed once: the run's rule, the cipher answers with their tables,
     the link answer with its rivals, the servers' questions, the short commands' figures, the logins' stages
-    and knees, the set-up phase splits with their stalls, the sides side by side, what limited each transfer."""
+    and knees, the set-up phase splits with their stalls, the sides side by side, what limited each transfer,
+    the references judged, the echoes' statistics; with `recommendation`, the recommendation each server kept,
+    checked against the data. Only the HTML page shows that one, and checking it costs more than all the rest
+    (0.02-0.12 s a recorded report, against 0.001-0.1 s): the commands ask for it where they write the page."""
     with still_reports():  # the report is finished: each sample is read once for all the verdicts drawn here
-        return _concluded(report)
+        return _concluded(report, recommendation)
 
 
-def _concluded(report: Report) -> Findings:
+def conclude_fleet(runs: Sequence[Report]) -> Fleet:
+    """What several runs shown side by side conclude together (a multi-host run, or `report` over many files):
+    each host's limits and figures, the fleet's recommendation, outliers and version note; once per command, for
+    every output's hosts tables."""
+    with still_reports():
+        return fleet(runs)
+
+
+def _kept(report: Report) -> tuple[KeptRecommendation, ...]:
+    """Each server's kept recommendation from its own view (--server a,b), or the run's."""
+    servers = compares_servers(report)
+    return tuple(kept(view, view.environment.builds[0].name if servers else "") for view in per_server(report))
+
+
+def _concluded(report: Report, recommendation: bool) -> Findings:
     found = path_answers(report)
     against = rivals(report, found)
     paths = tuple(PathFinding(a, against.get(a.best.case.id, ()) if a.best else ()) for a in found)
@@ -44,7 +69,10 @@ def _concluded(report: Report) -> Findings:
     return Findings(report, run_rule(report), _ciphers(report), paths, servers=tuple(server_questions(report)),
                     commands=tuple(command_figures(report)), logins=logins, knees=knees(list(logins)),
                     phases=splits, stalls=tuple(stall for split in splits for stall in stalls(split)),
-                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)))
+                    builds=tuple(build_rows(report)), bounds=tuple(limits), crossed=tuple(crossed(report, limits)),
+                    references=judged(report), limits=limit_findings(report), windows=link_windows(report),
+                    echoes=tuple(EchoFigure(e, describe(e.echo_seconds) if e.ok else None) for e in report.echoes),
+                    variants=against_plain(report), recommendations=_kept(report) if recommendation else None)
 
 
 def _ciphers(report: Report) -> tuple[CipherFinding, ...]:

@@ -3,6 +3,11 @@
 Every comment line is one line (control characters become '?'), so nothing
 from a results file can end a comment and start a directive; names come
 from the algorithm table and are checked once more as they are written.
+
+Who the drop-in shuts out is judged here once per recommendation (Lockout,
+checked() for `recommend` and a run's end, kept() for the page a report
+writes), so the notes, the lock-out table and the JSON lay out one
+verdict instead of negotiating every known client again each.
 """
 
 from __future__ import annotations
@@ -151,6 +156,25 @@ def outcome_rows(lists: ServerLists) -> list[OutcomeRow]:
     return rows
 
 
+@dataclass(frozen=True)
+class Lockout:
+    """Who can log in to an OpenSSH server with a recommendation's drop-in, client by client."""
+
+    rows: tuple[OutcomeRow, ...]
+    strict: bool  # the rows are for the policy's own lists (--allow-lockout), not the drop-in's kept-in ones
+
+    @property
+    def shut_out(self) -> tuple[str, ...]:
+        """The clients that log in today and would not with the drop-in, in the rows' order."""
+        return tuple(row.name for row in self.rows if row.shut_out)
+
+
+def lockout(rec: Recommendation) -> Lockout | None:
+    """The drop-in's lists against every client checked (None: no drop-in, a server that reads no sshd_config)."""
+    lists = rec.dropin
+    return None if lists is None else Lockout(tuple(outcome_rows(lists)), rec.allow_lockout)
+
+
 def client_block(rec: Recommendation, host: str = "*") -> str:
     """An ssh_config Host block; put it at the end of ~/.ssh/config (first match wins in ssh_config).
 
@@ -233,3 +257,33 @@ class CheckedRecommendation:
     prediction: list[str]
     terrapin: TerrapinFacts | None
     host: str | None  # the Host pattern the client block is for (block_host); None: it writes no block
+    lockout: Lockout | None  # who logs in with the drop-in's lists (None: no drop-in)
+    lockout_notes: tuple[str, ...]  # what the drop-in's comments say of the clients it was checked against
+    dropin_withheld: bool  # the drop-in would shut out a client that logs in today, and that was not asked for
+
+
+def checked(rec: Recommendation, client_text: str, server_text: str | None, problems: list[str],
+            predicted: list[str], terrapin: TerrapinFacts | None, host: str | None) -> CheckedRecommendation:
+    """A recommendation with its validated texts, and who its drop-in shuts out, judged once for every output."""
+    return CheckedRecommendation(rec, client_text, server_text, server_advice(rec), problems, predicted, terrapin,
+                                 host, lockout(rec), tuple(lockout_notes(rec)), rec.dropin_withheld)
+
+
+@dataclass(frozen=True)
+class KeptRecommendation:
+    """The recommendation a run (or one server of it) kept, as a report's page shows it: only where the file's own
+    measurements produce it (stored_if_consistent), with who its drop-in lets in."""
+
+    server: str  # --server a,b: the server it is for ("": the run's one server)
+    software: str  # that server's implementation: where its drop-in goes
+    stored: StoredRecommendation | None  # None: none kept, or one the data do not produce
+    withheld: bool  # one was kept, and the data do not produce it: said so instead
+    lockout: Lockout | None
+
+
+def kept(report: Report, server: str = "") -> KeptRecommendation:
+    """What `report` (a run, or one server's view of it) kept, checked against its data once."""
+    stored = stored_if_consistent(report)
+    return KeptRecommendation(server, report.environment.server.software, stored,
+                              report.recommendation is not None and stored is None,
+                              lockout(build(report, built_in(stored.policy))) if stored else None)

@@ -25,25 +25,34 @@ that computes them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
+from sshbench.analysis.configtext import KeptRecommendation, Lockout
 from sshbench.analysis.contest import Rival
+from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
+from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
+from sshbench.analysis.references import RELIABLE, References
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
+from sshbench.analysis.stated import Stated
 from sshbench.analysis.verdicts import DecisionRule
-from sshbench.results.model import Report, Summary
+from sshbench.results.model import EchoResult, Report, Stat, Summary
 
-__all__ = ["PHASES", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding",
-           "CommandFigure", "Comparison", "DecisionRule", "Findings", "Knee", "KneeCause", "LoadPoint", "PathAnswer",
-           "PathFinding", "PhaseName", "PhaseSplit", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall"]
+__all__ = ["DIRECTIONS", "MIN_HOSTS_FOR_OUTLIERS", "NORMALISATIONS", "PHASES", "RELIABLE", "Answer", "Bound",
+           "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
+           "DecisionRule", "EchoFigure", "Findings", "Fleet", "HostFigures", "KeptRecommendation", "Knee",
+           "KneeCause", "LimitFinding", "LinkWindow", "LoadPoint", "Lockout", "PathAnswer", "PathFinding",
+           "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall",
+           "Stated"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,14 @@ class PathFinding:
 
 
 @dataclass(frozen=True)
+class EchoFigure:
+    """One keystroke echo session with its statistic: the median round trip and its interval (None: it failed)."""
+
+    echo: EchoResult
+    stat: Stat | None
+
+
+@dataclass(frozen=True)
 class Findings:
     """What a report concludes: made by analysis/conclude.conclude once per run and once per `report FILE`."""
 
@@ -81,6 +98,14 @@ class Findings:
     builds: tuple[BuildRow, ...]  # --build, --server a,b: each case on every side, each against the first side
     bounds: tuple[Bound, ...]  # what limited each transfer case, loopback's too, in the summaries' order
     crossed: tuple[Bound, ...]  # those of the cases that crossed a link (an emulated one, or to a real host)
+    references: References  # raw TCP per link and the crypto ceilings, each judged reliable or not, once
+    limits: tuple[LimitFinding, ...]  # what limited each direction's fastest pipe cipher, per --client, per server
+    windows: tuple[LinkWindow, ...]  # each emulated link's SSH window per direction, in the links' order
+    echoes: tuple[EchoFigure, ...]  # each keystroke echo session with its median and interval, as measured
+    variants: Mapping[str, Stated]  # each pipe cipher case against its plain variant (one stream, no compression)
+    # the recommendation each server kept, checked against the data, with who its drop-in lets in; None where the
+    # command's outputs do not show it (conclude(report, recommendation=True): only the HTML page does)
+    recommendations: tuple[KeptRecommendation, ...] | None
 
     @property
     def answers(self) -> tuple[Answer, ...]:

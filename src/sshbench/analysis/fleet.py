@@ -12,6 +12,10 @@ host (Terrapin included) are listed, security first, and one goes before
 another only where it is proven faster on every host (each host and
 direction is a separate piece of evidence, analysis/ordering.py). Hosts
 whose own recommendation starts differently are named.
+
+All of it is drawn once for the runs a command shows side by side
+(analysis/conclude.conclude_fleet, into a Fleet), and the hosts tables of
+every output lay that out.
 """
 
 from __future__ import annotations
@@ -19,16 +23,17 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates
 from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.analysis.safety import safe_cipher
-from sshbench.results.model import Report
+from sshbench.results.model import Report, Summary
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.errors import UsageError
 from sshbench.vocabulary.untrusted import UntrustedText, host_name
@@ -175,3 +180,36 @@ def versions(runs: Sequence[Report]) -> list[str]:
     tools = sorted({r.tool_version for r in runs})
     return [] if len(tools) < 2 else [f"runs from sshbench {', '.join(tools)}: each figure is as its version "
                                       "measured it; compare across versions with care"]
+
+
+@dataclass(frozen=True)
+class HostFigures:
+    """One host of several, as the hosts tables compare it."""
+
+    limits: Mapping[str, Limit]  # direction -> what limited its fastest pipe cipher (absent: nothing measured)
+    pipe: Mapping[str, Mapping[str, Summary]]  # direction -> cipher -> its pipe case's summary (pipe_ciphers)
+    normalised: Mapping[tuple[str, str], Mapping[str, float]]  # (normalisation, direction) -> cipher -> its ratio
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """What several runs shown side by side conclude together: each host's figures, and the fleet's."""
+
+    runs: tuple[Report, ...] = field(repr=False)  # the evidence, in the order shown
+    hosts: tuple[HostFigures, ...]  # in the runs' order
+    recommendation: FleetRecommendation
+    outliers: tuple[str, ...]  # hosts far from the fleet for a cipher, as sentences (from MIN_HOSTS_FOR_OUTLIERS)
+    versions: tuple[str, ...]  # a note where the runs come from different sshbench versions
+
+
+def host_figures(report: Report) -> HostFigures:
+    """One host's limits, pipe figures and normalised figures, each drawn once."""
+    return HostFigures({d: limit for d in DIRECTIONS if (limit := limit_of(report, d)) is not None},
+                       {d: pipe_ciphers(report, d) for d in DIRECTIONS},
+                       {(by, d): normalised(report, d, by) for by in NORMALISATIONS for d in DIRECTIONS})
+
+
+def fleet(runs: Sequence[Report]) -> Fleet:
+    """Everything the hosts tables show of these runs (analysis/conclude.conclude_fleet calls it once)."""
+    return Fleet(tuple(runs), tuple(host_figures(r) for r in runs), fleet_recommendation(runs),
+                 tuple(outlier_hosts(runs)), tuple(versions(runs)))

@@ -2,10 +2,17 @@
 
 Tables, link verdicts, charts and the fleet view all compare SSH with the
 same references (raw TCP along the same path, each cipher's crypto
-ceiling) and read the same per-cipher pipe summaries.
+ceiling) and read the same per-cipher pipe summaries. Which reference is
+reliable enough to compare with is a verdict: `judged` makes it once per
+report, into the References a report's Findings hold, so the efficiency
+columns, the links overview, the link charts and the problems list lay out
+one judgement instead of each making its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.vocabulary.case_terms import CaseKind
@@ -47,6 +54,25 @@ def ceilings(report: Report) -> dict[str, Stat]:
 def unreliable(report: Report) -> list[tuple[Case, Stat]]:
     """The references too noisy to compare with: shown as such, never used for a ratio or a verdict."""
     return [(case, stat) for case, stat in references(report) if not reliable(stat)]
+
+
+@dataclass(frozen=True)
+class References:
+    """A report's references as judged once (analysis/conclude.py): what the outputs compare SSH with."""
+
+    raw_tcp: Mapping[str, Stat]  # link ("" for loopback) -> the raw TCP control's throughput, where it is reliable
+    measured_tcp: Mapping[str, tuple[Stat, bool]]  # link -> every raw TCP control's, and whether it is reliable
+    ceilings: Mapping[str, Stat]  # cipher -> its crypto ceiling (openssl speed), where it is reliable
+    unreliable: tuple[tuple[Case, Stat], ...]  # the references too noisy to compare with, in the summaries' order
+
+
+def judged(report: Report) -> References:
+    """Every reference of a report with its verdict (reliable or not), each looked up as raw_tcp, ceilings and
+    unreliable do; views of the report (one link's, side's or variant's) keep every reference of their cases, so
+    the whole report's serve every table drawn per view."""
+    return References(raw_tcp(report), {link: (stat, reliable(stat)) for link, stat in
+                                        raw_tcp(report, reliable_only=False).items()},
+                      ceilings(report), tuple(unreliable(report)))
 
 
 def pipe_ciphers(report: Report, direction: str, dims: tuple[tuple[str, str], ...] = ()) -> dict[str, Summary]:

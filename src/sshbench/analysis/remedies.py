@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import client_default, true_default
+from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Statements
@@ -63,6 +64,7 @@ class Remedy:
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
     tail: float | None = None  # N streams: how far apart its parts ended, median seconds (Sample.tail_seconds)
     split: int | None = None  # ... and the size of the split its rate is for: its counted samples' median bytes
+    how_to: str = ""  # the command that applies exactly this change (analysis/howto.py), for every output alike
 
     @property
     def faster(self) -> bool:
@@ -170,7 +172,7 @@ def _compared(report: Report, summary: Summary, plain: Summary, case: Case, plai
     change, dims = change_of(case, plain_case, side_word(report))
     return Remedy(change, dims, case, rate, found.ratio, found.low, found.high, found.relation,
                   bound_of(report, summary), _cost(report, summary.case_id), tail=_tail(report, summary.case_id),
-                  split=_split(report, summary.case_id) if case.streams > 1 else None)
+                  split=_split(report, summary.case_id) if case.streams > 1 else None, how_to=howto(case, plain_case))
 
 
 def _plain(report: Report, rows: dict[Case, Summary], direction: Direction, link: str) -> Case | None:

@@ -19,16 +19,25 @@ all samples (Mann-Whitney). A pair no family holds (two servers' fastest
 safe ciphers, which may be two ciphers) is judged alone under the same
 rule. The interval is the Hodges-Lehmann ratio's at the level of the test
 that decided the verdict, so the two can never disagree on screen.
+
+The streams and compression table states each variant of a pipe cipher
+against its plain variant (one stream, no compression): against_plain draws
+those once for the whole run (analysis/conclude.py), so a table drawn per
+link or side states each pair within its dimension's whole family, as the
+schedule and the link answer judged it, not within the view's cases alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import cross_pairs, families, judged
 from sshbench.analysis.verdicts import DecisionRule, PairVerdict, run_rule
-from sshbench.results.model import Report
-from sshbench.vocabulary.case_terms import Relation
+from sshbench.analysis.views import Variant, variant_of
+from sshbench.compressors import OFF
+from sshbench.results.model import Report, Summary
+from sshbench.vocabulary.case_terms import CaseKind, Relation
 
 
 @dataclass(frozen=True)
@@ -79,3 +88,27 @@ class Statements:
             return None
         verdict, family_size = self._found[key]
         return oriented(verdict, other, family_size)
+
+
+PLAIN: Variant = (1, OFF, ())  # one stream, no compression, every declared axis at its plain value
+
+
+def against_plain(report: Report) -> Mapping[str, Stated]:
+    """Case id -> how many times as fast that pipe cipher case is as its plain variant (the same cipher, direction,
+    side and link at one stream, no compression), as the run's rule decides it; none for the plain cases, nor
+    where either has no counted sample."""
+    views = report.joined()
+    groups: dict[tuple[object, ...], dict[Variant, Summary]] = {}
+    for summary in report.summaries:
+        case = views[summary.case_id].case
+        if case.kind is CaseKind.CIPHER and case.is_pipe and summary.throughput_bytes_per_second and case.cipher:
+            groups.setdefault((case.cipher, case.direction, case.build, case.link), {})[variant_of(case)] = summary
+    statements = Statements(report)
+    out = {}
+    for by_variant in groups.values():
+        plain = by_variant.get(PLAIN)
+        for summary in by_variant.values():
+            if plain is not None and summary is not plain and \
+                    (found := statements.of(plain.case_id, summary.case_id)) is not None:
+                out[summary.case_id] = found
+    return out

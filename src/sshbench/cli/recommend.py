@@ -96,7 +96,7 @@ def cmd_recommend(args: argparse.Namespace, ctx: Context) -> int:
     if args.write and not problems:  # written whether or not stdout's reader stays
         _write_configs(output_dir(args.write, "--write"), results, ctx, args.json)
     code = ExitCode.UNVERIFIED if problems else ExitCode.LOCKOUT if any(
-        advice.rec.dropin_withheld for _, advice in results) else ExitCode.EXPOSED if any(
+        advice.dropin_withheld for _, advice in results) else ExitCode.EXPOSED if any(
         advice.rec.exposure for _, advice in results) else ExitCode.OK
     ctx.code_if_closed = code  # the verdict stands whether or not the reader stays (`| head -1` with pipefail)
     if args.json:
@@ -124,7 +124,7 @@ def _write_configs(directory: str, results: list[tuple[Report, CheckedRecommenda
         host_file = next(names)
         if advice.server_text is None:
             continue
-        if advice.rec.dropin_withheld:
+        if advice.dropin_withheld:
             ctx.say(f"sshbench: {report.label}: server drop-in not written: it would shut out clients that log in "
                     "today (the table above); --allow-lockout writes it anyway")
             continue

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.fleet import merge
 from sshbench.cli.context import Context
 from sshbench.options import parse_fraction
@@ -47,10 +47,12 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
             exporter.check()
             chosen.append((exporter, output_dir(given, exporter.option) if isinstance(exporter, DirectoryExporter)
                            else text_output(given, exporter.option, exporter.default_name, files)))
-    if not chosen and fleet and not args.json:  # many machines: the comparison, not each machine's full report
-        ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
+    hosts = conclude_fleet(runs) if len(runs) > 1 else None  # what the runs conclude together, once
+    if hosts is not None and not chosen and fleet and not args.json:  # machines: the comparison, not each one's report
+        ctx.out.print(hosts_report(hosts, ctx.table_width(args.wide)))
         return int(ExitCode.OK)
-    found = [conclude(report) for report in runs]  # once per run: every output below lays out these
+    page = any(exporter.shows_recommendation for exporter, _ in chosen)  # the kept recommendation: its cost, if shown
+    found = [conclude(report, recommendation=page) for report in runs]  # once per run: every output lays out these
     if args.json:  # the document instead of the terminal tables; file exporters still write theirs
         print(report_document(found), end="", flush=True)
     elif not chosen:
@@ -58,13 +60,13 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
             if len(found) > 1:
                 ctx.out.print(host_rule(each.report))
             ctx.out.print(full_report(each, ctx.table_width(args.wide)))
-        if len(runs) > 1:
-            ctx.out.print(hosts_report(runs, ctx.table_width(args.wide)))
+        if hosts is not None:
+            ctx.out.print(hosts_report(hosts, ctx.table_width(args.wide)))
     book = ChartBook()  # this command's charts: drawn once for the page and the files alike
     for exporter, output in chosen:
         if not isinstance(exporter, DirectoryExporter):
             assert isinstance(output, Output)
-            output.write(exporter.render(found, book))
+            output.write(exporter.render(found, book, hosts))
             if not output.is_stdout:
                 ctx.say(f"wrote {output.path}")
             continue

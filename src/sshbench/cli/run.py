@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 from rich.text import Text
 
-from sshbench.analysis.conclude import conclude
+from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.findings import Findings
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.analysis.verdicts import rule_for
@@ -199,7 +199,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
                     out.print(host_rule(view))
                 print_recommendation(out, advice)
         if len(runs) > 1:
-            out.print(hosts_report(reports, ctx.table_width(args.wide)))
+            out.print(hosts_report(conclude_fleet(reports), ctx.table_width(args.wide)))
         for line in next_steps(reports, writer, ctx.argv, args.ssh_config):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
         for each in found:  # the answer last too: on screen when the run finishes

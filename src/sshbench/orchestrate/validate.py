@@ -14,13 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from sshbench.analysis.configtext import (
-    CheckedRecommendation,
-    block_host,
-    client_block,
-    server_advice,
-    server_dropin,
-)
+from sshbench.analysis.configtext import CheckedRecommendation, block_host, checked, client_block, server_dropin
 from sshbench.analysis.policy import Policy
 from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
 from sshbench.analysis.reuse_advice import ControlDir
@@ -105,5 +99,5 @@ def checked_recommendation(report: Report, client: ClientInfo, server: EmbeddedS
     problems = validate_client_block(client.path, client_text, rec, host)
     if server_text is not None:
         problems += validate_server_dropin(server, server_text, rec)
-    return CheckedRecommendation(rec, client_text, server_text, server_advice(rec), problems,
-                                 prediction(report, rec), report.environment.terrapin, block_host(rec, host))
+    return checked(rec, client_text, server_text, problems, prediction(report, rec), report.environment.terrapin,
+                   block_host(rec, host))

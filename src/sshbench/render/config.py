@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from sshbench.analysis.configtext import CheckedRecommendation, dropin_place, lockout_notes
+from sshbench.analysis.configtext import CheckedRecommendation, dropin_place
 from sshbench.render.lockout import lockout_table
 from sshbench.render.terminal import rich_table
 from sshbench.results.environment import TerrapinFacts
@@ -46,7 +46,7 @@ def print_recommendation(out: Console, advice: CheckedRecommendation, clients_ta
     _verbatim(out, f"\nRecommended client config (policy {rec.policy.name}; add at the END of ~/.ssh/config):",
               "bold")
     _verbatim(out, advice.client_text)
-    if advice.server_text is not None and rec.dropin_withheld:
+    if advice.server_text is not None and advice.dropin_withheld:
         _verbatim(out, "Server drop-in withheld: it would shut out clients that log in to this server today "
                   "(below); keep them with the default rule, leave them out with --clients, or write it anyway "
                   "with --allow-lockout", "bold red")
@@ -56,10 +56,10 @@ def print_recommendation(out: Console, advice: CheckedRecommendation, clients_ta
         if needs:
             _verbatim(out, f"# {needs}")
         directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
-        notes = "\n".join(f"# {note}" for note in lockout_notes(rec))
+        notes = "\n".join(f"# {note}" for note in advice.lockout_notes)
         _verbatim(out, "# (the same comment header as above; `sshbench recommend --write DIR` saves both files "
                   f"in full)\n{notes}\n{directives}\n")
-    table = lockout_table(rec)
+    table = lockout_table(advice.lockout)
     if table is not None and clients_table:
         for part in rich_table(table, out.width):
             out.print(part)

@@ -11,12 +11,11 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from sshbench.analysis.advice import limits
+from sshbench.analysis.findings import RELIABLE, Findings
 from sshbench.analysis.noise import describe
-from sshbench.analysis.references import RELIABLE, unreliable
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
-from sshbench.analysis.views import compares_servers, per_server
+from sshbench.analysis.views import compares_servers
 from sshbench.compressors import OFF, choice
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
@@ -92,8 +91,9 @@ def _congestion(report: Report) -> str | None:
     return "; ".join(said)
 
 
-def facts(report: Report) -> list[Fact]:
-    """The machine, both sides' software, the data, and what limited the run, one line each."""
+def facts(found: Findings) -> list[Fact]:
+    """The machine, both sides' software, the data, and what limited the run (Findings.limits), one line each."""
+    report = found.report
     env, opts = report.environment, report.options
     host, client, server = env.host, env.client, env.server
     flags = ", ".join(host.crypto_flags) or "no AES/SHA instructions"
@@ -144,9 +144,8 @@ def facts(report: Report) -> list[Fact]:
         out.append(Fact("tcp", congestion))
     # --server a,b: what limited each server's fastest cipher, in its own words, with what each window variant of
     # that server measured beside it
-    out += [Fact("limit", line) for line in limits(report)] if not compares_servers(report) else [
-        Fact("limit", f"[server {view.environment.builds[0].name}] {line}") for view in per_server(report)
-        for line in limits(view, report)]
+    out += [Fact("limit", f"[server {limit.server}] {limit.text}" if limit.server else limit.text)
+            for limit in found.limits]
     if host.cpu_mhz:
         out.append(Fact("clock", f"{host.cpu_mhz:,.0f} MHz as reported by /proc/cpuinfo (for cycles per byte)"))
     return out
@@ -225,14 +224,16 @@ def commands(report: Report) -> list[Fact]:
     return [Fact(method, command) for method, command in files.commands.items()] if files else []
 
 
-def problems(report: Report) -> list[Fact]:
-    """Skipped and failed cases with their reasons, failed echo sessions, and warnings: never silently dropped."""
+def problems(found: Findings) -> list[Fact]:
+    """Skipped and failed cases with their reasons, failed echo sessions, the references judged too noisy to
+    compare with (Findings.references), and warnings: never silently dropped."""
+    report = found.report
     out = [Fact(record.status.value, f"{record.case.id}: {record.reason}",
                 "warn" if record.status is CaseStatus.SKIPPED else "bad")
            for record in report.cases if record.status in (CaseStatus.SKIPPED, CaseStatus.FAILED)]
     out += [Fact("failed", f"keystroke echo {echo.cipher}{f' @{echo.link}' if echo.link else ''}: {echo.error}", "bad")
             for echo in report.echoes if not echo.ok]
-    for case, stat in unreliable(report):
+    for case, stat in found.references.unreliable:
         width = stat.relative_half_width
         spread = f"±{width * 100:.0f}%" if width is not None else f"{stat.min / 1e6:,.0f}-{stat.max / 1e6:,.0f} MB/s"
         out.append(Fact("unreliable", f"reference {case.id}: {stat.median / 1e6:,.0f} MB/s ({spread}, n={stat.count}) "

@@ -3,30 +3,22 @@
 They follow the hosts tables (render/hosts.py) wherever several runs are
 shown together: a multi-host run, or `sshbench report` over many files
 (a fleet, e.g. from the Ansible playbook in fleet/). analysis/fleet.py
-computes; this only lays out.
+computes, once per command (the Fleet of analysis/conclude.conclude_fleet);
+this only lays out.
 """
 
 from __future__ import annotations
 
-from sshbench.analysis.fleet import (
-    DIRECTIONS,
-    MIN_HOSTS_FOR_OUTLIERS,
-    NORMALISATIONS,
-    fleet_recommendation,
-    normalised,
-    outlier_hosts,
-    versions,
-)
+from sshbench.analysis.findings import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet
 from sshbench.render.labels import flagged_name
 from sshbench.render.table_model import Column, Row, Table, cell
-from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import Kind
 
 
-def platform_table(runs: list[Report]) -> Table:
+def platform_table(fleet: Fleet) -> Table:
     """One row per host: what it is (CPU and its crypto instructions, kernel) and what it runs."""
     rows = []
-    for report in runs:
+    for report in fleet.runs:
         env = report.environment
         host = env.host
         cpu = f"{host.cpu_model} x{host.cpu_count}" if host.cpu_count else host.cpu_model
@@ -40,15 +32,15 @@ def platform_table(runs: list[Report]) -> Table:
                Column("sshbench", priority=3), Column("status", priority=3))
     return Table("Platforms", columns, tuple(rows), (
         "crypto instructions: x86 aes (AES-NI), vaes, sha_ni; Arm aes, pmull, sha2 (none: ciphers run in "
-        "software, where chacha20-poly1305 usually wins)", *versions(runs)), note=True)
+        "software, where chacha20-poly1305 usually wins)", *fleet.versions), note=True)
 
 
-def normalised_tables(runs: list[Report]) -> list[Table]:
+def normalised_tables(fleet: Fleet) -> list[Table]:
     """Per normalisation and direction: ciphers by hosts, each figure divided by that host's reference."""
-    tables = []
+    tables, runs = [], fleet.runs
     for by, meaning in NORMALISATIONS.items():
         for direction in DIRECTIONS:
-            per_host = [normalised(r, direction, by) for r in runs]
+            per_host = [host.normalised[by, direction] for host in fleet.hosts]
             ciphers = list(dict.fromkeys(c for values in per_host for c in values))
             if not ciphers:
                 continue
@@ -65,9 +57,9 @@ def _ratio(value: float, by: str) -> str:
     return f"{value:.2f}x" if by == "chacha20" else f"{value:.0%}"
 
 
-def recommendation_table(runs: list[Report]) -> Table | None:
+def recommendation_table(fleet: Fleet) -> Table | None:
     """What every host can use (policy modern), with why names were left out and where hosts differ."""
-    rec = fleet_recommendation(runs)
+    rec, runs = fleet.recommendation, fleet.runs
     if not rec.lines:
         return None
     rows = []
@@ -75,7 +67,7 @@ def recommendation_table(runs: list[Report]) -> Table | None:
         shown = "\n".join(f"{n}  ({rec.figures[keyword][n]})" if n in rec.figures[keyword] else n for n in names)
         rows.append(Row((cell(keyword), cell(shown or "none passes on every host: leave at the defaults"),
                          cell("\n".join(rec.left_out.get(keyword, [])) or "-", "dim"))))
-    outliers = outlier_hosts(runs)
+    outliers = fleet.outliers
     caption = ["security first, a faster one first only where proven faster on every host and direction; "
                "measured and allowed (policy modern, Terrapin) on every host; `sshbench recommend FILE` writes "
                "and validates a host's own config",
@@ -88,8 +80,8 @@ def recommendation_table(runs: list[Report]) -> Table | None:
                  tuple(caption), note=True)
 
 
-def fleet_tables(runs: list[Report]) -> list[Table]:
-    tables = [platform_table(runs), *normalised_tables(runs)]
-    if (rec := recommendation_table(runs)) is not None:
+def fleet_tables(fleet: Fleet) -> list[Table]:
+    tables = [platform_table(fleet), *normalised_tables(fleet)]
+    if (rec := recommendation_table(fleet)) is not None:
         tables.append(rec)
     return tables

@@ -6,8 +6,9 @@ server's disks, which sshbench does not measure remotely.
 
 from __future__ import annotations
 
-from sshbench.analysis.advice import limit_of
-from sshbench.analysis.references import pipe_ciphers
+from collections.abc import Mapping
+
+from sshbench.analysis.findings import Fleet
 from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import flagged_name, grade_of, pm
 from sshbench.render.table_model import Column, Row, Span, Table, cell
@@ -46,24 +47,25 @@ def _raw_tcp(server: ServerFacts) -> str:
     return " / ".join("-" if r is None else f"{r / 1e6:,.0f}" for r in rates)
 
 
-def overview(runs: list[Report]) -> Table:
-    """One row per host: what it runs, how far it is, and its fastest cipher and limit per direction."""
+def overview(fleet: Fleet) -> Table:
+    """One row per host: what it runs, how far it is, and its fastest cipher and limit per direction (as each
+    host's figures in the Fleet hold them)."""
     titles = ["host", "server", "round trip", "Terrapin", "raw TCP MB/s up / down (iperf3)"]
     for direction in DIRECTIONS:  # the cipher's name is in the cipher x host table below
         titles += [f"fastest {direction} MB/s", f"{direction} limited by"]
     rows = []
-    for report in runs:
+    for report, figures in zip(fleet.runs, fleet.hosts, strict=True):
         server = report.environment.server
         measured = any(s.ok and not s.warmup for s in report.samples)
         label = report.label if measured else f"{report.label} ({report.status}: nothing measured)"
         cells = [label, server.version, _round_trip(report), terrapin_word(report.environment.terrapin),
                  _raw_tcp(server)]
         for direction in DIRECTIONS:
-            limit = limit_of(report, direction)
+            limit = figures.limits.get(direction)
             if limit is None:
                 cells += ["-", "-"]
                 continue
-            best = pipe_ciphers(report, direction).get(limit.cipher)
+            best = figures.pipe[direction].get(limit.cipher)
             rate = pm(best.throughput_bytes_per_second, 1e6) if best else f"{limit.rate / 1e6:,.0f}"
             cells += [rate, limit.bound_by]
         rows.append(Row(tuple(cell(c) for c in cells)))
@@ -71,7 +73,7 @@ def overview(runs: list[Report]) -> Table:
     return Table("Hosts", columns, tuple(rows))
 
 
-def _fastest(cipher: str, measured: list[dict[str, Summary]]) -> float:
+def _fastest(cipher: str, measured: list[Mapping[str, Summary]]) -> float:
     rates = [0.0]
     for per_host in measured:
         stat = per_host[cipher].throughput_bytes_per_second if cipher in per_host else None
@@ -80,7 +82,7 @@ def _fastest(cipher: str, measured: list[dict[str, Summary]]) -> float:
     return max(rates)
 
 
-def _cell(report: Report, direction: str, cipher: str, measured: dict[str, Summary]) -> str:
+def _cell(report: Report, direction: str, cipher: str, measured: Mapping[str, Summary]) -> str:
     summary = measured.get(cipher)
     if summary is not None and summary.throughput_bytes_per_second is not None:
         client, server = summary.client_cpu_seconds_per_gib, summary.server_cpu_seconds_per_gib
@@ -96,11 +98,11 @@ def _cell(report: Report, direction: str, cipher: str, measured: dict[str, Summa
     return "not offered" if offered and cipher not in offered else "-"
 
 
-def cipher_by_host(runs: list[Report]) -> list[Table]:
+def cipher_by_host(fleet: Fleet) -> list[Table]:
     """Per direction: ciphers (rows) by hosts (columns), steady-state MB/s of the pipe."""
-    tables = []
+    tables, runs = [], list(fleet.runs)
     for direction in DIRECTIONS:
-        measured = [pipe_ciphers(report, direction) for report in runs]
+        measured = [host.pipe[direction] for host in fleet.hosts]
         ciphers = list(dict.fromkeys(c for per_host in measured for c in per_host))
         if not ciphers:
             continue
@@ -119,8 +121,8 @@ def cipher_by_host(runs: list[Report]) -> list[Table]:
     return tables
 
 
-def host_tables(runs: list[Report]) -> list[Table]:
+def host_tables(fleet: Fleet) -> list[Table]:
     """Everything that compares hosts; empty for a single host."""
-    if len(runs) < 2:
+    if len(fleet.runs) < 2:
         return []
-    return [overview(runs), *cipher_by_host(runs), *fleet_tables(runs)]
+    return [overview(fleet), *cipher_by_host(fleet), *fleet_tables(fleet)]

@@ -14,11 +14,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from sshbench.analysis.configtext import dropin_place, stored_if_consistent
-from sshbench.analysis.findings import Findings
-from sshbench.analysis.policy import built_in
-from sshbench.analysis.recommend import build
-from sshbench.analysis.views import compares_servers, per_server
+from sshbench.analysis.configtext import dropin_place
+from sshbench.analysis.findings import Findings, Fleet, KeptRecommendation
 from sshbench.render.answerrows import NAME as ANSWER_CHART
 from sshbench.render.answerrows import answer_rows, short_lines
 from sshbench.render.chartbook import ChartBook
@@ -85,38 +82,39 @@ def _where(report: Report) -> str:
     return "a private server on 127.0.0.1 that sshbench started for the run"
 
 
-def _recommendation(report: Report, title: str) -> dict[str, Any]:
+def _recommendation(kept: KeptRecommendation) -> dict[str, Any]:
     """The recommendation a run (or one server of it) kept, if its own data produce it; why not, if they don't."""
-    recommendation = stored_if_consistent(report)
-    return {"title": title, "recommendation": recommendation,
-            "withheld": report.recommendation is not None and recommendation is None,
-            "dropin_path": dropin_place(report.environment.server.software)[0],
-            "lockout": lockout_table(build(report, built_in(recommendation.policy))) if recommendation else None}
+    return {"title": f" for server {kept.server}" if kept.server else "", "recommendation": kept.stored,
+            "withheld": kept.withheld, "dropin_path": dropin_place(kept.software)[0],
+            "lockout": lockout_table(kept.lockout)}
 
 
 def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
     report = found.report
-    servers = compares_servers(report)  # --server a,b: one recommendation per server, each from its own view
+    if found.recommendations is None:
+        raise ValueError("the page shows the kept recommendation: conclude(report, recommendation=True)")
     return {"report": report, "label": report.label,
             "anchor": "host-" + re.sub(r"\W", "_", report.label) if multi else "run", "where": _where(report),
-            "facts": [*facts(report), *mode(report), *commands(report)], "tables": result_tables(found),
-            "problems": problems(report), **_answer_first(found, _svgs([found], "run", book)),
-            "recommendations": [_recommendation(view, f" for server {view.environment.builds[0].name}" if servers
-                                                else "") for view in per_server(report)],
+            "facts": [*facts(found), *mode(report), *commands(report)], "tables": result_tables(found),
+            "problems": problems(found), **_answer_first(found, _svgs([found], "run", book)),
+            "recommendations": [_recommendation(kept) for kept in found.recommendations],
             "verdict": verdict(found),
             "terrapin_open": report.environment.terrapin is not None and not report.environment.terrapin.protected,
             "samples": [_sample_row(s) for s in report.samples]}
 
 
-def render(runs: list[Findings], book: ChartBook | None = None) -> str:
-    """One page: for several hosts, the cross-host tables and chart first, then a section per host."""
+def render(runs: list[Findings], book: ChartBook | None = None, fleet: Fleet | None = None) -> str:
+    """One page: for several hosts, the cross-host tables (their `fleet`) and chart first, then a section per
+    host."""
     env = Environment(loader=PackageLoader("sshbench.render", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
     multi = len(runs) > 1
+    if multi and fleet is None:
+        raise ValueError("several runs are shown with what they conclude together: conclude_fleet(reports)")
     book = book or ChartBook()
     reports = [found.report for found in runs]
     return env.get_template("report.html.j2").render(
         runs=[_section(f, multi, book) for f in runs], multi=multi, legend=UNITS, started_at=reports[0].started_at,
-        host_tables=host_tables(reports), host_charts=_svgs(runs, "hosts", book) if multi else [],
-        hosts_note=hosts_note(reports),
+        host_tables=[] if fleet is None else host_tables(fleet),
+        host_charts=_svgs(runs, "hosts", book) if multi else [], hosts_note=hosts_note(reports),
         charts_missing=not CHARTS_AVAILABLE)

@@ -31,7 +31,6 @@ from sshbench.analysis.findings import (
     Stall,
 )
 from sshbench.analysis.forecast import Forecast
-from sshbench.analysis.howto import howto
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
@@ -104,7 +103,7 @@ def link_answer_json(found: PathFinding) -> dict[str, Any]:
                      "relation": r.relation.value, "separable_from_above": r.separable, "limit": _limit(r.bound),
                      "cpu_seconds_per_gib": _number(r.cost), "tail_seconds": _number(r.tail),
                      "split_bytes": r.split,
-                     "how_to": howto(r.case, answer.plain)}
+                     "how_to": r.how_to}
                     for r in answer.remedies],
         "rivals": [{"case_id": r.case.id, "change": r.change, **_ratio(r.ratio, r.low, r.high),
                     "relation": r.relation.value, "pairs": r.pairs, "first_look": r.first_look,
@@ -220,9 +219,9 @@ def recommend_document(results: Sequence[tuple[Report, CheckedRecommendation]]) 
             "label": report.label, "policy": rec.policy.name, "client_block": advice.client_text,
             "server_dropin": advice.server_text, "server_advice": advice.server_advice,
             "problems": list(advice.problems), "prediction": list(advice.prediction),
-            "terrapin_exposure": rec.exposure, "dropin_withheld": rec.dropin_withheld,
+            "terrapin_exposure": rec.exposure, "dropin_withheld": advice.dropin_withheld,
             "additions": [] if dropin is None else [{"kind": a.kind.value, "name": a.name, "clients": list(a.clients)}
                                                     for a in dropin.additions],
-            "shut_out": [] if dropin is None else [o.client.name for o in dropin.shut_out()],
+            "shut_out": [] if advice.lockout is None else list(advice.lockout.shut_out),
             "terrapin": None if advice.terrapin is None else dataclasses.asdict(advice.terrapin)})
     return _dumps({"schema": "sshbench/recommend", "schema_version": SCHEMA_VERSION, "runs": out})

@@ -14,8 +14,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.references import raw_tcp
-from sshbench.analysis.stats import describe
 from sshbench.axes import declared
 from sshbench.compressors import Choice
 from sshbench.render.charttools import Chart, add_caption, caption, figure, legend_outside
@@ -69,7 +67,8 @@ def _throughput(findings: Findings, direction: str) -> Figure | None:
             "".join(f", {axis.title(value)}" for name, value in dims if (axis := declared(name)) is not None)
         ax.errorbar(xs, ys, yerr=[low, high], marker=MARKERS[index % len(MARKERS)], capsize=3, linewidth=1.2,
                     label=f"{build + ': ' if build else ''}{method_label(method)} {cipher}{variant}")
-    tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in raw_tcp(report).items() if link in rtts)
+    tcp = sorted((rtts[link] * 1000, stat.median / 1e6) for link, stat in findings.references.raw_tcp.items()
+                 if link in rtts)
     if tcp:
         ax.plot(*zip(*tcp, strict=True), color="black", marker="s", linestyle=":", label="raw TCP, same link")
         measured += [y for _, y in tcp]
@@ -135,19 +134,19 @@ def _streams(findings: Findings, direction: str) -> Figure | None:
     return fig
 
 
-def _echo(report: Report) -> Figure | None:
+def _echo(found: Findings) -> Figure | None:
+    report = found.report
     rtts = _rtts(report)
-    echoes = [e for e in report.echoes if e.ok and e.link in rtts]
+    echoes = [f for f in found.echoes if f.echo.ok and f.echo.link in rtts]
     if not echoes:
         return None
     fig, ax = figure(figsize=(8.5, 4.2))
-    builds = len({e.build for e in echoes}) > 1
-    for index, (cipher, build) in enumerate(dict.fromkeys((e.cipher, e.build) for e in echoes)):
+    builds = len({f.echo.build for f in echoes}) > 1
+    for index, (cipher, build) in enumerate(dict.fromkeys((f.echo.cipher, f.echo.build) for f in echoes)):
         points = []
-        for echo in (e for e in echoes if (e.cipher, e.build) == (cipher, build)):
-            stat = describe(echo.echo_seconds)
-            if stat is not None:
-                points.append((rtts[echo.link] * 1000, stat))
+        for echo in (f for f in echoes if (f.echo.cipher, f.echo.build) == (cipher, build)):
+            if echo.stat is not None:
+                points.append((rtts[echo.echo.link] * 1000, echo.stat))
         points.sort(key=lambda p: p[0])
         ax.errorbar([x for x, _ in points], [s.median * 1000 for _, s in points],
                     yerr=[[(s.median - (s.ci_low or s.median)) * 1000 for _, s in points],
@@ -173,7 +172,7 @@ def link_charts(found: Findings) -> list[Chart]:
     for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
         if (fig := _throughput(found, direction)) is not None:
             made.append(Chart(f"links-throughput-{direction}", fig))
-    if (fig := _echo(found.report)) is not None:
+    if (fig := _echo(found)) is not None:
         made.append(Chart("links-echo", fig))
     return made
 

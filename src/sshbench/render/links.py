@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, receive_window
+from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.references import raw_tcp, reliable
-from sshbench.analysis.stats import describe
 from sshbench.analysis.views import builds_of, link_view, side_word
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
@@ -38,26 +36,23 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:,.2f}" if seconds < 0.01 else f"{seconds * 1000:,.1f}"
 
 
-def links_overview(report: Report) -> Table:
+def links_overview(found: Findings) -> Table:
     """Each link: asked for, how it was made, and what was measured on it (RTT, raw TCP, window limits)."""
-    tcp = raw_tcp(report, reliable_only=False)
+    report, tcp = found.report, found.references.measured_tcp
     rows = []
     build = next(iter(builds_of(report)), "")
-    for link in report.environment.links:
+    for link, windows in zip(report.environment.links, found.windows, strict=True):
         rtt = link.rtt_seconds
-        limits = []
-        for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
-            window = receive_window(report, direction, build=build, link=link.label)
-            limits.append(_per_rtt(window, rtt))
+        limits = [_per_rtt(windows.upload, rtt), _per_rtt(windows.download, rtt)]
         for direction in (Direction.UPLOAD.value, Direction.DOWNLOAD.value):
             limits.append(_per_rtt(link.tcp_receive_buffer(direction), rtt))
         spread = (f"{_ms(min(link.connect_seconds))}-{_ms(max(link.connect_seconds))}"
                   if link.connect_seconds else "-")
         wire = "-" if link.emulator_cpu_seconds is None else f"{link.emulator_cpu_seconds:,.1f}"
-        raw = tcp.get(link.label)
-        bdp = "-" if raw is None or not rtt or not reliable(raw) else f"{raw.median * rtt / 2**20:,.2f}"
+        raw, reliable = tcp.get(link.label, (None, False))
+        bdp = "-" if raw is None or not rtt or not reliable else f"{raw.median * rtt / 2**20:,.2f}"
         hosts = {None: "-", True: "tuned", False: "kernel's"}[link.tcp_tuned]
-        tcp_cell = pm(raw, 1e6) + ("" if raw is None or reliable(raw) else " unreliable")
+        tcp_cell = pm(raw, 1e6) + ("" if raw is None or reliable else " unreliable")
         rows.append(Row((cell(link.label), cell(_ms(rtt)), cell(spread), cell(tcp_cell), cell(bdp),
                          *(cell(limit) for limit in limits), cell(hosts), cell(link.emulator), cell(wire))))
     columns = (Column("link asked for"), Column("RTT\nms", numeric=True), Column("RTT range\nms", numeric=True),
@@ -117,13 +112,15 @@ def across_links(findings: Findings) -> list[Table]:
     return tables
 
 
-def echo_table(report: Report) -> Table | None:
-    """Keystroke echo round trips per cipher (and build) and link: median ±95% interval, in milliseconds."""
+def echo_table(found: Findings) -> Table | None:
+    """Keystroke echo round trips per cipher (and build) and link: median ±95% interval (Findings.echoes), in
+    milliseconds."""
+    report = found.report
     if not report.echoes:
         return None
     labels = list(dict.fromkeys(e.link for e in report.echoes))
     rows_of = list(dict.fromkeys((e.cipher, e.build) for e in report.echoes))
-    by = {(e.cipher, e.build, e.link): e for e in report.echoes}
+    by = {(f.echo.cipher, f.echo.build, f.echo.link): f for f in found.echoes}
     builds = len({build for _, build in rows_of}) > 1
     obscured = {(e.cipher, e.build): e.obscured for e in report.echoes}
     mixed = len(set(obscured.values())) > 1  # builds whose clients differ: say it per row
@@ -136,7 +133,7 @@ def echo_table(report: Report) -> Table | None:
             cells.append(cell("20 ms tick" if obscured[cipher, build] else "at once"))
         for label in labels:
             echo = by.get((cipher, build, label))
-            stat = describe(echo.echo_seconds) if echo is not None and echo.ok else None
+            stat = echo.stat if echo is not None else None
             cells.append(cell(f"{pm(stat, 1e-3, 2)} (n={stat.count})" if stat else
                               "failed" if echo is not None else "-", "" if stat else "bad"))
         rows.append(Row(tuple(cells)))
@@ -155,9 +152,8 @@ def echo_table(report: Report) -> Table | None:
 
 def link_tables(found: Findings, per_link: list[tuple[str, list[Table]]]) -> list[Table]:
     """The cross-link tables first, then each link's own tables with the link in their titles."""
-    report = found.report
-    tables = [links_overview(report), *across_links(found)]
-    if (echo := echo_table(report)) is not None:
+    tables = [links_overview(found), *across_links(found)]
+    if (echo := echo_table(found)) is not None:
         tables.append(echo)
     for label, own in per_link:
         tables += [replace(t, title=f"{t.title} [link {label}]") for t in own]

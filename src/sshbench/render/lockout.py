@@ -6,22 +6,22 @@ the HTML report, beside the drop-in it describes.
 
 from __future__ import annotations
 
-from sshbench.analysis.configtext import OutcomeRow, outcome_rows
-from sshbench.analysis.recommend import Recommendation
+from collections.abc import Sequence
+
+from sshbench.analysis.configtext import Lockout, OutcomeRow
 from sshbench.render.table_model import Column, Row, Table, cell
 
 
-def lockout_table(rec: Recommendation) -> Table | None:
-    """Who can log in to an OpenSSH server with the drop-in applied, client by client (analysis/lockout.py)."""
-    lists = rec.dropin
-    if lists is None:
+def lockout_table(lockout: Lockout | None) -> Table | None:
+    """Who can log in to an OpenSSH server with the drop-in applied, client by client, as the recommendation judged
+    it (analysis/configtext.Lockout); None without a drop-in."""
+    if lockout is None:
         return None
-    which = "the policy's own lists (--allow-lockout)" if rec.allow_lockout else "the drop-in's lists"
-    return outcome_table(outcome_rows(lists), "Who can log in with this server drop-in", "the server's offer today",
-                         which)
+    which = "the policy's own lists (--allow-lockout)" if lockout.strict else "the drop-in's lists"
+    return outcome_table(lockout.rows, "Who can log in with this server drop-in", "the server's offer today", which)
 
 
-def outcome_table(rows: list[OutcomeRow], title: str, before: str, after: str) -> Table:
+def outcome_table(rows: Sequence[OutcomeRow], title: str, before: str, after: str) -> Table:
     """Per client: today (or a stock server) and with the lists checked (`sshbench clients check` too)."""
     out = []
     for row in rows:

@@ -8,7 +8,7 @@ links, images, raw HTML or broken tables can come out of it.
 
 from __future__ import annotations
 
-from sshbench.analysis.findings import Findings
+from sshbench.analysis.findings import Findings, Fleet
 from sshbench.render.facts import Fact, commands, facts, mode, problems
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import UNITS, hosts_note
@@ -54,20 +54,23 @@ def render(found: Findings, title: str = "sshbench results") -> str:
     for heading, answer in answer_sections(found):  # the answers first: what fills the link, which cipher
         lines += [f"**{_escape(heading)}**", "", *(f"- {_escape(line.strip())}" if not line.startswith(" ") else
                                                    f"  - {_escape(line.strip())}" for line in answer), ""]
-    lines += [*_facts([*facts(report), *mode(report), *commands(report)]), "", UNITS, ""]
+    lines += [*_facts([*facts(found), *mode(report), *commands(report)]), "", UNITS, ""]
     for table in result_tables(found):
         lines += _table(table)
-    if listed := problems(report):
+    if listed := problems(found):
         lines += ["### Not measured, failed, and warnings", "", *_facts(listed), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_all(runs: list[Findings]) -> str:
-    """A results file: one host as it is; several with the cross-host tables first, then each host."""
+def render_all(runs: list[Findings], fleet: Fleet | None = None) -> str:
+    """A results file: one host as it is; several with the cross-host tables (their `fleet`) first, then each
+    host."""
     if len(runs) == 1:
         return render(runs[0])
+    if fleet is None:
+        raise ValueError("several runs are shown with what they conclude together: conclude_fleet(reports)")
     reports = [found.report for found in runs]
     lines = [f"# sshbench: {len(runs)} hosts ({_escape(reports[0].started_at)})", "", hosts_note(reports), ""]
-    for table in host_tables(reports):
+    for table in host_tables(fleet):
         lines += _table(table)
     return "\n".join([*lines, *[render(found, f"host {found.report.label}") for found in runs]])

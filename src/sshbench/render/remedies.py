@@ -9,7 +9,6 @@ the cipher answer, and say what streams and compression cost here.
 from __future__ import annotations
 
 from sshbench.analysis.findings import BreakEven, Findings, PathAnswer, Remedy, Rival
-from sshbench.analysis.howto import howto
 from sshbench.analysis.views import variants_of
 from sshbench.render.labels import Headline, forecast_text, mbps
 from sshbench.results.model import Report
@@ -104,7 +103,7 @@ def remedy_line(remedy: Remedy, answer: PathAnswer) -> str:
         "; not separable from the one above"
     cost = f"; {remedy.cost:.2f} CPU s/GiB on the busier side" if remedy.cost is not None else ""
     limit = _limit(remedy, answer)
-    use = f"; to use it: {howto(remedy.case, answer.plain)}" if remedy.faster else ""
+    use = f"; to use it: {remedy.how_to}" if remedy.faster else ""
     return (f"{remedy.change}: {mbps(remedy.rate)} MB/s{_split(remedy)}, {_interval(remedy)} times as fast: "
             f"{_verdict(remedy)}{above}{f'; then {limit}' if limit else ''}{cost}{use}")
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.analysis.findings import Findings
-from sshbench.analysis.references import ceilings, raw_tcp
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.findings import DecisionRule, Findings
 from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.axes import declared
 from sshbench.compressors import choice
@@ -77,7 +75,9 @@ def _ranked_columns(kind: Kind, figures: tuple[tuple[str, int], ...]) -> tuple[C
             *(Column(title, numeric=True, priority=priority) for title, priority in figures))
 
 
-def group_caption(report: Report, kind: Kind) -> list[str]:
+def group_caption(report: Report, kind: Kind, rule: DecisionRule) -> list[str]:
+    """A ranked table's caption: what its cases share, then the legend of the rule its verdicts were made with (the
+    run's, Findings.rule: every view of a run shares its options, looks and design)."""
     opts = report.options
     if kind is Kind.CIPHER:
         lines = [f"non-AEAD ciphers use MAC {opts.cipher_mac}; AEAD ciphers need none",
@@ -91,8 +91,8 @@ def group_caption(report: Report, kind: Kind) -> list[str]:
     if report.partner_kex and kind is not Kind.KEX:
         lines.append(f"every connection used key exchange {report.partner_kex} (fixed for the run)")
     lines.append(FACTOR_CAPTION)
-    rule = run_rule(report).for_table(kind in (Kind.CIPHER, Kind.MAC))
-    return [*lines, *legend(rule, opts.mode == "precision", _legacy(report))]
+    table_rule = rule.for_table(kind in (Kind.CIPHER, Kind.MAC))
+    return [*lines, *legend(table_rule, opts.mode == "precision", _legacy(report))]
 
 
 COST_CAPTION = ("cost: the busier side's CPU s/GiB, what a busy server or a battery pays per byte (MB/s says which "
@@ -138,10 +138,10 @@ def _sizes(report: Report, rows: list[Summary]) -> str:
     return f"bytes per sample: {span} ({how})"
 
 
-def throughput_table(report: Report, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
+def throughput_table(report: Report, found: Findings, kind: Kind, direction: Direction, rows: list[Summary]) -> Table:
     views = report.joined()
     link = views[rows[0].case_id].case.link if rows else ""  # a table is one group: one path
-    tcp, tops = raw_tcp(report).get(link), ceilings(report)
+    tcp, tops = found.references.raw_tcp.get(link), found.references.ceilings
     out = []
     for summary in rows:
         record = views[summary.case_id].record
@@ -163,10 +163,10 @@ def throughput_table(report: Report, kind: Kind, direction: Direction, rows: lis
                                      ("fixed\nms", 3), ("efficiency\ncrypto TCP", 3), ("MiB/s", 3),
                                      ("cycles/B\nclnt srv", 3)))
     return Table(TITLES[(kind, direction)],
-                 *_without_empty(columns, out, [*group_caption(report, kind), _sizes(report, rows)]))
+                 *_without_empty(columns, out, [*group_caption(report, kind, found.rule), _sizes(report, rows)]))
 
 
-def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
+def setup_table(report: Report, found: Findings, kind: Kind, rows: list[Summary]) -> Table:
     out, views = [], report.joined()
     for summary in rows:
         name_cell, grade, flagged = _name_cells(views[summary.case_id].case.subject, kind)
@@ -182,7 +182,8 @@ def setup_table(report: Report, kind: Kind, rows: list[Summary]) -> Table:
     columns = _ranked_columns(kind, (("handshake\nms", 1), ("±", 1), ("n", 1), ("cost\nCPU ms", 1),
                                      ("cost\n#", 1), ("factor", 2), ("kex\nms", 2), ("CPU ms\nclient", 2),
                                      ("CPU ms\nserver", 2), ("min-max\nms", 3)))
-    return Table(TITLES[(kind, Direction.SETUP)], *_without_empty(columns, out, group_caption(report, kind)))
+    return Table(TITLES[(kind, Direction.SETUP)],
+                 *_without_empty(columns, out, group_caption(report, kind, found.rule)))
 
 
 def controls_table(report: Report) -> Table | None:
@@ -223,7 +224,7 @@ def result_tables(found: Findings) -> list[Table]:
         return link_tables(found, [(label, [*build_tables(found, label), *_per_build(view, found)])
                                     for label, view in per_link_views(report)])
     tables = [*build_tables(found), *_per_build(report, found)]
-    if (echo := echo_table(report)) is not None:
+    if (echo := echo_table(found)) is not None:
         tables.append(echo)
     if (logins := logins_table(found)) is not None:
         tables.append(logins)
@@ -279,8 +280,8 @@ def _tables(report: Report, found: Findings, references: bool = True, handshakes
         if not rows:
             continue
         rows.sort(key=lambda s: (s.rank is None, s.rank or 0))
-        tables.append(setup_table(report, kind, rows) if direction is Direction.SETUP
-                      else throughput_table(report, kind, direction, rows))
+        tables.append(setup_table(report, found, kind, rows) if direction is Direction.SETUP
+                      else throughput_table(report, found, kind, direction, rows))
     if handshakes and (commands := command_table(report, found)) is not None:
         tables.append(commands)
     if handshakes and (phases := phase_table(report, found)) is not None:

@@ -19,7 +19,7 @@ from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from sshbench.analysis.findings import Findings
+from sshbench.analysis.findings import Findings, Fleet
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
@@ -141,11 +141,11 @@ def _fact_lines(lines: Iterable[Fact]) -> Text:
     return text
 
 
-def header(report: Report) -> Text:
+def header(found: Findings) -> Text:
     text = Text()
     text.append("sshbench ", style="bold")
-    text.append(f"{title(report)}\n")
-    return text + _fact_lines(facts(report))
+    text.append(f"{title(found.report)}\n")
+    return text + _fact_lines(facts(found))
 
 
 def run_mode(report: Report) -> Text:
@@ -172,19 +172,19 @@ def full_report(found: Findings, width: int | None = None) -> RenderableType:
     """The answer, header, mode, every table fitted to `width` (None: every column), then the problems."""
     report = found.report
     answer = answer_block(found)
-    parts: list[RenderableType] = [*([answer] if answer else []), header(report), run_mode(report)]
+    parts: list[RenderableType] = [*([answer] if answer else []), header(found), run_mode(report)]
     for table in result_tables(found):
         parts += rich_table(table, width)
-    parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(report)]
+    parts += [Text(f"{fact.label}: {fact.text}", style=_style(fact.style)) for fact in problems(found)]
     return Group(*parts)
 
 
-def hosts_report(runs: list[Report], width: int | None = None) -> RenderableType:
-    """The hosts of a multi-host run side by side (after each host's own report)."""
+def hosts_report(fleet: Fleet, width: int | None = None) -> RenderableType:
+    """The hosts of a multi-host run side by side (after each host's own report), as their Fleet concluded."""
     parts: list[RenderableType] = [Rule("All hosts")]
-    for table in host_tables(runs):
+    for table in host_tables(fleet):
         parts += rich_table(table, width)
-    return Group(*parts, Text(hosts_note(runs), style="dim"))
+    return Group(*parts, Text(hosts_note(list(fleet.runs)), style="dim"))
 
 
 def host_rule(report: Report) -> Rule:

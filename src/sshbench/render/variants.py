@@ -8,8 +8,7 @@ user of --streams or --compression reads first: what the change did.
 
 from __future__ import annotations
 
-from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.stated import Stated, Statements
+from sshbench.analysis.findings import Bound, Findings, Stated
 from sshbench.analysis.views import Variant, variant_of, variants_of
 from sshbench.axes import DECLARED
 from sshbench.compressors import OFF, choice
@@ -55,7 +54,6 @@ def variant_tables(report: Report, found: Findings) -> list[Table]:
     if len(order) < 2:
         return []
     views = report.joined()
-    statements = Statements(report)
     rows: dict[tuple[str, Direction, str], dict[Variant, Summary]] = {}
     for summary in report.summaries:
         case = views[summary.case_id].case
@@ -73,8 +71,7 @@ def variant_tables(report: Report, found: Findings) -> list[Table]:
                 summary = by_variant[variant]
                 case = views[summary.case_id].case
                 bound = found.bound(summary.case_id)
-                ratio = None if plain is None or summary is plain else statements.of(plain.case_id,
-                                                                                      summary.case_id)
+                ratio = None if plain is None or summary is plain else found.variants.get(summary.case_id)
                 declared_cells = tuple(cell(axis.title(str(case.value_of(axis.name)))) for axis in axes)
                 out.append(Row((cell(flagged_name(cipher, CaseKind.CIPHER.algorithm)), cell(str(variant[0])),  # type: ignore[arg-type]
                                 cell(choice(variant[1]).label), *declared_cells,

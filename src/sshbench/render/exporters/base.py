@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from sshbench.render.chartbook import ChartBook
 
 if TYPE_CHECKING:  # a type only: the parser imports every exporter, and no command but `report` concludes
-    from sshbench.analysis.findings import Findings
+    from sshbench.analysis.findings import Findings, Fleet
 
 
 class _Format(Protocol):
@@ -27,6 +27,12 @@ class _Format(Protocol):
     @property
     def help(self) -> str:
         """The option's help (argparse: a literal % is written %%)."""
+        ...
+
+    @property
+    def shows_recommendation(self) -> bool:
+        """Whether it lays out the recommendation each run kept: the command then concludes it (it is the costliest
+        part of concluding, and no other output shows it)."""
         ...
 
     def check(self) -> None:
@@ -42,8 +48,9 @@ class FileExporter(_Format, Protocol):
         """The file's name inside a directory given as its path."""
         ...
 
-    def render(self, runs: list[Findings], book: ChartBook) -> str:
-        """The whole text; `book` holds the command's charts, drawn once whoever asks."""
+    def render(self, runs: list[Findings], book: ChartBook, fleet: Fleet | None) -> str:
+        """The whole text; `book` holds the command's charts, drawn once whoever asks; `fleet` what several runs
+        conclude together (analysis/conclude.conclude_fleet; None for one run)."""
         ...
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class ChartsExporter:
     option = "--charts"
     help = "PNG and SVG charts, written into this directory"
+    shows_recommendation = False
 
     def check(self) -> None:
         self._drawing()
