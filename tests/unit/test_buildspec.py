@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.analysis.build_ratios import build_rows
-from sshbench.analysis.views import build_view
 from sshbench.results.environment import BuildFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
+from sshbench.results.views import build_view
 from sshbench.vocabulary.buildspec import MAX_BUILDS, STOCK, BuildSpec, parse_build, parse_builds
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.errors import UsageError

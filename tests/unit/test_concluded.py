@@ -19,7 +19,12 @@ from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
 from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
-from sshbench.analysis.views import (
+from sshbench.analysis.windows import receive_window, variant_ratios
+from sshbench.render.labels import pm
+from sshbench.render.table_model import plain
+from sshbench.results.codec import results_from_dict
+from sshbench.results.model import EchoResult, Report
+from sshbench.results.views import (
     build_view,
     builds_of,
     compares_servers,
@@ -28,11 +33,6 @@ from sshbench.analysis.views import (
     variant_view,
     variants_of,
 )
-from sshbench.analysis.windows import receive_window, variant_ratios
-from sshbench.render.labels import pm
-from sshbench.render.table_model import plain
-from sshbench.results.codec import results_from_dict
-from sshbench.results.model import EchoResult, Report
 from tests.conftest import recorded
 
 LINK = "results-rtt40-loss1-streams-1-4-8.json.gz"  # raw TCP across a link, reliable; a ceiling
@@ -313,7 +313,7 @@ def test_each_variant_is_stated_against_its_plain_variant_as_the_run_judged_it(n
     """Once for the whole run (against_plain); on every recording each view's own statements agree with it, since
     each crossed one link and one side: over several, a view's pairs are stated within the run's whole family."""
     from sshbench.analysis.stated import PLAIN, Statements, against_plain
-    from sshbench.analysis.views import variant_of
+    from sshbench.results.views import variant_of
 
     for found in _concluded(name):
         report = found.report

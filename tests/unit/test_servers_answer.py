@@ -17,11 +17,11 @@ from sshbench.analysis.conclude import conclude
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.verdicts import run_rule
-from sshbench.analysis.views import compares_servers, per_server, side_word
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
+from sshbench.results.views import compares_servers, per_server, side_word
 from sshbench.vocabulary.case_terms import Relation
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -19,7 +19,6 @@ import sshbench.cli
 from sshbench.analysis.advice import limit_of
 from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.stated import Statements
-from sshbench.analysis.views import per_server, side_view
 from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.cli import main
 from sshbench.cli.parser import parse
@@ -27,6 +26,7 @@ from sshbench.cli.run import request_from_args
 from sshbench.implementations import DROPBEAR, OPENSSH, TINYSSHD
 from sshbench.results.codec import report_to_dict, results_from_dict
 from sshbench.results.model import Report
+from sshbench.results.views import per_server, side_view
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.servers import embedded_server, server_entry, takes_sshd, variant
 from sshbench.targets.servers.dropbear import EmbeddedDropbear

@@ -27,8 +27,8 @@ from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Statements
-from sshbench.analysis.views import builds_of, compares_servers, per_server, side_word
 from sshbench.results.model import Case, Report, Stat, Summary
+from sshbench.results.views import builds_of, compares_servers, per_server, side_word
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from sshbench.analysis.stated import Statements
-from sshbench.analysis.views import builds_of
 from sshbench.results.model import Case, Report, Summary
+from sshbench.results.views import builds_of
 from sshbench.vocabulary.case_terms import Relation
 
 

@@ -30,8 +30,8 @@ from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stated import against_plain
 from sshbench.analysis.stats import describe
 from sshbench.analysis.verdicts import run_rule
-from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report
+from sshbench.results.views import compares_servers, per_server
 
 
 def conclude(report: Report, recommendation: bool = False) -> Findings:

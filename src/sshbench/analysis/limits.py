@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.advice import Limit, limit_of
-from sshbench.analysis.views import builds_of, compares_servers, per_server
 from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.results.model import Report
+from sshbench.results.views import builds_of, compares_servers, per_server
 
 DIRECTIONS = ("upload", "download")
 

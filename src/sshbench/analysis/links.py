@@ -22,7 +22,7 @@ the link than the payload holds (the wire bytes ssh -v counts), and an
 external compressor's bytes are what fill the channel's window, while SSH's
 own zlib compresses below the channel, so its window counts the payload.
 
-analysis/views.py restricts a report to one link's cases, so every table
+results/views.py restricts a report to one link's cases, so every table
 sshbench already draws can be drawn per link.
 """
 

@@ -35,11 +35,11 @@ from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
-from sshbench.analysis.views import builds_of
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS, implementation
 from sshbench.results.environment import Environment, ServerKind
 from sshbench.results.model import Report
+from sshbench.results.views import builds_of
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, AlgorithmLists, Grade, Kind, lookup
 from sshbench.vocabulary.buildspec import STOCK
 from sshbench.vocabulary.case_terms import Direction

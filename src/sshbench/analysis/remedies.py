@@ -38,10 +38,10 @@ from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Statements
 from sshbench.analysis.stats import counted
-from sshbench.analysis.views import builds_of, side_word
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Sample, Stat, Summary
+from sshbench.results.views import builds_of, side_word
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 MIN_SAVING = 1.05  # payload bytes per wire byte below which a compressor saves nothing worth a break-even line
@@ -151,7 +151,7 @@ def change_of(case: Case, plain: Case, side: str = "build") -> tuple[str, tuple[
         parts.append(case.compressor.label)
         dims.append("compression")
     if case.build != plain.build:
-        parts.append(f"{side} {case.build}")  # side: what the run's sides are (analysis/views.py side_word)
+        parts.append(f"{side} {case.build}")  # side: what the run's sides are (results/views.py side_word)
         dims.append("build")
     if case.method != plain.method:
         parts.append(f"method {case.method}")

@@ -35,8 +35,8 @@ from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Stated, Statements
-from sshbench.analysis.views import compares_servers, per_server
 from sshbench.results.model import Report, Stat, Summary
+from sshbench.results.views import compares_servers, per_server
 from sshbench.vocabulary.case_terms import Direction, Relation
 
 

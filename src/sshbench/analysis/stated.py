@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import cross_pairs, families, judged
 from sshbench.analysis.verdicts import DecisionRule, PairVerdict, run_rule
-from sshbench.analysis.views import Variant, variant_of
 from sshbench.compressors import OFF
 from sshbench.results.model import Report, Summary
+from sshbench.results.views import Variant, variant_of
 from sshbench.vocabulary.case_terms import CaseKind, Relation
 
 

@@ -15,10 +15,10 @@ import sys
 
 from sshbench.analysis.answer import ranked_ciphers
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.views import builds_of, per_server
 from sshbench.methods import family
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.store import ResultsWriter
+from sshbench.results.views import builds_of, per_server
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
 from sshbench.targets.servers import takes_sshd
 from sshbench.vocabulary.algorithms import ALGORITHM_KINDS, Kind

@@ -12,7 +12,6 @@ from datetime import datetime
 
 from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.policy import policy_from
-from sshbench.analysis.views import per_server
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.orchestrate.validate import checked_recommendation, control_dir
@@ -21,6 +20,7 @@ from sshbench.render.jsondoc import recommend_document
 from sshbench.render.terminal import host_rule
 from sshbench.results.model import Report
 from sshbench.results.store import read_results
+from sshbench.results.views import per_server
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.remote import host_pattern
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER

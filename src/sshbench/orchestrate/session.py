@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 
 from sshbench.analysis.advice import advise
 from sshbench.analysis.configtext import CheckedRecommendation
-from sshbench.analysis.views import per_server
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo
@@ -52,6 +51,7 @@ from sshbench.results.environment import (
 )
 from sshbench.results.events import Reporter
 from sshbench.results.model import Case, CaseKind, CaseStatus, LoginLoad, Report
+from sshbench.results.views import per_server
 from sshbench.targets.base import EmbeddedServer, Target
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import BuildSide, BuildsTarget, EmbeddedTarget

@@ -5,11 +5,11 @@ on every side, and how many times as fast each side is as the first one given, w
 from __future__ import annotations
 
 from sshbench.analysis.findings import BuildCell, BuildRow, Findings
-from sshbench.analysis.views import builds_of, side_word
 from sshbench.render.labels import RATIOS, flagged_name, ms, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import CaseKind
+from sshbench.results.views import builds_of, side_word
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import Relation
 

@@ -15,10 +15,10 @@ from sshbench.analysis.findings import RELIABLE, Findings
 from sshbench.analysis.noise import describe
 from sshbench.analysis.robust import min_samples_for_interval
 from sshbench.analysis.stats import CONFIDENCE
-from sshbench.analysis.views import compares_servers
 from sshbench.compressors import OFF, choice
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
+from sshbench.results.views import compares_servers
 from sshbench.vocabulary.case_terms import CaseKind, Relation
 from sshbench.vocabulary.units import format_bytes
 

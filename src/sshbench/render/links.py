@@ -12,12 +12,12 @@ from dataclasses import replace
 
 from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.findings import Bound, Findings
-from sshbench.analysis.views import builds_of, link_view, side_word
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Direction, Report
+from sshbench.results.views import builds_of, link_view, side_word
 from sshbench.vocabulary.algorithms import Kind
 
 

@@ -9,9 +9,9 @@ the cipher answer, and say what streams and compression cost here.
 from __future__ import annotations
 
 from sshbench.analysis.findings import BreakEven, Findings, PathAnswer, Remedy, Rival
-from sshbench.analysis.views import variants_of
 from sshbench.render.labels import Headline, forecast_text, mbps
 from sshbench.results.model import Report
+from sshbench.results.views import variants_of
 from sshbench.vocabulary.case_terms import Relation
 
 LINK_HEADING = ("What fills the link: each change measured against the plain transfer (this client's default "

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sshbench.analysis.findings import DecisionRule, Findings
-from sshbench.analysis.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.axes import declared
 from sshbench.compressors import choice
 from sshbench.render.build_tables import build_tables
@@ -34,6 +33,7 @@ from sshbench.render.phases import phase_table
 from sshbench.render.table_model import Cell, Column, Row, Table, cell, plain
 from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
+from sshbench.results.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
 from sshbench.vocabulary.algorithms import EVP_OF, Grade, Kind
 from sshbench.vocabulary.case_terms import CaseKind, Direction
 from sshbench.vocabulary.units import MiB, format_bytes
@@ -269,7 +269,7 @@ def _per_variant(view: Report, found: Findings, references: bool = True) -> list
 
 
 def _tables(report: Report, found: Findings, references: bool = True, handshakes: bool = True) -> list[Table]:
-    """The ranked tables of one view (one link, build, streams and compression: analysis/views.py), the method
+    """The ranked tables of one view (one link, build, streams and compression: results/views.py), the method
     matrix, references."""
     tables: list[Table] = []
     cases = {r.case.id: r.case for r in report.cases}

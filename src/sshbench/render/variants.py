@@ -9,12 +9,12 @@ user of --streams or --compression reads first: what the change did.
 from __future__ import annotations
 
 from sshbench.analysis.findings import Bound, Findings, Stated
-from sshbench.analysis.views import Variant, variant_of, variants_of
 from sshbench.axes import DECLARED
 from sshbench.compressors import OFF, choice
 from sshbench.render.labels import RATIOS, flagged_name, mbps
 from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
 from sshbench.results.model import Case, Report, Summary
+from sshbench.results.views import Variant, variant_of, variants_of
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
 
 TITLE = {Direction.UPLOAD: "Streams and compression, upload (client -> server)",

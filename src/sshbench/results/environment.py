@@ -288,7 +288,7 @@ class LinkFacts:
 class OwnServer:
     """What a side of a `--server a,b` run knows of its own embedded server: its facts, what it enabled and chose
     by default, and its Terrapin status. The report's own `server`, `algorithms` and `terrapin` are the first
-    side's; a view of one side (analysis/views.py) takes these instead, so its advice is that server's."""
+    side's; a view of one side (results/views.py) takes these instead, so its advice is that server's."""
 
     server: ServerFacts = field(default_factory=ServerFacts)
     enabled: AlgorithmLists = field(default_factory=AlgorithmLists)

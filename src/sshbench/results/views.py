@@ -11,6 +11,11 @@ server side's view is that server's whole report: its own server facts,
 offer, defaults, Terrapin status and kept recommendation take the run's
 place, so the advice, the answer and the recommendation made from it are
 that server's, with no code of theirs knowing there were others.
+
+A view concludes nothing: it is the record cut to a part of itself. So it
+lives with the record rather than in analysis/, and the renderers, which
+draw every table per view but import no analysis module beside the
+Findings (pyproject.toml's contracts), cut their views here too.
 """
 
 from __future__ import annotations
