@@ -261,7 +261,7 @@ def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_tabl
 
 
 def _fleet_of_recordings() -> list[Report]:
-    from sshbench.analysis.fleet import merge
+    from sshbench.results.store import merge
 
     return merge([(name, _runs(name)) for name in RECORDED])
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 from sshbench.analysis.conclude import conclude_fleet
-from sshbench.analysis.fleet import fleet_recommendation, merge, normalised, outlier_hosts
+from sshbench.analysis.fleet import fleet_recommendation, normalised, outlier_hosts
 from sshbench.analysis.stats import summarize
 from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import FLEET_NOTE, HOSTS_NOTE, hosts_note
 from sshbench.results.environment import TerrapinFacts, TerrapinSide
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
+from sshbench.results.store import merge
 
 GCM, CTR, CHACHA = "aes128-gcm@openssh.com", "aes128-ctr", "chacha20-poly1305@openssh.com"
 BYTES = 100_000_000

@@ -1,4 +1,4 @@
-"""Many machines' results as one fleet: names, normalised figures, outliers and one recommendation.
+"""Many machines' results as one fleet: normalised figures, outliers and one recommendation.
 
 Seed study 004 ran one benchmark on five platforms and normalised by hand;
 this does it from the results files, and says what each normalisation
@@ -20,8 +20,6 @@ every output lay that out.
 
 from __future__ import annotations
 
-import os
-import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,8 +33,6 @@ from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.results.model import Report, Summary
 from sshbench.vocabulary.algorithms import Kind
-from sshbench.vocabulary.errors import UsageError
-from sshbench.vocabulary.untrusted import UntrustedText, host_name
 
 CHACHA = "chacha20-poly1305@openssh.com"
 MIN_HOSTS_FOR_OUTLIERS = 4  # a robust z-score (median absolute deviation) means little with fewer hosts
@@ -60,43 +56,6 @@ class FleetRecommendation:
     figures: dict[str, dict[str, str]] = field(default_factory=dict)  # keyword -> name -> "proven faster ..." notes
     left_out: dict[str, list[str]] = field(default_factory=dict)  # keyword -> "name: why"
     differs: list[str] = field(default_factory=list)  # "host: starts with X (fleet: Y)"
-
-
-def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
-    """Every run of every file, each with a name unique in the fleet (--label, else host name, else file)."""
-    runs: list[Report] = []
-    seen: set[str] = set()
-    for path, reports in files:
-        stem = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.splitext(os.path.basename(path))[0]) or "results"
-        for report in reports:
-            host = report.environment.host
-            if report.label in seen or (not host.label and report.label.startswith("embedded")):
-                # unlabelled loopback runs of different machines all read "embedded": name them by machine
-                host.label = _unique((host.hostname, stem), stem, seen)
-            seen.add(report.label)
-            runs.append(report)
-    if not runs:
-        raise UsageError("no runs in the results given")
-    return runs
-
-
-def _unique(choices: tuple[str, ...], stem: str, seen: set[str]) -> str:
-    """The first choice that is a valid label not yet taken, else `stem-2`, `stem-3`, ... (always ends: at most
-    len(seen) + 1 numbers can be tried before one is free)."""
-    for name in choices:
-        if _fits(name) and name not in seen and name != "unknown":
-            return name
-    base = stem if _fits(stem) else "results"
-    return next(f"{base}-{n}" for n in range(2, len(seen) + 3) if f"{base}-{n}" not in seen)
-
-
-def _fits(name: str) -> bool:
-    """A name the results file would accept as --label (the same check it is read with)."""
-    try:
-        host_name(name, "label")
-    except UntrustedText:
-        return False
-    return True
 
 
 def pipe_rates(report: Report, direction: str) -> dict[str, float]:

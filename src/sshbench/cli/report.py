@@ -7,7 +7,6 @@ import os
 
 from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
 from sshbench.analysis.conclude import conclude, conclude_fleet
-from sshbench.analysis.fleet import merge
 from sshbench.cli.context import Context
 from sshbench.options import parse_fraction
 from sshbench.render.chartbook import ChartBook
@@ -15,7 +14,7 @@ from sshbench.render.compare import comparison_table
 from sshbench.render.exporters import EXPORTERS, DirectoryExporter, Exporter, dest
 from sshbench.render.jsondoc import compare_document, report_document
 from sshbench.render.terminal import full_report, host_rule, hosts_report
-from sshbench.results.store import read_results
+from sshbench.results.store import merge, read_results
 from sshbench.vocabulary.errors import ExitCode, UsageError
 from sshbench.vocabulary.outputs import Output, file_in, output_dir, text_output
 

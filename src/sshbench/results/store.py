@@ -6,6 +6,10 @@ measured so far, and `finish()` gives them a final status whatever ended the
 run. A few hundred samples make this a millisecond affair. A results file is
 never overwritten: each run claims new names exclusively, so two runs
 started in the same second in one directory each keep their own.
+
+Several files read as one fleet (`report a.json b.json`) have each run
+named once, uniquely (merge): naming the runs is reading them, and
+concludes nothing, so every command and output shares the one name.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import errno
 import io
 import json
 import os
+import re
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -25,7 +31,7 @@ from sshbench.results.model import Report, Sample
 from sshbench.results.schema import SchemaError
 from sshbench.vocabulary.errors import OutputError, UsageError
 from sshbench.vocabulary.outputs import STDOUT, atomic_write, in_dev, signals_held, temp_beside
-from sshbench.vocabulary.untrusted import json_value, read_bounded
+from sshbench.vocabulary.untrusted import UntrustedText, host_name, json_value, read_bounded
 
 CSV_COLUMNS = (
     "host", "case_id", "round", "warmup", "ok", "started_at", "size_bytes", "bytes_received", "setup_seconds",
@@ -271,3 +277,40 @@ def read_results(path: str) -> list[Report]:
         return results_from_dict(data)
     except SchemaError as exc:
         raise UsageError(f"{path} is not a valid sshbench results file: {exc}") from None
+
+
+def merge(files: Sequence[tuple[str, list[Report]]]) -> list[Report]:
+    """Every run of every file, each with a name unique in the fleet (--label, else host name, else file)."""
+    runs: list[Report] = []
+    seen: set[str] = set()
+    for path, reports in files:
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.splitext(os.path.basename(path))[0]) or "results"
+        for report in reports:
+            host = report.environment.host
+            if report.label in seen or (not host.label and report.label.startswith("embedded")):
+                # unlabelled loopback runs of different machines all read "embedded": name them by machine
+                host.label = _unique((host.hostname, stem), stem, seen)
+            seen.add(report.label)
+            runs.append(report)
+    if not runs:
+        raise UsageError("no runs in the results given")
+    return runs
+
+
+def _unique(choices: tuple[str, ...], stem: str, seen: set[str]) -> str:
+    """The first choice that is a valid label not yet taken, else `stem-2`, `stem-3`, ... (always ends: at most
+    len(seen) + 1 numbers can be tried before one is free)."""
+    for name in choices:
+        if _fits(name) and name not in seen and name != "unknown":
+            return name
+    base = stem if _fits(stem) else "results"
+    return next(f"{base}-{n}" for n in range(2, len(seen) + 3) if f"{base}-{n}" not in seen)
+
+
+def _fits(name: str) -> bool:
+    """A name the results file would accept as --label (the same check it is read with)."""
+    try:
+        host_name(name, "label")
+    except UntrustedText:
+        return False
+    return True
