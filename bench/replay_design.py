@@ -30,9 +30,10 @@ from collections import Counter
 from pathlib import Path
 
 from sshbench.analysis.answer import answers
-from sshbench.analysis.noise import choose, describe, measure
+from sshbench.analysis.noise import choose, measure
 from sshbench.analysis.stats import summarize
 from sshbench.analysis.verdicts import rule_for
+from sshbench.render.facts import noise_line
 from sshbench.render.labels import forecast_text
 from sshbench.results.model import Report, Summary
 from sshbench.results.store import read_results
@@ -80,7 +81,7 @@ def main() -> None:
     for label, samples in (("after the minimum", minimum), ("over the whole run", counted)):
         noise = measure(samples, ids)
         design = choose(noise, report.options.sample_seconds)
-        print(f"\nnoise {label} ({noise.samples} throughput samples): {describe(noise)}")
+        print(f"\nnoise {label} ({noise.samples} throughput samples): {noise_line(noise)}")
         print(f"design it would choose: {design.sample_seconds:g} s samples, "
               f"{'paired' if design.paired else 'unpaired'} verdicts: {design.reason}")
 

@@ -121,3 +121,22 @@ def test_many_cases_are_corrected_and_the_interval_agrees_with_the_test() -> Non
     slower = changes[0]
     assert slower.significant and slower.change == pytest.approx(-0.1, abs=0.04)
     assert "slower" in slower.why_regression(0.05) and "Bonferroni over 20 cases" in slower.why_regression(0.05)
+
+
+def test_the_compare_command_s_pairs_are_concluded_once_each_a_refused_one_in_its_place() -> None:
+    """conclude_comparisons: what `compare` shows (table, JSON, exit status) of each pair, drawn once; a pair that
+    cannot be normalised as asked says why instead of raising, so the command refuses in the order given."""
+    from dataclasses import replace
+
+    from sshbench.analysis.conclude import conclude_comparisons
+
+    base, slower = run({GCM: noisy(800e6), TCP: noisy(2e9)}), run({GCM: noisy(600e6, seed=4)})
+    slower.options = replace(slower.options, no_aesni=True)
+    (same, other) = conclude_comparisons([("a.json", [base]), ("b.json", [base]), ("c.json", [slower])], None)
+    assert (same.base_label, same.label, other.label) == ("a.json", "b.json", "c.json")
+    assert same.changes == tuple(compare(base, base)) and other.changes == tuple(compare(base, slower))
+    assert same.options == () and other.options == ("--no-aesni off vs on",) and same.refused is None
+    (refused,) = conclude_comparisons([("a.json", [base]), ("c.json", [slower])], "tcp")
+    assert refused.changes == () and refused.refused is not None and "raw TCP control" in refused.refused
+    (change,) = compare(run({GCM: [800e6, 810e6, 805e6]}), run({GCM: [400e6, 405e6, 402e6]}))
+    assert not change.detectable  # a value of the change, drawn with it: the table and the JSON only read it

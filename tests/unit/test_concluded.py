@@ -243,7 +243,7 @@ def test_a_recorded_kept_recommendation_is_shown_with_its_lockout_table_and_a_wi
 
 
 def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_table_and_the_json() -> None:
-    from sshbench.analysis.configtext import checked, lockout_notes
+    from sshbench.analysis.configtext import checked, lockout_notes, server_dropin
     from sshbench.analysis.configtext import lockout as lockout_of
     from sshbench.analysis.recommend import build
 
@@ -255,6 +255,12 @@ def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_tabl
             assert advice.dropin_withheld is rec.dropin_withheld
             assert advice.dropin_withheld is (advice.lockout is not None and not advice.lockout.strict
                                               and bool(advice.lockout.shut_out))
+            assert advice.server_directives == ()  # no drop-in text: none to show
+            text = server_dropin(rec)
+            if text is not None:  # the terminal shows its directives from the value, never picked out of the text
+                directives = checked(rec, "", text, [], [], None, None).server_directives
+                assert directives and text.endswith("".join(f"{d}\n" for d in directives))
+                assert not any(d.startswith("#") for d in directives)
 
 
 # ------------------------------------------------------------------ several runs side by side: the Fleet

@@ -38,17 +38,13 @@ class Change:
     high: float | None
     p_value: float  # Mann-Whitney, two-sided, uncorrected
     bigger_better: bool
-    compared: int = 1  # cases compared in this pair of runs (the Bonferroni factor)
-    samples: tuple[int, int] = (0, 0)
+    compared: int  # cases compared in this pair of runs (the Bonferroni factor)
+    samples: tuple[int, int]
+    detectable: bool  # whether these sample counts could show any change at all at the corrected level
 
     @property
     def p_adjusted(self) -> float:
         return min(1.0, self.p_value * self.compared)
-
-    @property
-    def detectable(self) -> bool:
-        """Whether these sample counts could show any change at all at the corrected level."""
-        return smallest_p(*self.samples) * self.compared < SIGNIFICANCE
 
     @property
     def significant(self) -> bool:
@@ -119,7 +115,8 @@ def compare(baseline: Report, other: Report, normalize: str | None = None) -> li
         estimate, low, high = shift_interval(logs_b, logs_a, level) or (0.0, None, None)
         changes.append(Change(case_id, statistics.median(a), statistics.median(b), math.expm1(estimate),
                               None if low is None else math.expm1(low), None if high is None else math.expm1(high),
-                              mann_whitney_p(logs_a, logs_b), bigger_better, len(pairs), (len(a), len(b))))
+                              mann_whitney_p(logs_a, logs_b), bigger_better, len(pairs), (len(a), len(b)),
+                              smallest_p(len(a), len(b)) * len(pairs) < SIGNIFICANCE))
     return changes
 
 
@@ -141,6 +138,33 @@ def pair_runs(files: list[tuple[str, list[Report]]]) -> list[tuple[Labelled, Lab
         per_host = len(hosts[0])
         return [(labelled[i % per_host], labelled[i]) for i in range(per_host, len(labelled))]
     return [(labelled[0], other) for other in labelled[1:]]
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """One run against its baseline, as `compare` shows it: what the two measured differently, and every case's
+    change, or why none could be computed."""
+
+    base_label: str
+    label: str
+    options: tuple[str, ...]  # options that change what is measured ("--no-aesni off vs on"): not a regression
+    facts: tuple[str, ...]  # facts of the machines that differ ("CPU X vs Y"), which a comparison may be for
+    changes: tuple[Change, ...]
+    refused: str | None  # why these runs cannot be compared as asked (--normalize a reference one lacks)
+
+
+def comparisons(files: list[tuple[str, list[Report]]], normalize: str | None) -> list[RunComparison]:
+    """Every pair of runs `compare` shows (pair_runs), each concluded once for the table, the JSON and the verdict:
+    a pair refused keeps its place, so the command says the first thing wrong in the order it was given."""
+    out = []
+    for (base_label, base), (label, run) in pair_runs(files):
+        options, facts = measured_differently(base, run)
+        try:
+            changes, refused = tuple(compare(base, run, normalize)), None
+        except ValueError as exc:
+            changes, refused = (), str(exc)
+        out.append(RunComparison(base_label, label, tuple(options), tuple(facts), changes, refused))
+    return out
 
 
 def measured_differently(base: Report, other: Report) -> tuple[list[str], list[str]]:

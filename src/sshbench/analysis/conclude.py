@@ -2,7 +2,10 @@
 
 Pure: it reads the report and runs nothing. The commands call it once per
 report (cli/report.py for `report FILE`, cli/run.py at a run's end) and
-hand the result to every output, which is why it lives apart from the
+hand the result to every output; what several runs conclude together is
+drawn here too (conclude_fleet: hosts side by side; conclude_comparisons:
+`compare`'s runs against their baseline). It is the one call of analysis
+the commands make for what they show, which is why it lives apart from the
 Findings types: render may import those, and an import contract keeps it
 from importing this module, so no output can draw a conclusion again.
 """
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
+from sshbench.analysis.compare import RunComparison, comparisons
 from sshbench.analysis.configtext import kept
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.dimensions import still_reports
@@ -51,6 +55,12 @@ def conclude_fleet(runs: Sequence[Report]) -> Fleet:
     every output's hosts tables."""
     with still_reports():
         return fleet(runs)
+
+
+def conclude_comparisons(files: list[tuple[str, list[Report]]], normalize: str | None) -> list[RunComparison]:
+    """What `compare` concludes of runs against their baseline: each pair's differences in what was measured and
+    every case's change (analysis/compare.py), once, for its table, its JSON and its exit status."""
+    return comparisons(files, normalize)
 
 
 def _kept(report: Report) -> tuple[KeptRecommendation, ...]:

@@ -201,13 +201,6 @@ def server_dropin(rec: Recommendation) -> str | None:
     return "\n".join(comments(rec, server=True)) + "\n" + "".join(f"{d}\n" for d in server_directives(rec))
 
 
-def dropin_place(software: str) -> tuple[str, str]:
-    """Where a drop-in for this server implementation goes, and what else that needs ("" if nothing), as its
-    implementation declares."""
-    impl = implementation(software)
-    return impl.dropin_path, impl.dropin_note
-
-
 def server_advice(rec: Recommendation) -> str | None:
     """For a server that is not OpenSSH: how it chooses its algorithms, instead of a drop-in."""
     return implementation(rec.software).config_advice
@@ -260,13 +253,17 @@ class CheckedRecommendation:
     lockout: Lockout | None  # who logs in with the drop-in's lists (None: no drop-in)
     lockout_notes: tuple[str, ...]  # what the drop-in's comments say of the clients it was checked against
     dropin_withheld: bool  # the drop-in would shut out a client that logs in today, and that was not asked for
+    # the drop-in's directives alone (server_directives): the terminal shows them under its notes, without the
+    # comment header, and never has to pick them out of server_text again
+    server_directives: tuple[str, ...] = ()
 
 
 def checked(rec: Recommendation, client_text: str, server_text: str | None, problems: list[str],
             predicted: list[str], terrapin: TerrapinFacts | None, host: str | None) -> CheckedRecommendation:
     """A recommendation with its validated texts, and who its drop-in shuts out, judged once for every output."""
     return CheckedRecommendation(rec, client_text, server_text, server_advice(rec), problems, predicted, terrapin,
-                                 host, lockout(rec), tuple(lockout_notes(rec)), rec.dropin_withheld)
+                                 host, lockout(rec), tuple(lockout_notes(rec)), rec.dropin_withheld,
+                                 tuple(server_directives(rec)) if server_text is not None else ())
 
 
 @dataclass(frozen=True)

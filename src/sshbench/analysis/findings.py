@@ -20,7 +20,13 @@ The record holds the report it was concluded from: the tables still lay
 out its summaries, and later slices move what they still conclude into
 fields here. The types of its fields (and the phase names, PHASES) are
 named here too, so a renderer reaches them without importing the code
-that computes them.
+that computes them. So are the other values the outputs lay out (a
+checked recommendation and its lock-out rows, `compare`'s changes, a
+forecast) and the thresholds their legends state (what counts as CPU-,
+window- or link-bound, the wider margin a forecast offers, how many
+samples an interval needs, the significance of a change): this is the one
+analysis module render imports (pyproject.toml), and it names each of
+them here on purpose, never a function that computes one.
 """
 
 from __future__ import annotations
@@ -29,12 +35,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
-from sshbench.analysis.configtext import KeptRecommendation, Lockout
+from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
+from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
+from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
@@ -44,15 +53,17 @@ from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
 from sshbench.analysis.stated import Stated
+from sshbench.analysis.stats import MIN_FOR_INTERVAL
 from sshbench.analysis.verdicts import DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
-__all__ = ["DIRECTIONS", "MIN_HOSTS_FOR_OUTLIERS", "NORMALISATIONS", "PHASES", "RELIABLE", "Answer", "Bound",
-           "BreakEven", "BuildCell", "BuildRow", "Cheapest", "CipherFinding", "CommandFigure", "Comparison",
-           "DecisionRule", "EchoFigure", "Findings", "Fleet", "HostFigures", "KeptRecommendation", "Knee",
-           "KneeCause", "LimitFinding", "LinkWindow", "LoadPoint", "Lockout", "PathAnswer", "PathFinding",
-           "PhaseName", "PhaseSplit", "References", "Remedy", "Rival", "ServerFigure", "ServerQuestion", "Stall",
-           "Stated"]
+__all__ = ["CPU_BOUND_SHARE", "DIRECTIONS", "LINK_FULL_SHARE", "MIN_FOR_INTERVAL", "MIN_HOSTS_FOR_OUTLIERS",
+           "NORMALISATIONS", "NORMALIZED", "PHASES", "RELIABLE", "SIGNIFICANCE", "WIDER_MARGIN", "WINDOW_BOUND_SHARE",
+           "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Change", "Cheapest", "CheckedRecommendation",
+           "CipherFinding", "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "Fleet",
+           "Forecast", "HostFigures", "KeptRecommendation", "Knee", "KneeCause", "LimitFinding", "LinkWindow",
+           "LoadPoint", "Lockout", "OutcomeRow", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit", "References",
+           "Remedy", "Rival", "RunComparison", "ServerFigure", "ServerQuestion", "Stall", "Stated"]
 
 
 @dataclass(frozen=True)

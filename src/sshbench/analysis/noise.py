@@ -167,16 +167,3 @@ def choose(noise: Noise, current_seconds: float, longest: float | None = MAX_SAM
             length = (f"length: {now:.2g} s kept (a longer sample would give at most {1 / gain:.2f}x the "
                       "information per second)")
     return Design(noise, seconds, paired, f"{length}; {pairing}", noise.samples)
-
-
-def describe(noise: Noise) -> str:
-    """The figures in the words a report line uses."""
-    def pct(value: float | None) -> str:
-        return "?" if value is None else f"{value * 100:.0f}%"
-    parts = [f"per sample {pct(noise.per_sample)} (within a connection {pct(noise.within)}, between "
-             f"connections {pct(noise.between)})"]
-    if noise.paired is not None:
-        parts.append(f"back-to-back pairs spread {noise.paired:.2f}x as much as pairs passes apart")
-    if noise.fixed_seconds is not None and noise.steady_seconds is not None:
-        parts.append(f"{noise.fixed_seconds:.2f} s per visit beside a {noise.steady_seconds:.2f} s steady state")
-    return "; ".join(parts) + f" (n={noise.samples})"

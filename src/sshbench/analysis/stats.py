@@ -17,7 +17,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.robust import median_interval, outliers, shift_interval
+from sshbench.analysis.robust import median_interval, min_samples_for_interval, outliers, shift_interval
 from sshbench.analysis.verdicts import DecisionRule, Paired, PairVerdict, costs, verdicts
 from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
@@ -25,6 +25,7 @@ from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.units import GiB
 
 CONFIDENCE = 0.95
+MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)  # fewer samples than this: a case has no interval
 SET_ASIDE = "every sample set aside: "  # a failed case's reason when every sample it had was set aside
 
 

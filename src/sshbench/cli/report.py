@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from sshbench.analysis.compare import Change, compare, measured_differently, pair_runs
-from sshbench.analysis.conclude import conclude, conclude_fleet
+from sshbench.analysis.conclude import conclude, conclude_comparisons, conclude_fleet
+from sshbench.analysis.findings import Change
 from sshbench.cli.context import Context
 from sshbench.options import parse_fraction
 from sshbench.render.chartbook import ChartBook
@@ -87,16 +87,16 @@ def cmd_compare(args: argparse.Namespace, ctx: Context) -> int:
     compared: list[tuple[str, str, list[Change]]] = []
     notes: list[str] = []
     shown: list[tuple[str, str, list[Change], list[str]]] = []  # printed once every verdict is known
-    for (base_label, base), (label, run) in pair_runs([(path, read_results(path)) for path in args.results]):
-        options, facts = measured_differently(base, run)
+    # every pair concluded once (analysis/conclude.py), then refused or shown in the order given
+    for pair in conclude_comparisons([(path, read_results(path)) for path in args.results], args.normalize):
+        base_label, label, options, facts = pair.base_label, pair.label, pair.options, pair.facts
         if options and threshold is not None and not args.allow_different:
             raise UsageError(f"compare --fail-above: {base_label} and {label} measured different things "
                              f"({'; '.join(options)}): a slowdown between them is not a regression; compare runs "
                              "made with the same options, or pass --allow-different")
-        try:
-            changes = compare(base, run, args.normalize)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        if pair.refused is not None:
+            raise UsageError(pair.refused)
+        changes = list(pair.changes)
         compared.append((base_label, label, changes))
         lines = [f"note: {base_label} and {label} measured different things ({'; '.join(options)}): the changes "
                  "above are theirs as much as the machine's"] if options else []

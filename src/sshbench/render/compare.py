@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change
+from sshbench.analysis.findings import NORMALIZED, SIGNIFICANCE, Change
 
 
 def _figure(change: Change, value: float, normalized: bool) -> str:

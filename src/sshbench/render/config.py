@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from sshbench.analysis.configtext import CheckedRecommendation, dropin_place
+from sshbench.analysis.findings import CheckedRecommendation
+from sshbench.implementations import implementation
 from sshbench.render.lockout import lockout_table
 from sshbench.render.terminal import rich_table
 from sshbench.results.environment import TerrapinFacts
@@ -51,11 +52,11 @@ def print_recommendation(out: Console, advice: CheckedRecommendation, clients_ta
                   "(below); keep them with the default rule, leave them out with --clients, or write it anyway "
                   "with --allow-lockout", "bold red")
     elif advice.server_text is not None:
-        path, needs = dropin_place(rec.software)
-        _verbatim(out, f"Recommended server drop-in ({path}), validated with its sshd -t:", "bold")
-        if needs:
-            _verbatim(out, f"# {needs}")
-        directives = "\n".join(line for line in advice.server_text.splitlines() if not line.startswith("#"))
+        place = implementation(rec.software)  # where its drop-in goes, and what else that needs, as it declares
+        _verbatim(out, f"Recommended server drop-in ({place.dropin_path}), validated with its sshd -t:", "bold")
+        if place.dropin_note:
+            _verbatim(out, f"# {place.dropin_note}")
+        directives = "\n".join(advice.server_directives)
         notes = "\n".join(f"# {note}" for note in advice.lockout_notes)
         _verbatim(out, "# (the same comment header as above; `sshbench recommend --write DIR` saves both files "
                   f"in full)\n{notes}\n{directives}\n")

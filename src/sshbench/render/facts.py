@@ -11,18 +11,15 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from sshbench.analysis.findings import RELIABLE, Findings
-from sshbench.analysis.noise import describe
-from sshbench.analysis.robust import min_samples_for_interval
-from sshbench.analysis.stats import CONFIDENCE
+from sshbench.analysis.findings import MIN_FOR_INTERVAL, RELIABLE, Findings
 from sshbench.compressors import OFF, choice
+from sshbench.results.design import Noise
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
 from sshbench.results.views import compares_servers
 from sshbench.vocabulary.case_terms import CaseKind, Relation
 from sshbench.vocabulary.units import format_bytes
 
-MIN_FOR_INTERVAL = min_samples_for_interval(CONFIDENCE)
 REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
 
 
@@ -173,7 +170,7 @@ def mode(report: Report) -> list[Fact]:
     out += [Fact("", line, style) for line, style in _outcome(report)]
     if report.design is not None:
         design = report.design
-        out.append(Fact("noise", f"measured after {design.at_samples} throughput samples: {describe(design.noise)}"))
+        out.append(Fact("noise", f"measured after {design.at_samples} throughput samples: {noise_line(design.noise)}"))
         out.append(Fact("design", f"{design.reason}; placement {_placement(report)}"))
     if report.partner_kex:
         out.append(Fact("kex", f"{report.partner_kex} for every throughput and host key case (fixed for the run; "
@@ -181,6 +178,20 @@ def mode(report: Report) -> list[Fact]:
     if report.stop_reason:
         out.append(Fact("", f"stopped early: {report.stop_reason}", "warn"))
     return out
+
+
+def noise_line(noise: Noise) -> str:
+    """The noise the run measured (analysis/noise.py), in the words the noise line uses: made here, from its
+    figures, like every other line of a report."""
+    def pct(value: float | None) -> str:
+        return "?" if value is None else f"{value * 100:.0f}%"
+    parts = [f"per sample {pct(noise.per_sample)} (within a connection {pct(noise.within)}, between "
+             f"connections {pct(noise.between)})"]
+    if noise.paired is not None:
+        parts.append(f"back-to-back pairs spread {noise.paired:.2f}x as much as pairs passes apart")
+    if noise.fixed_seconds is not None and noise.steady_seconds is not None:
+        parts.append(f"{noise.fixed_seconds:.2f} s per visit beside a {noise.steady_seconds:.2f} s steady state")
+    return "; ".join(parts) + f" (n={noise.samples})"
 
 
 def _span(counts: list[int]) -> str:

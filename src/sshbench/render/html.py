@@ -14,8 +14,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from sshbench.analysis.configtext import dropin_place
 from sshbench.analysis.findings import Findings, Fleet, KeptRecommendation
+from sshbench.implementations import implementation
 from sshbench.render.answerrows import NAME as ANSWER_CHART
 from sshbench.render.answerrows import answer_rows, short_lines
 from sshbench.render.chartbook import ChartBook
@@ -85,7 +85,7 @@ def _where(report: Report) -> str:
 def _recommendation(kept: KeptRecommendation) -> dict[str, Any]:
     """The recommendation a run (or one server of it) kept, if its own data produce it; why not, if they don't."""
     return {"title": f" for server {kept.server}" if kept.server else "", "recommendation": kept.stored,
-            "withheld": kept.withheld, "dropin_path": dropin_place(kept.software)[0],
+            "withheld": kept.withheld, "dropin_path": implementation(kept.software).dropin_path,
             "lockout": lockout_table(kept.lockout)}
 
 

@@ -17,20 +17,20 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from sshbench.analysis.compare import Change
-from sshbench.analysis.configtext import CheckedRecommendation
 from sshbench.analysis.findings import (
     Answer,
     Bound,
+    Change,
+    CheckedRecommendation,
     CommandFigure,
     Findings,
+    Forecast,
     Knee,
     PathFinding,
     PhaseSplit,
     ServerQuestion,
     Stall,
 )
-from sshbench.analysis.forecast import Forecast
 from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
-from sshbench.analysis.verdicts import DecisionRule
+from sshbench.analysis.findings import WIDER_MARGIN, DecisionRule, Forecast
 from sshbench.results.model import Report, Stat
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
 from sshbench.vocabulary.case_terms import Direction, Relation

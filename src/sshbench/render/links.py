@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
-from sshbench.analysis.findings import Bound, Findings
+from sshbench.analysis.findings import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE, Bound, Findings
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sshbench.analysis.configtext import Lockout, OutcomeRow
+from sshbench.analysis.findings import Lockout, OutcomeRow
 from sshbench.render.table_model import Column, Row, Table, cell
 
 

@@ -6,8 +6,7 @@ prints them last too, so the answer is on screen when it finishes.
 
 from __future__ import annotations
 
-from sshbench.analysis.findings import Answer, Cheapest, Comparison, Findings
-from sshbench.analysis.forecast import WIDER_MARGIN
+from sshbench.analysis.findings import WIDER_MARGIN, Answer, Cheapest, Comparison, Findings
 from sshbench.render.commands import HEADING as COMMANDS_HEADING
 from sshbench.render.commands import command_answer_lines
 from sshbench.render.facts import Fact
