@@ -346,3 +346,33 @@ def test_the_streams_recording_states_four_and_eight_streams_against_one() -> No
     shown = {plain(row.cells[1]): plain(row.cells[4]) for row in table.rows}
     four = found.variants["cipher:aes128-gcm@openssh.com:upload*4@rtt=40ms,loss=1%"]
     assert shown["1"] == "1 (plain)" and shown["4"].startswith(f"{four.ratio:.2f}x")
+
+
+# ------------------------------------------------------------------ a run's next steps: the answer, not a ranking again
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_each_cipher_answer_holds_the_safe_ciphers_it_chose_from_its_pick_and_runner_up_first(name: str) -> None:
+    for found in _concluded(name):
+        for finding in found.ciphers:
+            answer, ranked = finding.answer, [cipher for cipher, _ in finding.ranked]
+            assert finding.safe[0] == answer.best and finding.safe == tuple(c for c in ranked if c in finding.safe)
+            runner_up = [c.other for c in answer.comparisons if c.role.startswith("the runner-up")]
+            assert list(finding.safe[1:2]) == runner_up
+            assert (len(finding.safe) == 1) is ("the only safe cipher measured" in answer.note)
+
+
+def test_a_run_s_next_steps_name_each_server_s_upload_answer() -> None:
+    from typing import cast
+
+    from sshbench.cli.hints import next_steps
+    from sshbench.results.store import ResultsWriter
+    from sshbench.vocabulary.case_terms import Direction
+
+    found = _concluded(SERVERS)
+    writer = cast(ResultsWriter, dataclasses.make_dataclass("Paths", ["json_path", "csv_path"])("r.json", "r.csv"))
+    said = [line for line in next_steps(found, writer, ["run"], None) if line.startswith("Fastest cipher")]
+    picks = [c.answer for c in found[0].ciphers if c.answer.direction is Direction.UPLOAD and not c.answer.link]
+    assert len(said) == len(picks) >= 2
+    for line, pick in zip(said, picks, strict=True):
+        assert f": {pick.best} ({pick.rate.median / 1e6:,.0f} MB/s upload" in line

@@ -29,6 +29,7 @@ from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.references import judged
 from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stated import against_plain
@@ -95,5 +96,7 @@ def _ciphers(report: Report) -> tuple[CipherFinding, ...]:
             rows = tuple((views[s.case_id].case.subject, s)
                          for s in ranked_ciphers(source, answer.direction, answer.link, answer.build)
                          if s.throughput_bytes_per_second is not None)
-            out.append(CipherFinding(answer, rows, client_default(source, [name for name, _ in rows])))
+            names = [name for name, _ in rows]
+            out.append(CipherFinding(answer, rows, client_default(source, names),
+                                     tuple(name for name in names if safe_cipher(source, name))))
     return tuple(out)

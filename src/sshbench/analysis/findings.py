@@ -74,6 +74,9 @@ class CipherFinding:
     answer: Answer
     ranked: tuple[tuple[str, Summary], ...]  # (cipher, its summary) of its table's ranked cases with a throughput
     default: str | None  # this client's default cipher against this server (its own, --server a,b), where measured
+    # those of the ranked ciphers with no known weakness here (Terrapin included), fastest first: the answer's pick,
+    # its runner-up, ... (a run's next steps suggest comparing the first two, and hosts by one they share)
+    safe: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,10 @@
 """What to do next, after a run: where the results are, the answer in one line, and commands that work as shown.
 
+The answer and the ciphers a suggestion names are the run's Findings
+(analysis/conclude.py, once per run): the fastest cipher without a known
+weakness is the upload answer's pick, the top two its pick and runner-up,
+so the last lines of a run say what its tables and --json say.
+
 Every suggested command starts from the run's own command line, so it keeps
 what that run needed (the destination, --ssh-config, --cipher-mac for a
 server without the default MAC, sizes...) and only swaps the options it is
@@ -13,10 +18,9 @@ import shlex
 import shutil
 import sys
 
-from sshbench.analysis.answer import ranked_ciphers
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.findings import CipherFinding, Findings
 from sshbench.methods import family
-from sshbench.results.model import Case, Report, Summary
+from sshbench.results.model import Case, Report
 from sshbench.results.store import ResultsWriter
 from sshbench.results.views import builds_of, per_server
 from sshbench.targets.servers import DEFAULT as DEFAULT_SERVER
@@ -34,15 +38,18 @@ SELECTION = {"--ciphers": 1, "--macs": 1, "--kex": 1, "--hostkeys": 1, "--method
 OUTPUT_ONLY = frozenset({"--seed", "--output", "-o", "--quiet", "-q", "--jsonl"})
 
 
-def _safe_ranked(report: Report) -> list[Summary]:
-    """Pipe upload cipher cases without a known weakness (Terrapin included), fastest first (of the first build,
-    with --build: the one a config is for)."""
-    build = next(iter(builds_of(report)), "")
-    return [s for s in ranked_ciphers(report, Direction.UPLOAD, build=build) if safe_cipher(report, _name(report, s))]
+def _upload(found: Findings, view: Report) -> CipherFinding | None:
+    """The upload answer on loopback of a run's (or one server's) first side, with --build the one a config is
+    for, as the run concluded it (None: no safe cipher ranked there)."""
+    side = next(iter(builds_of(view)), "")
+    return next((c for c in found.ciphers if c.answer.direction is Direction.UPLOAD and not c.answer.link
+                 and c.answer.build == side), None)
 
 
-def _name(report: Report, summary: Summary) -> str:
-    return report.case(summary.case_id).case.subject
+def _safe_ranked(found: Findings, view: Report) -> tuple[str, ...]:
+    """Its pipe upload ciphers without a known weakness (Terrapin included), fastest first."""
+    pick = _upload(found, view)
+    return pick.safe if pick is not None else ()
 
 
 def split_options(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -82,18 +89,20 @@ def command(argv: list[str], *extra: str) -> str:
     return shlex.join([*program(), *split_options(argv)[0], *extra])
 
 
-def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ssh_config: str | None) -> list[str]:
+def next_steps(found: list[Findings], writer: ResultsWriter, argv: list[str], ssh_config: str | None) -> list[str]:
+    """The lines after a run's tables, from each run's Findings."""
+    reports = [each.report for each in found]
     lines = [f"Results: {writer.json_path}  (samples as CSV: {writer.csv_path})"]
-    servers = [view for report in reports for view in per_server(report)]  # --server a,b: each server's own
-    for report in servers:
-        safe = _safe_ranked(report)
-        tput = safe[0].throughput_bytes_per_second if safe else None
-        if tput is not None:
+    # --server a,b: each server's own answer, from its own view
+    servers = [(each, view) for each in found for view in per_server(each.report)]
+    for each, report in servers:
+        pick = _upload(each, report)
+        if pick is not None:
             where = "here" if len(servers) == 1 else f"on {report.label}"
-            lines.append(f"Fastest cipher without a known weakness {where}: {_name(report, safe[0])} "
-                         f"({tput.median / 1e6:,.0f} MB/s upload, median).")
+            lines.append(f"Fastest cipher without a known weakness {where}: {pick.answer.best} "
+                         f"({pick.answer.rate.median / 1e6:,.0f} MB/s upload, median).")
     short = [r.case(s.case_id).case for r in reports for s in r.summaries if s.precise is False]
-    first = [_name(reports[0], s) for s in _safe_ranked(reports[0])]
+    first = _safe_ranked(found[0], reports[0])
     if short:
         cases = "1 case" if len(short) == 1 else f"{len(short)} cases"
         lines.append(f"{cases} did not reach the precision target; give them more time, e.g.:  "
@@ -102,12 +111,12 @@ def next_steps(reports: list[Report], writer: ResultsWriter, argv: list[str], ss
         lines.append("Compare the top two more tightly:  " + command(
             argv, "--ciphers", ",".join(first[:2]), "--macs", "none", "--kex", "none", "--hostkeys", "none",
             "--precision", "1%"))
-    common = [c for c in first if all(c in [_name(r, s) for s in _safe_ranked(r)] for r in reports[1:])]
+    common = [c for c in first if all(c in _safe_ranked(each, each.report) for each in found[1:])]
     if len(reports) > 1 and common:
         lines.append(f"Hosts by shape, each divided by its own {common[0]}:  "
                      + shlex.join([*program(), "compare", writer.json_path, "--normalize", common[0]]))
     lines.append(f"Same schedule again:  {command(argv, *split_options(argv)[1], '--seed', str(reports[0].seed))}")
-    lines.append(f"What each side supports:  {_algos(servers, ssh_config)}")
+    lines.append(f"What each side supports:  {_algos([view for _, view in servers], ssh_config)}")
     return lines
 
 

@@ -200,7 +200,7 @@ def _finish(args: argparse.Namespace, ctx: Context, writer: ResultsWriter,
                 print_recommendation(out, advice)
         if len(runs) > 1:
             out.print(hosts_report(conclude_fleet(reports), ctx.table_width(args.wide)))
-        for line in next_steps(reports, writer, ctx.argv, args.ssh_config):
+        for line in next_steps(found, writer, ctx.argv, args.ssh_config):
             out.print(line, highlight=False, markup=False, soft_wrap=True)  # commands are pasted: never wrapped
         for each in found:  # the answer last too: on screen when the run finishes
             answer = answer_block(each)
