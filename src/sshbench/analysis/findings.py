@@ -54,16 +54,16 @@ from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
 from sshbench.analysis.stated import Stated
 from sshbench.analysis.stats import MIN_FOR_INTERVAL
-from sshbench.analysis.verdicts import DecisionRule
+from sshbench.analysis.verdicts import MIN_PAIRED, DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
 __all__ = ["CPU_BOUND_SHARE", "DIRECTIONS", "LINK_FULL_SHARE", "MIN_FOR_INTERVAL", "MIN_HOSTS_FOR_OUTLIERS",
-           "NORMALISATIONS", "NORMALIZED", "PHASES", "RELIABLE", "SIGNIFICANCE", "WIDER_MARGIN", "WINDOW_BOUND_SHARE",
-           "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Change", "Cheapest", "CheckedRecommendation",
-           "CipherFinding", "CommandFigure", "Comparison", "DecisionRule", "EchoFigure", "Findings", "Fleet",
-           "Forecast", "HostFigures", "KeptRecommendation", "Knee", "KneeCause", "LimitFinding", "LinkWindow",
-           "LoadPoint", "Lockout", "OutcomeRow", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit", "References",
-           "Remedy", "Rival", "RunComparison", "ServerFigure", "ServerQuestion", "Stall", "Stated"]
+           "MIN_PAIRED", "NORMALISATIONS", "NORMALIZED", "PHASES", "RELIABLE", "SIGNIFICANCE", "WIDER_MARGIN",
+           "WINDOW_BOUND_SHARE", "Answer", "Bound", "BreakEven", "BuildCell", "BuildRow", "Change", "Cheapest",
+           "CheckedRecommendation", "CipherFinding", "CommandFigure", "Comparison", "DecisionRule", "EchoFigure",
+           "Findings", "Fleet", "Forecast", "HostFigures", "KeptRecommendation", "Knee", "KneeCause", "LimitFinding",
+           "LinkWindow", "LoadPoint", "Lockout", "OutcomeRow", "PathAnswer", "PathFinding", "PhaseName", "PhaseSplit",
+           "References", "Remedy", "Rival", "RunComparison", "ServerFigure", "ServerQuestion", "Stall", "Stated"]
 
 
 @dataclass(frozen=True)

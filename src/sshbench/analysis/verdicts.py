@@ -84,20 +84,6 @@ class DecisionRule:
         """The most lenient threshold a lone test can face: at the last planned look, the whole alpha."""
         return self.level(self.alpha, self.points[-1] if self.points else 0)
 
-    def describe(self) -> str:
-        """The rule in the words a caption uses."""
-        looks = "" if self.looks == 1 else f", and Bonferroni over the table's {self.looks} looks"
-        if self.points:
-            looks = (f", at group-sequential boundaries over its looks at {_counts(self.points)} samples (an "
-                     f"equal share of alpha per look)")
-        paired = f", or Wilcoxon signed-rank on back-to-back pairs where there are {MIN_PAIRED}" if self.paired else ""
-        return (f"different: Mann-Whitney U{paired}, p < {self.alpha:g} after Holm's correction over the table's "
-                f"pairs{looks}; equivalent: the same correction on two one-sided tests of a "
-                f"±{self.margin * 100:g}% ratio")
-
-
-def _counts(points: Sequence[int]) -> str:
-    return ", ".join(str(p) for p in points[:-1]) + f" and {points[-1]}" if len(points) > 1 else str(points[0])
 
 
 def step_down(p_values: Sequence[float], samples: Sequence[int], rule: DecisionRule, two_sided: bool) \

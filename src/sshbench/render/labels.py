@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.findings import WIDER_MARGIN, DecisionRule, Forecast
+from sshbench.analysis.findings import MIN_PAIRED, WIDER_MARGIN, DecisionRule, Forecast
 from sshbench.results.model import Report, Stat
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
 from sshbench.vocabulary.case_terms import Direction, Relation
@@ -91,7 +91,24 @@ def legend(rule: DecisionRule, precision: bool, legacy: bool) -> list[str]:
         return [interval, "'=': not significantly different from the row above (Mann-Whitney U, p >= 0.05, "
                 "uncorrected; recorded by an older sshbench)"]
     return [interval, f"#: a number = slower than the row above; ≈ = equivalent to it within ±{rule.margin * 100:g}%; "
-            "? = not yet separable from it", rule.describe()]
+            "? = not yet separable from it", rule_words(rule)]
+
+
+def rule_words(rule: DecisionRule) -> str:
+    """The decision rule a table's verdicts were made with, in the words its caption uses (made here, from the
+    rule's values: the tests, the correction, the looks, the margin)."""
+    looks = "" if rule.looks == 1 else f", and Bonferroni over the table's {rule.looks} looks"
+    if rule.points:
+        looks = (f", at group-sequential boundaries over its looks at {_counts(rule.points)} samples (an "
+                 f"equal share of alpha per look)")
+    paired = f", or Wilcoxon signed-rank on back-to-back pairs where there are {MIN_PAIRED}" if rule.paired else ""
+    return (f"different: Mann-Whitney U{paired}, p < {rule.alpha:g} after Holm's correction over the table's "
+            f"pairs{looks}; equivalent: the same correction on two one-sided tests of a "
+            f"±{rule.margin * 100:g}% ratio")
+
+
+def _counts(points: tuple[int, ...]) -> str:
+    return ", ".join(str(p) for p in points[:-1]) + f" and {points[-1]}" if len(points) > 1 else str(points[0])
 
 
 # How every "X vs Y" ratio is stated (analysis/stated.py), named once in each output that states one.
