@@ -71,3 +71,15 @@ def test_a_split_table_repeats_rank_and_name_and_titles_each_part_on_one_line() 
             if len(parts) > 1:
                 assert f"{table.title} ({n} of {len(parts)})" in text.splitlines()
     assert split >= 3, "the fixture no longer splits any ranked table at 60 columns"
+
+
+def test_every_semantic_style_has_its_terminal_colours() -> None:
+    """The styles are one closed type (table_model.Style) that the terminal looks up whole: each has its colours,
+    an emphasised one its parts' together."""
+    from sshbench.render.table_model import STYLES
+    from sshbench.render.terminal import COLOURS
+
+    assert set(COLOURS) == set(STYLES)
+    colours = {str(style): words for style, words in COLOURS.items()}
+    for style in STYLES:
+        assert sorted(colours[style].split()) == sorted(w for part in style.split() for w in colours[part].split())

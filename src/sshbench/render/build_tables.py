@@ -7,7 +7,7 @@ from __future__ import annotations
 from sshbench.analysis.findings import BuildCell, BuildRow, Findings
 from sshbench.render.labels import RATIOS, flagged_name, ms, pm
 from sshbench.render.matrix import method_label
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Span, Style, Table, cell
 from sshbench.results.model import CaseKind
 from sshbench.results.views import builds_of, side_word
 from sshbench.vocabulary.algorithms import Kind
@@ -34,7 +34,7 @@ def _cell(row: BuildRow, name: str) -> Cell:
     spans = [Span(_figure(found), "strong")]
     if found.ratio is not None:
         interval = f" [{found.low:.2f}-{found.high:.2f}]" if found.low and found.high else ""
-        style = "good" if found.relation is Relation.DIFFERENT and found.ratio > 1 else \
+        style: Style = "good" if found.relation is Relation.DIFFERENT and found.ratio > 1 else \
             "bad" if found.relation is Relation.DIFFERENT else "dim"
         spans.append(Span(f"\n{found.ratio:.2f}x{interval}", style))
     return tuple(spans)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.findings import MIN_FOR_INTERVAL, RELIABLE, Findings
 from sshbench.compressors import OFF, choice
+from sshbench.render.table_model import Style
 from sshbench.results.design import Noise
 from sshbench.results.environment import FilesFacts, ServerFacts, ServerKind
 from sshbench.results.model import CaseStatus, Report
@@ -27,7 +28,7 @@ REFERENCES = (CaseKind.CONTROL, CaseKind.CEILING)
 class Fact:
     label: str  # "" continues the fact above
     text: str
-    style: str = ""
+    style: Style = ""
 
 
 def title(report: Report) -> str:
@@ -200,7 +201,7 @@ def _span(counts: list[int]) -> str:
     return f"{counts[0]}-{counts[-1]}, median {statistics.median(counts):g}"
 
 
-def _outcome(report: Report) -> list[tuple[str, str]]:
+def _outcome(report: Report) -> list[tuple[str, Style]]:
     """Samples per case as measured, the pairs settled, and the share of time spent moving data."""
     kinds = {r.case.id: r.case.kind for r in report.cases}
     counts = sorted(s.samples_ok for s in report.summaries if s.samples_ok and kinds.get(s.case_id) not in REFERENCES)
@@ -208,9 +209,9 @@ def _outcome(report: Report) -> list[tuple[str, str]]:
     if not counts:
         return []
     short = sum(1 for n in counts if n < MIN_FOR_INTERVAL)
-    lines = [(f"samples per case: {_span(counts)}" +
-              (f"; {short} of {len(counts)} cases have fewer than {MIN_FOR_INTERVAL}: no interval" if short else "") +
-              (f"; references {_span(refs)}" if refs else ""), "warn" if short else "")]
+    few = f"; {short} of {len(counts)} cases have fewer than {MIN_FOR_INTERVAL}: no interval" if short else ""
+    lines: list[tuple[str, Style]] = [(f"samples per case: {_span(counts)}{few}" +
+                                       (f"; references {_span(refs)}" if refs else ""), "warn" if short else "")]
     for what, relations in (("neighbour pairs", Counter(s.relation for s in report.summaries if s.relation)),
                             ("cost rankings' pairs", Counter(s.cost_relation for s in report.summaries
                                                                if s.cost_relation))):

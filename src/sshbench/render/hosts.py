@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 from sshbench.analysis.findings import Fleet
 from sshbench.render.fleet import fleet_tables
-from sshbench.render.labels import flagged_name, grade_of, pm
-from sshbench.render.table_model import Column, Row, Span, Table, cell
+from sshbench.render.labels import GRADE_STYLE, flagged_name, grade_of, pm
+from sshbench.render.table_model import Column, Row, Span, Style, Table, cell
 from sshbench.results.environment import ServerFacts, ServerKind, TerrapinFacts
 from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import CaseStatus, Report, Summary
@@ -109,7 +109,7 @@ def cipher_by_host(fleet: Fleet) -> list[Table]:
         rows = []
         for cipher in sorted(ciphers, key=lambda c: -_fastest(c, measured)):
             grade = grade_of(cipher, Kind.CIPHER)
-            style = grade.value if grade.flagged else ""
+            style: Style = GRADE_STYLE[grade] if grade.flagged else ""
             mark = flagged_name(cipher, Kind.CIPHER)[len(cipher):]
             name = (Span(cipher, style), *((Span(mark, style),) if mark else ()))
             figures = [_cell(report, direction, cipher, m) for report, m in zip(runs, measured, strict=True)]

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from sshbench.analysis.findings import Findings, Fleet, KeptRecommendation
 from sshbench.implementations import implementation
@@ -103,11 +104,18 @@ def _section(found: Findings, multi: bool, book: ChartBook) -> dict[str, Any]:
             "samples": [_sample_row(s) for s in report.samples]}
 
 
+def breaks(text: str) -> Markup:
+    """The table model's line break (a newline in a cell or a two-line heading, table_model.py) as HTML's <br>, the
+    text around it escaped: the model's breaks laid out, not its words taken apart."""
+    return escape(text).replace("\n", Markup("<br>"))
+
+
 def render(runs: list[Findings], book: ChartBook | None = None, fleet: Fleet | None = None) -> str:
     """One page: for several hosts, the cross-host tables (their `fleet`) and chart first, then a section per
     host."""
     env = Environment(loader=PackageLoader("sshbench.render", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+    env.filters["breaks"] = breaks
     multi = len(runs) > 1
     if multi and fleet is None:
         raise ValueError("several runs are shown with what they conclude together: conclude_fleet(reports)")

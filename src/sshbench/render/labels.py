@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.findings import MIN_PAIRED, WIDER_MARGIN, DecisionRule, Forecast
+from sshbench.render.table_model import Style
 from sshbench.results.model import Report, Stat
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
 from sshbench.vocabulary.case_terms import Direction, Relation
@@ -17,8 +18,8 @@ from sshbench.vocabulary.case_terms import Direction, Relation
 # The grade as a table cell; weak and broken are marked so they stand out even without colour.
 GRADE_MARK = {Grade.WEAK: "! weak", Grade.BROKEN: "!! broken"}
 # Semantic styles: the terminal maps them to colours, HTML to classes; Markdown ignores them.
-GRADE_STYLE = {Grade.RECOMMENDED: "good", Grade.ACCEPTABLE: "", Grade.WEAK: "weak", Grade.BROKEN: "broken",
-               Grade.UNKNOWN: "dim"}
+GRADE_STYLE: dict[Grade, Style] = {Grade.RECOMMENDED: "good", Grade.ACCEPTABLE: "", Grade.WEAK: "weak",
+                                   Grade.BROKEN: "broken", Grade.UNKNOWN: "dim"}
 
 
 def grade_of(name: str, kind: Kind) -> Grade:
@@ -79,7 +80,7 @@ TITLES = {
 
 # The rank column: a number when significantly slower than the row above (or first), else one of these.
 RELATION_MARK = {Relation.EQUIVALENT: "≈", Relation.UNSETTLED: "?"}
-RELATION_STYLE = {Relation.EQUIVALENT: "", Relation.UNSETTLED: "warn"}
+RELATION_STYLE: dict[Relation, Style] = {Relation.EQUIVALENT: "", Relation.UNSETTLED: "warn"}
 NO_INTERVAL = "n<6"
 
 

@@ -14,7 +14,7 @@ from sshbench.analysis.findings import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_
 from sshbench.implementations import IMPLEMENTATIONS
 from sshbench.render.labels import flagged_name, pm
 from sshbench.render.matrix import method_label
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Span, Style, Table, cell
 from sshbench.results.model import Direction, Report
 from sshbench.results.views import builds_of, link_view, side_word
 from sshbench.vocabulary.algorithms import Kind
@@ -25,7 +25,7 @@ def _windows() -> str:
     return "; ".join(impl.window_note for impl in IMPLEMENTATIONS.values() if impl.window_note)
 
 
-VERDICT_STYLE = {"cpu": "", "window": "warn", "link": "good", "loss": "warn", "none": "dim"}
+VERDICT_STYLE: dict[str, Style] = {"cpu": "", "window": "warn", "link": "good", "loss": "warn", "none": "dim"}
 LEGEND = (f"each cell: steady-state MB/s ±95% interval, then what limited it and how close it came: CPU (a side "
           f"at >= {CPU_BOUND_SHARE:.0%} of a core), window (SSH's flow control: >= {WINDOW_BOUND_SHARE:.0%} of window "
           f"/ RTT), link (>= {LINK_FULL_SHARE:.0%} of raw TCP through the same link), or below limits")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sshbench.analysis.findings import Lockout, OutcomeRow
-from sshbench.render.table_model import Column, Row, Table, cell
+from sshbench.render.table_model import Column, Row, Style, Table, cell
 
 
 def lockout_table(lockout: Lockout | None) -> Table | None:
@@ -25,7 +25,7 @@ def outcome_table(rows: Sequence[OutcomeRow], title: str, before: str, after: st
     """Per client: today (or a stock server) and with the lists checked (`sshbench clients check` too)."""
     out = []
     for row in rows:
-        style = "bad strong" if row.shut_out else "good" if row.logs_in_today else "dim"
+        style: Style = "bad strong" if row.shut_out else "good" if row.logs_in_today else "dim"
         out.append(Row((cell(row.name), cell(row.software), cell(row.today, "" if row.logs_in_today else "dim"),
                         cell(row.with_dropin, style))))
     caption = (f"each client's recorded first KEXINIT (sshbench clients list) against {before} and {after}: SSH "

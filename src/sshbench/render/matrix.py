@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from sshbench.methods import method
 from sshbench.render.labels import MATRIX_LEGEND, flagged_name, pm
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Span, Style, Table, cell
 from sshbench.results.model import Report, Summary
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.case_terms import PIPE, CaseKind
@@ -62,7 +62,7 @@ def matrix_cell(summary: Summary | None, files_per_transfer: int = 1, file_bytes
 
 def _cell(summary: Summary | None, per_transfer: int, file_bytes: int) -> Cell:
     lines = matrix_cell(summary, per_transfer, file_bytes)
-    first = "strong warn" if summary is not None and summary.precise is False else "strong"
+    first: Style = "strong warn" if summary is not None and summary.precise is False else "strong"
     return (Span(lines[0], first), *(Span("\n" + line, "dim" if line.startswith("CPU") else "")
                                      for line in lines[1:]))
 

@@ -1,8 +1,11 @@
 """The one table model every output draws: titles, columns, rows of cells, cells of styled spans.
 
-A cell is a few spans of text, each with semantic styles ("good", "warn",
-"bad", "weak", "broken", "dim", "strong"): the terminal maps them to
-colours, HTML to classes, Markdown drops them. A newline inside a cell is a
+A cell is a few spans of text, each with a semantic style (Style: "good",
+"warn", "bad", "weak", "broken", "dim", "strong", or one of the two
+emphasised ones, "bad strong" and "strong warn"): the terminal maps each
+to its colours, HTML writes it as the span's classes, Markdown drops it.
+The styles are one closed type, so the checker sees every renderer's, and
+the terminal looks a style up whole instead of taking its words apart. A newline inside a cell is a
 line break: the terminal shows it, HTML breaks the line, Markdown joins the
 lines with " · ".
 """
@@ -10,20 +13,24 @@ lines with " · ".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from sshbench.vocabulary.algorithms import Grade
+
+Style = Literal["", "good", "warn", "bad", "weak", "broken", "dim", "strong", "bad strong", "strong warn"]
+STYLES: tuple[Style, ...] = get_args(Style)
 
 
 @dataclass(frozen=True)
 class Span:
     text: str
-    style: str = ""  # space-separated semantic styles, e.g. "strong warn"
+    style: Style = ""
 
 
 Cell = tuple[Span, ...]
 
 
-def cell(text: str, style: str = "") -> Cell:
+def cell(text: str, style: Style = "") -> Cell:
     return (Span(text, style),)
 
 

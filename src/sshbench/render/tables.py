@@ -30,7 +30,7 @@ from sshbench.render.links import echo_table, link_tables, per_link_views
 from sshbench.render.logins import logins_table
 from sshbench.render.matrix import matrix_tables
 from sshbench.render.phases import phase_table
-from sshbench.render.table_model import Cell, Column, Row, Table, cell, plain
+from sshbench.render.table_model import Cell, Column, Row, Style, Table, cell, plain
 from sshbench.render.variants import variant_tables
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.results.views import Variant, build_view, builds_of, side_word, variant_view, variants_of
@@ -65,7 +65,7 @@ def _reference_spread(summary: Summary, stat: Stat | None) -> Cell:
 
 def _name_cells(name: str, kind: Kind) -> tuple[Cell, Cell, Grade | None]:
     grade = grade_of(name, kind)
-    name_style = "broken" if grade is Grade.BROKEN else "weak" if grade is Grade.WEAK else ""
+    name_style: Style = "broken" if grade is Grade.BROKEN else "weak" if grade is Grade.WEAK else ""
     return cell(name, name_style), cell(grade_cell(grade), GRADE_STYLE[grade]), grade if grade.flagged else None
 
 

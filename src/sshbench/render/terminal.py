@@ -23,19 +23,20 @@ from sshbench.analysis.findings import Findings, Fleet
 from sshbench.render.facts import Fact, facts, mode, problems, title
 from sshbench.render.hosts import host_tables
 from sshbench.render.labels import GRADE_STYLE, grade_cell, hosts_note
-from sshbench.render.table_model import Cell, Column, Row, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Style, Table, cell
 from sshbench.render.tables import result_tables
 from sshbench.render.verdict import answer_sections
 from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, lookup
 
-# Semantic styles (table_model.py) as terminal colours.
-COLOURS = {"good": "green", "warn": "yellow", "bad": "red", "weak": "yellow", "broken": "bold red", "dim": "dim",
-           "strong": "bold"}
+# Semantic styles (table_model.Style, every one) as terminal colours.
+COLOURS: dict[Style, str] = {"": "", "good": "green", "warn": "yellow", "bad": "red", "weak": "yellow",
+                             "broken": "bold red", "dim": "dim", "strong": "bold", "bad strong": "red bold",
+                             "strong warn": "bold yellow"}
 
 
-def _style(names: str) -> str:
-    return " ".join(COLOURS.get(name, "") for name in names.split()).strip()
+def _style(style: Style) -> str:
+    return COLOURS[style]
 
 
 def _text(value: Cell) -> Text:

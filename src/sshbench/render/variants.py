@@ -12,7 +12,7 @@ from sshbench.analysis.findings import Bound, Findings, Stated
 from sshbench.axes import DECLARED
 from sshbench.compressors import OFF, choice
 from sshbench.render.labels import RATIOS, flagged_name, mbps
-from sshbench.render.table_model import Cell, Column, Row, Span, Table, cell
+from sshbench.render.table_model import Cell, Column, Row, Span, Style, Table, cell
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.views import Variant, variant_of, variants_of
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation
@@ -30,7 +30,7 @@ def _ratio(found: Stated | None) -> Cell:
     if found is None:
         return cell("-", "dim")
     interval = f" [{found.low:.2f}-{found.high:.2f}]" if found.low is not None and found.high is not None else ""
-    style = "good" if found.relation is Relation.DIFFERENT and found.ratio > 1 else \
+    style: Style = "good" if found.relation is Relation.DIFFERENT and found.ratio > 1 else \
         "bad" if found.relation is Relation.DIFFERENT else "dim"
     return (Span(f"{found.ratio:.2f}x{interval}", style),)
 
