@@ -19,6 +19,8 @@ import argparse
 import dataclasses
 import json
 
+# Not a run's conclusion (those come from analysis/conclude.py alone): a live server's offer, judged as ssh-audit
+# judges it, with no results file and nothing measured; pyproject.toml's contract names this import.
 from sshbench.analysis.audit import Audit, Severity, audit
 from sshbench.cli.context import Context
 from sshbench.orchestrate.session import embedded_terrapin

@@ -19,6 +19,8 @@ import os
 import shutil
 import stat
 
+# Not a run's conclusion (those come from analysis/conclude.py alone): a server config's lists, read with this
+# machine's sshd -T, negotiated against the known clients, with no results file; pyproject.toml names these imports.
 from sshbench.analysis.configtext import outcome_rows
 from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
 from sshbench.cli.context import Context

@@ -18,6 +18,9 @@ from rich.text import Text
 
 from sshbench.analysis.conclude import conclude, conclude_fleet
 from sshbench.analysis.findings import Findings
+
+# --plan only: what a budget could settle on a quiet and a noisy machine, before anything is measured; not a
+# conclusion of a run (a run's come from conclude() alone), so pyproject.toml's contract names these imports.
 from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
 from sshbench.analysis.verdicts import rule_for
 from sshbench.cli import refusals
