@@ -27,10 +27,13 @@ MACs hmac-sha2-512-etm@openssh.com,hmac-sha2-256-etm@openssh.com
 """
 
 
-def test_clients_check_names_who_a_hand_written_drop_in_shuts_out(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["absolute", "relative"])
+def test_clients_check_names_who_a_hand_written_drop_in_shuts_out(given: str, tmp_path: Path) -> None:
+    """A config named as a user types it, relative to the shell's directory too (sshd -T runs where
+    /run/sshd is private, and its working directory is not the user's)."""
     dropin = tmp_path / "hardened.conf"
     dropin.write_text(HARDENED)
-    done = sshbench("clients", "check", str(dropin), cwd=tmp_path)
+    done = sshbench("clients", "check", str(dropin) if given == "absolute" else dropin.name, cwd=tmp_path)
     assert done.returncode == ExitCode.LOCKOUT, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()[:1]}
     assert "SHUT OUT: no common key exchange" in rows["paramiko-2.4.3"]

@@ -109,7 +109,8 @@ def cmd_check(args: argparse.Namespace, ctx: Context) -> int:
             if _is_dump(text):
                 dump, how = parse_dump(text), "read as a saved `sshd -T` output"
             else:
-                done = dump_server_config(privsep.wrap([sshd]), args.config, extra)
+                # absolute: sshd runs in the private /run/sshd namespace, whose working directory is not ours
+                done = dump_server_config(privsep.wrap([sshd]), os.path.abspath(args.config), extra)
                 if done.returncode != 0:
                     said = (done.stderr.strip().splitlines() or ["no message"])[-1]
                     raise UsageError(f"clients check: {sshd} -T refuses {args.config}: {said}")
