@@ -28,14 +28,19 @@ MTUS = (1500, 9000)  # a real path's packets, and jumbo frames (the link's mtu= 
 DATA = ("text", "random")  # compressible 3:1, and not at all
 STREAMS = (1, 2, 4, 8)
 COMPRESSION = ("off", "ssh", "zstd", "lz4")
-SERVERS = ("openssh", "dropbear")
+SERVERS = ("openssh", "dropbear", "tinysshd")
+# The draw before tinysshd joined (seeds 2186873485, 1943309131 and 3988202138 in docs/methodology.md were drawn
+# from these; `--servers openssh,dropbear` draws them again, number for number)
+FIRST_SERVERS = ("openssh", "dropbear")
 DIRECTIONS = ("upload", "download")
 # How often a draw leaves a value at its plain setting: a sweep of only lossy, rate-limited links would never
 # check the plain ones most users have
 NO_RTT, NO_RATE, NO_LOSS, COMMANDS = 0.2, 0.3, 0.6, 0.25
 # The one cipher of each scenario: aes128-gcm where the server offers it; Debian 12's Dropbear 2022.83 offers no
-# GCM (docs/servers.md), so there its AEAD cipher, which needs no MAC either (both AEAD: --macs none holds)
-CIPHERS = {"openssh": "aes128-gcm@openssh.com", "dropbear": "chacha20-poly1305@openssh.com"}
+# GCM (docs/servers.md), so there its AEAD cipher, which needs no MAC either (both AEAD: --macs none holds);
+# tinysshd has chacha20-poly1305 alone, and no SSH compression (a draw of `ssh` there is `off`, as its user has)
+CIPHERS = {"openssh": "aes128-gcm@openssh.com", "dropbear": "chacha20-poly1305@openssh.com",
+           "tinysshd": "chacha20-poly1305@openssh.com"}
 # What every scenario's sshbench run shares: one cipher, no other sweep, no echo or controls, its budget fitted
 FIXED = ("--macs", "none", "--kex", "none", "--hostkeys", "none", "--echo", "0", "--no-controls", "--fit",
          "--placement", "split")
@@ -117,20 +122,23 @@ def draw_link(rng: random.Random) -> str:
     return parse_label(",".join([*parts, f"mtu={mtu}"])).label
 
 
-def draw(rng: random.Random) -> Scenario:
+def draw(rng: random.Random, servers: tuple[str, ...] = SERVERS) -> Scenario:
     """One scenario. Every value is drawn whatever the kind, so a scenario's draws never depend on an earlier
     one's kind beyond its own: the stream of numbers stays aligned across kinds."""
     kind = "commands" if rng.random() < COMMANDS else "transfer"
-    link, server, seed = draw_link(rng), rng.choice(SERVERS), rng.randrange(1, 2**31)
+    link, server, seed = draw_link(rng), rng.choice(servers), rng.randrange(1, 2**31)
     data, streams = rng.choice(DATA), rng.choice(STREAMS)
     compression, direction = choice(rng.choice(COMPRESSION)).text, rng.choice(DIRECTIONS)
+    if server == "tinysshd" and compression == choice("ssh").text:  # drawn all the same: the stream stays aligned
+        compression = choice("off").text
     if kind == "commands":
         return Scenario(kind, link, server, seed)
     return Scenario(kind, link, server, seed, data, streams, compression, direction)
 
 
-def scenarios(seed: int) -> Iterator[Scenario]:
-    """Endless scenarios from `seed`: the sweep takes the next one for each scenario and for each redraw."""
+def scenarios(seed: int, servers: tuple[str, ...] = SERVERS) -> Iterator[Scenario]:
+    """Endless scenarios from `seed` over `servers` (in that order: the same seed and servers give the same
+    scenarios): the sweep takes the next one for each scenario and for each redraw."""
     rng = random.Random(seed)
     while True:
-        yield draw(rng)
+        yield draw(rng, servers)

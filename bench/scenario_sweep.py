@@ -3,7 +3,7 @@ sshbench run and again by hand from one shell through the same kind of link, and
 
 Why: the other benches check the cases someone chose, and the code was tuned until those agreed; a draw over the
 whole space finds the combinations nobody picked. The hand is the oracle (bench/hand.py: an embedded server of
-the bench's own, OpenSSH or Dropbear as drawn, behind the same emulated link, plain `ssh` from one shell):
+the bench's own, OpenSSH, Dropbear or tinysshd as drawn, behind the same emulated link, plain `ssh` from one shell):
 
     upload       head -c S FILE | ssh HOST 'cat >/dev/null' (N streams from one shell, each S/N), at S and S/4:
                  the difference of bytes over the difference of median times (logins cancel); over loss or a
@@ -44,7 +44,7 @@ from clirun import cpu_model
 from commands_vs_hand import timed
 from hand import Hand, Variant, stamping_sink
 from remedies_vs_hand import run_sshbench
-from scenario_draw import Scenario, scenarios
+from scenario_draw import FIRST_SERVERS, SERVERS, Scenario, scenarios
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.links import bound_of
 from sshbench.analysis.stats import counted
@@ -350,6 +350,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options; a bad one exits 2 (argparse's own status)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, help="the draw's seed (default: from the clock, printed first)")
+    parser.add_argument("--servers", default=",".join(SERVERS),
+                        help=f"the servers drawn from, in order (default {','.join(SERVERS)}; the seeds in "
+                             f"docs/methodology.md before tinysshd joined: {','.join(FIRST_SERVERS)})")
     parser.add_argument("--scenarios", type=int, default=10, help="how many scenarios to measure (K)")
     parser.add_argument("--budget", default="2m", help="each sshbench run's --time-budget (default 2m)")
     parser.add_argument("--hand-runs", type=int, default=5, help="hand runs per scenario: their range is its spread")
@@ -373,13 +376,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parse_duration(args.budget)
     except SshbenchError as exc:
         parser.error(f"--budget: {exc}")
+    args.servers = tuple(args.servers.split(","))
+    if not args.servers or any(server not in SERVERS for server in args.servers):
+        parser.error(f"--servers takes names from {','.join(SERVERS)}, e.g. {','.join(FIRST_SERVERS)}")
     return args
 
 
 def sweep(args: argparse.Namespace, cpu: str, rows: list[Row], refused: list[str]) -> None:
     """Draw, run sshbench, run the hand, print: until K rows, or until too many draws were refused."""
     cpus = placement.allowed()  # every CPU, for sshbench to split as for a user (the hand pins this process)
-    draws = scenarios(args.seed)
+    draws = scenarios(args.seed, args.servers)
     with tempfile.TemporaryDirectory(prefix="bench-sweep-results-") as tmp:
         if args.keep:
             os.makedirs(args.keep, exist_ok=True)  # a --keep that does not exist yet is made, not a traceback
@@ -419,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seed is None:
         args.seed = time.time_ns() % 2**32
     print(f"seed {args.seed} (repeat: .venv/bin/python bench/scenario_sweep.py --seed {args.seed} --scenarios "
-          f"{args.scenarios} --budget {args.budget})", flush=True)
+          f"{args.scenarios} --budget {args.budget} --servers {','.join(args.servers)})", flush=True)
     try:
         netns.check_can_emulate()
     except SshbenchError as exc:

@@ -31,6 +31,20 @@ def test_same_seed_same_scenarios_and_another_seed_others() -> None:
     assert _drawn(65, 20) != _drawn(66, 20)
 
 
+def test_the_seeds_drawn_before_tinysshd_joined_draw_the_same_with_their_servers() -> None:
+    """docs/methodology.md's re-run lines for the first three sweeps: the same scenarios, number for number (the
+    third run's row 8, draw 9, was this one), and tinysshd in the draw of today's servers."""
+    first = list(itertools.islice(scenarios(3988202138, scenario_draw.FIRST_SERVERS), 9))
+    assert first[8].text == ("download, text data, 4 streams, SSH zlib, chacha20-poly1305@openssh.com, dropbear "
+                             "over rtt=0,rate=618mbit,mtu=9000")
+    assert {s.server for s in _drawn(4)} == set(scenario_draw.SERVERS) >= {"tinysshd"}
+
+
+def test_tinysshd_is_never_drawn_with_ssh_compression_it_does_not_have() -> None:
+    tiny = [s for s in _drawn(5) if s.server == "tinysshd" and not s.commands]
+    assert tiny and all(s.compression != "ssh" for s in tiny)
+
+
 def test_every_link_parses_with_sshbenchs_parser_and_stays_in_range() -> None:
     for scenario in _drawn(1):
         link = parse_label(scenario.link)
