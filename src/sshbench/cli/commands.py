@@ -49,7 +49,8 @@ def add_tool_commands(sub: Any) -> None:
                      "without AES instructions (refused otherwise on a machine that has them)")
     _json_flag(rec, "the text", "recommend")
 
-    cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
+    cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own; "
+                         "build a measured client's driver (install)")
     cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check|install")
     _json_flag(cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench"),
                "the table", "clients")
