@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import sshbench.cli
 from sshbench.cli import main
 from sshbench.clientparts import CLIENTS, DriverRequest
 from sshbench.clientparts import built as built_module
@@ -136,6 +137,16 @@ def test_a_build_counts_only_when_it_was_made_from_today_s_sources(tmp_path: Pat
     assert BUILT.missing() == f"{BUILT.path} was built from other sources than this sshbench's"
     stamp.write_text(json.dumps({"sources": BUILT.digest(), "release": "0.58.0"}))
     assert BUILT.missing() is None and GOXCRYPTO.unavailable() is None and GOXCRYPTO.version() == "0.58.0"
+
+
+def test_a_run_asking_for_it_unbuilt_is_one_line_naming_the_install_command_exit_3(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sshbench.cli, "SWEEPING", ())
+    monkeypatch.setattr(built_module, "BUILT_DIR", str(tmp_path))
+    assert main(["run", "--client", "openssh,goxcrypto"]) == ExitCode.MISSING_TOOL
+    err = capsys.readouterr().err
+    assert err == (f"sshbench: error: --client goxcrypto: Go's x/crypto/ssh's driver is not built here (no "
+                   f"{tmp_path}/goxcrypto/sshbench-goxcrypto); install it: {GOXCRYPTO.install}\n")
 
 
 def test_clients_install_names_a_client_it_does_not_know_in_one_line_exit_2(

@@ -1,14 +1,14 @@
 """Go's golang.org/x/crypto/ssh: the SSH library under Terraform's and Packer's provisioners, Gitea, many agents and
 Kubernetes tooling.
 
-Measured through its driver (drivers/goxcrypto/main.go), a Go program written as those programs use the library
-(ssh.NewClientConn, NewClient, NewSession, Run with Stdin and Stdout set), compiled by `sshbench clients install
-goxcrypto` into the venv's opt/ at the versions its go.mod and go.sum pin (targets/driverbuild.py), and then
-started as itself: wait4 gives the whole program's CPU (the Go runtime, its goroutines, the library's crypto, which
-is Go's own: crypto/aes with AES-NI assembly, x/crypto's chacha20poly1305). Its version is the one its build
-pinned, and its window and packet size are read in that release's ssh/channel.go; tests/unit/test_clientparts_go.py
-holds the pin, and the cited lines in the module's source where the Go module cache has it, so an upgrade that
-moves them fails there.
+Measured through its driver (drivers/goxcrypto/main.go), a Go program written as those programs use the
+library (ssh.NewClientConn, NewClient, NewSession, Start and Wait with Stdin and Stdout set), compiled by
+`sshbench clients install goxcrypto` into the venv's opt/ at the versions its go.mod and go.sum pin
+(targets/driverbuild.py), and then started as itself: wait4 gives the whole program's CPU (the Go runtime, its
+goroutines, the library's crypto, which is Go's own: crypto/aes with AES-NI assembly, x/crypto's
+chacha20poly1305). Its version is the one its build pinned, and its window and packet size are read in that
+release's ssh/channel.go; tests/unit/test_clientparts_goxcrypto.py holds the pin, and the cited lines in the
+module's source where the Go module cache has it, so an upgrade that moves them fails there.
 """
 
 from __future__ import annotations

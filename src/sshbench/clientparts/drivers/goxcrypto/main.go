@@ -15,9 +15,9 @@
 // Go's connect), its port announced to the embedded server's listener (with --server-log, the word "log": that
 // server logs the connection's negotiation, servers/inetd.py), then connected, with TCP_NODELAY (Go's default
 // too). Then what a user's program does: ssh.NewClientConn with the run's key (ssh.PublicKeys) and the run's
-// known_hosts under the alias (knownhosts.New, the library's own check), ssh.NewClient, NewSession, and Run with
-// Stdin, Stdout and Stderr set to ours, so the library's own copying moves the bytes (through counters that only
-// note how many and when). Only what the request pins may be negotiated: ssh.Config's Ciphers, MACs and
+// known_hosts under the alias (knownhosts.New, the library's own check), ssh.NewClient, NewSession, and Start and
+// Wait (what Run does) with Stdin, Stdout and Stderr set to ours, so the library's own copying moves the bytes
+// (through counters that only note how many and when). Only what the request pins may be negotiated: ssh.Config's Ciphers, MACs and
 // KeyExchanges and ClientConfig's HostKeyAlgorithms hold that one name, a name the library lacks is refused before
 // connecting (it would silently ignore it, Config's documentation says), and what was agreed is read back
 // (AlgorithmsConnMetadata) and checked. Everything else is the library's default: its window, packet size,
@@ -39,6 +39,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -276,13 +277,16 @@ func session(r request, marks map[string]float64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var first sync.Once
+	var kexDone float64
 	config := &ssh.ClientConfig{User: r.user, Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
 		HostKeyAlgorithms: only(r.hostkey), Timeout: timeout,
 		Config: ssh.Config{Ciphers: only(r.cipher), MACs: only(r.mac), KeyExchanges: only(r.kex)},
-		// the library's own known_hosts check, under the alias; called in the key exchange, before NEWKEYS
+		// the library's own known_hosts check, under the alias; called in each key exchange (in the library's
+		// own goroutine), before NEWKEYS: the first one's moment is the mark, a later re-exchange's is not
 		HostKeyCallback: func(host string, remote net.Addr, key ssh.PublicKey) error {
 			err := known(host, remote, key)
-			marks["kex_done"] = now()
+			first.Do(func() { kexDone = now() })
 			return err
 		}}
 	conn, err := dial(r)
@@ -295,7 +299,7 @@ func session(r request, marks map[string]float64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	marks["authenticated"] = now()
+	marks["kex_done"], marks["authenticated"] = kexDone, now() // NewClientConn has returned: the callback ran
 	client := ssh.NewClient(sshConn, channels, requests)
 	defer client.Close()
 	said, err := agreed(r, sshConn)
