@@ -12,7 +12,7 @@ BIN     = $(VENV)/bin
 PYTEST_ARGS ?= --numprocesses 2 --dist loadfile --durations 25
 STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds
+.PHONY: run test lint unit deps sysdeps bench clean fleet-demo ssh-builds clients
 
 run: deps
 	@echo "sshbench: installed as $(abspath $(BIN))/sshbench (put $(abspath $(BIN)) on PATH to call it sshbench)"
@@ -21,6 +21,7 @@ run: deps
 
 test: deps
 	@PYTHON=$(PYTHON) sh scripts/install-deps --test
+	$(BIN)/sshbench clients install all
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/lint-imports
@@ -42,6 +43,11 @@ bench: deps
 ssh-builds: deps
 	@PYTHON=$(PYTHON) sh scripts/install-deps --builds
 	$(BIN)/python scripts/ssh_builds.py $(SOURCES)
+
+# The measured clients whose drivers are compiled (goxcrypto: Go's x/crypto/ssh, docs/clients.md) into .venv/opt/drivers,
+# once, from the sources and module versions the package pins; --client runs them offline. Without Go: skipped, said.
+clients: deps
+	$(BIN)/sshbench clients install all
 
 # A test fleet of namespaced sshd "hosts" on this machine, measured through fleet/sshbench.yml (root).
 fleet-demo: deps

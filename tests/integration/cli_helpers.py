@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from sshbench.targets.base import HOST_ALIAS
@@ -17,12 +18,12 @@ SMALL = ["--ciphers", "aes128-gcm@openssh.com,aes128-ctr", "--macs", "hmac-sha2-
          "--kex", "curve25519-sha256", "--hostkeys", "ssh-ed25519", "--runs", "2", "--setup-runs", "2"]
 
 
-def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300,
-             tmpdir: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command line; its TMPDIR is the test's own (or `tmpdir`)."""
-    env = {**os.environ, "TMPDIR": str(tmpdir or tempfile.gettempdir())}
+def sshbench(*args: str, cwd: Path | None = None, timeout: float = 300, tmpdir: Path | None = None,
+             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line; its TMPDIR is the test's own (or `tmpdir`); `env`: variables set beside ours."""
+    environment = {**os.environ, **(env or {}), "TMPDIR": str(tmpdir or tempfile.gettempdir())}
     return subprocess.run([sys.executable, "-m", "sshbench", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False, env=env)
+                          timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL, check=False, env=environment)
 
 
 def standin_block(alias: str, srv: EmbeddedOpenSSH, port: int | None = None) -> str:

@@ -16,6 +16,7 @@ from sshbench.clientparts import ClientPart
 from sshbench.clientparts.asyncssh import ASYNCSSH
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.measure.pipe import SampleSettings, run_sample
+from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.model import Case, CaseKind, Direction, Sample
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
@@ -63,6 +64,21 @@ def assert_proven(sample: Sample, part: ClientPart, cipher: str, kex: str, mac: 
     assert {"tcp_connected", "newkeys_received", "authenticated", "session_open"} <= set(sample.phases)
 
 
+def against_dropbear(client: ClientInfo, case: Case) -> Negotiated:
+    """A driver's sample against the embedded Dropbear, which logs no negotiation: the driver's own word is the
+    proof, checked against the case; what it said (skipped where Dropbear is not installed)."""
+    if (reason := missing("dropbear")) is not None:
+        pytest.skip(f"dropbear: {reason}")
+    with embedded_server("dropbear", client, None) as dropbear:
+        sample = run_sample(EmbeddedTarget(dropbear), case, SIZE, 1, 60, SampleSettings())
+    assert sample.ok, (sample.error, sample.stderr_tail)
+    assert sample.negotiated_from == "driver" and sample.client_window_bytes is None
+    negotiated = sample.negotiated
+    assert negotiated is not None and negotiated.cipher_c2s == case.cipher and negotiated.mac_c2s == case.mac
+    assert negotiated.server_version is not None and negotiated.server_version.startswith("dropbear_")
+    return negotiated
+
+
 def assert_compared(done: CompletedProcess[str], out: Path, part: ClientPart, case_id: str) -> dict[str, Any]:
     """A run of `--client openssh,NAME`: each case beside its client's, the client's facts as its driver and
     source say, every sample of its proven by the server's log, its tables, a valid results file; the data."""
@@ -105,16 +121,8 @@ def test_two_driver_streams_through_a_compressor_end_as_promptly_as_ssh(target: 
 
 
 def test_against_a_server_that_logs_no_negotiation_the_driver_s_word_is_checked(client: ClientInfo) -> None:
-    if (reason := missing("dropbear")) is not None:
-        pytest.skip(f"dropbear: {reason}")
-    with embedded_server("dropbear", client, None) as dropbear:
-        sample = run_sample(EmbeddedTarget(dropbear), _case(Direction.DOWNLOAD, "aes128-ctr", "hmac-sha2-256"),
-                            SIZE, 1, 60, SampleSettings())
-    assert sample.ok, (sample.error, sample.stderr_tail)
-    assert sample.negotiated_from == "driver" and sample.client_window_bytes is None
-    negotiated = sample.negotiated
-    assert negotiated is not None and negotiated.cipher_s2c == "aes128-ctr" and negotiated.mac_s2c == "hmac-sha2-256"
-    assert negotiated.server_version is not None and negotiated.server_version.startswith("dropbear_")
+    negotiated = against_dropbear(client, _case(Direction.DOWNLOAD, "aes128-ctr", "hmac-sha2-256"))
+    assert negotiated.cipher_s2c == "aes128-ctr" and negotiated.mac_s2c == "hmac-sha2-256"
 
 
 def test_a_cipher_paramiko_lacks_fails_with_its_reason_and_nothing_else_is_negotiated(

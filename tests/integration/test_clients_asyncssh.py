@@ -15,12 +15,10 @@ from sshbench.measure.pipe import SampleSettings, run_sample
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.targets.discovery import ClientInfo
 from sshbench.targets.embedded import EmbeddedTarget
-from sshbench.targets.servers import embedded_server
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.conftest import leftovers
 from tests.integration.cli_helpers import sshbench
-from tests.integration.other_servers import missing
-from tests.integration.test_clients import SIZE, assert_compared, assert_proven
+from tests.integration.test_clients import SIZE, against_dropbear, assert_compared, assert_proven
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(ASYNCSSH.unavailable() is not None, reason=str(ASYNCSSH.unavailable()))]
@@ -54,17 +52,8 @@ def test_an_asyncssh_sample_moves_its_bytes_with_the_cipher_the_server_proves(
 
 
 def test_against_a_server_that_logs_no_negotiation_the_driver_s_word_is_checked(client: ClientInfo) -> None:
-    if (reason := missing("dropbear")) is not None:
-        pytest.skip(f"dropbear: {reason}")
-    with embedded_server("dropbear", client, None) as dropbear:
-        sample = run_sample(EmbeddedTarget(dropbear), _case(Direction.UPLOAD, "aes128-ctr", "hmac-sha2-256"),
-                            SIZE, 1, 60, SampleSettings())
-    assert sample.ok, (sample.error, sample.stderr_tail)
-    assert sample.negotiated_from == "driver" and sample.client_window_bytes is None
-    negotiated = sample.negotiated
-    assert negotiated is not None and negotiated.cipher_c2s == "aes128-ctr" and negotiated.mac_c2s == "hmac-sha2-256"
+    negotiated = against_dropbear(client, _case(Direction.UPLOAD, "aes128-ctr", "hmac-sha2-256"))
     assert negotiated.kex == KEX and negotiated.hostkey  # its KEXINITs, by asyncssh's own rule
-    assert negotiated.server_version is not None and negotiated.server_version.startswith("dropbear_")
 
 
 @pytest.mark.parametrize(("case", "said"), [

@@ -127,4 +127,4 @@ def test_a_clients_window_bound_over_a_real_hosts_round_trip_is_named_with_its_k
 def test_each_library_and_program_client_names_the_knob_that_sets_its_window() -> None:
     named = {name: [k.name for k in part.knobs if k.window] for name, part in CLIENTS.items()}
     assert named == {"openssh": [], "paramiko": ["window_size"], "asyncssh": ["window"], "dbclient": ["-W"],
-                     "plink": []}, "ssh's and plink's are compiled in: no knob"
+                     "plink": [], "goxcrypto": []}, "ssh's, plink's and x/crypto/ssh's are compiled in: no knob"

@@ -43,7 +43,7 @@ from sshbench.vocabulary.errors import ExitCode, UsageError
 
 
 def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
-    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh", "dbclient", "plink"]
+    assert list(CLIENTS) == ["openssh", "paramiko", "asyncssh", "dbclient", "plink", "goxcrypto"]
     assert DEFAULT == "openssh" == CLIENT.plain
     assert all(part.name == name for name, part in CLIENTS.items())
     assert client_part("openssh") is CLIENTS["openssh"] and client_part("putty") is None
@@ -51,8 +51,9 @@ def test_the_registry_names_each_part_once_with_openssh_the_default() -> None:
     for part in CLIENTS.values():
         assert {Can.PIPE_UPLOAD, Can.PIPE_DOWNLOAD} <= part.can
         assert part.window.value > 0 and part.max_packet.value > 0 and part.install
-        if not part.is_program:
-            assert part.driver is not None and os.path.isfile(os.path.join(DRIVERS, part.driver))
+        if not part.is_program:  # a Python driver's file, or a compiled one's source directory
+            assert part.driver is not None and (os.path.isdir if part.built else os.path.isfile)(
+                os.path.join(DRIVERS, part.driver))
 
 
 def test_paramiko_s_window_and_packet_size_are_what_the_installed_source_says() -> None:
@@ -83,7 +84,7 @@ def test_asyncssh_s_window_and_packet_size_are_what_the_installed_source_says() 
     assert {knob.name for knob in ASYNCSSH.knobs} >= {"window", "max_pktsize"}
 
 
-DRIVEN = [part for part in CLIENTS.values() if part.driver is not None]
+DRIVEN = [part for part in CLIENTS.values() if part.driver is not None and part.built is None]  # Python drivers
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -180,7 +181,7 @@ def test_a_driver_line_is_read_and_anything_else_is_not() -> None:
 def test_the_client_axis_reads_names_and_says_what_a_client_cannot_take() -> None:
     assert CLIENT.parse("openssh, paramiko,openssh") == ("openssh", "paramiko")
     for bad, said in (("putty", "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, "
-                                "plink"),
+                                "plink, goxcrypto"),
                       (",", "needs one")):
         with pytest.raises(UsageError, match=said):
             CLIENT.parse(bad)
@@ -202,7 +203,7 @@ def no_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("no_sweep")
 @pytest.mark.parametrize(("args", "line"), [
     (["--client", "putty"], "bad --client 'putty': sshbench measures openssh, paramiko, asyncssh, dbclient, "
-                            "plink, e.g. --client openssh,paramiko"),
+                            "plink, goxcrypto, e.g. --client openssh,paramiko"),
     (["web1", "--client", "openssh,paramiko"], "--client paramiko: a real host is reached through your own ssh "
      "setup only, and a client driver connects on its own to sshbench's embedded servers: drop paramiko from "
      "--client, or measure it in a run of its own"),

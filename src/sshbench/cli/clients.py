@@ -1,4 +1,5 @@
-"""`sshbench clients`: the clients a server config is checked against, and recording a new one.
+"""`sshbench clients`: the clients a server config is checked against, and recording a new one (and `clients
+install`, cli/install.py: building a measured client's compiled driver).
 
 `clients list` shows the known clients (recorded offers shipped with
 sshbench, src/sshbench/clients/offers/). `clients record NAME` listens on a
@@ -39,6 +40,10 @@ def cmd_clients(args: argparse.Namespace, ctx: Context) -> int:
         from sshbench.cli.check import cmd_check
 
         return cmd_check(args, ctx)
+    if args.clients_command == "install":
+        from sshbench.cli.install import cmd_install
+
+        return cmd_install(args, ctx)
     if args.clients_command == "show":
         known = {offer.name: offer for offer in known_clients()}
         if args.name.endswith(".json") or os.sep in args.name:  # a recording of the user's own, read as --clients

@@ -49,8 +49,9 @@ def add_tool_commands(sub: Any) -> None:
                      "without AES instructions (refused otherwise on a machine that has them)")
     _json_flag(rec, "the text", "recommend")
 
-    cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own")
-    cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check")
+    cli = sub.add_parser("clients", help="the SSH clients a server drop-in is checked against; record your own; "
+                         "build a measured client's driver (install)")
+    cli_sub = cli.add_subparsers(dest="clients_command", metavar="list|show|record|check|install")
     _json_flag(cli_sub.add_parser("list", help="the known clients: recorded offers shipped with sshbench"),
                "the table", "clients")
     show = cli_sub.add_parser("show", help="one known client's recorded offer, as JSON")
@@ -79,6 +80,11 @@ def add_tool_commands(sub: Any) -> None:
     check.add_argument("--clients", metavar="all|NAMES|FILE|DIR", action="append",
                        help="whom to check (as recommend --clients; default: all known clients)")
     check.add_argument("--sshd", help="the sshd that reads the config (default: from PATH or /usr/sbin)")
+    install = cli_sub.add_parser("install", help="build a client driver that is compiled (goxcrypto: Go's "
+                                 "x/crypto/ssh) into the venv's opt/, once; runs use it offline (make clients)")
+    install.add_argument("names", nargs="+", metavar="NAME|all",
+                         help="a --client name, or all: every client whose driver is built (one whose toolchain "
+                         "is missing is skipped, saying so)")
     cli.set_defaults(clients_command="list")
 
     rep = sub.add_parser("report", help="re-render a results file: terminal tables, HTML, Markdown, charts")

@@ -22,12 +22,13 @@ from sshbench.clientparts.base import (
     failure,
 )
 from sshbench.clientparts.dbclient import DBCLIENT
+from sshbench.clientparts.goxcrypto import GOXCRYPTO
 from sshbench.clientparts.openssh import OPENSSH_CLIENT
 from sshbench.clientparts.paramiko import PARAMIKO
 from sshbench.clientparts.plink import PLINK
 
 CLIENTS: dict[str, ClientPart] = {part.name: part
-                                  for part in (OPENSSH_CLIENT, PARAMIKO, ASYNCSSH, DBCLIENT, PLINK)}
+                                  for part in (OPENSSH_CLIENT, PARAMIKO, ASYNCSSH, DBCLIENT, PLINK, GOXCRYPTO)}
 DEFAULT = OPENSSH_CLIENT.name
 __all__ = ["CLIENTS", "DEFAULT", "FAILED", "MARK", "Can", "Cited", "ClientPart", "DriverLine", "DriverRequest",
            "Knob", "client_part", "failure"]

@@ -27,8 +27,11 @@ a client *program* that says nothing of what it negotiated (Dropbear's
 dbclient) does its set-up and then becomes that program (exec), so the
 program is the connection's process and wait4 its CPU: it writes no `MARK`
 line (`says_negotiation=False`), the program's own "NAME: why" lines are its
-failures, and the server's log is the only proof (measure/drivers.py). Nothing
-here runs a program: it is data and the text of that contract.
+failures, and the server's log is the only proof (measure/drivers.py). A driver
+in a compiled language (Go's x/crypto/ssh) is a program built from its sources
+in drivers/ into the venv's opt/ (`built`, clientparts/built.py) and started
+as itself; it keeps the same contract. Nothing here runs a program: it is data
+and the text of that contract.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ import sys
 from dataclasses import dataclass
 from enum import StrEnum
 
+from sshbench.clientparts.built import DRIVERS as DRIVERS  # where every driver stands (re-exported)
+from sshbench.clientparts.built import Built
 from sshbench.vocabulary.algorithms import Kind
 
 # The driver's last stderr line: MARK, a space, one JSON object (DriverLine.parse); and its one line on failure:
@@ -49,7 +54,6 @@ from sshbench.vocabulary.algorithms import Kind
 # the spellings equal.
 MARK = "SSHBENCH-CLIENT"
 FAILED = "sshbench-client"
-DRIVERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "drivers")
 
 
 class Can(StrEnum):
@@ -105,7 +109,8 @@ class ClientPart:
     window: Cited  # the channel receive window it advertises when left alone
     max_packet: Cited  # the largest packet it asks its peer for
     knobs: tuple[Knob, ...] = ()
-    driver: str | None = None  # its driver program's file in clientparts/drivers/; None: the run's own ssh
+    # its driver program's file in clientparts/drivers/ (a compiled one's source directory); None: the run's own ssh
+    driver: str | None = None
     # The client program its driver runs (found on PATH), where it is a program and not a library; None: a library
     program: str | None = None
     # Whether its driver ends with MARK, saying what was negotiated; False: it execs a program that says nothing,
@@ -117,6 +122,9 @@ class ClientPart:
     # offers, so a run can hold it at that one only (orchestrate/client_sides.py), and `unchosen_why` says why
     unchosen: frozenset[Kind] = frozenset()
     unchosen_why: str = ""
+    # A driver compiled from drivers/<sources> into the venv's opt/ (`sshbench clients install NAME`), started as
+    # itself; None: a Python driver, run by this interpreter
+    built: Built | None = None
 
     @property
     def is_program(self) -> bool:
@@ -124,7 +132,10 @@ class ClientPart:
         return self.driver is None
 
     def version(self) -> str | None:
-        """Its installed version, read now (None: not installed here; a program's: its own -V, elsewhere)."""
+        """Its installed version, read now (None: not installed here; a program's: its own -V, elsewhere; a built
+        driver's: the release its build pinned)."""
+        if self.built is not None:
+            return self.built.release if self.built.missing() is None else None
         if self.distribution is None:
             return None
         try:
@@ -134,6 +145,10 @@ class ClientPart:
 
     def unavailable(self) -> str | None:
         """Why it cannot run here, with the command that fixes it (None: it can)."""
+        if self.built is not None:
+            why = self.built.missing()
+            return None if why is None else (
+                f"{self.title}'s driver is not built here ({why}); install it: {self.install}")
         if self.program is not None:
             return None if shutil.which(self.program) else (
                 f"{self.title} is not installed here (no {self.program} on PATH); install it: {self.install}")
@@ -145,6 +160,8 @@ class ClientPart:
     def command(self) -> list[str]:
         """The argv that starts its driver (before the request's own arguments)."""
         assert self.driver is not None, f"{self.name} has no driver: it is the run's own ssh"
+        if self.built is not None:
+            return [self.built.path]
         return [sys.executable, *self.interpreter_flags, os.path.join(DRIVERS, self.driver)]
 
 
