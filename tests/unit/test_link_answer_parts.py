@@ -277,6 +277,23 @@ def test_a_case_below_its_window_and_link_on_a_path_that_resent_segments_is_loss
     assert _bound(22e6, 2 * MiB, 260e6, None).verdict == "none", "facts not read: never guessed"
 
 
+def test_loss_holds_no_case_that_a_plain_case_of_the_same_path_outpaced_per_stream() -> None:
+    """Sweep seed 3757458777 draw 10 (AMD EPYC, 2026-12-03): 2 SSH zlib streams over rtt=4ms,rate=193mbit with 0.92%
+    loss moved 6.81 MB/s (2.2 on the wire) beside another process on the client's CPU, called "loss 1.0% resent",
+    where the client's default cipher, one uncompressed stream, moved 23.9 MB/s through the same loss."""
+    def bound(outpaced: float | None, rate: float = 6.81e6, streams: int = 2) -> Bound:
+        stat = Stat(median=rate, mean=rate, min=rate, max=rate, stdev=0.0, count=6)
+        return Bound("c", "rtt=4ms,rate=193mbit,loss=0.92%", "pipe", GCM, "upload", "", stat, 0.0041, 2 * MiB,
+                     23.99e6, {"client": 0.6, "server": 0.1}, streams=streams, compression=choice("ssh"),
+                     wire_ratio=0.33, loss=0.010, congestion="bbr", reference="the line's payload capacity",
+                     outpaced=outpaced)
+    assert bound(None).verdict == "loss", "no other case of that path: the resent share stands"
+    held = bound(23.9e6)
+    assert held.verdict == "none" and not held.held_by_loss and "loss" not in held.short
+    assert bound(2.0e6).verdict == "loss", "the plain case no faster per stream on the wire: loss may hold both"
+    assert bound(23.9e6, rate=40e6, streams=1).verdict == "loss", "13 MB/s on the wire, within 2x of 23.9"
+
+
 def test_raw_tcp_held_by_loss_is_no_link_capacity_more_streams_reach_past() -> None:
     """rtt=10ms,loss=1%,cc=cubic (AMD EPYC, recorded 2026-12-03): raw TCP 9 MB/s, one SSH stream 9.4, four 33.2,
     which the link rule called "the link is full (376% of raw TCP)"."""
