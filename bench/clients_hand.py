@@ -69,6 +69,7 @@ class ClientsHand(Hand):
         Path(self.known_hosts).write_text("".join(f"[{self.address}]:{self.port} {t} {b}\n" for t, b in pinned))
         self.pinned = pinned
         self.go: str | None = None
+        self.nodelay = False  # the paramiko hand's socket with TCP_NODELAY (hand_clients/paramiko_hand.py says why)
         self._homes: dict[str, str] = {}
 
     def make_server(self, name: str) -> EmbeddedServer:
@@ -101,7 +102,8 @@ class ClientsHand(Hand):
         common = [self.address, str(self.port), self.openssh.user, self.key, self.known_hosts, self.cipher, self.mac,
                   self.direction, path]
         if self.client in ("paramiko", "asyncssh"):
-            return shlex.join([sys.executable, str(PROGRAMS / f"{self.client}_hand.py"), *common])
+            nodelay = ["nodelay"] if self.nodelay and self.client == "paramiko" else []
+            return shlex.join([sys.executable, str(PROGRAMS / f"{self.client}_hand.py"), *common, *nodelay])
         if self.client == "goxcrypto":
             assert self.go is not None, "go_client() first"
             return shlex.join([self.go, *common])
