@@ -32,7 +32,7 @@ from sshbench.compressors import choice
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.parts import independence
 from sshbench.plumbing import placement
-from sshbench.targets.base import HOST_ALIAS
+from sshbench.targets.base import HOST_ALIAS, EmbeddedServer
 from sshbench.targets.discovery import discover_client
 from sshbench.targets.embedded import EmbeddedTarget
 from sshbench.targets.link.emulated import EmulatedLinks
@@ -106,11 +106,13 @@ class Hand:
         """`server`: the embedded server's registry name, a window variant's too ("dropbear-w4194304", as
         `--server dropbear:window=4MiB` names it)."""
         split = placement.split(placement.allowed())
-        self.server = stack.enter_context(embedded_server(server, discover_client()))
+        self.server = stack.enter_context(self.make_server(server))
         proxy = ""
+        self.links: EmulatedLinks | None = None  # the link, and the server's port behind it (a direct client's)
+        self.link_port = 0
         if link:  # made before the pinning, as sshbench makes its links: the wire may run on any CPU
-            links = stack.enter_context(EmulatedLinks([parse_label(link)]))
-            port = links.serve(self.server)
+            links = self.links = stack.enter_context(EmulatedLinks([parse_label(link)]))
+            port = self.link_port = links.serve(self.server)
             proxy = "-o " + shlex.quote("ProxyCommand=" + links.paths[link].proxy_command(port,
                                                                                           self.server.expect_dir))
         if split is not None:
@@ -126,6 +128,11 @@ class Hand:
         self.data = payload.path
         self.tmp = tmp
         self._files: dict[int, str] = {}
+
+    def make_server(self, name: str) -> EmbeddedServer:
+        """The embedded server, not yet started; a subclass makes its own where its clients reach it otherwise
+        (bench/clients_vs_hand.py: a library's own socket, which nothing announces)."""
+        return embedded_server(name, discover_client())
 
     def _file(self, size: int) -> str:
         """A file of exactly `size` bytes of the payload, read by ssh (or the compressor) itself: no `cat | head`
@@ -200,13 +207,18 @@ class Hand:
     def rate(self, variant: Variant, size: int, repeats: int = 1) -> float:
         """Bytes/s from runs of `size` and of size/4 (`repeats` of each, alternating, the median of each): each
         connection's fixed costs cancel, and one slow login or scheduling hiccup moves a median, not the rate."""
-        small = size // 4
+        smalls, bigs = self.pairs(variant, size, repeats)
+        t_small, t_big = statistics.median(smalls), statistics.median(bigs)
+        return (size - size // 4) / (t_big - t_small) if t_big > t_small else float("nan")
+
+    def pairs(self, variant: Variant, size: int, repeats: int) -> tuple[list[float], list[float]]:
+        """Wall seconds of `repeats` runs at size/4 and at `size`, alternating (small first): a drift of the
+        machine's load then moves both sizes alike."""
         smalls, bigs = [], []
         for _ in range(repeats):
-            smalls.append(self.timed(variant, small))
+            smalls.append(self.timed(variant, size // 4))
             bigs.append(self.timed(variant, size))
-        t_small, t_big = statistics.median(smalls), statistics.median(bigs)
-        return (size - small) / (t_big - t_small) if t_big > t_small else float("nan")
+        return smalls, bigs
 
     def size_for(self, variant: Variant, seconds: float) -> int:
         """The size whose transfer lasts `seconds`, logins included: 64 MiB per stream doubled (at most PROBES
