@@ -118,16 +118,19 @@ def announce(args: argparse.Namespace, port: int | str, *words: str) -> None:
         os.close(fd)
 
 
-def connected(args: argparse.Namespace, timeout: float) -> socket.socket:
+def connected(args: argparse.Namespace, timeout: float, nodelay: bool = True) -> socket.socket:
     """A TCP socket of the driver's own, made as targets/fdpass.py makes ssh's: bound, its port announced, then
-    connected (within `timeout`) with TCP_NODELAY; blocking, with no timeout, when it is handed over."""
+    connected (within `timeout`), with TCP_NODELAY where the library sets it on its own sockets (`nodelay`: a
+    driver's socket is the one its library would have made, Nagle's algorithm included); blocking, with no
+    timeout, when it is handed over."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.bind(("", 0))
         announce(args, sock.getsockname()[1])
         sock.settimeout(timeout)
         sock.connect((args.host, args.port))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if nodelay:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.settimeout(None)
     except OSError as exc:
         sock.close()

@@ -11,7 +11,9 @@ connecting. Never another algorithm silently: what was agreed is checked again a
 
 The socket is its own, made as targets/fdpass.py makes ssh's: bound first, its port announced to the embedded
 server's listener (with `--server-log`, asking that server to log this connection's negotiation), then
-connected with TCP_NODELAY. The host key must be the one known_hosts holds under `--alias`.
+connected as `SSHClient.connect` connects its own: without TCP_NODELAY (paramiko 5.1.0 sets it nowhere, so a
+paramiko user's small writes wait on Nagle's algorithm; asyncssh, Go, PuTTY and ssh set it themselves). The host
+key must be the one known_hosts holds under `--alias`.
 
 Its last stderr line is `SSHBENCH-CLIENT {json}`: what paramiko agreed (as its attributes and its own "Kex:" log
 line say), the window and packet size its channel advertised and the server's packet size, the bytes it carried, and its
@@ -140,7 +142,7 @@ class Pumps:
 
 def session(args: argparse.Namespace, paramiko: Any, marks: dict[str, float]) -> int:
     disabled = pinned(args, paramiko)
-    sock = contract.connected(args, TIMEOUT)
+    sock = contract.connected(args, TIMEOUT, nodelay=False)  # paramiko's own sockets keep Nagle's algorithm
     marks["connected"] = contract.now()
     transport = transport_class(paramiko)(sock, disabled_algorithms=disabled)
     try:
