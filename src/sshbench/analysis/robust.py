@@ -168,8 +168,11 @@ def shift_interval(a: Sequence[float], b: Sequence[float],
             cumulative += counts[k]
             k += 1
     else:
+        # the normal approximation's k with the test's continuity correction (mann_whitney_greater: u - 0.5), so
+        # the interval excludes 0 exactly where that test rejects: without it the two parted by one order
+        # statistic (hypothesis: "different" at p 0.0024 under Holm's 0.01 beside [0.9974, 3.650], 24 vs 56)
         z = _normal_quantile(1 - tail)
-        k = math.floor(n1 * n2 / 2 - z * math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12))
+        k = math.floor(n1 * n2 / 2 - z * math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12) - 0.5) + 1
     if k < 1:
         return statistics.median(diffs), None, None
     return statistics.median(diffs), diffs[k - 1], diffs[n1 * n2 - k]
