@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # a bug: still one line, the results kept, the exit code documented
+        if _interrupted(exc):  # Ctrl-C inside Python's own machinery (a class being made while a module imports)
+            ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
+            return int(ExitCode.INTERRUPTED)
         if os.environ.get("SSHBENCH_DEBUG"):
             raise
         what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -60,3 +63,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"line and its traceback (run it again with SSHBENCH_DEBUG=1; CONTRIBUTING.md, 'Reporting a bug')"
                 f"{ctx.kept(ExitCode.INTERNAL)}")
         return int(ExitCode.INTERNAL)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt caused this exception: a SIGINT while a dataclass is made during an import
+    surfaces as "RuntimeError: Error calling __set_name__ on 'Field' ..." with the interrupt as its cause (a
+    fresh-clone CI's SIGINT at 2.05 s read "internal error", exit 70, where it was an interrupt, 130)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
