@@ -29,6 +29,7 @@ sshbench already draws can be drawn per link.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sshbench.analysis.advice import (
@@ -43,7 +44,7 @@ from sshbench.analysis.stats import counted
 from sshbench.analysis.windows import receiver
 from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts
-from sshbench.results.model import Case, CaseKind, Report, Stat, Summary
+from sshbench.results.model import Case, CaseKind, CaseView, Report, Stat, Summary
 from sshbench.vocabulary.linkspec import LOSS_BASED
 
 # A sending socket that resent this share of its data segments or more in the steady window, on a case that
@@ -299,7 +300,8 @@ def round_trip(report: Report, link: str) -> float | None:
 
 def bound_of(report: Report, summary: Summary) -> Bound | None:
     """The Bound of one transfer case (a cipher or MAC case that moved data), or None for any other."""
-    case = report.joined()[summary.case_id].case
+    joined = report.joined()
+    case = joined[summary.case_id].case
     stat = summary.throughput_bytes_per_second
     if stat is None or case.kind not in (CaseKind.CIPHER, CaseKind.MAC):
         return None
@@ -317,16 +319,15 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims,
                  "the line's payload capacity" if line else "raw TCP", found.client, found.knob,
                  _control_loss(report, case.link, case.direction.value),
-                 _line(report, case.link) if case.link else None, _outpaced(report, case))
+                 _line(report, case.link) if case.link else None, _outpaced(joined.values(), case))
 
 
-def _outpaced(report: Report, case: Case) -> float | None:
+def _outpaced(views: Iterable[CaseView], case: Case) -> float | None:
     """The most payload bytes/s per stream another uncompressed transfer case of the same link, direction, method,
     build and declared axes (so the same windows) moved: what one connection through that path's loss can do."""
-    cases = {record.case.id: record.case for record in report.cases}
-    rates = [stat.median / other.streams for s in report.summaries
-             if (other := cases.get(s.case_id)) is not None and other.id != case.id
-             and (stat := s.throughput_bytes_per_second) is not None
+    rates = [stat.median / other.streams for view in views
+             if (other := view.case).id != case.id and view.summary is not None
+             and (stat := view.summary.throughput_bytes_per_second) is not None
              and other.kind in (CaseKind.CIPHER, CaseKind.MAC) and other.compressor.is_off
              and (other.link, other.direction, other.method, other.build, other.dims)
              == (case.link, case.direction, case.method, case.build, case.dims)]

@@ -50,12 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OutputClosed, BrokenPipeError):  # stdout's reader went away (`| head -1`): quiet, nothing lost
         return ctx.output_closed()
     except KeyboardInterrupt:
-        ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
-        return int(ExitCode.INTERRUPTED)
+        return _said_interrupted(ctx)
     except Exception as exc:  # a bug: still one line, the results kept, the exit code documented
         if _interrupted(exc):  # Ctrl-C inside Python's own machinery (a class being made while a module imports)
-            ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
-            return int(ExitCode.INTERRUPTED)
+            return _said_interrupted(ctx)
         if os.environ.get("SSHBENCH_DEBUG"):
             raise
         what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -63,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"line and its traceback (run it again with SSHBENCH_DEBUG=1; CONTRIBUTING.md, 'Reporting a bug')"
                 f"{ctx.kept(ExitCode.INTERNAL)}")
         return int(ExitCode.INTERNAL)
+
+
+def _said_interrupted(ctx: Context) -> int:
+    ctx.say(f"sshbench: interrupted{ctx.kept(ExitCode.INTERRUPTED)}")
+    return int(ExitCode.INTERRUPTED)
 
 
 def _interrupted(exc: BaseException) -> bool:
