@@ -6,8 +6,9 @@ once rejected every such sample: it read the links' MTU from facts written
 only at the end of the run and fell back to 1500 bytes on 9000-byte links,
 so 6.21 MB/s of payload through 50 Mbit/s was "above the 6.03 MB/s the path
 carries". Here four links (two rates, each at MTU 1500 and 9000) carry random
-data; every sample must count, read within 2% of the line's payload
-capacity, and the link answer must say the link is full.
+data; every sample must count, agree with the wire's own account of how
+full its line was, read within 2% of the line's payload capacity where
+the line was full, and the link answer must say the link is full.
 """
 
 from __future__ import annotations
@@ -57,20 +58,30 @@ def test_every_sample_that_fills_the_link_counts_and_reads_its_ceiling(full: Any
     assert len(measured) >= 4 * 3 * 5, "three cases a link, five samples each"
     set_aside = [(s["case_id"], s["unusable"]) for s in measured if s["unusable"] is not None]
     assert not set_aside, set_aside
-    shares: dict[str, list[float]] = {}
+    shares: dict[str, list[tuple[float, float]]] = {}
     for sample in measured:
         case = cases[sample["case_id"]]
         wire = sample["wire_bytes_sent"] / sample["bytes_received"]
         on_wire = sample["steady_bytes"] / sample["steady_seconds"] * wire
-        shares.setdefault(sample["case_id"], []).append(on_wire / ceiling(case["link"]))
-    # each case's best sample within 2% of the line (of five: the best of three read 0.9796 for zstd at 200 Mbit, MTU
-    # 1500, in a fresh-clone CI whose other worker ran beside it): a sample may dip where other work took the CPU of the
-    # link's emulator or of zstd (0.96-0.98 beside three other test runs, 0.99-1.00 alone, 0.82 beside two CPU hogs and
-    # another sshbench run: how far is the machine's, not ours), but none may rise past what the physics check forgives
-    # (1%, and a decompressor's blocks)
+        full = 1 - sample["link_idle_steady_seconds"] / sample["steady_seconds"]  # the wire's own account
+        shares.setdefault(sample["case_id"], []).append((on_wire / ceiling(case["link"]), full))
+    # Every figure agrees with how full the line itself says it was, within 2% (and a loss's resent share): the
+    # line's idle seconds are counted by the wire process, the figure by sshbench's receiver, over one window.
+    # Where the line was full (idle under 1% of the window), the figure reads the ceiling within 2%, never above
+    # what the physics check forgives (1%, and a decompressor's blocks). A busy machine can leave the line idle
+    # (the wire is a process that waits for a CPU, as are ssh and zstd beside it: best of five 0.949 at 100 Mbit,
+    # MTU 1500, in a CI whose other worker ran link tests beside it); that is the machine's, and the figure
+    # must then say so by agreeing with the line, not by reading the label's rate
+    resent = {s["case_id"]: 0.0 for s in measured}
+    for sample in measured:
+        loss = (sample.get("tcp") or {}).get("retransmitted", 0) / max(1, (sample.get("tcp") or {}).get("segments", 1))
+        resent[sample["case_id"]] = max(resent[sample["case_id"]], loss)
     for case_id, found in shares.items():
-        assert 0.98 <= max(found) <= 1.02, (case_id, found)
-        assert all(share <= 1.04 for share in found), (case_id, found)
+        assert all(abs(share - full) <= 0.02 + resent[case_id] for share, full in found), (case_id, found)
+        assert all(share <= 1.04 for share, _ in found), (case_id, found)
+        filled = [share for share, full in found if full >= 0.99]
+        assert not filled or 0.98 <= max(filled) <= 1.02, (case_id, found)
+    assert any(full >= 0.99 for found in shares.values() for _, full in found), "no sample found the line full"
 
 
 def test_the_answer_says_each_link_is_full(full: Any) -> None:

@@ -139,10 +139,10 @@ def test_cheap_tables_take_more_passes_and_handshakes_may_take_more_samples() ->
 
 
 def test_a_steady_state_starts_only_once_what_an_upload_holds_in_flight_is_full() -> None:
-    from sshbench.measure.steady import Probe, SteadyWindow
+    from sshbench.measure.steady import Probe, SteadyWindow, no_link
     from sshbench.results.tcpfacts import Basis
     def marks(size: int) -> int:
-        return SteadyWindow([size], lambda _moved: None, lambda: None, [Probe()], Basis.SENT).streams[0].start
+        return SteadyWindow([size], lambda _moved: None, no_link, [Probe()], Basis.SENT).streams[0].start
     assert marks(12 * MiB) > 12 * MiB, "too small: no steady state, timed whole"
     assert marks(16 * MiB) == STEADY_AFTER == 8 * MiB
     assert marks(400 * MiB) == 100 * MiB, "a quarter of the bytes"

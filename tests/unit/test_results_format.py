@@ -37,15 +37,15 @@ def test_upgrade_moves_the_flat_server_facts_and_leaves_other_input_alone() -> N
     assert isinstance(new, dict) and new["schema_version"] == SCHEMA_VERSION
     assert new["environment"]["server"]["kind"] == "embedded" and "path" in new["environment"]["server"]["embedded"]
     assert old["schema_version"] == 3, "the input is not changed in place"
-    for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 17}):
+    for other in ([1, 2], "x", None, {"schema_version": 2}, {"schema_version": 18}):
         assert upgrade(other) == other
-    # schemas 4 to 6 and 8 to 15 only lack what later ones added: the same document, relabelled (15's reasons
+    # schemas 4 to 6 and 8 to 16 only lack what later ones added: the same document, relabelled (15's reasons
     # gain their kinds: tests/unit/test_typed_reasons.py)
-    for old in (4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15):
+    for old in (4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16):
         assert upgrade({"schema": "sshbench/run", "schema_version": old, "seed": 1}) == {
-            "schema": "sshbench/run", "schema_version": 16, "seed": 1}
+            "schema": "sshbench/run", "schema_version": 17, "seed": 1}
     hosts = upgrade({"schema": "sshbench/hosts", "schema_version": 5, "runs": [{"schema_version": 5}, 3]})
-    assert hosts == {"schema": "sshbench/hosts", "schema_version": 16, "runs": [{"schema_version": 16}, 3]}
+    assert hosts == {"schema": "sshbench/hosts", "schema_version": 17, "runs": [{"schema_version": 17}, 3]}
 
 
 def test_a_schema_9_run_s_sftp_sweeps_become_the_sftp_method_s_knobs() -> None:
@@ -83,7 +83,7 @@ def test_a_schema_7_run_with_compression_on_becomes_ssh_compressed_cases_with_th
 def test_today_s_files_round_trip_exactly() -> None:
     runs = read_results(str(DATA / "results-hosts.json"))
     data = json.loads(json.dumps(results_to_dict(runs)))
-    assert data["schema_version"] == SCHEMA_VERSION == 16
+    assert data["schema_version"] == SCHEMA_VERSION == 17
     again = results_from_dict(data)
     assert results_to_dict(again) == data
     single = json.loads(json.dumps(report_to_dict(runs[0])))

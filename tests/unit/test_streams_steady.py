@@ -61,7 +61,7 @@ def test_n_streams_are_timed_as_an_equal_split_from_the_last_mark_to_the_last_ar
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
     holder: list[steady.SteadyWindow] = []
     probes = [steady.Probe(cpu=_Cpu(holder, 0, 1e-9)), steady.Probe(cpu=_Cpu(holder, 1, 1e-9))]
-    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None, probes, Basis.DELIVERED)
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, steady.no_link, probes, Basis.DELIVERED)
     holder.append(window)
     _run(window, clock, [100e6, 50e6], [0.0, 0.2])
     sample = _sample()
@@ -86,7 +86,7 @@ def test_a_start_stagger_cancels_as_a_hand_s_difference_of_two_sizes_cancels_it(
     last mark and the last arrival, over that time, is less."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
-    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, lambda: None, [steady.Probe()] * 4,
+    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, steady.no_link, [steady.Probe()] * 4,
                                  Basis.DELIVERED)
     _run(window, clock, [25e6] * 4, [0.0, 0.3, 0.6, 0.9])
     sample = _sample()
@@ -111,7 +111,7 @@ def test_an_upload_s_window_closes_at_the_last_arrival_with_every_receiver_read_
     def received(index: int) -> int:  # each receiver 10 ms behind its writer: what is in flight
         return max(0, min(64 * MiB, int((clock.now - 0.01 - starts[index]) * rates[index])))
 
-    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None,
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, steady.no_link,
                                  [steady.Probe(delivered=lambda: received(0)),
                                   steady.Probe(delivered=lambda: received(1))], Basis.DELIVERED)
     ticks = [window.marks(0), window.marks(1)]
@@ -147,7 +147,7 @@ def test_an_upload_is_counted_at_its_receiver_so_buffers_still_filling_cannot_in
     def received() -> int:
         return min(64 * MiB, int(clock.now * rate))
 
-    window = steady.SteadyWindow([64 * MiB], lambda _n: None, lambda: None,
+    window = steady.SteadyWindow([64 * MiB], lambda _n: None, steady.no_link,
                                  [steady.Probe(delivered=received)], Basis.DELIVERED)
     tick = window.marks(0)
     moved = 0
@@ -172,7 +172,7 @@ def test_writer_timing_is_the_same_split_by_the_writers_marks(monkeypatch: pytes
     the split's bytes left at the open: twice the slower part's rate, 100 MB/s."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
-    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, lambda: None,
+    window = steady.SteadyWindow([64 * MiB, 64 * MiB], lambda _n: None, steady.no_link,
                                  [steady.Probe(), steady.Probe()], Basis.SENT)
     _run(window, clock, [100e6, 50e6], [0.0, 0.2])
     sample = _sample()
@@ -186,7 +186,7 @@ def test_streams_that_never_overlap_have_no_window_on_either_basis() -> None:
     """One definition: from every stream past its mark. Streams that never ran together (the first ended before
     the last was past its mark) have none (their case is re-sized until they do, measure/physics.py)."""
     for basis, has in ((Basis.DELIVERED, False), (Basis.SENT, False)):
-        window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, lambda: None,
+        window = steady.SteadyWindow([16 * MiB, 16 * MiB], lambda _n: None, steady.no_link,
                                      [steady.Probe(), steady.Probe()], basis)
         first, second = window.marks(0), window.marks(1)
         for _ in range(16):
@@ -200,7 +200,7 @@ def test_streams_that_never_overlap_have_no_window_on_either_basis() -> None:
 
 def test_a_gate_holds_a_writer_timed_steady_state_back_until_what_is_in_flight_is_full() -> None:
     full = [False]
-    window = steady.SteadyWindow([64 * MiB], lambda _n: None, lambda: None,
+    window = steady.SteadyWindow([64 * MiB], lambda _n: None, steady.no_link,
                                  [steady.Probe(gate=lambda: full[0])], Basis.SENT)
     tick = window.marks(0)
     for index in range(64):
@@ -284,7 +284,7 @@ def test_parts_that_share_one_bottleneck_count_the_bytes_still_to_come(monkeypat
     bytes left at the open) said more: it counted bytes the others had already moved."""
     clock = _Clock()
     monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
-    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, lambda: None, [steady.Probe()] * 4,
+    window = steady.SteadyWindow([64 * MiB] * 4, lambda _n: None, steady.no_link, [steady.Probe()] * 4,
                                  Basis.DELIVERED)
     _shared(window, clock, 100e6, [0.0, 0.1, 0.2, 0.3])
     sample = _sample()
@@ -304,7 +304,7 @@ def test_independent_parts_are_said_so_and_keep_the_equal_split(monkeypatch: pyt
     for rates, starts in (([100e6, 50e6], [0.0, 0.2]), ([25e6] * 4, [0.0, 0.3, 0.6, 0.9])):
         clock = _Clock()
         monkeypatch.setattr("sshbench.measure.steady.time.perf_counter", clock)
-        window = steady.SteadyWindow([64 * MiB] * len(rates), lambda _n: None, lambda: None,
+        window = steady.SteadyWindow([64 * MiB] * len(rates), lambda _n: None, steady.no_link,
                                      [steady.Probe()] * len(rates), Basis.DELIVERED)
         _run(window, clock, rates, starts)
         sample = _sample()

@@ -111,7 +111,7 @@ def test_a_schema_15_file_s_reasons_read_as_the_kinds_its_words_were_taken_for()
         record["reason"] = why
         record.pop("reason_kind", None)
     upgraded = upgrade(data)
-    assert isinstance(upgraded, dict) and upgraded["schema_version"] == 16
+    assert isinstance(upgraded, dict) and upgraded["schema_version"] == 17
     assert [r.get("reason_kind") for r in upgraded["cases"][:len(words)]] == list(words.values())
     (report,) = results_from_dict(data)
     assert [r.reason_kind for r in report.cases[:len(words)]] == [

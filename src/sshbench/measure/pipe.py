@@ -51,7 +51,7 @@ from sshbench.measure.connection import READY_COMMAND, TIMES_MARK, Connection
 from sshbench.measure.datapath import CHUNK, Payload, Tick, drain
 from sshbench.measure.drivers import applied, driver_argv, failed_because, proved
 from sshbench.measure.proof import CPU_MARK, Failed, concluded
-from sshbench.measure.steady import Probe, SteadyWindow
+from sshbench.measure.steady import LinkReading, Probe, SteadyWindow
 from sshbench.plan.budget import STEADY_AFTER
 from sshbench.plumbing.leader import Leader
 from sshbench.results.model import Case, Direction, Sample
@@ -150,7 +150,10 @@ def run_sample(target: Target, case: Case, size_bytes: int, round_no: int, timeo
             sample.client_cpu_setup_seconds = _total(c.cpu()[0] for c in connections)
             sample.server_cpu_setup_seconds = _total(c.cpu()[1] for c in connections)
             basis = Basis.DELIVERED if case.direction is Direction.DOWNLOAD or target.server_cpu_exact else Basis.SENT
-            window = SteadyWindow(parts, tick or _no_tick, lambda: target.link_cpu_so_far(case),
+            upstream = case.direction is Direction.UPLOAD
+            window = SteadyWindow(parts, tick or _no_tick,
+                                  lambda at: LinkReading(target.link_cpu_so_far(case),
+                                                         target.link_idle_so_far(case, upstream, at)),
                                   _probes(case, connections, basis), basis)
             error = _data_phases(case, parts, connections, sample, settings.payload, window, timeout)
             window.fill(sample)

@@ -74,7 +74,23 @@ from sshbench.results.model import Sample
 from sshbench.results.tcpfacts import Basis, TcpFacts
 
 Cpu = Callable[[], tuple[float | None, float | None]]  # one connection's CPU so far: client side, server side
-LinkCpu = Callable[[], float | None]  # the link emulator's CPU so far (one process, shared by every stream)
+
+
+@dataclass(frozen=True)
+class LinkReading:
+    """The emulated link at one moment: its wire process's CPU so far, and the seconds its line in the data's
+    direction has sat idle up to that moment (targets/link/meter.py; None: no emulator, or a link with no rate)."""
+
+    cpu_seconds: float | None
+    idle_seconds: float | None
+
+
+Link = Callable[[float], LinkReading]  # the link as of a moment (time.perf_counter): one process for every stream
+
+
+def no_link(_at: float) -> LinkReading:
+    """A path with no emulated link (loopback, a real host)."""
+    return LinkReading(None, None)
 # How often an upload's receiver count is read once its writer has finished: a quarter of the time the bytes still
 # on their way need at the rate just seen, between these bounds. A fixed 0.5 ms cost this process 2,000 reads of
 # /proc a second per stream for as long as the pipe and the buffers took to drain (0.3 s a stream of SSH zlib under
@@ -166,15 +182,15 @@ class _Stream:
 class SteadyWindow:
     """Ticks from N streams (each from its own thread), the window they shared, and CPU and TCP at its ends."""
 
-    def __init__(self, sizes: list[int], tick: Tick, link_cpu: LinkCpu, probes: list[Probe], basis: Basis) -> None:
+    def __init__(self, sizes: list[int], tick: Tick, link: Link, probes: list[Probe], basis: Basis) -> None:
         self.streams = [_Stream(size, start if (start := steady_mark(size)) is not None else size + 1, probe)
                         for size, probe in zip(sizes, probes, strict=True)]
         self.basis = basis
-        self.tick, self.link_cpu = tick, link_cpu
+        self.tick, self.link = tick, link
         self._lock = threading.Lock()
         self.open_time: float | None = None  # every stream past its mark
         self.close_time: float | None = None  # every stream's last byte has arrived (SENT: was written)
-        self._link: dict[str, float | None] = {}  # the emulator's CPU at the open and the close
+        self._link: dict[str, LinkReading] = {}  # the emulated link at the open and the close
 
     def marks(self, index: int) -> Tick:
         """The tick of stream `index`: told the bytes it moves, chunk by chunk."""
@@ -223,10 +239,13 @@ class SteadyWindow:
         return ["close"] if self.open_time is not None else []
 
     def _read(self, ends: list[str]) -> None:
-        """The readings at the window's ends: the emulator's CPU at both; at the open, each stream's sending socket
-        and (an upload counted at its receiver) its receiver's count. At the close every stream has arrived."""
+        """The readings at the window's ends: the emulated link at both (its line as of the end's moment); at the
+        open, each stream's sending socket and (an upload counted at its receiver) its receiver's count. At the
+        close every stream has arrived."""
         for end in ends:
-            self._link[end] = self.link_cpu()
+            at = self.open_time if end == "open" else self.close_time
+            assert at is not None
+            self._link[end] = self.link(at)
             if end != "open":
                 continue
             for stream in self.streams:
@@ -308,8 +327,11 @@ class SteadyWindow:
         sample.client_cpu_steady_seconds = None if client is None else client * per_window
         sample.server_cpu_steady_seconds = None if server is None else server * per_window
         before, after = self._link.get("open"), self._link.get("close")
-        sample.link_cpu_steady_seconds = None if before is None or after is None else \
-            max(0.0, after - before) * per_window
+        if before is not None and after is not None:
+            if before.cpu_seconds is not None and after.cpu_seconds is not None:
+                sample.link_cpu_steady_seconds = max(0.0, after.cpu_seconds - before.cpu_seconds) * per_window
+            if before.idle_seconds is not None and after.idle_seconds is not None:
+                sample.link_idle_steady_seconds = min(end - start, max(0.0, after.idle_seconds - before.idle_seconds))
         sample.tcp = TcpFacts.between([s.tcp_open for s in self.streams], [s.tcp_late for s in self.streams])
 
     def _left(self, moved: list[int], apart: float) -> int:

@@ -33,7 +33,8 @@ passed on unchanged, for the checks to refuse with a precise message.
 # (Sample.parts_independent); 15: a window variant's receive window and the server's command line as it ran
 # (EmbeddedFacts.receive_window, .command); 16: the SSH client as a case dimension (--client: Case.dims "client",
 # Environment.clients, Sample.negotiated_from, .client_window_bytes, .client_data_seconds), and what a reason or
-# error is, as a value beside its words (results/kinds.py: CaseRecord.reason_kind)
+# error is, as a value beside its words (results/kinds.py: CaseRecord.reason_kind); 17: the emulated line's idle
+# seconds in a steady window (Sample.link_idle_steady_seconds)
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ _REMOTE_KEYS = ("destination", "hostname", "port", "user", "via_proxy", "banner"
 
 
 def upgrade(data: object) -> object:
-    """A schema-3 to -15 file (one run, or several hosts) in today's form; any other input as it is."""
+    """A schema-3 to -16 file (one run, or several hosts) in today's form; any other input as it is."""
     if not isinstance(data, dict):
         return data
     if data.get("schema_version") == 3:
@@ -73,6 +74,8 @@ def upgrade(data: object) -> object:
     if data.get("schema_version") == 15:
         # 16: the client a transfer was made with (--client; fields with defaults), and each reason's kind
         data = _per_run(data, 15, _kinds_from_15)
+    if data.get("schema_version") == 16:
+        data = _added_fields(data, 16)  # 17: the emulated line's idle seconds (Sample.link_idle_steady_seconds)
     return data
 
 

@@ -31,7 +31,7 @@ from sshbench.vocabulary.case_terms import Direction as Direction
 from sshbench.vocabulary.untrusted import AlgorithmName
 
 # what each version added, and how older files are read: results/legacy.py
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 
 @dataclass
@@ -69,6 +69,10 @@ class Sample:
     client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
     server_cpu_steady_seconds: float | None = None
     link_cpu_steady_seconds: float | None = None  # ... and of the emulated link's wire process (--link)
+    # --link with a rate: the seconds of that window the line in the data's direction carried nothing, by the wire's
+    # own account (targets/link/meter.py). Near 0: the link was full; a figure below the line with the line idle
+    # was held upstream of it (the sender, or the wire itself waiting for a CPU on a busy machine)
+    link_idle_steady_seconds: float | None = None
     # How the received data was checked: "count" (pipe), "size", "size+sha256", or "exit status" (/dev/null sink)
     verified: Literal["count", "size", "size+sha256", "exit status"] | None = None
     # Bytes ssh itself reports on the wire (ssh -v "Transferred: sent N, received M bytes"), packets included

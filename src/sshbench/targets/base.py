@@ -135,6 +135,11 @@ class Target(Protocol):
         """CPU used so far by the emulator of the link this case crosses (None: no emulator process)."""
         ...
 
+    def link_idle_so_far(self, case: Case, upstream: bool, at: float) -> float | None:
+        """Seconds the line of the link this case crosses, toward the server (`upstream`) or back, has sat idle up
+        to `at` (time.perf_counter), by the emulator's own account; None: no emulator, or a link without a rate."""
+        ...
+
     def server_log_tail(self) -> list[str]: ...
 
     def client_endpoint(self, case: Case) -> ClientEndpoint | None:

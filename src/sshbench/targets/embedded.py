@@ -80,6 +80,10 @@ class EmbeddedTarget:
         return None if path is None or path.wire is None or path.wire.returncode is not None else \
             tree_cpu_seconds(path.wire.pid)
 
+    def link_idle_so_far(self, case: Case, upstream: bool, at: float) -> float | None:
+        path = self.links.get(case.link) if case.link else None
+        return None if path is None else path.line_idle(upstream, at)
+
     def identity(self, case: Case, kind: str) -> str | None:
         return self.server.identity(kind)
 
@@ -152,6 +156,9 @@ class BuildsTarget:
 
     def link_cpu_so_far(self, case: Case) -> float | None:
         return self._of(case).link_cpu_so_far(case)
+
+    def link_idle_so_far(self, case: Case, upstream: bool, at: float) -> float | None:
+        return self._of(case).link_idle_so_far(case, upstream, at)
 
     def client_argv(self, argv: list[str]) -> list[str]:
         return argv  # a slow login is reproduced with the embedded server alone, never with --build

@@ -248,6 +248,9 @@ class RemoteTarget(UserSetupOnly):
     def link_cpu_so_far(self, case: Case) -> float | None:
         return None  # a real link has no emulator
 
+    def link_idle_so_far(self, case: Case, upstream: bool, at: float) -> float | None:
+        return None
+
     def program_for(self, case: Case) -> str:
         return self.ssh_program
 

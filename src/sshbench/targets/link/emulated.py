@@ -39,6 +39,7 @@ from sshbench.plumbing.tcpinfo import available_congestion, default_congestion
 from sshbench.results.environment import LinkFacts
 from sshbench.targets.base import EmbeddedServer
 from sshbench.targets.link import netns
+from sshbench.targets.link.meter import LineMeter
 from sshbench.targets.servers.clientconf import FDPASS
 from sshbench.vocabulary.errors import LinkError
 from sshbench.vocabulary.linkspec import LinkSpec
@@ -64,6 +65,7 @@ class LinkPath:
     wire: subprocess.Popen[bytes] | None = None
     wire_control: int | None = None  # write end of the pipe whose EOF stops the wire
     wire_cpu_seconds: float | None = None
+    meter: LineMeter | None = None  # the wire's account of its lines (meter.py)
     tun_fds: tuple[int, ...] = ()
     failure: str | None = None  # set by the watchdog when the wire ended on its own: the link is gone
     tcp: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # "client"/"server" -> their TCP limits
@@ -107,6 +109,13 @@ class LinkPath:
         sock.bind((self.server_address, 0))
         sock.listen(16)
         return sock
+
+    def line_idle(self, upstream: bool, at: float) -> float | None:
+        """Seconds this link's line toward the server (or back) has sat idle up to `at` (time.perf_counter), by
+        the wire's own account; None for a link without a rate (no line to fill) or without a running wire."""
+        if not self.spec.rate_bits or self.meter is None or self.wire is None or self.wire.returncode is not None:
+            return None
+        return self.meter.idle_seconds(upstream, at)
 
     def facts(self) -> LinkFacts:
         """As built and measured; the wire's CPU so far (from /proc while it runs, wait4 once it stopped)."""
@@ -235,12 +244,13 @@ def check_congestion(name: str | None) -> None:
 def _start_wire(path: LinkPath, seed: int) -> None:
     spec = path.spec
     read_end, write_end = os.pipe()
+    path.meter = meter = LineMeter()
     rate = spec.rate_bits / 8 if spec.rate_bits else 0.0
     argv = [sys.executable, "-S", WIRE, str(read_end), str(path.tun_fds[0]), str(path.tun_fds[1]),
             repr(spec.one_way_delay), repr(spec.jitter_seconds / 2), repr(rate), repr(spec.loss),
-            str(QUEUE_PACKETS), str(seed)]
+            str(QUEUE_PACKETS), str(seed), str(meter.fd)]
     try:
-        path.wire = spawn(argv, pass_fds=(read_end, *path.tun_fds), stdin=subprocess.DEVNULL)
+        path.wire = spawn(argv, pass_fds=(read_end, meter.fd, *path.tun_fds), stdin=subprocess.DEVNULL)
     except OSError as exc:
         os.close(write_end)
         raise LinkError(f"could not start the link emulator: {exc.strerror or exc}") from None
@@ -268,6 +278,8 @@ def _stop_wire(path: LinkPath) -> None:
             path.wire.returncode = -9
         if usage is not None:
             path.wire_cpu_seconds = usage.ru_utime + usage.ru_stime
+    if path.meter is not None:
+        path.meter.close()
     for fd in path.tun_fds:
         with contextlib.suppress(OSError):
             os.close(fd)
