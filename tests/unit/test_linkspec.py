@@ -83,6 +83,15 @@ def test_verdicts_name_the_ceiling_reached() -> None:
     assert _bound(85e6).short == "window 81%"
 
 
+def test_a_case_below_every_limit_says_how_busy_the_emulator_found_its_line() -> None:
+    import dataclasses
+
+    idle = dataclasses.replace(_bound(30e6), line_full=0.8)
+    assert idle.verdict == "none" and idle.short == "below limits, line busy 80%"
+    assert "line busy 80% of the time (the emulator's count)" in idle.text
+    assert _bound(30e6).short == "below limits", "no emulated line with a rate: nothing said of it"
+
+
 def test_a_failed_echo_session_is_listed_with_its_error() -> None:
     from sshbench.analysis.conclude import conclude
     from sshbench.render.facts import problems

@@ -92,6 +92,10 @@ class Bound:
     # The most payload bytes/s per stream an uncompressed case of the same link, direction, method, build and
     # declared axes moved (None: no other such case): what the path's loss lets one connection of that window do
     outpaced: float | None = None
+    # The share of the steady windows its emulated line was busy, by the wire's own count (median over the counted
+    # samples; None: no rate-limited emulated link). Below the ceiling with the line idle, the pace was set before
+    # the line: the sender, or on a busy machine the wire itself waiting for a CPU (docs/links.md)
+    line_full: float | None = None
 
     @property
     def loss_paced_reference(self) -> bool:
@@ -189,6 +193,8 @@ class Bound:
             return f"link {self.wire_rate / self.tcp:.0%}"
         if self.verdict == "loss" and self.resent is not None:
             return f"loss {self.resent:.1%} resent"
+        if self.line_full is not None:  # the emulator's own count says how far from full the line stayed
+            return f"below limits, line busy {self.line_full:.0%}"
         return "below limits"
 
     @property
@@ -217,6 +223,8 @@ class Bound:
                         f"loss-paced: {self.reference_loss or 0:.2%} resent)")
         elif self.tcp:
             said.append(f"{self.reference} {self.tcp / 1e6:,.1f} MB/s ({self.wire_rate / self.tcp:.0%})")
+        if self.line_full is not None:
+            said.append(f"line busy {self.line_full:.0%} of the time (the emulator's count)")
         said += [f"{side} {share:.0%} of a core" for side, share in self.shares.items()]
         if self.loss is not None:
             said.append(f"{self.loss:.2%} of segments resent ({self.congestion or 'TCP'})")
@@ -319,7 +327,16 @@ def bound_of(report: Report, summary: Summary) -> Bound | None:
                  _compressor_shares(report, case.id, stat.median), *_tcp_loss(report, case.id), case.dims,
                  "the line's payload capacity" if line else "raw TCP", found.client, found.knob,
                  _control_loss(report, case.link, case.direction.value),
-                 _line(report, case.link) if case.link else None, _outpaced(joined.values(), case))
+                 _line(report, case.link) if case.link else None, _outpaced(joined.values(), case),
+                 _line_full(report, case.id))
+
+
+def _line_full(report: Report, case_id: str) -> float | None:
+    """The median share of its steady windows the case's emulated line was busy (None: no sample over a
+    rate-limited emulated link)."""
+    full = [1 - s.link_idle_steady_seconds / s.steady_seconds for s in counted(report.samples_of(case_id))
+            if s.link_idle_steady_seconds is not None and s.steady_seconds]
+    return statistics.median(full) if full else None
 
 
 def _outpaced(views: Iterable[CaseView], case: Case) -> float | None:

@@ -35,11 +35,11 @@ from sshbench.results.codec import report_to_dict
 from sshbench.results.model import Report, Stat
 
 SCHEMA_VERSION = 1  # compare and recommend
-REPORT_SCHEMA_VERSION = 9  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
+REPORT_SCHEMA_VERSION = 10  # 2: each run's link_answer; 3: each answer's axis, each run's servers (--server a,b);
 # 4: each run's setup_phases; 5: each run's commands (--commands, --reuse), each phase split's stalls, logins;
 # 6: each link answer change's tail_seconds (N streams: how far apart its parts ended); 7: its split_bytes (the size
 # of the equal split its rate is for); 8: logins' knees as values (was knee, a sentence); 9: a change's dimensions
-# may name the client (--client)
+# may name the client (--client); 10: each limit's line_full (how busy the emulated line was, by the wire's count)
 
 
 def _number(value: float | None) -> float | None:
@@ -80,7 +80,7 @@ def _limit(bound: Bound | None) -> dict[str, Any] | None:
     if bound is None:
         return None
     return {"verdict": bound.verdict, "text": bound.short, "link_share": _number(bound.link_share),
-            "loss": _number(bound.loss), "congestion": bound.congestion}
+            "loss": _number(bound.loss), "congestion": bound.congestion, "line_full": _number(bound.line_full)}
 
 
 def _ratio(ratio: float, low: float | None, high: float | None) -> dict[str, Any]:
