@@ -30,7 +30,7 @@ class LineMeter:
     """The parent's end of the wire's meter: a memfd the wire maps too (its fd passed at spawn)."""
 
     def __init__(self) -> None:
-        self.fd = os.memfd_create("sshbench-wire-meter", 0)  # no file anywhere: gone with its last holder
+        self.fd = os.memfd_create("sshbench-wire-meter")  # no file anywhere; close-on-exec: only the wire gets it
         os.ftruncate(self.fd, 2 * SIZE)
         self._map: mmap.mmap | None = mmap.mmap(self.fd, 2 * SIZE)
 
