@@ -9,7 +9,7 @@ import dataclasses
 
 from sshbench.analysis.answer import true_default
 from sshbench.options import RunOptions
-from sshbench.plan.budget import FIT_MARGIN, LEAVE_OUT, largest_savings, leave_out_slowest, option_for, too_long
+from sshbench.plan.budget import FIT_MARGIN, LEAVE_OUT, leave_out_slowest, option_for, option_to_leave_out, too_long
 from sshbench.results.model import Case, CaseRecord, CaseStatus, Report
 from sshbench.vocabulary.errors import BudgetTooSmall
 
@@ -21,7 +21,7 @@ def fit_after_warmup(report: Report, records: dict[str, CaseRecord], needed: dic
     record saying why; the seconds the budget leaves beyond the minimum (with its margin, never below 0)."""
     while needed and sum(needed.values()) * FIT_MARGIN > left:  # each pass leaves out one option or one case
         why = too_long({case: seconds * FIT_MARGIN for case, seconds in needed.items()}, spent, left, options)
-        drop = next(iter(largest_savings(needed, options)), None) if options.fit else None
+        drop = option_to_leave_out(needed, options) if options.fit else None
         if drop is None and options.fit:
             kept = leave_out_slowest(records, needed, why, true_default(report, []))  # no option left: the slowest
             if not kept:

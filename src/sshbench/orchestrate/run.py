@@ -45,9 +45,9 @@ from sshbench.plan.budget import (
     LOSSY_STEADY_RTTS,
     duration,
     host_share,
-    largest_savings,
     leave_out_slowest,
     minimum_before,
+    option_to_leave_out,
     runs_cap,
     steady_seconds,
     too_long,
@@ -255,7 +255,7 @@ def _fitted(host: Host, plan: Callable[[Host, RunOptions], HostPlan], hosts: int
             return (dataclasses.replace(host, options=options, left_out=left_out),
                     (sum(guessed.values()), sum(busy.values())))
         message = too_long(needed, 0.0, share, dataclasses.replace(options, budget_shared_by=hosts), before=True)
-        drop = next((option for option in largest_savings(needed, options) if option in LEAVE_OUT), None)
+        drop = option_to_leave_out(needed, options)
         if fit is None:
             raise BudgetTooSmall(message)
         if drop is not None:

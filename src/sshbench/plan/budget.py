@@ -253,6 +253,17 @@ def largest_savings(needed: dict[Case, float], options: RunOptions) -> dict[str,
     return dict(sorted(savings.items(), key=lambda item: (-round(item[1], 6), item[0] == "--directions download")))
 
 
+def option_to_leave_out(needed: dict[Case, float], options: RunOptions) -> str | None:
+    """The option --fit leaves out next: the one that saves most (largest_savings) among those that leave a case
+    to measure. Where the cases left were uploads alone of a run of both directions, "--directions download"
+    (the option that drops uploads) saved most and left the run with nothing, in the warm-up's check as before."""
+    for option in largest_savings(needed, options):
+        kept = (case for case in needed if option_for(case, options) != option)
+        if option in LEAVE_OUT and any(case.kind not in (CaseKind.CONTROL, CaseKind.CEILING) for case in kept):
+            return option
+    return None
+
+
 def too_long(needed: dict[Case, float], spent: float, left: float, options: RunOptions, before: bool = False) -> str:
     """Why the minimum cannot fit, what it would take, and what to leave out (largest saving first).
 
