@@ -62,3 +62,22 @@ def test_a_loss_based_control_s_pace_sizes_the_warm_up_and_the_guess_before_any_
     floor = 2 * STEADY_AFTER  # a steady window's: 16 MiB a stream
     assert warmup_bytes(one, options) == max(int(pace * WARMUP_LINE_SECONDS), floor) < options.warmup_bytes
     assert minimum_before([one], RunOptions(links=(cubic,), time_budget_seconds=90.0), {cubic.label: 0.02})[one] > 90
+
+
+def test_the_window_holds_what_crosses_the_channel_so_an_external_compressor_s_text_is_not_windowed() -> None:
+    """A Dropbear lz4 upload of text over rtt=7ms, refused before measuring in a 90-s budget (the scenario sweep,
+    seed 2096850650): the guess windowed its payload, but lz4's output is what crosses the 24 KiB window, at a
+    ratio nobody knows before measuring. SSH's zlib compresses below the channel, so its payload is windowed;
+    random data does not compress, so lz4 over it is windowed too."""
+    link = parse_label("rtt=7ms,mtu=1500")
+    window = DROPBEAR.receive_window
+
+    def guess(compression: str, data: str = "text") -> float:
+        case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="chacha20-poly1305@openssh.com", link=link.label,
+                    compression=compression)
+        chosen = RunOptions(links=(link,), data=data, time_budget_seconds=90.0)
+        return minimum_before([case], chosen, {link.label: 0.007}, windows=lambda case: window)[case]
+
+    assert guess("lz4:1") < guess("off") / 2  # the window bounds the plain stream, not lz4's unknown ratio
+    assert guess("ssh") == pytest.approx(guess("off"))  # SSH's zlib: the channel carries the payload as is
+    assert guess("lz4:1", data="random") == pytest.approx(guess("off", data="random"))  # nothing to compress

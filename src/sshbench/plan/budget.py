@@ -179,14 +179,19 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
                 guesses: Guesses = QUICK, windows: Windows | None = None) -> float:
     """Seconds one visit of `case` takes, as guessed before anything is measured. Over a round trip each stream
     moves at most its receiver's window per RTT: Dropbear's 24 KiB, 4 streams over 77 ms, is 1.3 MB/s where the
-    link's line rate said 6.8, and a 90-s budget the line rate let through ran out in the warm-up."""
+    link's line rate said 6.8, and a 90-s budget the line rate let through ran out in the warm-up. The window
+    holds channel bytes: SSH's zlib compresses below the channel, so its payload is windowed as is, but an external
+    compressor's payload crosses the window compressed, by a ratio unknown before measuring (data that does not
+    compress aside), and a guess that windowed it refused a Dropbear lz4 upload of text over 7 ms (1 min 31 s
+    guessed for its 90 s)."""
     if case.kind is CaseKind.CEILING:
         return CEILING_SECONDS
     setup = guesses.setup + LOGIN_ROUND_TRIPS * rtt
     if not case.moves_data:
         return setup
     window = (windows(case) if windows is not None else None) or CHANNEL_WINDOW
-    rate = guesses.rate if rtt <= 0 else min(guesses.rate, case.streams * window / rtt)
+    windowed = rtt > 0 and not (case.compressor.external and options.data != "random")
+    rate = min(guesses.rate, case.streams * window / rtt) if windowed else guesses.rate
     line = known_pace(options.link_named(case.link), case, options)
     rate = min(rate, line) if line else rate
     if not case.is_pipe:  # a file tool: the 1-byte run, then the file
