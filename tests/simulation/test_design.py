@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sshbench.analysis.dimensions import cross_verdicts
-from sshbench.analysis.noise import choose, measure
-from sshbench.analysis.verdicts import DecisionRule, rule_for
+from sshbench.analysis.stats.noise import choose, measure
+from sshbench.analysis.stats.verdicts import DecisionRule, rule_for
 from sshbench.options import RunOptions
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation

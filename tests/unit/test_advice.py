@@ -1,6 +1,6 @@
 
 from sshbench.analysis.advice import Code, advise
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.stats.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.results.environment import DuringRun, Environment, HostFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample

@@ -17,8 +17,8 @@ from sshbench.analysis.conclude import conclude
 from sshbench.analysis.findings import Findings
 from sshbench.analysis.limits import limit_findings
 from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
-from sshbench.analysis.stats import describe
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.stats.stats import describe
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.render.labels import pm
 from sshbench.render.table_model import plain

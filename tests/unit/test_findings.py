@@ -48,7 +48,7 @@ from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.cli import main
 from sshbench.cli.context import Context
 from sshbench.render.jsondoc import report_json
@@ -257,7 +257,7 @@ def test_within_still_reports_a_report_s_evidence_is_read_once_and_the_verdicts_
     (the three-server recording asked 57 times); outside, as while a run measures and sets samples aside, every
     call reads the samples afresh."""
     from sshbench.analysis import dimensions
-    from sshbench.analysis.verdicts import run_rule
+    from sshbench.analysis.stats.verdicts import run_rule
 
     report = load_report(SERVERS)
     rule = run_rule(report)

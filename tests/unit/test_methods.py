@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.analysis.advice import Code, advise
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.stats.stats import summarize
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE
 from sshbench.measure.testfiles import check_free_space, make_source, space_needed

@@ -16,7 +16,7 @@ from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.servers import server_questions
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines
 from sshbench.results.model import Report

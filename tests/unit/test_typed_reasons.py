@@ -17,7 +17,7 @@ from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, bloc
 from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
 from sshbench.analysis.recommend import build, figure, measured_candidates
-from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.analysis.stats.stats import SET_ASIDE, summarize
 from sshbench.cli.context import Context
 from sshbench.cli.hints import _selection_args
 from sshbench.cli.recommend import _write_configs

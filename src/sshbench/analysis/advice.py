@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sshbench.analysis.references import pipe_ciphers, reliable
-from sshbench.analysis.stats import counted, headline, headline_value
+from sshbench.analysis.stats.stats import counted, headline, headline_value
 from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
 from sshbench.analysis.windows import receiver
 from sshbench.axes.client import CLIENT

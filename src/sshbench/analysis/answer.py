@@ -10,7 +10,7 @@ that ratio, and a verdict: different, equivalent within the tie margin, or
 not yet separable.
 
 Where the two are ranking neighbours, the ratio, interval and verdict are
-the ranking's own (analysis/verdicts.py: back-to-back pairs where there are
+the ranking's own (analysis/stats/verdicts.py: back-to-back pairs where there are
 enough, corrected for the table's pairs and the run's looks). Otherwise
 the pair is stated as every "X vs Y" is (analysis/stated.py): judged under
 the run's rule, with its correction over the looks (and, for a cross pair,
@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Statements
+from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.results.views import builds_of, compares_servers, per_server, side_word
 from sshbench.vocabulary.case_terms import CaseKind, Direction, Relation

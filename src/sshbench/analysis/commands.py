@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.links import round_trip
-from sshbench.analysis.verdicts import PairVerdict, run_rule
+from sshbench.analysis.stats.verdicts import PairVerdict, run_rule
 from sshbench.axes.reuse import FRESH, REUSED
 from sshbench.axes.userkey import USER_KEY
 from sshbench.compressors import OFF

@@ -19,8 +19,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from sshbench.analysis.robust import mann_whitney_p, shift_interval, smallest_p
-from sshbench.analysis.stats import counted, headline_value
+from sshbench.analysis.stats.robust import mann_whitney_p, shift_interval, smallest_p
+from sshbench.analysis.stats.stats import counted, headline_value
 from sshbench.axes import DECLARED
 from sshbench.results.model import Case, CaseKind, Report
 from sshbench.vocabulary.errors import UsageError

@@ -33,8 +33,8 @@ from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stated import against_plain
-from sshbench.analysis.stats import describe
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.stats.stats import describe
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.results.model import Report
 from sshbench.results.views import compares_servers, per_server
 

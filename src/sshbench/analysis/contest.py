@@ -24,11 +24,11 @@ import dataclasses
 from dataclasses import dataclass
 
 from sshbench.analysis.dimensions import judged
-from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.remedies import PathAnswer, change_of, path_answers
-from sshbench.analysis.stats import counted
-from sshbench.analysis.verdicts import PairVerdict, run_rule
+from sshbench.analysis.stats.forecast import Forecast
+from sshbench.analysis.stats.stats import counted
+from sshbench.analysis.stats.verdicts import PairVerdict, run_rule
 from sshbench.results.model import Case, Report
 from sshbench.vocabulary.case_terms import Relation
 

@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from sshbench.analysis.stats import counted, headline_value, paired_ratios
-from sshbench.analysis.verdicts import DecisionRule, PairVerdict, pair_verdicts
+from sshbench.analysis.stats.stats import counted, headline_value, paired_ratios
+from sshbench.analysis.stats.verdicts import DecisionRule, PairVerdict, pair_verdicts
 from sshbench.results.axes import CROSS, base_value
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report
 

@@ -43,7 +43,6 @@ from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunCompa
 from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
-from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.limits import LimitFinding, LinkWindow
 from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
@@ -53,8 +52,9 @@ from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
 from sshbench.analysis.stated import Stated
-from sshbench.analysis.stats import MIN_FOR_INTERVAL
-from sshbench.analysis.verdicts import MIN_PAIRED, DecisionRule
+from sshbench.analysis.stats.forecast import WIDER_MARGIN, Forecast
+from sshbench.analysis.stats.stats import MIN_FOR_INTERVAL
+from sshbench.analysis.stats.verdicts import MIN_PAIRED, DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
 __all__ = ["CPU_BOUND_SHARE", "DIRECTIONS", "LINK_FULL_SHARE", "MIN_FOR_INTERVAL", "MIN_HOSTS_FOR_OUTLIERS",
@@ -100,7 +100,7 @@ class Findings:
     """What a report concludes: made by analysis/conclude.conclude once per run and once per `report FILE`."""
 
     report: Report = field(repr=False)  # the evidence: what the tables lay out (a repr of every sample helps no one)
-    rule: DecisionRule  # the rule its verdicts were made with (analysis/verdicts.run_rule)
+    rule: DecisionRule  # the rule its verdicts were made with (analysis/stats/verdicts.run_rule)
     ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
     servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)

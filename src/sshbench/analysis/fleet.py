@@ -29,8 +29,8 @@ from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates
 from sshbench.analysis.references import ceilings, pipe_ciphers
-from sshbench.analysis.robust import outliers as robust_outliers
 from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.stats.robust import outliers as robust_outliers
 from sshbench.results.model import Report, Summary
 from sshbench.vocabulary.algorithms import Kind
 

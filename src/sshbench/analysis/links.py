@@ -40,7 +40,7 @@ from sshbench.analysis.advice import (
     receive_window,
 )
 from sshbench.analysis.references import raw_tcp, references
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.analysis.windows import receiver
 from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts

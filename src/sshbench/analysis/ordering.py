@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from sshbench.analysis.robust import min_samples_for_interval, shift_interval
+from sshbench.analysis.stats.robust import min_samples_for_interval, shift_interval
 from sshbench.vocabulary.algorithms import Grade, Kind, lookup
 from sshbench.vocabulary.case_terms import Direction
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sshbench.analysis.forecast import Forecast, forecast, visit_seconds
-from sshbench.analysis.stats import counted, headline_value, paired_ratios
-from sshbench.analysis.verdicts import FUTILITY_PAIRED, DecisionRule, costs, paired_costs, run_rule
+from sshbench.analysis.stats.forecast import Forecast, forecast, visit_seconds
+from sshbench.analysis.stats.stats import counted, headline_value, paired_ratios
+from sshbench.analysis.stats.verdicts import FUTILITY_PAIRED, DecisionRule, costs, paired_costs, run_rule
 from sshbench.results.model import Report
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sshbench.analysis.links import round_trip
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.results.model import Report, Sample
 from sshbench.vocabulary.case_terms import Direction
 

@@ -33,7 +33,7 @@ from sshbench.analysis.ordering import ALPHA, HANDSHAKE, Candidate, Evidence, Mo
 from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
 from sshbench.analysis.safety import CHACHA, terrapin_exposed
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS, implementation

@@ -37,7 +37,7 @@ from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Statements
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
 from sshbench.results.model import Case, Report, Sample, Stat, Summary

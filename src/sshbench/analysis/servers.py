@@ -31,10 +31,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
-from sshbench.analysis.forecast import Forecast
 from sshbench.analysis.pairs import PairData
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stated import Stated, Statements
+from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.results.views import compares_servers, per_server
 from sshbench.vocabulary.case_terms import Direction, Relation

@@ -19,8 +19,8 @@ from typing import Protocol
 from sshbench.analysis.contest import headline_verdicts
 from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
-from sshbench.analysis.stats import headline_value
-from sshbench.analysis.verdicts import look_points, run_rule
+from sshbench.analysis.stats.stats import headline_value
+from sshbench.analysis.stats.verdicts import look_points, run_rule
 from sshbench.plan.funding import funded
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat

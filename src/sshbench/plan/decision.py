@@ -1,8 +1,8 @@
 """The decision schedule: every case to its minimum in back-to-back passes, then passes over unsettled pairs.
 
 Why back to back, and how the verdicts that steer it are made: the
-docstring of DecisionSchedule below, analysis/verdicts.py and
-analysis/paired.py, and docs/methodology.md ("The schedule").
+docstring of DecisionSchedule below, analysis/stats/verdicts.py and
+analysis/stats/paired.py, and docs/methodology.md ("The schedule").
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sshbench.analysis.dimensions import cross_pairs, families
-from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
+from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR
 from sshbench.plan.base import (
     REFERENCE_RUNS,
     UNRELIABLE_RUNS,
@@ -45,7 +45,7 @@ class DecisionSchedule:
     which first by a coin), so drift that changes steadily over a pass
     cancels, and the sign of each pair's ratio is as likely either way when
     the two are equally fast. Each pair's verdict is taken from those ratios
-    (analysis/paired.py).
+    (analysis/stats/paired.py).
 
     Tables are scheduled independently: each has its own look points (pairs
     visited back to back: PAIR_LOOKS_FROM, then x1.5, up to its cap) and at
@@ -55,7 +55,7 @@ class DecisionSchedule:
     throughput sample, so the handshake tables settle in the time one pass
     of the throughput tables takes. Handshake cases may reach
     SETUP_RUNS_FACTOR times max_runs. Verdicts are corrected for every
-    planned look of their table (analysis/verdicts.py), so stopping early does
+    planned look of their table (analysis/stats/verdicts.py), so stopping early does
     not make a difference easier to "find". References get REFERENCE_RUNS
     samples, and min_runs when those spread.
     """

@@ -4,7 +4,7 @@ A run on a noisy machine cannot settle every pair in its budget (on a
 2-vCPU EPYC VM a default run reached ~14 samples a case, where a 5%
 difference needs ~200). Sampling every open pair alike then settles
 almost none. Instead, at each round, every open pair gets its forecast
-(analysis/forecast.py: the seconds of visits it still needs at this
+(analysis/stats/forecast.py: the seconds of visits it still needs at this
 machine's noise), and the time left is handed out: first to the pairs the
 answer states first (the fastest safe cipher against the runner-up,
 analysis/answer.answer_pairs) and the cross pairs a run

@@ -17,8 +17,8 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from sshbench.analysis.robust import median_interval, min_samples_for_interval, outliers, shift_interval
-from sshbench.analysis.verdicts import DecisionRule, Paired, PairVerdict, costs, verdicts
+from sshbench.analysis.stats.robust import median_interval, min_samples_for_interval, outliers, shift_interval
+from sshbench.analysis.stats.verdicts import DecisionRule, Paired, PairVerdict, costs, verdicts
 from sshbench.results.kinds import ReasonKind
 from sshbench.results.model import CaseRecord, CaseStatus, Sample, Stat, Summary
 from sshbench.vocabulary.case_terms import Relation

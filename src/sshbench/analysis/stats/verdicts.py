@@ -11,7 +11,7 @@ pair of neighbours (by median) gets one of three verdicts:
 
 Where the two were visited back to back at least MIN_PAIRED times (the
 decision schedule's pairs), the verdict is decided on those visits' log
-ratios instead (analysis/paired.py: Wilcoxon signed-rank, its interval and
+ratios instead (analysis/stats/paired.py: Wilcoxon signed-rank, its interval and
 its two one-sided tests): the slow drift of a shared machine cancels within
 a pair, so the same difference needs several times fewer samples.
 
@@ -20,7 +20,7 @@ throughput, seconds for a handshake), so a shift is a ratio. A table holds
 many pairs, and a run looks at its verdicts several times (the decision
 schedule stops sampling a pair once it is settled), so each verdict is
 corrected twice: Holm's step-down over the table's pairs, and at each look a
-group-sequential boundary (analysis/sequential.py: alpha spent over the
+group-sequential boundary (analysis/stats/sequential.py: alpha spent over the
 table's planned looks as the information grows, the looks' shared data
 accounted for). The chance that a table holds any wrong "different" (or any
 wrong "equivalent") is then at most alpha over the whole run, however many
@@ -38,9 +38,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from sshbench.analysis.paired import paired_interval, paired_tests
-from sshbench.analysis.robust import mann_whitney_greater, mann_whitney_p, shift_interval
-from sshbench.analysis.sequential import threshold
+from sshbench.analysis.stats.paired import paired_interval, paired_tests
+from sshbench.analysis.stats.robust import mann_whitney_greater, mann_whitney_p, shift_interval
+from sshbench.analysis.stats.sequential import threshold
 from sshbench.options import RunOptions
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -66,7 +66,7 @@ class DecisionRule:
     setup: DecisionRule | None = None  # the handshake tables' own rule, where it differs (more looks, a higher cap)
     paired: bool = True  # pairs visited back to back are decided on their ratios (files before 0.3: never)
     # The planned looks as sample counts (pairs' back-to-back visits, or each case's samples): group-sequential
-    # boundaries over them (analysis/sequential.py). Empty: Bonferroni over `looks` (files before 0.4).
+    # boundaries over them (analysis/stats/sequential.py). Empty: Bonferroni over `looks` (files before 0.4).
     points: tuple[int, ...] = ()
 
     def for_table(self, bigger_better: bool) -> DecisionRule:

@@ -14,7 +14,7 @@ large, with no drift at all). From the throughput samples so far:
   rest is between connections (where the processes land, what else runs),
   which no sample length changes;
 - drift: whether two cases visited back to back differ by less than the
-  same two visited passes apart. Pairing (analysis/paired.py) is worth its
+  same two visited passes apart. Pairing (analysis/stats/paired.py) is worth its
   constraints only where it cancels a real share of the noise;
 - the fixed cost of a visit: its wall time beyond the steady state (start,
   handshake, the first quarter of the bytes).

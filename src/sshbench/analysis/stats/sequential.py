@@ -1,6 +1,6 @@
 """Group-sequential boundaries: how small a p-value must be at each look, so that looking often costs little.
 
-A run looks at each pair's verdict several times (analysis/verdicts.py), and
+A run looks at each pair's verdict several times (analysis/stats/verdicts.py), and
 stops sampling a pair once it is settled. Testing every look at alpha/K
 (Bonferroni over K looks) keeps the chance of any wrong verdict within
 alpha, but ignores that the looks share their data: the statistic at look
