@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.dimensions import cross_verdicts
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.stats.noise import choose, measure
 from sshbench.analysis.stats.verdicts import DecisionRule, rule_for
 from sshbench.options import RunOptions

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.analysis.dimensions import DIMENSIONS, cross_pairs
+from sshbench.analysis.comparisons.dimensions import DIMENSIONS, cross_pairs
 from sshbench.results.axes import AXES, CROSS
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.results.schema import SchemaError

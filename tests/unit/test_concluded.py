@@ -318,7 +318,7 @@ def test_the_hosts_tables_lay_out_the_fleet_and_several_runs_are_not_shown_witho
 def test_each_variant_is_stated_against_its_plain_variant_as_the_run_judged_it(name: str) -> None:
     """Once for the whole run (against_plain); on every recording each view's own statements agree with it, since
     each crossed one link and one side: over several, a view's pairs are stated within the run's whole family."""
-    from sshbench.analysis.stated import PLAIN, Statements, against_plain
+    from sshbench.analysis.comparisons.stated import PLAIN, Statements, against_plain
     from sshbench.results.views import variant_of
 
     for found in _concluded(name):

@@ -25,6 +25,7 @@ from rich.console import Console
 import sshbench.analysis.answer
 import sshbench.analysis.build_ratios
 import sshbench.analysis.commands
+import sshbench.analysis.comparisons.stated
 import sshbench.analysis.conclude
 import sshbench.analysis.contest
 import sshbench.analysis.limits
@@ -35,7 +36,6 @@ import sshbench.analysis.references
 import sshbench.analysis.remedies
 import sshbench.analysis.servers
 import sshbench.analysis.stalls
-import sshbench.analysis.stated
 from sshbench.analysis.answer import answers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
@@ -149,7 +149,7 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
     "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
     "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
-    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.stated,
+    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.comparisons.stated,
 }
 
 
@@ -256,7 +256,7 @@ def test_within_still_reports_a_report_s_evidence_is_read_once_and_the_verdicts_
     """conclude() draws every verdict from a finished report inside still_reports(): each sample is read once
     (the three-server recording asked 57 times); outside, as while a run measures and sets samples aside, every
     call reads the samples afresh."""
-    from sshbench.analysis import dimensions
+    from sshbench.analysis.comparisons import dimensions
     from sshbench.analysis.stats.verdicts import run_rule
 
     report = load_report(SERVERS)

@@ -1,4 +1,4 @@
-"""Every "X vs Y" a report states (analysis/stated.py): its interval never contradicts its verdict.
+"""Every "X vs Y" a report states (analysis/comparisons/stated.py): its interval never contradicts its verdict.
 
 The interval beside a verdict is taken at the level of the test that
 decided it, corrected as the run's rule corrects (Holm over the family,
@@ -14,7 +14,7 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.stated import Stated, oriented
+from sshbench.analysis.comparisons.stated import Stated, oriented
 from sshbench.analysis.stats.verdicts import DecisionRule, pair_verdicts, planned_looks
 from sshbench.vocabulary.case_terms import Relation
 

@@ -17,8 +17,8 @@ import pytest
 
 import sshbench.cli
 from sshbench.analysis.advice import limit_of
+from sshbench.analysis.comparisons.stated import Statements
 from sshbench.analysis.limits import limit_findings
-from sshbench.analysis.stated import Statements
 from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.cli import main
 from sshbench.cli.parser import parse

@@ -12,7 +12,7 @@ not yet separable.
 Where the two are ranking neighbours, the ratio, interval and verdict are
 the ranking's own (analysis/stats/verdicts.py: back-to-back pairs where there are
 enough, corrected for the table's pairs and the run's looks). Otherwise
-the pair is stated as every "X vs Y" is (analysis/stated.py): judged under
+the pair is stated as every "X vs Y" is (analysis/comparisons/stated.py): judged under
 the run's rule, with its correction over the looks (and, for a cross pair,
 over its dimension's family), the interval at the level of that test.
 Nothing here is ranked that the tables do not rank.
@@ -23,9 +23,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sshbench.analysis.pairs import PairData
+from sshbench.analysis.comparisons.pairs import PairData
+from sshbench.analysis.comparisons.stated import Statements
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stated import Statements
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.results.views import builds_of, compares_servers, per_server, side_word
@@ -189,8 +189,8 @@ def cheapest(report: Report, rows: list[Summary], names: dict[str, str]) -> Chea
 def compare(report: Report, rows: list[Summary], best: Summary, other: Summary, names: dict[str, str],
             role: str, data: PairData | None = None) -> Comparison:
     """`best` against `other`: the ranking's own verdict where they are neighbours, else the pair as the run's
-    rule judges it (analysis/stated.py); with the forecast of what would settle it where it is open (given the
-    report's PairData)."""
+    rule judges it (analysis/comparisons/stated.py); with the forecast of what would settle it where it is open
+    (given the report's PairData)."""
     neighbours = rows.index(other) == rows.index(best) + 1 and other.ratio_to_previous is not None and \
         other.relation is not None
     if neighbours:

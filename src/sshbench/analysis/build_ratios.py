@@ -5,7 +5,7 @@ what a user of --build asks is across them: "would HPN-SSH, or OpenSSH 10,
 help me here?". For every case measured on more than one build (the same
 kind, algorithm, direction, method and link), each build is compared with
 the first one given (usually `stock`): the cross pair the schedule funded,
-stated as every "X vs Y" is (analysis/stated.py: the Hodges-Lehmann ratio
+stated as every "X vs Y" is (analysis/comparisons/stated.py: the Hodges-Lehmann ratio
 of their rates or handshake times, its interval at the level of the test
 that decided the pair's verdict under the run's rule), with that verdict
 (faster, slower, equivalent or not yet separable). Nothing is ranked here.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sshbench.analysis.stated import Statements
+from sshbench.analysis.comparisons.stated import Statements
 from sshbench.results.model import Case, Report, Summary
 from sshbench.results.views import builds_of
 from sshbench.vocabulary.case_terms import Relation
@@ -30,7 +30,7 @@ class BuildCell:
     ratio: float | None = None  # times as fast as the first build (None: this is the first, or no samples)
     low: float | None = None
     high: float | None = None
-    relation: Relation | None = None  # the pair's verdict (analysis/stated.py); None for the first
+    relation: Relation | None = None  # the pair's verdict (analysis/comparisons/stated.py); None for the first
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 Why its own answer: for short commands the question is not "which cipher"
 but "how long does one command take here, and does a ControlMaster help, by
 how much". Each command's fresh case is the base; its reused case is the
-cross pair (analysis/dimensions.py) judged like any other, so the ratio
+cross pair (analysis/comparisons/dimensions.py) judged like any other, so the ratio
 said is the Hodges-Lehmann ratio with its interval at the level of the test
 that settled it, and "faster" is said only where that test found a
 difference.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.dimensions import cross_verdicts
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.links import round_trip
 from sshbench.analysis.stats.verdicts import PairVerdict, run_rule
 from sshbench.axes.reuse import FRESH, REUSED

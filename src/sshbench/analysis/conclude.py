@@ -18,9 +18,10 @@ from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.build_ratios import build_rows
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.compare import RunComparison, comparisons
+from sshbench.analysis.comparisons.dimensions import still_reports
+from sshbench.analysis.comparisons.stated import against_plain
 from sshbench.analysis.configtext import kept
 from sshbench.analysis.contest import rivals
-from sshbench.analysis.dimensions import still_reports
 from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
 from sshbench.analysis.fleet import Fleet, fleet
 from sshbench.analysis.limits import limit_findings, link_windows
@@ -32,7 +33,6 @@ from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
-from sshbench.analysis.stated import against_plain
 from sshbench.analysis.stats.stats import describe
 from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.results.model import Report

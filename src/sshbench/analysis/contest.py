@@ -23,8 +23,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from sshbench.analysis.dimensions import judged
-from sshbench.analysis.pairs import PairData
+from sshbench.analysis.comparisons.dimensions import judged
+from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.analysis.remedies import PathAnswer, change_of, path_answers
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.analysis.stats.stats import counted

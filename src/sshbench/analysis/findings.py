@@ -40,6 +40,7 @@ from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
 from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
+from sshbench.analysis.comparisons.stated import Stated
 from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
@@ -51,7 +52,6 @@ from sshbench.analysis.references import RELIABLE, References
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall
-from sshbench.analysis.stated import Stated
 from sshbench.analysis.stats.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.stats.stats import MIN_FOR_INTERVAL
 from sshbench.analysis.stats.verdicts import MIN_PAIRED, DecisionRule

@@ -7,7 +7,7 @@ host) and direction, the answer compares every change the run measured
 with the plain case - this client's default cipher (where measured), one
 connection, no compression, the first build, the pipe - and says how many
 times as fast each moved the payload, stated as every "X vs Y" is
-(analysis/stated.py: a one-dimension change is a cross pair, decided with
+(analysis/comparisons/stated.py: a one-dimension change is a cross pair, decided with
 its dimension's family under the run's rule; a cipher or a crossed change
 is judged alone under the same rule), with that verdict. A change is one
 dimension (the fastest safe cipher, N streams, a compressor, another build
@@ -33,10 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import client_default, true_default
+from sshbench.analysis.comparisons.stated import Statements
 from sshbench.analysis.howto import howto
 from sshbench.analysis.links import Bound, bound_of
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stated import Statements
 from sshbench.analysis.stats.stats import counted
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice
@@ -58,7 +58,7 @@ class Remedy:
     ratio: float  # times as fast as the plain case
     low: float | None
     high: float | None
-    relation: Relation  # against the plain case, as the run's rule decided it (analysis/stated.py)
+    relation: Relation  # against the plain case, as the run's rule decided it (analysis/comparisons/stated.py)
     bound: Bound | None  # its limiter after the change
     cost: float | None  # CPU seconds per GiB on the busier side (compressors included)
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)

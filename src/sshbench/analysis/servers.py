@@ -12,7 +12,7 @@ emulated link) two questions get an answer:
   ChaCha20-Poly1305 or EtM mode), compared with the leader's, a pair no
   cross pair holds (the two may be different ciphers), judged alone.
 
-Every ratio is stated as every "X vs Y" of a report is (analysis/stated.py:
+Every ratio is stated as every "X vs Y" of a report is (analysis/comparisons/stated.py:
 the run's decision rule, with its correction over the looks and, for a
 cross pair, Holm over its dimension's pairs), so a server's line never says
 "significantly slower" where the builds table or the schedule's verdict
@@ -31,9 +31,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
-from sshbench.analysis.pairs import PairData
+from sshbench.analysis.comparisons.pairs import PairData
+from sshbench.analysis.comparisons.stated import Stated, Statements
 from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.stated import Stated, Statements
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.results.views import compares_servers, per_server
@@ -53,7 +53,7 @@ class ServerFigure:
     ratio: float | None = None  # times as fast as the leader (None: this is the leader)
     low: float | None = None
     high: float | None = None
-    relation: Relation | None = None  # the pair's verdict under the run's rule (analysis/stated.py)
+    relation: Relation | None = None  # the pair's verdict under the run's rule (analysis/comparisons/stated.py)
     forecast: Forecast | None = None  # not yet separable: what settling it would take at this noise
 
 

@@ -16,7 +16,7 @@ window takes that one, never the implementation's default.
 Where a run measured such a variant beside the server at its own window,
 what limited the default one is said with what the variant moved instead:
 the same case on both sides, a cross pair of the build dimension, stated as
-every "X vs Y" is (analysis/stated.py: the Hodges-Lehmann ratio, its
+every "X vs Y" is (analysis/comparisons/stated.py: the Hodges-Lehmann ratio, its
 interval at the level of the test that decided the run's verdict).
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from sshbench.analysis.stated import Statements
+from sshbench.analysis.comparisons.stated import Statements
 from sshbench.clientparts import client_part
 from sshbench.implementations import Window, by_banner, implementation
 from sshbench.methods import method as transfer_method

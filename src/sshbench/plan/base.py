@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.contest import headline_verdicts
-from sshbench.analysis.dimensions import cross_verdicts
 from sshbench.analysis.references import unreliable
 from sshbench.analysis.stats.stats import headline_value
 from sshbench.analysis.stats.verdicts import look_points, run_rule
@@ -45,8 +45,8 @@ class RoundState:
     waiting: frozenset[tuple[str, str]] = frozenset()
     # references whose figure is too noisy to compare with yet (analysis/references.reliable): they get more
     unreliable: frozenset[str] = frozenset()
-    # the unsettled pairs that are cross pairs (analysis/dimensions.py: one case on two builds, stream counts or
-    # compressions), not neighbours of a table: the schedule visits them in tables of their own
+    # the unsettled pairs that are cross pairs (analysis/comparisons/dimensions.py: one case on two builds, stream
+    # counts or compressions), not neighbours of a table: the schedule visits them in tables of their own
     cross: frozenset[tuple[str, str]] = frozenset()
     # the unsettled pairs of the link answer's headline: its pick against its nearest rivals (any stream count,
     # compressor or combination; analysis/remedies.headline_pairs), visited in a table of their own

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.dimensions import cross_pairs, families
+from sshbench.analysis.comparisons.dimensions import cross_pairs, families
 from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR
 from sshbench.plan.base import (
     REFERENCE_RUNS,
@@ -170,8 +170,8 @@ class _Table:
     members: list[str] = field(default_factory=list)
     look: int = -1  # -1: the minimum; then the index of the look point being worked towards
     active: set[tuple[str, str]] = field(default_factory=set)
-    # a table of cross pairs (analysis/dimensions.py): its cases get their minimum in their own tables, and its
-    # pairs are stars (one case on the first build against each other build), visited as chains of two
+    # a table of cross pairs (analysis/comparisons/dimensions.py): its cases get their minimum in their own tables,
+    # and its pairs are stars (one case on the first build against each other build), visited as chains of two
     cross: bool = False
     headline: bool = False  # the headline's pairs (RoundState.headline), not the dimensions' cross pairs
     _coin: bool = True

@@ -9,7 +9,7 @@ machine's noise), and the time left is handed out: first to the pairs the
 answer states first (the fastest safe cipher against the runner-up,
 analysis/answer.answer_pairs) and the cross pairs a run
 with several builds, stream counts or compressions exists for
-(analysis/dimensions.py), those that can settle first, and then the ones
+(analysis/comparisons/dimensions.py), those that can settle first, and then the ones
 that cannot by their cap too, up to it (more samples still narrow the
 interval the answer prints: on an EPYC VM the GCM twins stopped at 12
 samples each, +-25%, while pairs nobody asked about got the time); then to
@@ -25,7 +25,7 @@ import math
 from collections.abc import Set
 
 from sshbench.analysis.answer import answer_pairs
-from sshbench.analysis.pairs import PairData
+from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.results.model import Report
 
 Pair = tuple[str, str]

@@ -163,7 +163,7 @@ def verdicts(ordered: Sequence[str], values: Mapping[str, Sequence[float]], bigg
 def pair_verdicts(pairs: Sequence[tuple[str, str]], values: Mapping[str, Sequence[float]], bigger_better: bool,
                   rule: DecisionRule, paired: Paired | None = None) -> list[PairVerdict]:
     """Verdicts for these pairs (faster, slower), corrected over all of them: a table's neighbours, or the
-    comparisons across one dimension of a run (analysis/dimensions.py)."""
+    comparisons across one dimension of a run (analysis/comparisons/dimensions.py)."""
     if not pairs:
         return []
     logs = {case_id: costs(values.get(case_id, ()), bigger_better) for pair in pairs for case_id in pair}

@@ -10,7 +10,7 @@ another, and an interval beside a verdict could exclude 1 where the
 verdict (corrected over the run's looks) did not.
 
 Here a pair is judged as the schedule judged it (analysis/stats/verdicts.py
-pair_verdicts): a cross pair of the run (analysis/dimensions.py: the same
+pair_verdicts): a cross pair of the run (analysis/comparisons/dimensions.py: the same
 case at its dimension's first value and at another) takes its verdict
 within its dimension's family, Holm over that family, at the group-
 sequential boundary of the look its samples reached; back-to-back visits
@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sshbench.analysis.dimensions import cross_pairs, families, judged
+from sshbench.analysis.comparisons.dimensions import cross_pairs, families, judged
 from sshbench.analysis.stats.verdicts import DecisionRule, PairVerdict, run_rule
 from sshbench.compressors import OFF
 from sshbench.results.model import Report, Summary

@@ -18,7 +18,7 @@ boundaries, Holm over the pairs of one dimension. Those of the remedies
 (builds, streams, compression) are funded first; a link's like a
 neighbour's. What the reports show of
 them (analysis/build_ratios.py, analysis/remedies.py, analysis/servers.py)
-is these verdicts, read through analysis/stated.py.
+is these verdicts, read through analysis/comparisons/stated.py.
 """
 
 from __future__ import annotations
