@@ -12,14 +12,14 @@ import json
 
 import pytest
 
-from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.findings import Findings
-from sshbench.analysis.limits import limit_findings
-from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
+from sshbench.analysis.physics.advice import Limit, limit_of
+from sshbench.analysis.physics.limits import limit_findings
+from sshbench.analysis.physics.references import RELIABLE, judged, raw_tcp, reliable, unreliable
+from sshbench.analysis.physics.windows import receive_window, variant_ratios
 from sshbench.analysis.stats.stats import describe
 from sshbench.analysis.stats.verdicts import run_rule
-from sshbench.analysis.windows import receive_window, variant_ratios
 from sshbench.render.labels import pm
 from sshbench.render.table_model import plain
 from sshbench.results.codec import results_from_dict
@@ -117,8 +117,8 @@ def _said_limits(found: Findings) -> list[str]:
 
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_facts_say_the_limits_the_findings_hold_in_their_order(name: str) -> None:
-    """Per direction the fastest pipe cipher's verdict (analysis/advice.limit_of), then each --client's; a run of
-    several servers says each from its own view, named."""
+    """Per direction the fastest pipe cipher's verdict (analysis/physics/advice.limit_of), then each --client's; a run
+    of several servers says each from its own view, named."""
     for found in _concluded(name):
         report = found.report
         if compares_servers(report):
@@ -276,7 +276,7 @@ def _fleet_of_recordings() -> list[Report]:
 def test_the_fleet_holds_each_host_s_figures_and_the_fleet_s_verdicts_as_the_analysis_draws_them(which: str) -> None:
     from sshbench.analysis.conclude import conclude_fleet
     from sshbench.analysis.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
-    from sshbench.analysis.references import pipe_ciphers
+    from sshbench.analysis.physics.references import pipe_ciphers
 
     runs = _runs("results-hosts.json") if which == "hosts" else _fleet_of_recordings()
     fleet = conclude_fleet(runs)

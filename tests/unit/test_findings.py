@@ -28,11 +28,11 @@ import sshbench.analysis.commands
 import sshbench.analysis.comparisons.stated
 import sshbench.analysis.conclude
 import sshbench.analysis.contest
-import sshbench.analysis.limits
-import sshbench.analysis.links
 import sshbench.analysis.logins
 import sshbench.analysis.phases
-import sshbench.analysis.references
+import sshbench.analysis.physics.limits
+import sshbench.analysis.physics.links
+import sshbench.analysis.physics.references
 import sshbench.analysis.remedies
 import sshbench.analysis.servers
 import sshbench.analysis.stalls
@@ -42,9 +42,9 @@ from sshbench.analysis.commands import command_figures
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import Findings
-from sshbench.analysis.links import bounds, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
+from sshbench.analysis.physics.links import bounds, every_bound
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
@@ -146,10 +146,10 @@ SLICES = {  # function, the module every binding of it is counted from, what tak
     "server_questions": sshbench.analysis.servers, "command_figures": sshbench.analysis.commands,
     "load_points": sshbench.analysis.logins, "knees": sshbench.analysis.logins,
     "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
-    "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
-    "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
-    "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
-    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.comparisons.stated,
+    "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.physics.links,
+    "bounds": sshbench.analysis.physics.links, "bound_of": sshbench.analysis.physics.links,
+    "judged": sshbench.analysis.physics.references, "limit_findings": sshbench.analysis.physics.limits,
+    "link_windows": sshbench.analysis.physics.limits, "against_plain": sshbench.analysis.comparisons.stated,
 }
 
 

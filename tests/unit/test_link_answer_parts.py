@@ -15,7 +15,7 @@ import pytest
 
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.howto import howto
-from sshbench.analysis.links import LOSS_SHARE, Bound
+from sshbench.analysis.physics.links import LOSS_SHARE, Bound
 from sshbench.analysis.remedies import BreakEven
 from sshbench.compressors import choice
 from sshbench.measure import physics

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.advice import Code, advise
+from sshbench.analysis.physics.advice import Code, advise
 from sshbench.analysis.stats.stats import summarize
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE

@@ -11,11 +11,11 @@ from typing import cast
 import pytest
 from rich.console import Console as RichConsole
 
-from sshbench.analysis.advice import Code, advise
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
 from sshbench.analysis.lockout import Refused, keep_in
 from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
+from sshbench.analysis.physics.advice import Code, advise
 from sshbench.analysis.recommend import build, figure, measured_candidates
 from sshbench.analysis.stats.stats import SET_ASIDE, summarize
 from sshbench.cli.context import Context

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sshbench.analysis.comparisons.dimensions import cross_verdicts
-from sshbench.analysis.links import round_trip
+from sshbench.analysis.physics.links import round_trip
 from sshbench.analysis.stats.verdicts import PairVerdict, run_rule
 from sshbench.axes.reuse import FRESH, REUSED
 from sshbench.axes.userkey import USER_KEY

@@ -24,11 +24,11 @@ from sshbench.analysis.configtext import kept
 from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
 from sshbench.analysis.fleet import Fleet, fleet
-from sshbench.analysis.limits import limit_findings, link_windows
-from sshbench.analysis.links import crossed, every_bound
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
-from sshbench.analysis.references import judged
+from sshbench.analysis.physics.limits import limit_findings, link_windows
+from sshbench.analysis.physics.links import crossed, every_bound
+from sshbench.analysis.physics.references import judged
 from sshbench.analysis.remedies import path_answers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.servers import server_questions

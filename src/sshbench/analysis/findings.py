@@ -35,7 +35,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.answer import Answer, Cheapest, Comparison
 from sshbench.analysis.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.commands import CommandFigure
@@ -44,11 +43,12 @@ from sshbench.analysis.comparisons.stated import Stated
 from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.contest import Rival
 from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
-from sshbench.analysis.limits import LimitFinding, LinkWindow
-from sshbench.analysis.links import Bound
 from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
-from sshbench.analysis.references import RELIABLE, References
+from sshbench.analysis.physics.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
+from sshbench.analysis.physics.limits import LimitFinding, LinkWindow
+from sshbench.analysis.physics.links import Bound
+from sshbench.analysis.physics.references import RELIABLE, References
 from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.stalls import Stall

@@ -24,11 +24,11 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.ordering import Candidate, order
+from sshbench.analysis.physics.advice import Limit, limit_of
+from sshbench.analysis.physics.references import ceilings, pipe_ciphers
 from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates
-from sshbench.analysis.references import ceilings, pipe_ciphers
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats.robust import outliers as robust_outliers
 from sshbench.results.model import Report, Summary

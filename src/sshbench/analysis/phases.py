@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from sshbench.analysis.links import round_trip
+from sshbench.analysis.physics.links import round_trip
 from sshbench.analysis.stats.stats import counted
 from sshbench.results.model import Report, Sample
 from sshbench.vocabulary.case_terms import Direction

@@ -15,7 +15,7 @@ or transfer method) or several at once, as the run crossed them.
 
 They are listed by ratio, each marked where it is not separable from the
 one above it, so nothing is ordered on a difference the data do not show.
-Each carries its limiter after the change (analysis/links.py) and its CPU
+Each carries its limiter after the change (analysis/physics/links.py) and its CPU
 per byte on the busier side. The headline names the change that moved
 the most payload (not the cheapest one that reached the link: 4 streams +
 SSH zlib moved 1.23x what lz4 did through the same full link), and
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from sshbench.analysis.answer import client_default, true_default
 from sshbench.analysis.comparisons.stated import Statements
 from sshbench.analysis.howto import howto
-from sshbench.analysis.links import Bound, bound_of
+from sshbench.analysis.physics.links import Bound, bound_of
 from sshbench.analysis.safety import safe_cipher
 from sshbench.analysis.stats.stats import counted
 from sshbench.axes import DECLARED

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.contest import headline_verdicts
-from sshbench.analysis.references import unreliable
+from sshbench.analysis.physics.references import unreliable
 from sshbench.analysis.stats.stats import headline_value
 from sshbench.analysis.stats.verdicts import look_points, run_rule
 from sshbench.plan.funding import funded
@@ -43,7 +43,7 @@ class RoundState:
     seconds: Mapping[str, float] = field(default_factory=dict)  # a visit's typical wall time, per case
     # open pairs the time left is not spent on yet (plan/funding.py): they wait, neither settled nor futile
     waiting: frozenset[tuple[str, str]] = frozenset()
-    # references whose figure is too noisy to compare with yet (analysis/references.reliable): they get more
+    # references whose figure is too noisy to compare with yet (analysis/physics/references.reliable): they get more
     unreliable: frozenset[str] = frozenset()
     # the unsettled pairs that are cross pairs (analysis/comparisons/dimensions.py: one case on two builds, stream
     # counts or compressions), not neighbours of a table: the schedule visits them in tables of their own
@@ -67,7 +67,7 @@ class Schedule(Protocol):
 
 # References (the raw TCP control, crypto ceilings) are not ranked: they need only the samples their own noise
 # needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this;
-# then, while that interval is wider than analysis/references.RELIABLE, up to UNRELIABLE_RUNS.
+# then, while that interval is wider than analysis/physics/references.RELIABLE, up to UNRELIABLE_RUNS.
 REFERENCE_RUNS = 3
 REMEASURED = 3  # samples a case may have set aside (measure/physics.py) that do not count as its visits
 REFERENCE_SPREAD = 0.05

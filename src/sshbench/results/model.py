@@ -295,7 +295,7 @@ class Report:
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
-    warnings: list[RunWarning] = field(default_factory=list)  # see analysis/advice.py
+    warnings: list[RunWarning] = field(default_factory=list)  # see analysis/physics/advice.py
     # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
     recommendation: StoredRecommendation | None = None
     error: str | None = None

@@ -32,16 +32,16 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sshbench.analysis.advice import (
+from sshbench.analysis.physics.advice import (
     CPU_BOUND_SHARE,
     LINK_FULL_SHARE,
     WINDOW_BOUND_SHARE,
     core_shares,
     receive_window,
 )
-from sshbench.analysis.references import raw_tcp, references
+from sshbench.analysis.physics.references import raw_tcp, references
+from sshbench.analysis.physics.windows import receiver
 from sshbench.analysis.stats.stats import counted
-from sshbench.analysis.windows import receiver
 from sshbench.compressors import OFF_CHOICE, Choice
 from sshbench.results.environment import LinkFacts
 from sshbench.results.model import Case, CaseKind, CaseView, Report, Stat, Summary
@@ -81,8 +81,8 @@ class Bound:
     congestion: str | None = None  # the senders' congestion control ("bbr", "cubic" ...)
     dims: tuple[tuple[str, str], ...] = ()  # the case's declared-axis values (Case.dims)
     reference: str = "raw TCP"  # what `tcp` is: raw TCP (or iperf3), or the line's payload capacity (no control ran)
-    # The --client whose window `window` is (a download of its case: analysis/windows.py), and its knob that sets
-    # that window ("-W"); "": the run's ssh or the server receives
+    # The --client whose window `window` is (a download of its case: analysis/physics/windows.py), and its knob that
+    # sets that window ("-W"); "": the run's ssh or the server receives
     receiver: str = ""
     knob: str = ""
     # Raw TCP's own share of segments resent through the same link (None: not read, or no control), and the line's

@@ -1,6 +1,6 @@
 """What limited a report's fastest transfers, as the Findings hold it: the facts' `limit:` lines and each host's.
 
-analysis/advice.py judges one direction's fastest pipe cipher (limit_of: a
+analysis/physics/advice.py judges one direction's fastest pipe cipher (limit_of: a
 CPU at a full core, SSH's window per round trip, a small window on
 loopback, a full link). The facts around the tables said that verdict for
 every direction, every --client and, in a run of several servers, every
@@ -9,15 +9,15 @@ hosts table judged each host again. Those were drawn where they were
 shown (render/facts.py, render/hosts.py); here they are drawn once per
 report, for analysis/conclude.py, and every output lays out the same
 values. So is each emulated link's SSH window (whose receiver, how large:
-analysis/windows.py), which the links overview divides by the link's RTT.
+analysis/physics/windows.py), which the links overview divides by the link's RTT.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.advice import Limit, limit_of
-from sshbench.analysis.windows import receive_window, variant_ratios
+from sshbench.analysis.physics.advice import Limit, limit_of
+from sshbench.analysis.physics.windows import receive_window, variant_ratios
 from sshbench.results.model import Report
 from sshbench.results.views import builds_of, compares_servers, per_server
 
@@ -34,7 +34,8 @@ class LimitFinding:
 
     @property
     def text(self) -> str:
-        """The verdict's sentence, with what the variants moved beside it (the words are analysis/advice.py's)."""
+        """The verdict's sentence, with what the variants moved beside it (the words are
+        analysis/physics/advice.py's)."""
         return "; ".join([self.limit.text, *self.beside])
 
 

@@ -10,10 +10,10 @@ import statistics
 from dataclasses import dataclass
 from enum import StrEnum
 
-from sshbench.analysis.references import pipe_ciphers, reliable
+from sshbench.analysis.physics.references import pipe_ciphers, reliable
+from sshbench.analysis.physics.windows import receive_window as receive_window  # re-exported: the links read it here
+from sshbench.analysis.physics.windows import receiver
 from sshbench.analysis.stats.stats import counted, headline, headline_value
-from sshbench.analysis.windows import receive_window as receive_window  # re-exported: the links read it here
-from sshbench.analysis.windows import receiver
 from sshbench.axes.client import CLIENT
 from sshbench.implementations import implementation
 from sshbench.results.environment import RunWarning
@@ -189,8 +189,8 @@ CPU_BOUND_SHARE = 0.85  # a side whose ssh used this much of one core during the
 LINK_FULL_SHARE = 0.8  # ssh at 80% of raw TCP (iperf3) or more: the link, not ssh, set the pace
 
 
-# One SSH channel carries at most its receiver's window per round trip (analysis/windows.py: whose, and how large).
-# ssh carried at least this share of window / RTT: the window set the pace. Not 100%: the window also covers
+# One SSH channel carries at most its receiver's window per round trip (analysis/physics/windows.py: whose, and how
+# large). ssh carried at least this share of window / RTT: the window set the pace. Not 100%: the window also covers
 # bytes waiting in both sides' socket buffers, which lengthen each round trip (measured over emulated links:
 # 80-82% of window / RTT at 20 ms, with the window limit well under raw TCP and no CPU busy)
 WINDOW_BOUND_SHARE = 0.7
