@@ -207,8 +207,8 @@ def test_each_echo_session_s_median_and_interval_are_the_findings_and_a_failed_o
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_kept_recommendation_is_checked_once_and_only_where_the_page_is_written(name: str) -> None:
     from sshbench.analysis.configtext import lockout, outcome_rows, stored_if_consistent
-    from sshbench.analysis.policy import built_in
     from sshbench.analysis.recommend import build
+    from sshbench.analysis.security.policy import built_in
 
     for report in _runs(name):
         assert conclude(report).recommendations is None, "no output but the page shows it"

@@ -2,7 +2,7 @@
 
 What a user asks of a run is "which one, and by how much". Per direction
 (and emulated link) the answer names the fastest cipher with no known
-weakness (analysis/safety.safe_cipher) and compares it, as hyperfine
+weakness (analysis/security/safety.safe_cipher) and compares it, as hyperfine
 does, with the runner-up (the next safe cipher in the ranking) and with the
 cipher this client uses by default against this server (the first of its
 defaults the server offers): "1.52 ± 0.12 times as fast", the interval of
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.analysis.comparisons.stated import Statements
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Case, Report, Stat, Summary
 from sshbench.results.views import builds_of, compares_servers, per_server, side_word

@@ -30,7 +30,7 @@ from sshbench.analysis.physics.limits import limit_findings, link_windows
 from sshbench.analysis.physics.links import crossed, every_bound
 from sshbench.analysis.physics.references import judged
 from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stats.stats import describe

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sshbench.analysis.lockout import ServerLists
-from sshbench.analysis.policy import Policy, built_in
 from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
 from sshbench.analysis.reuse_advice import UNUSABLE_DIRS
+from sshbench.analysis.security.lockout import ServerLists
+from sshbench.analysis.security.policy import Policy, built_in
 from sshbench.clients import shipped_names
 from sshbench.implementations import implementation
 from sshbench.results.environment import StoredRecommendation, TerrapinFacts
@@ -103,7 +103,7 @@ def _names(outcomes: list[str]) -> str:
 
 
 def lockout_notes(rec: Recommendation) -> list[str]:
-    """What the drop-in's comments say about the clients it was checked against (analysis/lockout.py)."""
+    """What the drop-in's comments say about the clients it was checked against (analysis/security/lockout.py)."""
     lists, strict = rec.dropin, rec.strict
     if lists is None or strict is None:
         return []

@@ -10,7 +10,7 @@ The fleet recommendation is the single-run rule applied across hosts:
 only algorithms measured on every host and allowed by the policy on every
 host (Terrapin included) are listed, security first, and one goes before
 another only where it is proven faster on every host (each host and
-direction is a separate piece of evidence, analysis/ordering.py). Hosts
+direction is a separate piece of evidence, analysis/security/ordering.py). Hosts
 whose own recommendation starts differently are named.
 
 All of it is drawn once for the runs a command shows side by side
@@ -24,12 +24,12 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.ordering import Candidate, order
 from sshbench.analysis.physics.advice import Limit, limit_of
 from sshbench.analysis.physics.references import ceilings, pipe_ciphers
-from sshbench.analysis.policy import built_in
 from sshbench.analysis.recommend import build, measured_candidates
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.security.ordering import Candidate, order
+from sshbench.analysis.security.policy import built_in
+from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.stats.robust import outliers as robust_outliers
 from sshbench.results.model import Report, Summary
 from sshbench.vocabulary.algorithms import Kind

@@ -2,18 +2,18 @@
 
 Rules (docs/configs.md), in order:
 1. Only algorithms this run measured, and only those the policy admits
-   (analysis/policy.py): weak, broken and unknown names never appear.
+   (analysis/security/policy.py): weak, broken and unknown names never appear.
 2. Terrapin: unless both ends offer strict key exchange, chacha20-poly1305
    and CBC ciphers are left out, and the run says plainly when the server
    leaves no protected choice (`exposure`).
-3. Order: security first, speed only where proven (analysis/ordering.py).
+3. Order: security first, speed only where proven (analysis/security/ordering.py).
 4. Never break a login: the client lines use OpenSSH's `^` form (ours first,
    the client's own defaults kept after them as the fallback) where the client
    has it (OpenSSH 8.2+); HostKeyAlgorithms is left out unless asked for,
    because setting it at all turns off OpenSSH's choice of the host key type
    already in known_hosts.
 5. Lock nobody out: the server drop-in is checked against the offers of the
-   clients people connect with (clients/, analysis/lockout.py); what a client
+   clients people connect with (clients/, analysis/security/lockout.py); what a client
    that logs in today needs is kept (never weak or broken), unless the user
    asks for the policy's strict lists (`allow_lockout`).
 
@@ -28,11 +28,20 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.lockout import Refusal, Refused, ServerLists, check, keep_in
-from sshbench.analysis.ordering import ALPHA, HANDSHAKE, Candidate, Evidence, Move, comparisons, order, proven_faster
-from sshbench.analysis.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
-from sshbench.analysis.safety import CHACHA, terrapin_exposed
+from sshbench.analysis.security.lockout import Refusal, Refused, ServerLists, check, keep_in
+from sshbench.analysis.security.ordering import (
+    ALPHA,
+    HANDSHAKE,
+    Candidate,
+    Evidence,
+    Move,
+    comparisons,
+    order,
+    proven_faster,
+)
+from sshbench.analysis.security.policy import BUILT_IN, Policy, built_in
+from sshbench.analysis.security.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats.stats import counted
 from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.clients import ClientOffer, known_clients

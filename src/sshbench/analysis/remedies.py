@@ -36,7 +36,7 @@ from sshbench.analysis.answer import client_default, true_default
 from sshbench.analysis.comparisons.stated import Statements
 from sshbench.analysis.howto import howto
 from sshbench.analysis.physics.links import Bound, bound_of
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.stats.stats import counted
 from sshbench.axes import DECLARED
 from sshbench.compressors import Choice

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from sshbench.analysis.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.analysis.comparisons.stated import Stated, Statements
-from sshbench.analysis.safety import safe_cipher
+from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.results.model import Report, Stat, Summary
 from sshbench.results.views import compares_servers, per_server

@@ -6,7 +6,7 @@ ciphers, so they ask here, below all of them.
 
 from __future__ import annotations
 
-from sshbench.analysis.policy import BUILT_IN
+from sshbench.analysis.security.policy import BUILT_IN
 from sshbench.results.model import Report
 from sshbench.vocabulary.algorithms import Kind, lookup
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
-from sshbench.analysis.ordering import security_rank
+from sshbench.analysis.security.ordering import security_rank
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.vocabulary.algorithms import AlgorithmLists, Kind, is_aead, lookup
 
