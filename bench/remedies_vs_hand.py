@@ -56,8 +56,8 @@ from pathlib import Path
 
 from clirun import finished
 from hand import Hand, Variant
-from sshbench.analysis.contest import rivals
-from sshbench.analysis.remedies import path_answers
+from sshbench.analysis.answers.contest import rivals
+from sshbench.analysis.answers.remedies import path_answers
 from sshbench.analysis.stats.robust import shift_interval
 from sshbench.analysis.stats.stats import counted
 from sshbench.compressors import choice, parse_compression

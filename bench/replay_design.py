@@ -29,7 +29,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from sshbench.analysis.answer import answers
+from sshbench.analysis.answers.answer import answers
 from sshbench.analysis.stats.noise import choose, measure
 from sshbench.analysis.stats.stats import summarize
 from sshbench.analysis.stats.verdicts import rule_for

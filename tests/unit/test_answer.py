@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Mapping
 
-from sshbench.analysis.answer import answers
+from sshbench.analysis.answers.answer import answers
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR, rule_for
 from sshbench.measure.loop import Hooks, run_loop

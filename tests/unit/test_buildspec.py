@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.answers.build_ratios import build_rows
 from sshbench.results.environment import BuildFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.results.views import build_view

@@ -155,7 +155,7 @@ def test_a_servers_limit_says_what_its_window_variant_moved_beside_it() -> None:
 
 @pytest.mark.parametrize("name", [LINK, "results-small.json", "results-rtt20-setup-phases.json.gz", SERVERS])
 def test_each_change_carries_the_command_that_applies_it_and_every_output_shows_that_one(name: str) -> None:
-    from sshbench.analysis.howto import howto
+    from sshbench.analysis.answers.howto import howto
     from sshbench.render.jsondoc import report_json
     from sshbench.render.remedies import remedy_line
 

@@ -22,31 +22,31 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-import sshbench.analysis.answer
-import sshbench.analysis.build_ratios
+import sshbench.analysis.answers.answer
+import sshbench.analysis.answers.build_ratios
+import sshbench.analysis.answers.contest
+import sshbench.analysis.answers.remedies
+import sshbench.analysis.answers.servers
 import sshbench.analysis.commands
 import sshbench.analysis.comparisons.stated
 import sshbench.analysis.conclude
-import sshbench.analysis.contest
 import sshbench.analysis.logins
 import sshbench.analysis.phases
 import sshbench.analysis.physics.limits
 import sshbench.analysis.physics.links
 import sshbench.analysis.physics.references
-import sshbench.analysis.remedies
-import sshbench.analysis.servers
 import sshbench.analysis.stalls
-from sshbench.analysis.answer import answers
-from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.answers.build_ratios import build_rows
+from sshbench.analysis.answers.contest import rivals
+from sshbench.analysis.answers.remedies import path_answers
+from sshbench.analysis.answers.servers import server_questions
 from sshbench.analysis.commands import command_figures
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.contest import rivals
 from sshbench.analysis.findings import Findings
 from sshbench.analysis.logins import knees, load_points
 from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.physics.links import bounds, every_bound
-from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.cli import main
@@ -107,9 +107,9 @@ def test_report_concludes_each_run_once_however_many_outputs_it_writes(monkeypat
     import sshbench.render.markdown
 
     concluded = _calls(monkeypatch, sshbench.analysis.conclude, "conclude")
-    answered = _calls(monkeypatch, sshbench.analysis.answer, "answers")
-    paths = _calls(monkeypatch, sshbench.analysis.remedies, "path_answers")
-    contested = _calls(monkeypatch, sshbench.analysis.contest, "rivals")
+    answered = _calls(monkeypatch, sshbench.analysis.answers.answer, "answers")
+    paths = _calls(monkeypatch, sshbench.analysis.answers.remedies, "path_answers")
+    contested = _calls(monkeypatch, sshbench.analysis.answers.contest, "rivals")
     results = str(DATA / "results-hosts.json")  # two hosts: two reports
     code = main(["report", results, "--json", "--markdown", str(tmp_path / "r.md"), "--html", str(tmp_path / "r.html"),
                  "--summary-csv", str(tmp_path / "r.csv"), "--charts", str(tmp_path / "charts")])
@@ -143,10 +143,10 @@ def test_a_run_concludes_each_host_once_for_its_tables_its_last_answer_and_its_j
 RECORDED = ["results-small.json", "results-hosts.json", "results-commands-reuse.json.gz", "results-logins-1-4.json.gz",
             "results-rtt20-setup-phases.json.gz", LINK, SERVERS]
 SLICES = {  # function, the module every binding of it is counted from, what takes its result
-    "server_questions": sshbench.analysis.servers, "command_figures": sshbench.analysis.commands,
+    "server_questions": sshbench.analysis.answers.servers, "command_figures": sshbench.analysis.commands,
     "load_points": sshbench.analysis.logins, "knees": sshbench.analysis.logins,
     "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
-    "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.physics.links,
+    "build_rows": sshbench.analysis.answers.build_ratios, "every_bound": sshbench.analysis.physics.links,
     "bounds": sshbench.analysis.physics.links, "bound_of": sshbench.analysis.physics.links,
     "judged": sshbench.analysis.physics.references, "limit_findings": sshbench.analysis.physics.limits,
     "link_windows": sshbench.analysis.physics.limits, "against_plain": sshbench.analysis.comparisons.stated,

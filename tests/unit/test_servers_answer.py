@@ -1,4 +1,4 @@
-"""Which server, and by how much (analysis/servers.py, render/servers.py), on a recorded real run of the three
+"""Which server, and by how much (analysis/answers/servers.py, render/servers.py), on a recorded real run of the three
 embedded servers as one report (tests/data/README.md)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
-from sshbench.analysis.answer import answers
-from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.answers.build_ratios import build_rows
+from sshbench.analysis.answers.servers import server_questions
 from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.servers import server_questions
 from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines

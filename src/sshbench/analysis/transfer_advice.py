@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sshbench.analysis.remedies import PathAnswer, Remedy, path_answers
+from sshbench.analysis.answers.remedies import PathAnswer, Remedy, path_answers
 from sshbench.results.model import Report
 
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sshbench.analysis.answers.contest import headline_verdicts
 from sshbench.analysis.comparisons.dimensions import cross_verdicts
-from sshbench.analysis.contest import headline_verdicts
 from sshbench.analysis.physics.references import unreliable
 from sshbench.analysis.stats.stats import headline_value
 from sshbench.analysis.stats.verdicts import look_points, run_rule
@@ -49,7 +49,7 @@ class RoundState:
     # counts or compressions), not neighbours of a table: the schedule visits them in tables of their own
     cross: frozenset[tuple[str, str]] = frozenset()
     # the unsettled pairs of the link answer's headline: its pick against its nearest rivals (any stream count,
-    # compressor or combination; analysis/remedies.headline_pairs), visited in a table of their own
+    # compressor or combination; analysis/answers/remedies.headline_pairs), visited in a table of their own
     headline: frozenset[tuple[str, str]] = frozenset()
 
 
@@ -163,7 +163,8 @@ def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
 
 
 def _open_headline_pairs(report: Report) -> set[tuple[str, str]]:
-    """The link answer's headline pairs (analysis/remedies.py) not yet settled, nor futile: decision mode only."""
+    """The link answer's headline pairs (analysis/answers/remedies.py) not yet settled, nor futile: decision mode
+    only."""
     if report.options.mode != "decision" or not report.summaries:
         return set()
     return {(v.faster, v.slower) for v in headline_verdicts(report)

@@ -85,7 +85,7 @@ class DecisionSchedule:
                 dimension, pair_look_points(max_runs * (1 if moves_data else SETUP_RUNS_FACTOR)),
                 sorted({i for p in pairs for i in (p.base, p.other)}), cross=True)
         moving = sorted(c.id for c in self.cases if c.moves_data)
-        if moving:  # the link answer's headline: its pick against its nearest rivals (analysis/remedies.py)
+        if moving:  # the link answer's headline: its pick against its nearest rivals (analysis/answers/remedies.py)
             self._tables["headline"] = _Table("headline", pair_look_points(max_runs), moving, cross=True,
                                               headline=True)
         self._next_chain = 0

@@ -7,7 +7,7 @@ almost none. Instead, at each round, every open pair gets its forecast
 (analysis/stats/forecast.py: the seconds of visits it still needs at this
 machine's noise), and the time left is handed out: first to the pairs the
 answer states first (the fastest safe cipher against the runner-up,
-analysis/answer.answer_pairs) and the cross pairs a run
+analysis/answers/answer.answer_pairs) and the cross pairs a run
 with several builds, stream counts or compressions exists for
 (analysis/comparisons/dimensions.py), those that can settle first, and then the ones
 that cannot by their cap too, up to it (more samples still narrow the
@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Set
 
-from sshbench.analysis.answer import answer_pairs
+from sshbench.analysis.answers.answer import answer_pairs
 from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.results.model import Report
 

@@ -17,7 +17,7 @@ own pairs (plan/funding.py); their verdicts use the same tests, looks and
 boundaries, Holm over the pairs of one dimension. Those of the remedies
 (builds, streams, compression) are funded first; a link's like a
 neighbour's. What the reports show of
-them (analysis/build_ratios.py, analysis/remedies.py, analysis/servers.py)
+them (analysis/answers/build_ratios.py, analysis/answers/remedies.py, analysis/answers/servers.py)
 is these verdicts, read through analysis/comparisons/stated.py.
 """
 

@@ -1,6 +1,6 @@
 """One comparison between two cases of a report, as the decision rule sees it: its data, and its forecast.
 
-The answer (analysis/answer.py) and the schedule's use of the time left
+The answer (analysis/answers/answer.py) and the schedule's use of the time left
 (plan/funding.py) both ask of an open pair "what would settle it, and how
 long would that take here"; both read it from here, so the two never
 disagree.

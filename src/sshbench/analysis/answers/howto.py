@@ -2,7 +2,7 @@
 
 ssh_config can set a cipher and SSH's own compression, but not parallel
 connections or a compressor around ssh; those are invocations. Every
-change of the answer (analysis/remedies.py) - N streams, a compressor, a
+change of the answer (analysis/answers/remedies.py) - N streams, a compressor, a
 cipher, another build, or several at once as the run crossed them - gets
 the one command that applies exactly what was measured: the same stream
 count, the same compressor at the same level with the same flags, the same

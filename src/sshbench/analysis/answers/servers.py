@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from sshbench.analysis.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.answers.answer import answers, client_default, ranked_ciphers
 from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.analysis.comparisons.stated import Stated, Statements
 from sshbench.analysis.security.safety import safe_cipher

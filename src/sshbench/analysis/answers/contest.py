@@ -1,7 +1,7 @@
 """The link answer's pick against its nearest rivals: settled, or forecast, before the headline names it.
 
-The headline names the change that moved the most payload (analysis/
-remedies.py). That claim rests on the pick against the next-fastest
+The headline names the change that moved the most payload
+(analysis/answers/remedies.py). That claim rests on the pick against the next-fastest
 contenders - another stream count, another compressor, a combination, or
 the plain transfer itself - and the cross pairs never make those
 comparisons: they set each change against the plain case only (1 vs 4 and
@@ -23,9 +23,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from sshbench.analysis.answers.remedies import PathAnswer, change_of, path_answers
 from sshbench.analysis.comparisons.dimensions import judged
 from sshbench.analysis.comparisons.pairs import PairData
-from sshbench.analysis.remedies import PathAnswer, change_of, path_answers
 from sshbench.analysis.stats.forecast import Forecast
 from sshbench.analysis.stats.stats import counted
 from sshbench.analysis.stats.verdicts import PairVerdict, run_rule

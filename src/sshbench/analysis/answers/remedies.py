@@ -19,7 +19,7 @@ Each carries its limiter after the change (analysis/physics/links.py) and its CP
 per byte on the busier side. The headline names the change that moved
 the most payload (not the cheapest one that reached the link: 4 streams +
 SSH zlib moved 1.23x what lz4 did through the same full link), and
-analysis/contest.py settles it against its nearest rivals. Compression
+analysis/answers/contest.py settles it against its nearest rivals. Compression
 also gets the line rate below which it pays for this data: the payload
 rate its busiest process can sustain on one core, from the CPU per byte
 measured here, where its ratio on this data saves bytes at all.
@@ -32,9 +32,9 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sshbench.analysis.answer import client_default, true_default
+from sshbench.analysis.answers.answer import client_default, true_default
+from sshbench.analysis.answers.howto import howto
 from sshbench.analysis.comparisons.stated import Statements
-from sshbench.analysis.howto import howto
 from sshbench.analysis.physics.links import Bound, bound_of
 from sshbench.analysis.security.safety import safe_cipher
 from sshbench.analysis.stats.stats import counted
@@ -64,7 +64,7 @@ class Remedy:
     separable: bool = True  # significantly different from the remedy listed above it (False: not separable)
     tail: float | None = None  # N streams: how far apart its parts ended, median seconds (Sample.tail_seconds)
     split: int | None = None  # ... and the size of the split its rate is for: its counted samples' median bytes
-    how_to: str = ""  # the command that applies exactly this change (analysis/howto.py), for every output alike
+    how_to: str = ""  # the command that applies exactly this change (analysis/answers/howto.py), for every output alike
 
     @property
     def faster(self) -> bool:
