@@ -27,27 +27,27 @@ import sshbench.analysis.answers.build_ratios
 import sshbench.analysis.answers.contest
 import sshbench.analysis.answers.remedies
 import sshbench.analysis.answers.servers
-import sshbench.analysis.commands
 import sshbench.analysis.comparisons.stated
 import sshbench.analysis.conclude
-import sshbench.analysis.logins
-import sshbench.analysis.phases
+import sshbench.analysis.connections.commands
+import sshbench.analysis.connections.logins
+import sshbench.analysis.connections.phases
+import sshbench.analysis.connections.stalls
 import sshbench.analysis.physics.limits
 import sshbench.analysis.physics.links
 import sshbench.analysis.physics.references
-import sshbench.analysis.stalls
 from sshbench.analysis.answers.answer import answers
 from sshbench.analysis.answers.build_ratios import build_rows
 from sshbench.analysis.answers.contest import rivals
 from sshbench.analysis.answers.remedies import path_answers
 from sshbench.analysis.answers.servers import server_questions
-from sshbench.analysis.commands import command_figures
 from sshbench.analysis.conclude import conclude
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.connections.logins import knees, load_points
+from sshbench.analysis.connections.phases import phase_splits
+from sshbench.analysis.connections.stalls import stalls
 from sshbench.analysis.findings import Findings
-from sshbench.analysis.logins import knees, load_points
-from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.physics.links import bounds, every_bound
-from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.cli import main
 from sshbench.cli.context import Context
@@ -143,9 +143,9 @@ def test_a_run_concludes_each_host_once_for_its_tables_its_last_answer_and_its_j
 RECORDED = ["results-small.json", "results-hosts.json", "results-commands-reuse.json.gz", "results-logins-1-4.json.gz",
             "results-rtt20-setup-phases.json.gz", LINK, SERVERS]
 SLICES = {  # function, the module every binding of it is counted from, what takes its result
-    "server_questions": sshbench.analysis.answers.servers, "command_figures": sshbench.analysis.commands,
-    "load_points": sshbench.analysis.logins, "knees": sshbench.analysis.logins,
-    "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
+    "server_questions": sshbench.analysis.answers.servers, "command_figures": sshbench.analysis.connections.commands,
+    "load_points": sshbench.analysis.connections.logins, "knees": sshbench.analysis.connections.logins,
+    "phase_splits": sshbench.analysis.connections.phases, "stalls": sshbench.analysis.connections.stalls,
     "build_rows": sshbench.analysis.answers.build_ratios, "every_bound": sshbench.analysis.physics.links,
     "bounds": sshbench.analysis.physics.links, "bound_of": sshbench.analysis.physics.links,
     "judged": sshbench.analysis.physics.references, "limit_findings": sshbench.analysis.physics.limits,

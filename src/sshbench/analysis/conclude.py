@@ -19,20 +19,20 @@ from sshbench.analysis.answers.build_ratios import build_rows
 from sshbench.analysis.answers.contest import rivals
 from sshbench.analysis.answers.remedies import path_answers
 from sshbench.analysis.answers.servers import server_questions
-from sshbench.analysis.commands import command_figures
 from sshbench.analysis.compare import RunComparison, comparisons
 from sshbench.analysis.comparisons.dimensions import still_reports
 from sshbench.analysis.comparisons.stated import against_plain
 from sshbench.analysis.configtext import kept
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.connections.logins import knees, load_points
+from sshbench.analysis.connections.phases import phase_splits
+from sshbench.analysis.connections.stalls import stalls
 from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
 from sshbench.analysis.fleet import Fleet, fleet
-from sshbench.analysis.logins import knees, load_points
-from sshbench.analysis.phases import phase_splits
 from sshbench.analysis.physics.limits import limit_findings, link_windows
 from sshbench.analysis.physics.links import crossed, every_bound
 from sshbench.analysis.physics.references import judged
 from sshbench.analysis.security.safety import safe_cipher
-from sshbench.analysis.stalls import stalls
 from sshbench.analysis.stats.stats import describe
 from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.results.model import Report

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sshbench.analysis.commands import command_figures
+from sshbench.analysis.connections.commands import command_figures
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
 from sshbench.vocabulary.commands import CONTROL_LINES, CONTROL_PATH

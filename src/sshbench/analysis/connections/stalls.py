@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sshbench.analysis.phases import PhaseName, PhaseSplit, spelled
+from sshbench.analysis.connections.phases import PhaseName, PhaseSplit, spelled
 
 STALL_SECONDS = 0.5  # beyond its round trips: more than a busy machine's CPU adds to a login (sntrup761: 0.35 s)
 # Round trips per phase (OpenSSH client, key authentication): TCP connect; the server's banner; KEXINIT/ECDH
@@ -38,7 +38,7 @@ CAUSES = {
     PhaseName.EXIT: "the command itself, or a process keeping the session open (a background job holding its "
                     "output)",
 }
-# Within authentication, by the ssh -v marks around the wait (analysis/phases.py keeps them)
+# Within authentication, by the ssh -v marks around the wait (analysis/connections/phases.py keeps them)
 AUTH_STEPS = (
     ("service_accepted", "methods_listed",
      "on the server, before it answered the first authentication request: reverse DNS of the client's address "
