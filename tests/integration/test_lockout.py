@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.configtext import server_dropin
-from sshbench.analysis.recommend import build
+from sshbench.analysis.config.configtext import server_dropin
+from sshbench.analysis.config.recommend import build
 from sshbench.analysis.security.lockout import LABEL
 from sshbench.analysis.security.policy import policy_from
 from sshbench.clients import ClientOffer, known_clients

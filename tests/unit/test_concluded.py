@@ -206,8 +206,8 @@ def test_each_echo_session_s_median_and_interval_are_the_findings_and_a_failed_o
 
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_kept_recommendation_is_checked_once_and_only_where_the_page_is_written(name: str) -> None:
-    from sshbench.analysis.configtext import lockout, outcome_rows, stored_if_consistent
-    from sshbench.analysis.recommend import build
+    from sshbench.analysis.config.configtext import lockout, outcome_rows, stored_if_consistent
+    from sshbench.analysis.config.recommend import build
     from sshbench.analysis.security.policy import built_in
 
     for report in _runs(name):
@@ -243,9 +243,9 @@ def test_a_recorded_kept_recommendation_is_shown_with_its_lockout_table_and_a_wi
 
 
 def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_table_and_the_json() -> None:
-    from sshbench.analysis.configtext import checked, lockout_notes, server_dropin
-    from sshbench.analysis.configtext import lockout as lockout_of
-    from sshbench.analysis.recommend import build
+    from sshbench.analysis.config.configtext import checked, lockout_notes, server_dropin
+    from sshbench.analysis.config.configtext import lockout as lockout_of
+    from sshbench.analysis.config.recommend import build
 
     for report in _runs("results-small.json") + _runs(SERVERS)[:1]:
         for allow in (False, True):

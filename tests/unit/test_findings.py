@@ -70,7 +70,7 @@ def _calls(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType, name: str)
     calls: list[tuple[int, bool]] = []
 
     def counting(report: Report, *args: Any, **kwargs: Any) -> Any:
-        by_recommendation = any(f.filename.endswith("analysis/recommend.py") for f in traceback.extract_stack())
+        by_recommendation = any(f.filename.endswith("analysis/config/recommend.py") for f in traceback.extract_stack())
         calls.append((id(report), by_recommendation))
         return original(report, *args, **kwargs)
 
@@ -209,11 +209,11 @@ def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_o
                  str(tmp_path / "r.html"), "--charts", str(tmp_path / "charts")])
     assert code == 0
     for fn, stacks in calls.items():
-        # the page's kept recommendation is checked inside conclude() too (analysis/configtext.kept), and what its
-        # advice reads (analysis/recommend.py) is drawn there: never from a renderer
+        # the page's kept recommendation is checked inside conclude() too (analysis/config/configtext.kept), and what
+        # its advice reads (analysis/config/recommend.py) is drawn there: never from a renderer
         assert not [s for s in stacks if any(f.startswith("render/") for f in s)], fn
         assert all("analysis/conclude.py" in s for s in stacks), fn  # conclude_fleet's fleet recommendation too
-        drawn = [s for s in stacks if "analysis/recommend.py" not in s]
+        drawn = [s for s in stacks if "analysis/config/recommend.py" not in s]
         concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
         if fn == "stalls":
             assert len(concluded) == splits  # once per split

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.configtext import client_block, client_directives, server_advice, server_dropin
-from sshbench.analysis.recommend import KEYWORDS, build, client_has_prepend, negotiated, prediction
+from sshbench.analysis.config.configtext import client_block, client_directives, server_advice, server_dropin
+from sshbench.analysis.config.recommend import KEYWORDS, build, client_has_prepend, negotiated, prediction
 from sshbench.analysis.security.safety import terrapin_exposed
 from sshbench.analysis.stats.stats import summarize
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, TerrapinSide

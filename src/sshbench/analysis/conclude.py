@@ -22,7 +22,7 @@ from sshbench.analysis.answers.servers import server_questions
 from sshbench.analysis.compare import RunComparison, comparisons
 from sshbench.analysis.comparisons.dimensions import still_reports
 from sshbench.analysis.comparisons.stated import against_plain
-from sshbench.analysis.configtext import kept
+from sshbench.analysis.config.configtext import kept
 from sshbench.analysis.connections.commands import command_figures
 from sshbench.analysis.connections.logins import knees, load_points
 from sshbench.analysis.connections.phases import phase_splits

@@ -42,7 +42,7 @@ from sshbench.analysis.answers.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.answers.servers import ServerFigure, ServerQuestion
 from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
 from sshbench.analysis.comparisons.stated import Stated
-from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
+from sshbench.analysis.config.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.connections.commands import CommandFigure
 from sshbench.analysis.connections.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.connections.phases import PHASES, PhaseName, PhaseSplit

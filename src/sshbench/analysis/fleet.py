@@ -24,9 +24,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sshbench.analysis.config.recommend import build, measured_candidates
 from sshbench.analysis.physics.advice import Limit, limit_of
 from sshbench.analysis.physics.references import ceilings, pipe_ciphers
-from sshbench.analysis.recommend import build, measured_candidates
 from sshbench.analysis.security.ordering import Candidate, order
 from sshbench.analysis.security.policy import built_in
 from sshbench.analysis.security.safety import safe_cipher

@@ -21,7 +21,7 @@ import stat
 
 # Not a run's conclusion (those come from analysis/conclude.py alone): a server config's lists, read with this
 # machine's sshd -T, negotiated against the known clients, with no results file; pyproject.toml names these imports.
-from sshbench.analysis.configtext import outcome_rows
+from sshbench.analysis.config.configtext import outcome_rows
 from sshbench.analysis.security.lockout import NEGOTIATED, ServerLists, check
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients

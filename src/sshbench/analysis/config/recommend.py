@@ -28,7 +28,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.reuse_advice import ControlDir, reuse_advice
+from sshbench.analysis.config.reuse_advice import ControlDir, reuse_advice
+from sshbench.analysis.config.transfer_advice import transfer_advice
 from sshbench.analysis.security.lockout import Refusal, Refused, ServerLists, check, keep_in
 from sshbench.analysis.security.ordering import (
     ALPHA,
@@ -43,7 +44,6 @@ from sshbench.analysis.security.ordering import (
 from sshbench.analysis.security.policy import BUILT_IN, Policy, built_in
 from sshbench.analysis.security.safety import CHACHA, terrapin_exposed
 from sshbench.analysis.stats.stats import counted
-from sshbench.analysis.transfer_advice import transfer_advice
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.implementations import IMPLEMENTATIONS, implementation
 from sshbench.results.environment import Environment, ServerKind

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sshbench.analysis.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
-from sshbench.analysis.reuse_advice import UNUSABLE_DIRS
+from sshbench.analysis.config.recommend import KEYWORDS, POLICIES, Line, Recommendation, build, prediction
+from sshbench.analysis.config.reuse_advice import UNUSABLE_DIRS
 from sshbench.analysis.security.lockout import ServerLists
 from sshbench.analysis.security.policy import Policy, built_in
 from sshbench.clients import shipped_names
