@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from sshbench.analysis.compare import compare
+from sshbench.analysis.runs.compare import compare
 from sshbench.analysis.stats.stats import summarize
 from sshbench.results.environment import IperfFacts, RemoteFacts, ServerFacts, ServerKind
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample

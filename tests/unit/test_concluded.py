@@ -275,8 +275,8 @@ def _fleet_of_recordings() -> list[Report]:
 @pytest.mark.parametrize("which", ["hosts", "recordings"])
 def test_the_fleet_holds_each_host_s_figures_and_the_fleet_s_verdicts_as_the_analysis_draws_them(which: str) -> None:
     from sshbench.analysis.conclude import conclude_fleet
-    from sshbench.analysis.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
     from sshbench.analysis.physics.references import pipe_ciphers
+    from sshbench.analysis.runs.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
 
     runs = _runs("results-hosts.json") if which == "hosts" else _fleet_of_recordings()
     fleet = conclude_fleet(runs)

@@ -40,18 +40,18 @@ from sshbench.analysis.answers.build_ratios import BuildCell, BuildRow
 from sshbench.analysis.answers.contest import Rival
 from sshbench.analysis.answers.remedies import BreakEven, PathAnswer, Remedy
 from sshbench.analysis.answers.servers import ServerFigure, ServerQuestion
-from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
 from sshbench.analysis.comparisons.stated import Stated
 from sshbench.analysis.config.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
 from sshbench.analysis.connections.commands import CommandFigure
 from sshbench.analysis.connections.logins import Knee, KneeCause, LoadPoint
 from sshbench.analysis.connections.phases import PHASES, PhaseName, PhaseSplit
 from sshbench.analysis.connections.stalls import Stall
-from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
 from sshbench.analysis.physics.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
 from sshbench.analysis.physics.limits import LimitFinding, LinkWindow
 from sshbench.analysis.physics.links import Bound
 from sshbench.analysis.physics.references import RELIABLE, References
+from sshbench.analysis.runs.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
+from sshbench.analysis.runs.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
 from sshbench.analysis.stats.forecast import WIDER_MARGIN, Forecast
 from sshbench.analysis.stats.stats import MIN_FOR_INTERVAL
 from sshbench.analysis.stats.verdicts import MIN_PAIRED, DecisionRule
