@@ -58,7 +58,7 @@ from pathlib import Path
 from clients_hand import PLAIN, ClientsHand, go_client
 from clirun import cpu_model
 from remedies_vs_hand import run_sshbench
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.clientparts import CLIENTS
 from sshbench.compressors.base import OFF
 from sshbench.measure.sysinfo import load_average

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from hand import Hand
 from remedies_vs_hand import machine_line, median, run_sshbench
-from sshbench.analysis.commands import command_figures
-from sshbench.analysis.phases import phase_splits
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.connections.phases import phase_splits
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement
 from sshbench.plumbing.runs import run_claimed

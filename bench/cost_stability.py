@@ -17,7 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from sshbench.analysis.stats import per_gib
+from sshbench.analysis.stats.stats import per_gib
 from sshbench.measure.pipe import run_sample
 from sshbench.plumbing.runs import run_claimed
 from sshbench.plumbing.signals import interrupts_end_the_command

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' sy
 
 from tests.synthetic import BYTES, relations, simulate
 
-from sshbench.analysis.verdicts import DecisionRule
+from sshbench.analysis.stats.verdicts import DecisionRule
 from sshbench.options import RunOptions
 from sshbench.vocabulary.case_terms import Relation
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from clirun import run_sshbench
 from link_vs_hand import hand_pipeline
-from sshbench.analysis.links import bounds
+from sshbench.analysis.physics.links import bounds
 from sshbench.plumbing.runs import run_claimed
 from sshbench.plumbing.signals import interrupts_end_the_command
 from sshbench.results.store import read_results

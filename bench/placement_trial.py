@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from sshbench.analysis.placing import ALPHA, steadier
+from sshbench.analysis.stats.placing import ALPHA, steadier
 from sshbench.measure.placing import TRIAL_SAMPLES
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from clirun import run_sshbench
-from sshbench.analysis.robust import median_interval
+from sshbench.analysis.stats.robust import median_interval
 
 
 def half_width(data: dict[str, Any], case_id: str) -> tuple[float, str]:

@@ -56,10 +56,10 @@ from pathlib import Path
 
 from clirun import finished
 from hand import Hand, Variant
-from sshbench.analysis.contest import rivals
-from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.robust import shift_interval
-from sshbench.analysis.stats import counted
+from sshbench.analysis.answers.contest import rivals
+from sshbench.analysis.answers.remedies import path_answers
+from sshbench.analysis.stats.robust import shift_interval
+from sshbench.analysis.stats.stats import counted
 from sshbench.compressors import choice, parse_compression
 from sshbench.measure.sysinfo import load_average
 from sshbench.plumbing import placement

@@ -4,7 +4,7 @@ Reads a results file (e.g. ../shared/data/runs/epyc-2vcpu-default-run-2026-11-25
 2-vCPU AMD EPYC VM made by an earlier design) and, with today's analysis code and nothing measured anew:
 
 1. the noise of its throughput samples as the run would have measured it once every case had its minimum, and
-   again over all of them (analysis/noise.py): per-sample, within and between connections (within needs the
+   again over all of them (analysis/stats/noise.py): per-sample, within and between connections (within needs the
    steady halves of schema 9; older files say so), the pairing ratio, the fixed cost of a visit;
 2. the design chosen from it (sample length, pairing) and the figures that decided it;
 3. the verdicts re-judged with today's rule (group-sequential boundaries, the pairing chosen) on the same
@@ -29,10 +29,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from sshbench.analysis.answer import answers
-from sshbench.analysis.noise import choose, measure
-from sshbench.analysis.stats import summarize
-from sshbench.analysis.verdicts import rule_for
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.stats.noise import choose, measure
+from sshbench.analysis.stats.stats import summarize
+from sshbench.analysis.stats.verdicts import rule_for
 from sshbench.render.facts import noise_line
 from sshbench.render.labels import forecast_text
 from sshbench.results.model import Report, Summary

@@ -95,7 +95,7 @@ PASS_GAP = 1.0  # seconds between one pass of the schedule and the next
 # --before writes (argv: the replicated file, the results file to write)
 WRITE = """
 import dataclasses, json, sys
-from sshbench.analysis.verdicts import rule_for
+from sshbench.analysis.stats.verdicts import rule_for
 from sshbench.measure.loop import _summaries
 from sshbench.results.codec import results_to_dict
 from sshbench.results.model import SCHEMA_VERSION

@@ -45,9 +45,9 @@ from commands_vs_hand import timed
 from hand import Hand, Variant, stamping_sink
 from remedies_vs_hand import run_sshbench
 from scenario_draw import FIRST_SERVERS, SERVERS, Scenario, scenarios
-from sshbench.analysis.commands import command_figures
-from sshbench.analysis.links import bound_of
-from sshbench.analysis.stats import counted
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.physics.links import bound_of
+from sshbench.analysis.stats.stats import counted
 from sshbench.compressors import choice
 from sshbench.measure.sysinfo import load_average
 from sshbench.options import parse_duration

@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from clirun import run_sshbench
-from sshbench.analysis.answer import answers
-from sshbench.analysis.robust import holm, mann_whitney_p
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.stats.robust import holm, mann_whitney_p
 from sshbench.results.store import read_results
 from sshbench.vocabulary.case_terms import Relation
 

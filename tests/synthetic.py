@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sshbench.analysis.verdicts import DecisionRule
+from sshbench.analysis.stats.verdicts import DecisionRule
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.budget import STEADY_FROM

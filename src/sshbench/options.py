@@ -77,13 +77,13 @@ class RunOptions:
     # with its length (log SD 0.29 at 128 MiB, 0.25 at 1.5 GiB), and with the start-up kept out of the rate
     # (the steady state) more, shorter samples settle more pairs in the same time (docs/methodology.md)
     sample_seconds: float = 0.3
-    # Decision mode measures the noise after CALIBRATE_PASSES passes (analysis/noise.py) and may lengthen the
+    # Decision mode measures the noise after CALIBRATE_PASSES passes (analysis/stats/noise.py) and may lengthen the
     # samples from there; --sample-seconds or --size fix the length instead
     adapt_length: bool = True
     warmup_bytes: int = 64 * MiB  # warm-up transfer size; its rate sizes the case (--sample-seconds)
     # Decision mode (the default): every case gets min_runs samples, then only the cases not yet settled
     # against a ranking neighbour (different, or equivalent within +-tie_margin) get more, up to max_runs
-    # and the time budget (analysis/verdicts.py). Precision mode when precision is set: rounds continue
+    # and the time budget (analysis/stats/verdicts.py). Precision mode when precision is set: rounds continue
     # until every case's 95% median interval is within +-precision. Fixed mode when runs is set.
     precision: float | None = None
     tie_margin: float = 0.05
@@ -126,7 +126,7 @@ class RunOptions:
     iperf3_port: int = 5201
     # Embedded servers: client and server on separate halves of the CPUs ("split", plumbing/placement.py),
     # wherever the scheduler puts them ("free"), or the steadier of the two on this machine, from a short trial of
-    # both ("auto", analysis/placing.py). Real hosts are on their own machine either way.
+    # both ("auto", analysis/stats/placing.py). Real hosts are on their own machine either way.
     placement: Literal["auto", "split", "free"] = "auto"
     methods: tuple[str, ...] = (PIPE,)  # pipe, scp, scp-legacy, sftp, rsync (methods/)
     workdir: str | None = None  # where the file methods' test files go (default: the temp dir)

@@ -143,7 +143,7 @@ def test_over_a_link_hpns_window_follows_tcp_and_the_hosts_are_tuned(builds: Pat
     report = results_from_dict(data)[0]
     (link,) = report.environment.links
     assert link.tcp_tuned is True and link.server_tcp["tcp_rmem"][2] >= 128 * 2**20
-    from sshbench.analysis.advice import receive_window
+    from sshbench.analysis.physics.advice import receive_window
     assert receive_window(report, "upload", build="stock", link="rtt=20ms") == 2 * 2**20
     assert receive_window(report, "upload", build=HPN, link="rtt=20ms") == link.server_tcp["tcp_rmem"][2]
     assert "TCP buffer/RTT" in done.stdout and f"{HPN}: pipe" not in done.stdout

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
-from sshbench.analysis.phases import split
+from sshbench.analysis.connections.phases import split
 from sshbench.results.store import read_results
 from sshbench.targets.servers.openssh import EmbeddedOpenSSH
 from tests.integration.cli_helpers import sshbench

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.configtext import client_block, server_dropin
-from sshbench.analysis.recommend import build
+from sshbench.analysis.config.configtext import client_block, server_dropin
+from sshbench.analysis.config.recommend import build
 from sshbench.results.codec import report_from_dict
 from sshbench.vocabulary.errors import ExitCode
 from tests.conftest import DATA, leftovers, temp_entries

@@ -1,6 +1,6 @@
 """Server drop-ins applied to a real sshd, and every real client on this machine logging in.
 
-The lock-out check (analysis/lockout.py) predicts, from each client's
+The lock-out check (analysis/security/lockout.py) predicts, from each client's
 recorded offer, whether it can log in with a drop-in and with what. Here
 that prediction meets reality: a real embedded sshd Includes the drop-in
 (as Debian's sshd_config includes sshd_config.d/*.conf), and OpenSSH (also
@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.configtext import server_dropin
-from sshbench.analysis.lockout import LABEL
-from sshbench.analysis.policy import policy_from
-from sshbench.analysis.recommend import build
+from sshbench.analysis.config.configtext import server_dropin
+from sshbench.analysis.config.recommend import build
+from sshbench.analysis.security.lockout import LABEL
+from sshbench.analysis.security.policy import policy_from
 from sshbench.clients import ClientOffer, known_clients
 from sshbench.plumbing.kexinit import capture_client
 from sshbench.results.codec import report_from_dict

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.configtext import client_block, server_dropin
-from sshbench.analysis.recommend import build
+from sshbench.analysis.config.configtext import client_block, server_dropin
+from sshbench.analysis.config.recommend import build
 from sshbench.orchestrate.validate import validate_client_block, validate_server_dropin
 from sshbench.results.codec import report_from_dict
 from sshbench.targets.discovery import ClientInfo

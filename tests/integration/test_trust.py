@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.robust import median_interval, relative_half_width
+from sshbench.analysis.stats.robust import median_interval, relative_half_width
 from sshbench.measure.controls import verify_aesni_mask
 from sshbench.vocabulary.errors import VerificationError
 from tests.integration.cli_helpers import sshbench

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.dimensions import cross_verdicts
-from sshbench.analysis.noise import choose, measure
-from sshbench.analysis.verdicts import DecisionRule, rule_for
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
+from sshbench.analysis.stats.noise import choose, measure
+from sshbench.analysis.stats.verdicts import DecisionRule, rule_for
 from sshbench.options import RunOptions
 from sshbench.results.model import Report
 from sshbench.vocabulary.case_terms import Relation
@@ -132,7 +132,7 @@ def test_the_headline_s_pick_is_settled_against_its_rival_not_only_against_the_p
     with one stream only, and settle at the minimum; before the headline's pairs, the run stopped there with its
     pick "not separable from 4 streams" (94 s of 480 on this EPYC VM). Now the pick is sampled against its
     nearest rivals (4 streams, and one stream) until settled, within the budget."""
-    from sshbench.analysis.contest import headline_verdicts
+    from sshbench.analysis.answers.contest import headline_verdicts
     from sshbench.measure.loop import Hooks, run_loop
     from sshbench.plan.decision import DecisionSchedule
     from sshbench.results.model import Case, CaseKind, CaseRecord, Direction

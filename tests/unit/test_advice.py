@@ -1,6 +1,6 @@
 
-from sshbench.analysis.advice import Code, advise
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.physics.advice import Code, advise
+from sshbench.analysis.stats.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.results.environment import DuringRun, Environment, HostFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
@@ -61,7 +61,7 @@ def test_compression_with_incompressible_data() -> None:
 
 def test_window_bound_when_ssh_carries_its_window_per_round_trip() -> None:
     """OpenSSH's 2 MiB channel window over 80 ms caps one channel at about 26 MB/s, whatever the cipher."""
-    from sshbench.analysis.advice import Limit
+    from sshbench.analysis.physics.advice import Limit
     from sshbench.implementations import DROPBEAR, OPENSSH
     assert OPENSSH.receive_window and DROPBEAR.receive_window
     OPENSSH_WINDOW, DROPBEAR_WINDOW = OPENSSH.receive_window, DROPBEAR.receive_window
@@ -85,7 +85,7 @@ def test_on_loopback_a_small_fixed_window_is_named_with_its_option() -> None:
     """Dropbear's 24 KiB receive window limited its loopback upload (48.8 MB/s, neither side busy; by hand 56-71
     MB/s at its default, 120-124 with -W 4194304): the limit names that window and dropbear's -W, not "the link,
     or CPUs shared". OpenSSH's 2 MiB window on the same figures is not named (it is never this small)."""
-    from sshbench.analysis.advice import limit_of
+    from sshbench.analysis.physics.advice import limit_of
     from sshbench.results.environment import EmbeddedFacts, ServerFacts
 
     rate = 48.8e6

@@ -15,9 +15,9 @@ import math
 import re
 from collections.abc import Mapping
 
-from sshbench.analysis.answer import answers
+from sshbench.analysis.answers.answer import answers
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR, rule_for
+from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR, rule_for
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.base import RoundState, pair_look_points

@@ -6,7 +6,7 @@ import pytest
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 
-from sshbench.analysis.answer import answers
+from sshbench.analysis.answers.answer import answers
 from sshbench.analysis.conclude import conclude
 from sshbench.render import charts, html
 from sshbench.render.answerchart import answer_chart

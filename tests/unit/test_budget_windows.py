@@ -4,6 +4,8 @@ warm-up, after measuring, with "nothing was measured"."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from sshbench.implementations import DROPBEAR
@@ -72,7 +74,7 @@ def test_the_window_holds_what_crosses_the_channel_so_an_external_compressor_s_t
     link = parse_label("rtt=7ms,mtu=1500")
     window = DROPBEAR.receive_window
 
-    def guess(compression: str, data: str = "text") -> float:
+    def guess(compression: str, data: Literal["text", "random"] = "text") -> float:
         case = Case(CaseKind.CIPHER, Direction.UPLOAD, cipher="chacha20-poly1305@openssh.com", link=link.label,
                     compression=compression)
         chosen = RunOptions(links=(link,), data=data, time_budget_seconds=90.0)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.answers.build_ratios import build_rows
 from sshbench.results.environment import BuildFacts
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.results.views import build_view
@@ -57,7 +57,7 @@ def _report() -> Report:
             size = 100 << 20
             report.samples.append(Sample(case.id, i + 1, False, True, "", size, bytes_received=size,
                                          data_seconds=size / (rate * (1 + 0.01 * i))))
-    from sshbench.analysis.stats import summarize
+    from sshbench.analysis.stats.stats import summarize
     report.summaries = summarize(report.cases, report.samples)
     return report
 

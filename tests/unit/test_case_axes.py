@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.analysis.dimensions import DIMENSIONS, cross_pairs
+from sshbench.analysis.comparisons.dimensions import DIMENSIONS, cross_pairs
 from sshbench.results.axes import AXES, CROSS
 from sshbench.results.model import Case, CaseKind, Direction
 from sshbench.results.schema import SchemaError
@@ -48,7 +48,7 @@ _OWN = ("implementations/", "compressors/", "targets/servers/")
 # Splits at "@" that are not of case ids: user@host destinations, name@vendor algorithm names, and the
 # recommendation's own per-direction keys ("upload@rtt=20ms", built and read in that one module)
 _NOT_IDS = ("results/axes.py", "results/legacy.py", "vocabulary/untrusted.py", "targets/remote.py",
-            "vocabulary/algorithms.py", "analysis/recommend.py")
+            "vocabulary/algorithms.py", "analysis/config/recommend.py")
 
 
 def test_no_code_splits_an_id_or_compares_a_parts_name_outside_its_own_module() -> None:

@@ -1,5 +1,5 @@
-"""A --client's own window receives its downloads (analysis/windows.py), and the limit names it with its knob: on a
-recorded real run of OpenSSH's ssh beside Dropbear's dbclient on loopback (tests/data/README.md)."""
+"""A --client's own window receives its downloads (analysis/physics/windows.py), and the limit names it with its knob:
+on a recorded real run of OpenSSH's ssh beside Dropbear's dbclient on loopback (tests/data/README.md)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.limits import limit_findings
-from sshbench.analysis.links import bound_of
-from sshbench.analysis.windows import client_window, receive_window, receiver
+from sshbench.analysis.physics.advice import Limit, limit_of
+from sshbench.analysis.physics.limits import limit_findings
+from sshbench.analysis.physics.links import bound_of
+from sshbench.analysis.physics.windows import client_window, receive_window, receiver
 from sshbench.clientparts import CLIENTS
 from sshbench.implementations import OPENSSH
 from sshbench.render.facts import facts

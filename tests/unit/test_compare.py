@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from sshbench.analysis.compare import compare
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.runs.compare import compare
+from sshbench.analysis.stats.stats import summarize
 from sshbench.results.environment import IperfFacts, RemoteFacts, ServerFacts, ServerKind
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.vocabulary.units import GiB

@@ -12,14 +12,14 @@ import json
 
 import pytest
 
-from sshbench.analysis.advice import Limit, limit_of
 from sshbench.analysis.conclude import conclude
 from sshbench.analysis.findings import Findings
-from sshbench.analysis.limits import limit_findings
-from sshbench.analysis.references import RELIABLE, judged, raw_tcp, reliable, unreliable
-from sshbench.analysis.stats import describe
-from sshbench.analysis.verdicts import run_rule
-from sshbench.analysis.windows import receive_window, variant_ratios
+from sshbench.analysis.physics.advice import Limit, limit_of
+from sshbench.analysis.physics.limits import limit_findings
+from sshbench.analysis.physics.references import RELIABLE, judged, raw_tcp, reliable, unreliable
+from sshbench.analysis.physics.windows import receive_window, variant_ratios
+from sshbench.analysis.stats.stats import describe
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.render.labels import pm
 from sshbench.render.table_model import plain
 from sshbench.results.codec import results_from_dict
@@ -117,8 +117,8 @@ def _said_limits(found: Findings) -> list[str]:
 
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_facts_say_the_limits_the_findings_hold_in_their_order(name: str) -> None:
-    """Per direction the fastest pipe cipher's verdict (analysis/advice.limit_of), then each --client's; a run of
-    several servers says each from its own view, named."""
+    """Per direction the fastest pipe cipher's verdict (analysis/physics/advice.limit_of), then each --client's; a run
+    of several servers says each from its own view, named."""
     for found in _concluded(name):
         report = found.report
         if compares_servers(report):
@@ -155,7 +155,7 @@ def test_a_servers_limit_says_what_its_window_variant_moved_beside_it() -> None:
 
 @pytest.mark.parametrize("name", [LINK, "results-small.json", "results-rtt20-setup-phases.json.gz", SERVERS])
 def test_each_change_carries_the_command_that_applies_it_and_every_output_shows_that_one(name: str) -> None:
-    from sshbench.analysis.howto import howto
+    from sshbench.analysis.answers.howto import howto
     from sshbench.render.jsondoc import report_json
     from sshbench.render.remedies import remedy_line
 
@@ -206,9 +206,9 @@ def test_each_echo_session_s_median_and_interval_are_the_findings_and_a_failed_o
 
 @pytest.mark.parametrize("name", RECORDED)
 def test_the_kept_recommendation_is_checked_once_and_only_where_the_page_is_written(name: str) -> None:
-    from sshbench.analysis.configtext import lockout, outcome_rows, stored_if_consistent
-    from sshbench.analysis.policy import built_in
-    from sshbench.analysis.recommend import build
+    from sshbench.analysis.config.configtext import lockout, outcome_rows, stored_if_consistent
+    from sshbench.analysis.config.recommend import build
+    from sshbench.analysis.security.policy import built_in
 
     for report in _runs(name):
         assert conclude(report).recommendations is None, "no output but the page shows it"
@@ -243,9 +243,9 @@ def test_a_recorded_kept_recommendation_is_shown_with_its_lockout_table_and_a_wi
 
 
 def test_a_checked_recommendation_judges_its_drop_in_once_for_the_notes_the_table_and_the_json() -> None:
-    from sshbench.analysis.configtext import checked, lockout_notes, server_dropin
-    from sshbench.analysis.configtext import lockout as lockout_of
-    from sshbench.analysis.recommend import build
+    from sshbench.analysis.config.configtext import checked, lockout_notes, server_dropin
+    from sshbench.analysis.config.configtext import lockout as lockout_of
+    from sshbench.analysis.config.recommend import build
 
     for report in _runs("results-small.json") + _runs(SERVERS)[:1]:
         for allow in (False, True):
@@ -275,8 +275,8 @@ def _fleet_of_recordings() -> list[Report]:
 @pytest.mark.parametrize("which", ["hosts", "recordings"])
 def test_the_fleet_holds_each_host_s_figures_and_the_fleet_s_verdicts_as_the_analysis_draws_them(which: str) -> None:
     from sshbench.analysis.conclude import conclude_fleet
-    from sshbench.analysis.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
-    from sshbench.analysis.references import pipe_ciphers
+    from sshbench.analysis.physics.references import pipe_ciphers
+    from sshbench.analysis.runs.fleet import NORMALISATIONS, fleet_recommendation, normalised, outlier_hosts, versions
 
     runs = _runs("results-hosts.json") if which == "hosts" else _fleet_of_recordings()
     fleet = conclude_fleet(runs)
@@ -318,7 +318,7 @@ def test_the_hosts_tables_lay_out_the_fleet_and_several_runs_are_not_shown_witho
 def test_each_variant_is_stated_against_its_plain_variant_as_the_run_judged_it(name: str) -> None:
     """Once for the whole run (against_plain); on every recording each view's own statements agree with it, since
     each crossed one link and one side: over several, a view's pairs are stated within the run's whole family."""
-    from sshbench.analysis.stated import PLAIN, Statements, against_plain
+    from sshbench.analysis.comparisons.stated import PLAIN, Statements, against_plain
     from sshbench.results.views import variant_of
 
     for found in _concluded(name):

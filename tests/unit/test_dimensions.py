@@ -1,10 +1,11 @@
-"""Cross pairs (analysis/dimensions.py): the same case on each value of a dimension against its first value."""
+"""Cross pairs (analysis/comparisons/dimensions.py): the same case on each value of a dimension against its first
+value."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from sshbench.analysis.dimensions import cross_pairs, families
+from sshbench.analysis.comparisons.dimensions import cross_pairs, families
 from sshbench.results.model import Case, CaseKind, Direction
 
 

@@ -10,9 +10,9 @@ import pytest
 from rich.console import Console
 
 from sshbench.analysis.conclude import conclude, conclude_fleet
-from sshbench.analysis.configtext import client_block, server_dropin
-from sshbench.analysis.recommend import build
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.config.configtext import client_block, server_dropin
+from sshbench.analysis.config.recommend import build
+from sshbench.analysis.stats.stats import summarize
 from sshbench.render import charts, html, markdown
 from sshbench.render.terminal import full_report, host_rule, hosts_report
 from sshbench.results.environment import StoredRecommendation

@@ -22,33 +22,33 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-import sshbench.analysis.answer
-import sshbench.analysis.build_ratios
-import sshbench.analysis.commands
+import sshbench.analysis.answers.answer
+import sshbench.analysis.answers.build_ratios
+import sshbench.analysis.answers.contest
+import sshbench.analysis.answers.remedies
+import sshbench.analysis.answers.servers
+import sshbench.analysis.comparisons.stated
 import sshbench.analysis.conclude
-import sshbench.analysis.contest
-import sshbench.analysis.limits
-import sshbench.analysis.links
-import sshbench.analysis.logins
-import sshbench.analysis.phases
-import sshbench.analysis.references
-import sshbench.analysis.remedies
-import sshbench.analysis.servers
-import sshbench.analysis.stalls
-import sshbench.analysis.stated
-from sshbench.analysis.answer import answers
-from sshbench.analysis.build_ratios import build_rows
-from sshbench.analysis.commands import command_figures
+import sshbench.analysis.connections.commands
+import sshbench.analysis.connections.logins
+import sshbench.analysis.connections.phases
+import sshbench.analysis.connections.stalls
+import sshbench.analysis.physics.limits
+import sshbench.analysis.physics.links
+import sshbench.analysis.physics.references
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.answers.build_ratios import build_rows
+from sshbench.analysis.answers.contest import rivals
+from sshbench.analysis.answers.remedies import path_answers
+from sshbench.analysis.answers.servers import server_questions
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.contest import rivals
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.connections.logins import knees, load_points
+from sshbench.analysis.connections.phases import phase_splits
+from sshbench.analysis.connections.stalls import stalls
 from sshbench.analysis.findings import Findings
-from sshbench.analysis.links import bounds, every_bound
-from sshbench.analysis.logins import knees, load_points
-from sshbench.analysis.phases import phase_splits
-from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.servers import server_questions
-from sshbench.analysis.stalls import stalls
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.physics.links import bounds, every_bound
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.cli import main
 from sshbench.cli.context import Context
 from sshbench.render.jsondoc import report_json
@@ -70,7 +70,7 @@ def _calls(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType, name: str)
     calls: list[tuple[int, bool]] = []
 
     def counting(report: Report, *args: Any, **kwargs: Any) -> Any:
-        by_recommendation = any(f.filename.endswith("analysis/recommend.py") for f in traceback.extract_stack())
+        by_recommendation = any(f.filename.endswith("analysis/config/recommend.py") for f in traceback.extract_stack())
         calls.append((id(report), by_recommendation))
         return original(report, *args, **kwargs)
 
@@ -107,9 +107,9 @@ def test_report_concludes_each_run_once_however_many_outputs_it_writes(monkeypat
     import sshbench.render.markdown
 
     concluded = _calls(monkeypatch, sshbench.analysis.conclude, "conclude")
-    answered = _calls(monkeypatch, sshbench.analysis.answer, "answers")
-    paths = _calls(monkeypatch, sshbench.analysis.remedies, "path_answers")
-    contested = _calls(monkeypatch, sshbench.analysis.contest, "rivals")
+    answered = _calls(monkeypatch, sshbench.analysis.answers.answer, "answers")
+    paths = _calls(monkeypatch, sshbench.analysis.answers.remedies, "path_answers")
+    contested = _calls(monkeypatch, sshbench.analysis.answers.contest, "rivals")
     results = str(DATA / "results-hosts.json")  # two hosts: two reports
     code = main(["report", results, "--json", "--markdown", str(tmp_path / "r.md"), "--html", str(tmp_path / "r.html"),
                  "--summary-csv", str(tmp_path / "r.csv"), "--charts", str(tmp_path / "charts")])
@@ -143,13 +143,13 @@ def test_a_run_concludes_each_host_once_for_its_tables_its_last_answer_and_its_j
 RECORDED = ["results-small.json", "results-hosts.json", "results-commands-reuse.json.gz", "results-logins-1-4.json.gz",
             "results-rtt20-setup-phases.json.gz", LINK, SERVERS]
 SLICES = {  # function, the module every binding of it is counted from, what takes its result
-    "server_questions": sshbench.analysis.servers, "command_figures": sshbench.analysis.commands,
-    "load_points": sshbench.analysis.logins, "knees": sshbench.analysis.logins,
-    "phase_splits": sshbench.analysis.phases, "stalls": sshbench.analysis.stalls,
-    "build_rows": sshbench.analysis.build_ratios, "every_bound": sshbench.analysis.links,
-    "bounds": sshbench.analysis.links, "bound_of": sshbench.analysis.links,
-    "judged": sshbench.analysis.references, "limit_findings": sshbench.analysis.limits,
-    "link_windows": sshbench.analysis.limits, "against_plain": sshbench.analysis.stated,
+    "server_questions": sshbench.analysis.answers.servers, "command_figures": sshbench.analysis.connections.commands,
+    "load_points": sshbench.analysis.connections.logins, "knees": sshbench.analysis.connections.logins,
+    "phase_splits": sshbench.analysis.connections.phases, "stalls": sshbench.analysis.connections.stalls,
+    "build_rows": sshbench.analysis.answers.build_ratios, "every_bound": sshbench.analysis.physics.links,
+    "bounds": sshbench.analysis.physics.links, "bound_of": sshbench.analysis.physics.links,
+    "judged": sshbench.analysis.physics.references, "limit_findings": sshbench.analysis.physics.limits,
+    "link_windows": sshbench.analysis.physics.limits, "against_plain": sshbench.analysis.comparisons.stated,
 }
 
 
@@ -209,11 +209,11 @@ def test_report_computes_every_slice_in_conclude_once_and_no_renderer_computes_o
                  str(tmp_path / "r.html"), "--charts", str(tmp_path / "charts")])
     assert code == 0
     for fn, stacks in calls.items():
-        # the page's kept recommendation is checked inside conclude() too (analysis/configtext.kept), and what its
-        # advice reads (analysis/recommend.py) is drawn there: never from a renderer
+        # the page's kept recommendation is checked inside conclude() too (analysis/config/configtext.kept), and what
+        # its advice reads (analysis/config/recommend.py) is drawn there: never from a renderer
         assert not [s for s in stacks if any(f.startswith("render/") for f in s)], fn
         assert all("analysis/conclude.py" in s for s in stacks), fn  # conclude_fleet's fleet recommendation too
-        drawn = [s for s in stacks if "analysis/recommend.py" not in s]
+        drawn = [s for s in stacks if "analysis/config/recommend.py" not in s]
         concluded = [s for s in drawn if s[-1] == "analysis/conclude.py"]  # called by conclude() itself
         if fn == "stalls":
             assert len(concluded) == splits  # once per split
@@ -256,8 +256,8 @@ def test_within_still_reports_a_report_s_evidence_is_read_once_and_the_verdicts_
     """conclude() draws every verdict from a finished report inside still_reports(): each sample is read once
     (the three-server recording asked 57 times); outside, as while a run measures and sets samples aside, every
     call reads the samples afresh."""
-    from sshbench.analysis import dimensions
-    from sshbench.analysis.verdicts import run_rule
+    from sshbench.analysis.comparisons import dimensions
+    from sshbench.analysis.stats.verdicts import run_rule
 
     report = load_report(SERVERS)
     rule = run_rule(report)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from sshbench.analysis.conclude import conclude_fleet
-from sshbench.analysis.fleet import fleet_recommendation, normalised, outlier_hosts
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.runs.fleet import fleet_recommendation, normalised, outlier_hosts
+from sshbench.analysis.stats.stats import summarize
 from sshbench.render.fleet import fleet_tables
 from sshbench.render.labels import FLEET_NOTE, HOSTS_NOTE, hosts_note
 from sshbench.results.environment import TerrapinFacts, TerrapinSide

@@ -3,7 +3,7 @@ sample of a full link was set aside, re-sized twice as large each time, until th
 
 from __future__ import annotations
 
-from sshbench.analysis.stats import SET_ASIDE
+from sshbench.analysis.stats.stats import SET_ASIDE
 from sshbench.measure.physics import GIVE_UP_AFTER, give_up_if_never_counted
 from sshbench.options import RunOptions
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Report, Sample

@@ -8,9 +8,9 @@ import dataclasses
 import gzip
 from pathlib import Path
 
-from sshbench.analysis.answer import answers
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.answers.remedies import path_answers
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.remedies import path_answers
 from sshbench.render.remedies import headline
 from sshbench.render.verdict import _cipher_fact, answer_lines, place, verdict
 from sshbench.results.model import Report

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sshbench.analysis.conclude import conclude, conclude_fleet
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.stats.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.plan.budget import host_share
 from sshbench.render import markdown

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sshbench.analysis.advice import Limit
+from sshbench.analysis.physics.advice import Limit
 from sshbench.cli.parser import options_from_args, parse
 from sshbench.measure.iperf import IperfError, parse_result
 from sshbench.vocabulary.errors import UsageError

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from sshbench.analysis.answers.howto import howto
+from sshbench.analysis.answers.remedies import BreakEven
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.howto import howto
-from sshbench.analysis.links import LOSS_SHARE, Bound
-from sshbench.analysis.remedies import BreakEven
+from sshbench.analysis.physics.links import LOSS_SHARE, Bound
 from sshbench.compressors import choice
 from sshbench.measure import physics
 from sshbench.options import RunOptions
@@ -348,8 +348,8 @@ def test_a_rival_short_of_the_first_look_is_not_judged_yet_whatever_its_interval
     aside) when the budget ended, and the headline said "not yet separable from the plain transfer (6.24x ...)"
     beside a change list saying "significantly faster" ([5.48, 6.94]). It now says it is not judged yet, and
     how many samples the first look needs."""
-    from sshbench.analysis.contest import rivals
-    from sshbench.analysis.remedies import path_answers
+    from sshbench.analysis.answers.contest import rivals
+    from sshbench.analysis.answers.remedies import path_answers
     from sshbench.render.jsondoc import link_answers_json
     from sshbench.render.remedies import headline
     from sshbench.results.store import read_results

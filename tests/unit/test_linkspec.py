@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.links import Bound
+from sshbench.analysis.physics.links import Bound
 from sshbench.cli.parser import options_from_args, parse
 from sshbench.results.model import Stat
 from sshbench.vocabulary.errors import UsageError

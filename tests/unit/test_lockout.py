@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.lockout import Refused, check, keep_in, negotiate
+from sshbench.analysis.security.lockout import Refused, check, keep_in, negotiate
 from sshbench.clients import ClientOffer, known_clients, load_offer_file, select_clients
 from sshbench.vocabulary.algorithms import AlgorithmLists, Grade, Kind, lookup
 from sshbench.vocabulary.errors import UsageError

@@ -1,5 +1,5 @@
-"""Logins per second, stage by stage (analysis/logins.py): the rate, latency percentiles, how busy each side's CPUs
-were, and the knee named with why: refusals (MaxStartups) or no more logins, and the side that was full."""
+"""Logins per second, stage by stage (analysis/connections/logins.py): the rate, latency percentiles, how busy each
+side's CPUs were, and the knee named with why: refusals (MaxStartups) or no more logins, and the side that was full."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs; used by the tests only
 
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.logins import KneeCause, knees, load_points
+from sshbench.analysis.connections.logins import KneeCause, knees, load_points
 from sshbench.render.jsondoc import report_document
 from sshbench.render.logins import knee_words
 from sshbench.results.model import LoginLoad

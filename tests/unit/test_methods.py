@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.advice import Code, advise
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.physics.advice import Code, advise
+from sshbench.analysis.stats.stats import summarize
 from sshbench.measure.datapath import Payload
 from sshbench.measure.filetool import _PORT_RE
 from sshbench.measure.testfiles import check_free_space, make_source, space_needed

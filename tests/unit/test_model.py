@@ -1,6 +1,6 @@
 import json
 
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.stats.stats import summarize
 from sshbench.options import RunOptions
 from sshbench.plumbing.negotiation import Negotiated
 from sshbench.results.codec import report_from_dict, report_to_dict

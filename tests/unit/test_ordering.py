@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.ordering import (
+from sshbench.analysis.security.ordering import (
     HANDSHAKE,
     PREFERENCE,
     Candidate,

@@ -16,7 +16,7 @@ import statistics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.paired import paired_interval, signed_rank_greater, signed_rank_p
+from sshbench.analysis.stats.paired import paired_interval, signed_rank_greater, signed_rank_p
 from sshbench.options import RunOptions
 from sshbench.vocabulary.case_terms import Relation
 from tests.synthetic import simulate

@@ -13,8 +13,8 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.phases import PHASES, PhaseName, phase_splits, split
-from sshbench.analysis.stats import counted
+from sshbench.analysis.connections.phases import PHASES, PhaseName, phase_splits, split
+from sshbench.analysis.stats.stats import counted
 from sshbench.render.jsondoc import report_document
 from sshbench.render.phases import phase_table
 from sshbench.render.table_model import Table, plain

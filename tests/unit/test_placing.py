@@ -1,5 +1,5 @@
 """The placement trial: which placement is steadier, chosen from a short trial of both, and never mixed into a
-case's samples (analysis/placing.py, measure/placing.py), on simulated machines through the real loop."""
+case's samples (analysis/stats/placing.py, measure/placing.py), on simulated machines through the real loop."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from sshbench.analysis.placing import ALPHA, choose_placement, steadier
+from sshbench.analysis.stats.placing import ALPHA, choose_placement, steadier
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.measure.placing import TRIAL_SAMPLES
 from sshbench.options import RunOptions

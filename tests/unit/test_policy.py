@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sshbench.analysis.policy import policy_from
+from sshbench.analysis.security.policy import policy_from
 from sshbench.vocabulary.algorithms import Kind
 from sshbench.vocabulary.errors import UsageError
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.configtext import client_block, client_directives, server_advice, server_dropin
-from sshbench.analysis.recommend import KEYWORDS, build, client_has_prepend, negotiated, prediction
-from sshbench.analysis.safety import terrapin_exposed
-from sshbench.analysis.stats import summarize
+from sshbench.analysis.config.configtext import client_block, client_directives, server_advice, server_dropin
+from sshbench.analysis.config.recommend import KEYWORDS, build, client_has_prepend, negotiated, prediction
+from sshbench.analysis.security.safety import terrapin_exposed
+from sshbench.analysis.stats.stats import summarize
 from sshbench.results.environment import RemoteFacts, ServerFacts, ServerKind, TerrapinFacts, TerrapinSide
 from sshbench.results.model import Case, CaseKind, CaseRecord, Direction, Report, Sample
 from sshbench.vocabulary.algorithms import TABLE, AlgorithmLists, Grade, Kind, lookup

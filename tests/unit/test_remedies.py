@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import statistics
 
+from sshbench.analysis.answers.remedies import path_answers
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.stats import counted
+from sshbench.analysis.stats.stats import counted
 from sshbench.measure.loop import Hooks, run_loop
 from sshbench.options import RunOptions
 from sshbench.plan.schedules import schedule_for

@@ -1,4 +1,4 @@
-"""Connection reuse in a recommendation (analysis/reuse_advice.py): written where reusing was measured faster for
+"""Connection reuse in a recommendation (analysis/config/reuse_advice.py): written where reusing was measured faster for
 every short command; left out, with why and what to do, only where the machine the config is written on cannot
 make the socket (a ControlPath ssh cannot bind fails every login): a fact found there (orchestrate/validate.py),
 never read by analysis."""
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.configtext import client_block, server_dropin, stored_if_consistent
-from sshbench.analysis.recommend import build
-from sshbench.analysis.reuse_advice import ControlDir, ReuseAdvice, reuse_advice
+from sshbench.analysis.config.configtext import client_block, server_dropin, stored_if_consistent
+from sshbench.analysis.config.recommend import build
+from sshbench.analysis.config.reuse_advice import ControlDir, ReuseAdvice, reuse_advice
 from sshbench.orchestrate.validate import control_dir
 from sshbench.render.commands import HOWTO, command_answer_lines
 from sshbench.results.codec import report_from_dict

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.robust import (
+from sshbench.analysis.stats.robust import (
     mann_whitney_p,
     median_interval,
     min_samples_for_interval,

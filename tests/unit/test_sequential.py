@@ -1,5 +1,5 @@
-"""Group-sequential boundaries (analysis/sequential.py) against a simulated Brownian motion, and the step-down that
-uses them (analysis/decide.step_down)."""
+"""Group-sequential boundaries (analysis/stats/sequential.py) against a simulated Brownian motion, and the step-down
+that uses them (analysis/stats/verdicts.step_down)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from statistics import NormalDist
 
 import pytest
 
-from sshbench.analysis.sequential import boundaries, threshold
-from sshbench.analysis.verdicts import DecisionRule, planned_looks, rule_for, step_down
+from sshbench.analysis.stats.sequential import boundaries, threshold
+from sshbench.analysis.stats.verdicts import DecisionRule, planned_looks, rule_for, step_down
 from sshbench.options import RunOptions
 
 FRACTIONS = (0.2, 0.4, 0.6, 0.9, 1.0)  # a default run's throughput looks: 6, 12, 18, 27 and 30 samples

@@ -1,4 +1,4 @@
-"""Which server, and by how much (analysis/servers.py, render/servers.py), on a recorded real run of the three
+"""Which server, and by how much (analysis/answers/servers.py, render/servers.py), on a recorded real run of the three
 embedded servers as one report (tests/data/README.md)."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped]  # no stubs
 import pytest
 
-from sshbench.analysis.answer import answers
-from sshbench.analysis.build_ratios import build_rows
+from sshbench.analysis.answers.answer import answers
+from sshbench.analysis.answers.build_ratios import build_rows
+from sshbench.analysis.answers.servers import server_questions
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.dimensions import cross_verdicts
-from sshbench.analysis.servers import server_questions
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.render.jsondoc import report_document
 from sshbench.render.servers import server_lines
 from sshbench.results.model import Report
@@ -86,7 +86,8 @@ def test_report_json_carries_the_server_answer_under_its_schema(report: Report) 
 
 def test_the_server_answer_states_the_cross_pairs_corrected_verdict(report: Report) -> None:
     """The servers answer, the builds table and the schedule's cross pair state one interval for one pair: the
-    verdict of the build dimension's family under the run's rule (analysis/stated.py), not a 95% one of its own."""
+    verdict of the build dimension's family under the run's rule (analysis/comparisons/stated.py), not a 95% one of
+    its own."""
     verdicts = {frozenset((v.faster, v.slower)): v for v in cross_verdicts(report, run_rule(report))}
     leader_id = "cipher:chacha20-poly1305@openssh.com:upload#openssh"
     default = server_questions(report)[0]

@@ -1,10 +1,10 @@
-"""A phase far beyond its round trips is named with where it waited (analysis/stalls.py): within authentication by
-ssh -v's own marks around the wait, never below the slack a busy machine's CPU adds."""
+"""A phase far beyond its round trips is named with where it waited (analysis/connections/stalls.py): within
+authentication by ssh -v's own marks around the wait, never below the slack a busy machine's CPU adds."""
 
 from __future__ import annotations
 
-from sshbench.analysis.phases import Phase, PhaseName, PhaseSplit
-from sshbench.analysis.stalls import AUTH_ANY, STALL_SECONDS, stalls
+from sshbench.analysis.connections.phases import Phase, PhaseName, PhaseSplit
+from sshbench.analysis.connections.stalls import AUTH_ANY, STALL_SECONDS, stalls
 
 # a recorded shape: loopback, the embedded sshd with --slow-login dns (the first authentication request waited)
 MARKS = {"banner_sent": 0.10, "banner_received": 0.11, "newkeys_received": 0.25, "service_accepted": 0.25,

@@ -1,4 +1,4 @@
-"""Every "X vs Y" a report states (analysis/stated.py): its interval never contradicts its verdict.
+"""Every "X vs Y" a report states (analysis/comparisons/stated.py): its interval never contradicts its verdict.
 
 The interval beside a verdict is taken at the level of the test that
 decided it, corrected as the run's rule corrects (Holm over the family,
@@ -14,12 +14,12 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sshbench.analysis.stated import Stated, oriented
-from sshbench.analysis.verdicts import DecisionRule, pair_verdicts, planned_looks
+from sshbench.analysis.comparisons.stated import Stated, oriented
+from sshbench.analysis.stats.verdicts import DecisionRule, pair_verdicts, planned_looks
 from sshbench.vocabulary.case_terms import Relation
 
 # whole bytes/s, no two alike (tied samples take the normal approximation in the test and the exact distribution in
-# the interval, where the two can part: a known limit of analysis/robust.py and paired.py, not of stating them)
+# the interval, where the two can part: a known limit of analysis/stats/robust.py and paired.py, not of stating them)
 RATES = st.lists(st.integers(min_value=50_000_000, max_value=500_000_000), min_size=12, max_size=80, unique=True)
 
 

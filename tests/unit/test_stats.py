@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.stats import describe, paired_ratios, rank, summarize
+from sshbench.analysis.stats.stats import describe, paired_ratios, rank, summarize
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Direction, Sample
 from sshbench.vocabulary.units import GiB
 

@@ -11,13 +11,13 @@ from typing import cast
 import pytest
 from rich.console import Console as RichConsole
 
-from sshbench.analysis.advice import Code, advise
 from sshbench.analysis.conclude import conclude
-from sshbench.analysis.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
-from sshbench.analysis.lockout import Refused, keep_in
-from sshbench.analysis.ordering import HANDSHAKE, Candidate, Evidence
-from sshbench.analysis.recommend import build, figure, measured_candidates
-from sshbench.analysis.stats import SET_ASIDE, summarize
+from sshbench.analysis.config.configtext import CheckedRecommendation, OutcomeRow, block_host, client_block
+from sshbench.analysis.config.recommend import build, figure, measured_candidates
+from sshbench.analysis.physics.advice import Code, advise
+from sshbench.analysis.security.lockout import Refused, keep_in
+from sshbench.analysis.security.ordering import HANDSHAKE, Candidate, Evidence
+from sshbench.analysis.stats.stats import SET_ASIDE, summarize
 from sshbench.cli.context import Context
 from sshbench.cli.hints import _selection_args
 from sshbench.cli.recommend import _write_configs

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sshbench.analysis.configtext import client_block, server_dropin, stored_if_consistent
-from sshbench.analysis.recommend import build
+from sshbench.analysis.config.configtext import client_block, server_dropin, stored_if_consistent
+from sshbench.analysis.config.recommend import build
 from sshbench.measure.failures import DOOMED_AFTER
 from sshbench.measure.runner import stop_if_doomed
 from sshbench.results.codec import report_to_dict

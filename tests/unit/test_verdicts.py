@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from sshbench.analysis.robust import (
+from sshbench.analysis.stats.robust import (
     holm,
     holm_thresholds,
     mann_whitney_greater,
@@ -24,8 +24,8 @@ from sshbench.analysis.robust import (
     shift_interval,
     smallest_p,
 )
-from sshbench.analysis.stats import summarize
-from sshbench.analysis.verdicts import DecisionRule, look_points, verdicts
+from sshbench.analysis.stats.stats import summarize
+from sshbench.analysis.stats.verdicts import DecisionRule, look_points, verdicts
 from sshbench.plan.base import round_state
 from sshbench.plan.decision import DecisionSchedule
 from sshbench.results.model import CaseRecord, CaseStatus, Report

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 import sshbench.cli
-from sshbench.analysis.advice import limit_of
-from sshbench.analysis.limits import limit_findings
-from sshbench.analysis.stated import Statements
-from sshbench.analysis.windows import receive_window, variant_ratios
+from sshbench.analysis.comparisons.stated import Statements
+from sshbench.analysis.physics.advice import limit_of
+from sshbench.analysis.physics.limits import limit_findings
+from sshbench.analysis.physics.windows import receive_window, variant_ratios
 from sshbench.cli import main
 from sshbench.cli.parser import parse
 from sshbench.cli.run import request_from_args

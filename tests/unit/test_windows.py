@@ -9,7 +9,7 @@ an emulated link the verdict divides that window, not 2 MiB, by the RTT.
 
 from __future__ import annotations
 
-from sshbench.analysis.advice import receive_window
+from sshbench.analysis.physics.advice import receive_window
 from sshbench.implementations import DROPBEAR, HPNSSH, OPENSSH, TINYSSHD, by_banner
 from sshbench.results.environment import BuildFacts, ClientFacts, LinkFacts
 from sshbench.results.model import Report

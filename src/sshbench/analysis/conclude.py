@@ -14,27 +14,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sshbench.analysis.answer import answers, client_default, ranked_ciphers
-from sshbench.analysis.build_ratios import build_rows
-from sshbench.analysis.commands import command_figures
-from sshbench.analysis.compare import RunComparison, comparisons
-from sshbench.analysis.configtext import kept
-from sshbench.analysis.contest import rivals
-from sshbench.analysis.dimensions import still_reports
+from sshbench.analysis.answers.answer import answers, client_default, ranked_ciphers
+from sshbench.analysis.answers.build_ratios import build_rows
+from sshbench.analysis.answers.contest import rivals
+from sshbench.analysis.answers.remedies import path_answers
+from sshbench.analysis.answers.servers import server_questions
+from sshbench.analysis.comparisons.dimensions import still_reports
+from sshbench.analysis.comparisons.stated import against_plain
+from sshbench.analysis.config.configtext import kept
+from sshbench.analysis.connections.commands import command_figures
+from sshbench.analysis.connections.logins import knees, load_points
+from sshbench.analysis.connections.phases import phase_splits
+from sshbench.analysis.connections.stalls import stalls
 from sshbench.analysis.findings import CipherFinding, EchoFigure, Findings, KeptRecommendation, PathFinding
-from sshbench.analysis.fleet import Fleet, fleet
-from sshbench.analysis.limits import limit_findings, link_windows
-from sshbench.analysis.links import crossed, every_bound
-from sshbench.analysis.logins import knees, load_points
-from sshbench.analysis.phases import phase_splits
-from sshbench.analysis.references import judged
-from sshbench.analysis.remedies import path_answers
-from sshbench.analysis.safety import safe_cipher
-from sshbench.analysis.servers import server_questions
-from sshbench.analysis.stalls import stalls
-from sshbench.analysis.stated import against_plain
-from sshbench.analysis.stats import describe
-from sshbench.analysis.verdicts import run_rule
+from sshbench.analysis.physics.limits import limit_findings, link_windows
+from sshbench.analysis.physics.links import crossed, every_bound
+from sshbench.analysis.physics.references import judged
+from sshbench.analysis.runs.compare import RunComparison, comparisons
+from sshbench.analysis.runs.fleet import Fleet, fleet
+from sshbench.analysis.security.safety import safe_cipher
+from sshbench.analysis.stats.stats import describe
+from sshbench.analysis.stats.verdicts import run_rule
 from sshbench.results.model import Report
 from sshbench.results.views import compares_servers, per_server
 
@@ -60,7 +60,7 @@ def conclude_fleet(runs: Sequence[Report]) -> Fleet:
 
 def conclude_comparisons(files: list[tuple[str, list[Report]]], normalize: str | None) -> list[RunComparison]:
     """What `compare` concludes of runs against their baseline: each pair's differences in what was measured and
-    every case's change (analysis/compare.py), once, for its table, its JSON and its exit status."""
+    every case's change (analysis/runs/compare.py), once, for its table, its JSON and its exit status."""
     return comparisons(files, normalize)
 
 

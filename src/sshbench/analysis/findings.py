@@ -35,26 +35,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sshbench.analysis.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
-from sshbench.analysis.answer import Answer, Cheapest, Comparison
-from sshbench.analysis.build_ratios import BuildCell, BuildRow
-from sshbench.analysis.commands import CommandFigure
-from sshbench.analysis.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
-from sshbench.analysis.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
-from sshbench.analysis.contest import Rival
-from sshbench.analysis.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
-from sshbench.analysis.forecast import WIDER_MARGIN, Forecast
-from sshbench.analysis.limits import LimitFinding, LinkWindow
-from sshbench.analysis.links import Bound
-from sshbench.analysis.logins import Knee, KneeCause, LoadPoint
-from sshbench.analysis.phases import PHASES, PhaseName, PhaseSplit
-from sshbench.analysis.references import RELIABLE, References
-from sshbench.analysis.remedies import BreakEven, PathAnswer, Remedy
-from sshbench.analysis.servers import ServerFigure, ServerQuestion
-from sshbench.analysis.stalls import Stall
-from sshbench.analysis.stated import Stated
-from sshbench.analysis.stats import MIN_FOR_INTERVAL
-from sshbench.analysis.verdicts import MIN_PAIRED, DecisionRule
+from sshbench.analysis.answers.answer import Answer, Cheapest, Comparison
+from sshbench.analysis.answers.build_ratios import BuildCell, BuildRow
+from sshbench.analysis.answers.contest import Rival
+from sshbench.analysis.answers.remedies import BreakEven, PathAnswer, Remedy
+from sshbench.analysis.answers.servers import ServerFigure, ServerQuestion
+from sshbench.analysis.comparisons.stated import Stated
+from sshbench.analysis.config.configtext import CheckedRecommendation, KeptRecommendation, Lockout, OutcomeRow
+from sshbench.analysis.connections.commands import CommandFigure
+from sshbench.analysis.connections.logins import Knee, KneeCause, LoadPoint
+from sshbench.analysis.connections.phases import PHASES, PhaseName, PhaseSplit
+from sshbench.analysis.connections.stalls import Stall
+from sshbench.analysis.physics.advice import CPU_BOUND_SHARE, LINK_FULL_SHARE, WINDOW_BOUND_SHARE
+from sshbench.analysis.physics.limits import LimitFinding, LinkWindow
+from sshbench.analysis.physics.links import Bound
+from sshbench.analysis.physics.references import RELIABLE, References
+from sshbench.analysis.runs.compare import NORMALIZED, SIGNIFICANCE, Change, RunComparison
+from sshbench.analysis.runs.fleet import DIRECTIONS, MIN_HOSTS_FOR_OUTLIERS, NORMALISATIONS, Fleet, HostFigures
+from sshbench.analysis.stats.forecast import WIDER_MARGIN, Forecast
+from sshbench.analysis.stats.stats import MIN_FOR_INTERVAL
+from sshbench.analysis.stats.verdicts import MIN_PAIRED, DecisionRule
 from sshbench.results.model import EchoResult, Report, Stat, Summary
 
 __all__ = ["CPU_BOUND_SHARE", "DIRECTIONS", "LINK_FULL_SHARE", "MIN_FOR_INTERVAL", "MIN_HOSTS_FOR_OUTLIERS",
@@ -100,7 +100,7 @@ class Findings:
     """What a report concludes: made by analysis/conclude.conclude once per run and once per `report FILE`."""
 
     report: Report = field(repr=False)  # the evidence: what the tables lay out (a repr of every sample helps no one)
-    rule: DecisionRule  # the rule its verdicts were made with (analysis/verdicts.run_rule)
+    rule: DecisionRule  # the rule its verdicts were made with (analysis/stats/verdicts.run_rule)
     ciphers: tuple[CipherFinding, ...]  # the cipher answers, in the order every output shows them
     paths: tuple[PathFinding, ...]  # the link answer: per path and direction (none: no change was compared)
     servers: tuple[ServerQuestion, ...]  # --server a,b: which server, and by how much (none: one server)

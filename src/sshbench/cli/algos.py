@@ -7,7 +7,7 @@ no key for); behind a ProxyJump/ProxyCommand it cannot be read and the
 command says so. `--json` prints one JSON document instead of tables.
 
 Like ssh-audit, the exit status says what a real server's offer holds
-(analysis/audit.py): 0 clean, 12 weak names offered, 13 broken ones or
+(analysis/security/audit.py): 0 clean, 12 weak names offered, 13 broken ones or
 Terrapin on the server's side; `--fail-on` chooses from which level on it
 fails (weak by default, `broken`, or `never` to only report). The embedded
 server enables everything on purpose and is never judged.
@@ -21,7 +21,7 @@ import json
 
 # Not a run's conclusion (those come from analysis/conclude.py alone): a live server's offer, judged as ssh-audit
 # judges it, with no results file and nothing measured; pyproject.toml's contract names this import.
-from sshbench.analysis.audit import Audit, Severity, audit
+from sshbench.analysis.security.audit import Audit, Severity, audit
 from sshbench.cli.context import Context
 from sshbench.orchestrate.session import embedded_terrapin
 from sshbench.render.config import print_terrapin

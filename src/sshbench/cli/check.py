@@ -7,7 +7,7 @@ exactly as that sshd would use them; a file that already holds a server's
 `sshd -T` output (a running server's, copied here) is read as it is. Each
 known client (and recordings of your own, `--clients`) is then negotiated
 against a stock server (this sshd's compiled-in defaults) and against the
-config (analysis/lockout.py): the table says who logs in to each, with what,
+config (analysis/security/lockout.py): the table says who logs in to each, with what,
 and the exit code is 11 when a client that logs in to a stock server would
 be shut out.
 """
@@ -21,8 +21,8 @@ import stat
 
 # Not a run's conclusion (those come from analysis/conclude.py alone): a server config's lists, read with this
 # machine's sshd -T, negotiated against the known clients, with no results file; pyproject.toml names these imports.
-from sshbench.analysis.configtext import outcome_rows
-from sshbench.analysis.lockout import NEGOTIATED, ServerLists, check
+from sshbench.analysis.config.configtext import outcome_rows
+from sshbench.analysis.security.lockout import NEGOTIATED, ServerLists, check
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.plumbing.runs import private_dir

@@ -15,7 +15,7 @@ from sshbench.analysis.findings import CheckedRecommendation
 # --policy read and checked (a name, or a TOML file) before any result is: an argument, not a conclusion, so
 # pyproject.toml's contract names this import. The recommendation itself is built and validated with the real
 # ssh -G and sshd -t by orchestrate/validate.py, since the pure concluding step runs nothing.
-from sshbench.analysis.policy import policy_from
+from sshbench.analysis.security.policy import policy_from
 from sshbench.cli.context import Context
 from sshbench.clients import select_clients
 from sshbench.orchestrate.validate import checked_recommendation, control_dir

@@ -21,8 +21,8 @@ from sshbench.analysis.findings import Findings
 
 # --plan only: what a budget could settle on a quiet and a noisy machine, before anything is measured; not a
 # conclusion of a run (a run's come from conclude() alone), so pyproject.toml's contract names these imports.
-from sshbench.analysis.forecast import NOISY_NOISE, QUIET_NOISE, resolution
-from sshbench.analysis.verdicts import rule_for
+from sshbench.analysis.stats.forecast import NOISY_NOISE, QUIET_NOISE, resolution
+from sshbench.analysis.stats.verdicts import rule_for
 from sshbench.cli import refusals
 from sshbench.cli.context import Context
 from sshbench.cli.hints import next_steps

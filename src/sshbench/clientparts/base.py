@@ -90,7 +90,7 @@ class Knob:
     low: int | None = None  # the values it takes as given, where its source bounds them (None: not said)
     high: int | None = None
     # Whether it sets the channel receive window the client advertises: the one a download's limit names as what
-    # enlarges that window (analysis/windows.py)
+    # enlarges that window (analysis/physics/windows.py)
     window: bool = False
 
 

@@ -7,7 +7,7 @@ from an outage. So sshbench keeps the *offer* of real clients: each file in
 `offers/` was recorded by connecting that client to a listener that reads
 its banner and KEXINIT and hangs up (`sshbench clients record`, the way
 `ssh-audit -c` audits a client; scripts/record_clients.py re-records them
-all), and says which build, where it came from and when. analysis/lockout.py
+all), and says which build, where it came from and when. analysis/security/lockout.py
 computes, for a proposed server config, which of them still connect and
 with what.
 

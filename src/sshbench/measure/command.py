@@ -10,7 +10,7 @@ the command. Its input is written into ssh's stdin at once and closed, as
 
 The figure is `command_seconds` (ssh started -> reaped); `setup_seconds` is
 the ready line's arrival, so the phases of ssh -v, the command's start and
-its run to the exit sum to the figure (analysis/phases.py).
+its run to the exit sum to the figure (analysis/connections/phases.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sshbench.analysis.answer import true_default
+from sshbench.analysis.answers.answer import true_default
 from sshbench.options import RunOptions
 from sshbench.plan.budget import FIT_MARGIN, LEAVE_OUT, leave_out_slowest, option_for, option_to_leave_out, too_long
 from sshbench.results.model import Case, CaseRecord, CaseStatus, Report

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sshbench.analysis.noise import MAX_SAMPLE_SECONDS, choose, measure
-from sshbench.analysis.stats import summarize
-from sshbench.analysis.verdicts import DecisionRule, rule_for
+from sshbench.analysis.stats.noise import MAX_SAMPLE_SECONDS, choose, measure
+from sshbench.analysis.stats.stats import summarize
+from sshbench.analysis.stats.verdicts import DecisionRule, rule_for
 from sshbench.measure import physics, placing
 from sshbench.measure.accounting import bytes_moved, time_use
 from sshbench.measure.failures import nothing_measured, stop_if_same_failure
@@ -278,7 +278,7 @@ def _try_placements(run: _Run, sampler: Sampler, place: Callable[[str], None], s
 
 def _calibrate(run: _Run) -> None:
     """Once every pipe throughput case has its minimum (decision mode): measure the machine's noise and choose the
-    sample length and pairing for the rest of the run (analysis/noise.py). Not sooner: two samples a case gave
+    sample length and pairing for the rest of the run (analysis/stats/noise.py). Not sooner: two samples a case gave
     estimates too rough to act on (the length flipped between 0.3 and 3 s from one seed to the next in
     simulation), and every case's minimum is measured at the one length anyway."""
     report, options = run.report, run.options

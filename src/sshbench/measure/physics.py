@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sshbench.analysis.links import LOSS_SHARE
-from sshbench.analysis.stats import SET_ASIDE
+from sshbench.analysis.physics.links import LOSS_SHARE
+from sshbench.analysis.stats.stats import SET_ASIDE
 from sshbench.plan.budget import MIN_WINDOW_SECONDS, sized, steady_mark
 from sshbench.results.kinds import ReasonKind, Unusable
 from sshbench.results.model import Case, CaseKind, CaseRecord, CaseStatus, Report, Sample

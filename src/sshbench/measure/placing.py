@@ -1,7 +1,7 @@
 """The placement trial: one fast case, alternately in split and free placement, before the minimum begins.
 
 Why a trial of its own: which placement is steadier differs between
-machines (analysis/placing.py), and the cases' own samples cannot tell,
+machines (analysis/stats/placing.py), and the cases' own samples cannot tell,
 since all of a case's samples must share one placement to be compared.
 So, after the warm-up has sized every case and before any sample counts,
 the fastest single-connection pipe case on loopback (where the two ends
@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from sshbench.analysis.placing import choose_placement
+from sshbench.analysis.stats.placing import choose_placement
 from sshbench.results.design import PlacementTrial
 from sshbench.results.events import Sampler, Visit
 from sshbench.results.model import CaseKind, CaseRecord, CaseStatus

@@ -116,7 +116,7 @@ class TransferMethod(Protocol):
 
     def in_flight(self, channel_window: int | None) -> int | None:
         """Bytes this method can have in flight at once, given the receiver's SSH channel window (None:
-        unknown): the window model the link verdicts use (analysis/links.py)."""
+        unknown): the window model the link verdicts use (analysis/physics/links.py)."""
         ...
 
 

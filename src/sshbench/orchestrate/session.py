@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sshbench.analysis.advice import advise
-from sshbench.analysis.configtext import CheckedRecommendation
+from sshbench.analysis.config.configtext import CheckedRecommendation
+from sshbench.analysis.physics.advice import advise
 from sshbench.measure import sysinfo
 from sshbench.measure.datapath import Payload
 from sshbench.measure.echo import EchoSettings, measure_echo

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import tempfile
 
-from sshbench.analysis.configtext import CheckedRecommendation, block_host, checked, client_block, server_dropin
-from sshbench.analysis.policy import Policy
-from sshbench.analysis.recommend import KEYWORDS, Recommendation, build, prediction
-from sshbench.analysis.reuse_advice import ControlDir
+from sshbench.analysis.config.configtext import CheckedRecommendation, block_host, checked, client_block, server_dropin
+from sshbench.analysis.config.recommend import KEYWORDS, Recommendation, build, prediction
+from sshbench.analysis.config.reuse_advice import ControlDir
+from sshbench.analysis.security.policy import Policy
 from sshbench.clients import ClientOffer
 from sshbench.results.model import Report
 from sshbench.targets.base import EmbeddedServer

@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sshbench.analysis.contest import headline_verdicts
-from sshbench.analysis.dimensions import cross_verdicts
-from sshbench.analysis.references import unreliable
-from sshbench.analysis.stats import headline_value
-from sshbench.analysis.verdicts import look_points, run_rule
+from sshbench.analysis.answers.contest import headline_verdicts
+from sshbench.analysis.comparisons.dimensions import cross_verdicts
+from sshbench.analysis.physics.references import unreliable
+from sshbench.analysis.stats.stats import headline_value
+from sshbench.analysis.stats.verdicts import look_points, run_rule
 from sshbench.plan.funding import funded
 from sshbench.results.events import Visit
 from sshbench.results.model import Case, CaseKind, CaseStatus, Report, Stat
@@ -43,13 +43,13 @@ class RoundState:
     seconds: Mapping[str, float] = field(default_factory=dict)  # a visit's typical wall time, per case
     # open pairs the time left is not spent on yet (plan/funding.py): they wait, neither settled nor futile
     waiting: frozenset[tuple[str, str]] = frozenset()
-    # references whose figure is too noisy to compare with yet (analysis/references.reliable): they get more
+    # references whose figure is too noisy to compare with yet (analysis/physics/references.reliable): they get more
     unreliable: frozenset[str] = frozenset()
-    # the unsettled pairs that are cross pairs (analysis/dimensions.py: one case on two builds, stream counts or
-    # compressions), not neighbours of a table: the schedule visits them in tables of their own
+    # the unsettled pairs that are cross pairs (analysis/comparisons/dimensions.py: one case on two builds, stream
+    # counts or compressions), not neighbours of a table: the schedule visits them in tables of their own
     cross: frozenset[tuple[str, str]] = frozenset()
     # the unsettled pairs of the link answer's headline: its pick against its nearest rivals (any stream count,
-    # compressor or combination; analysis/remedies.headline_pairs), visited in a table of their own
+    # compressor or combination; analysis/answers/remedies.headline_pairs), visited in a table of their own
     headline: frozenset[tuple[str, str]] = frozenset()
 
 
@@ -67,7 +67,7 @@ class Schedule(Protocol):
 
 # References (the raw TCP control, crypto ceilings) are not ranked: they need only the samples their own noise
 # needs. REFERENCE_RUNS each, and up to the cases' min_runs (an interval) while their spread is wider than this;
-# then, while that interval is wider than analysis/references.RELIABLE, up to UNRELIABLE_RUNS.
+# then, while that interval is wider than analysis/physics/references.RELIABLE, up to UNRELIABLE_RUNS.
 REFERENCE_RUNS = 3
 REMEASURED = 3  # samples a case may have set aside (measure/physics.py) that do not count as its visits
 REFERENCE_SPREAD = 0.05
@@ -163,7 +163,8 @@ def _open_cross_pairs(report: Report) -> set[tuple[str, str]]:
 
 
 def _open_headline_pairs(report: Report) -> set[tuple[str, str]]:
-    """The link answer's headline pairs (analysis/remedies.py) not yet settled, nor futile: decision mode only."""
+    """The link answer's headline pairs (analysis/answers/remedies.py) not yet settled, nor futile: decision mode
+    only."""
     if report.options.mode != "decision" or not report.summaries:
         return set()
     return {(v.faster, v.slower) for v in headline_verdicts(report)

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
+from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR
 from sshbench.compressors import OFF
 from sshbench.methods import PIPE
 from sshbench.options import RunOptions
@@ -328,7 +328,7 @@ MAX_RUNS_FROM_BUDGET = 200  # the most samples per throughput case a budget rais
 def runs_cap(cases: list[Case], options: RunOptions, rtt: dict[str, float], share: float) -> int:
     """max_runs for a run that was not given --max-runs (decision mode): the default, or as many samples of
     every case as its share of the budget could take at the quick guesses, up to MAX_RUNS_FROM_BUDGET. Chosen
-    before anything is measured, so the looks it plans (analysis/verdicts.py) are fixed in advance. Without it a
+    before anything is measured, so the looks it plans (analysis/stats/verdicts.py) are fixed in advance. Without it a
     narrow run with a long budget (one cipher on two builds, 6 minutes) stopped its open comparisons at 30
     samples, "futile" at that cap, with most of its time unused."""
     if options.mode != "decision" or not options.max_runs_auto or not math.isfinite(share):

@@ -177,7 +177,7 @@ def command_cases(options: RunOptions, link: str) -> list[tuple[Case, str | None
 
 def _plain_default(options: RunOptions, client: ClientInfo, offered: AlgorithmLists, ciphers: Selection,
                    settings: SweepSettings, links: list[str], add: bool) -> tuple[list[Case], tuple[str, ...]]:
-    """The plain transfer of the link answer (analysis/remedies.py) is this client's default cipher, one
+    """The plain transfer of the link answer (analysis/answers/remedies.py) is this client's default cipher, one
     connection, no compression, over the pipe: where a run answers "what fills the link" (`add`) and its
     cipher selection left that cipher out without excluding it, its plain cases are added, so every change
     is compared with what the user gets today. Returns them and the note that says so."""

@@ -1,8 +1,8 @@
 """The decision schedule: every case to its minimum in back-to-back passes, then passes over unsettled pairs.
 
 Why back to back, and how the verdicts that steer it are made: the
-docstring of DecisionSchedule below, analysis/verdicts.py and
-analysis/paired.py, and docs/methodology.md ("The schedule").
+docstring of DecisionSchedule below, analysis/stats/verdicts.py and
+analysis/stats/paired.py, and docs/methodology.md ("The schedule").
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sshbench.analysis.dimensions import cross_pairs, families
-from sshbench.analysis.verdicts import SETUP_RUNS_FACTOR
+from sshbench.analysis.comparisons.dimensions import cross_pairs, families
+from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR
 from sshbench.plan.base import (
     REFERENCE_RUNS,
     UNRELIABLE_RUNS,
@@ -45,7 +45,7 @@ class DecisionSchedule:
     which first by a coin), so drift that changes steadily over a pass
     cancels, and the sign of each pair's ratio is as likely either way when
     the two are equally fast. Each pair's verdict is taken from those ratios
-    (analysis/paired.py).
+    (analysis/stats/paired.py).
 
     Tables are scheduled independently: each has its own look points (pairs
     visited back to back: PAIR_LOOKS_FROM, then x1.5, up to its cap) and at
@@ -55,7 +55,7 @@ class DecisionSchedule:
     throughput sample, so the handshake tables settle in the time one pass
     of the throughput tables takes. Handshake cases may reach
     SETUP_RUNS_FACTOR times max_runs. Verdicts are corrected for every
-    planned look of their table (analysis/verdicts.py), so stopping early does
+    planned look of their table (analysis/stats/verdicts.py), so stopping early does
     not make a difference easier to "find". References get REFERENCE_RUNS
     samples, and min_runs when those spread.
     """
@@ -85,7 +85,7 @@ class DecisionSchedule:
                 dimension, pair_look_points(max_runs * (1 if moves_data else SETUP_RUNS_FACTOR)),
                 sorted({i for p in pairs for i in (p.base, p.other)}), cross=True)
         moving = sorted(c.id for c in self.cases if c.moves_data)
-        if moving:  # the link answer's headline: its pick against its nearest rivals (analysis/remedies.py)
+        if moving:  # the link answer's headline: its pick against its nearest rivals (analysis/answers/remedies.py)
             self._tables["headline"] = _Table("headline", pair_look_points(max_runs), moving, cross=True,
                                               headline=True)
         self._next_chain = 0
@@ -170,8 +170,8 @@ class _Table:
     members: list[str] = field(default_factory=list)
     look: int = -1  # -1: the minimum; then the index of the look point being worked towards
     active: set[tuple[str, str]] = field(default_factory=set)
-    # a table of cross pairs (analysis/dimensions.py): its cases get their minimum in their own tables, and its
-    # pairs are stars (one case on the first build against each other build), visited as chains of two
+    # a table of cross pairs (analysis/comparisons/dimensions.py): its cases get their minimum in their own tables,
+    # and its pairs are stars (one case on the first build against each other build), visited as chains of two
     cross: bool = False
     headline: bool = False  # the headline's pairs (RoundState.headline), not the dimensions' cross pairs
     _coin: bool = True

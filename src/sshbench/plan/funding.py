@@ -4,12 +4,12 @@ A run on a noisy machine cannot settle every pair in its budget (on a
 2-vCPU EPYC VM a default run reached ~14 samples a case, where a 5%
 difference needs ~200). Sampling every open pair alike then settles
 almost none. Instead, at each round, every open pair gets its forecast
-(analysis/forecast.py: the seconds of visits it still needs at this
+(analysis/stats/forecast.py: the seconds of visits it still needs at this
 machine's noise), and the time left is handed out: first to the pairs the
 answer states first (the fastest safe cipher against the runner-up,
-analysis/answer.answer_pairs) and the cross pairs a run
+analysis/answers/answer.answer_pairs) and the cross pairs a run
 with several builds, stream counts or compressions exists for
-(analysis/dimensions.py), those that can settle first, and then the ones
+(analysis/comparisons/dimensions.py), those that can settle first, and then the ones
 that cannot by their cap too, up to it (more samples still narrow the
 interval the answer prints: on an EPYC VM the GCM twins stopped at 12
 samples each, +-25%, while pairs nobody asked about got the time); then to
@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Set
 
-from sshbench.analysis.answer import answer_pairs
-from sshbench.analysis.pairs import PairData
+from sshbench.analysis.answers.answer import answer_pairs
+from sshbench.analysis.comparisons.pairs import PairData
 from sshbench.results.model import Report
 
 Pair = tuple[str, str]

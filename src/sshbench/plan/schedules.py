@@ -6,7 +6,7 @@ whole second). Then one schedule per mode (RunOptions.mode):
 - DecisionSchedule (default, plan/decision.py): every case to min_runs in
   back-to-back passes over its table, so every case has an interval; then
   passes over the neighbour pairs not yet settled, each table with its own
-  look points (analysis/verdicts.py). References (control, ceilings) take the
+  look points (analysis/stats/verdicts.py). References (control, ceilings) take the
   samples their own noise needs.
 - PrecisionSchedule (--precision): shuffled rounds continue for the cases
   whose median interval is still wider than the target.

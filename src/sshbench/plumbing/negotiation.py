@@ -40,7 +40,7 @@ PHASE_MARKERS: tuple[tuple[str, str], ...] = (
     ("banner_received", "Remote protocol version"),
     ("kexinit_sent", "SSH2_MSG_KEXINIT sent"),
     ("newkeys_received", "SSH2_MSG_NEWKEYS received"),
-    # within authentication: where a stall sits says which side waited (analysis/stalls.py)
+    # within authentication: where a stall sits says which side waited (analysis/connections/stalls.py)
     ("service_accepted", "SSH2_MSG_SERVICE_ACCEPT received"),
     ("methods_listed", "Authentications that can continue"),  # the server's answer to the first request
     ("key_accepted", "Server accepts key"),

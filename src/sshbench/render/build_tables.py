@@ -1,6 +1,6 @@
 """Several sides side by side (SSH builds, --build, or servers, --server a,b): per direction, each case's figure
 on every side, and how many times as fast each side is as the first one given, with its interval
-(analysis/build_ratios.py)."""
+(analysis/answers/build_ratios.py)."""
 
 from __future__ import annotations
 

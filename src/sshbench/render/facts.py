@@ -106,7 +106,7 @@ def facts(found: Findings) -> list[Fact]:
                            else host.placement.removeprefix("split: ") + ", as on two machines"
                            if host.placement.startswith("split") else
                            "free: client and server shared every CPU, wherever the scheduler put them"))
-        if report.placement_trial is not None:  # --placement auto: the trial that chose it (analysis/placing.py)
+        if report.placement_trial is not None:  # --placement auto: the trial that chose it (analysis/stats/placing.py)
             trial = report.placement_trial
             out.insert(2, Fact("", f"{trial.reason}{f' ({trial.seconds:.0f} s trial)' if trial.split else ''}"))
     for build in env.builds:  # --build: each build's two programs, and the switches they declared
@@ -182,7 +182,7 @@ def mode(report: Report) -> list[Fact]:
 
 
 def noise_line(noise: Noise) -> str:
-    """The noise the run measured (analysis/noise.py), in the words the noise line uses: made here, from its
+    """The noise the run measured (analysis/stats/noise.py), in the words the noise line uses: made here, from its
     figures, like every other line of a report."""
     def pct(value: float | None) -> str:
         return "?" if value is None else f"{value * 100:.0f}%"

@@ -2,7 +2,7 @@
 
 They follow the hosts tables (render/hosts.py) wherever several runs are
 shown together: a multi-host run, or `sshbench report` over many files
-(a fleet, e.g. from the Ansible playbook in fleet/). analysis/fleet.py
+(a fleet, e.g. from the Ansible playbook in fleet/). analysis/runs/fleet.py
 computes, once per command (the Fleet of analysis/conclude.conclude_fleet);
 this only lays out.
 """

@@ -88,7 +88,8 @@ def _ratio(ratio: float, low: float | None, high: float | None) -> dict[str, Any
 
 
 def link_answer_json(found: PathFinding) -> dict[str, Any]:
-    """One path and direction of the link answer (analysis/remedies.py, analysis/contest.py) as plain data."""
+    """One path and direction of the link answer (analysis/answers/remedies.py, analysis/answers/contest.py) as plain
+    data."""
     answer = found.answer
     best = answer.best
     full = best is not None and best.bound is not None and best.bound.verdict == "link"
@@ -120,7 +121,7 @@ def link_answers_json(found: Findings) -> list[dict[str, Any]]:
 
 
 def server_json(question: ServerQuestion) -> dict[str, Any]:
-    """One question of a --server a,b run (analysis/servers.py): each server's figure, the leader first."""
+    """One question of a --server a,b run (analysis/answers/servers.py): each server's figure, the leader first."""
     return {"direction": question.direction.value, "link": question.link, "question": question.question,
             "proven": question.proven, "unmeasured": list(question.unmeasured),
             "figures": [{"server": f.server, "cipher": f.cipher, "bytes_per_second": _stat(f.rate),

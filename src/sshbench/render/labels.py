@@ -112,7 +112,7 @@ def _counts(points: tuple[int, ...]) -> str:
     return ", ".join(str(p) for p in points[:-1]) + f" and {points[-1]}" if len(points) > 1 else str(points[0])
 
 
-# How every "X vs Y" ratio is stated (analysis/stated.py), named once in each output that states one.
+# How every "X vs Y" ratio is stated (analysis/comparisons/stated.py), named once in each output that states one.
 RATIOS = ("ratios (x): Hodges-Lehmann, each interval at the level of the test that decided its verdict under the "
           "run's decision rule (the group-sequential boundaries of its looks, Holm over the comparisons of one "
           "dimension): the interval and the verdict beside it come from one test")

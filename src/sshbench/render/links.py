@@ -1,6 +1,6 @@
 """Tables of a run over emulated links: the links as measured, each case per link with what limited it, echo.
 
-Every figure comes from the report (analysis/links.py computes the
+Every figure comes from the report (analysis/physics/links.py computes the
 ceilings); a renderer never runs anything. Each link's own detailed tables
 (rankings with intervals, the method matrix, references) follow, drawn by
 the ordinary table builders on that link's view of the report.

@@ -14,7 +14,7 @@ from sshbench.render.table_model import Column, Row, Style, Table, cell
 
 def lockout_table(lockout: Lockout | None) -> Table | None:
     """Who can log in to an OpenSSH server with the drop-in applied, client by client, as the recommendation judged
-    it (analysis/configtext.Lockout); None without a drop-in."""
+    it (analysis/config/configtext.Lockout); None without a drop-in."""
     if lockout is None:
         return None
     which = "the policy's own lists (--allow-lockout)" if lockout.strict else "the drop-in's lists"

@@ -1,5 +1,5 @@
-"""Logins per second against a listening sshd (--logins; analysis/logins.py): one row per key exchange and client
-count, with the knee under the table."""
+"""Logins per second against a listening sshd (--logins; analysis/connections/logins.py): one row per key exchange
+and client count, with the knee under the table."""
 
 from __future__ import annotations
 

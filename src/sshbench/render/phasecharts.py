@@ -1,5 +1,5 @@
-"""Where the time goes, drawn: one horizontal bar per case (its median connection, analysis/phases.py), each
-phase a segment in milliseconds, so a stall (analysis/stalls.py) is the long segment a reader sees first."""
+"""Where the time goes, drawn: one horizontal bar per case (its median connection, analysis/connections/phases.py), each
+phase a segment in milliseconds, so a stall (analysis/connections/stalls.py) is the long segment a reader sees first."""
 
 from __future__ import annotations
 

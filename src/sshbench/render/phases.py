@@ -1,5 +1,5 @@
 """Where a connection's set-up time goes: each set-up case's median connection, phase by phase
-(analysis/phases.py), in milliseconds and, on a path with a measured round trip of a millisecond or more, in
+(analysis/connections/phases.py), in milliseconds and, on a path with a measured round trip of a millisecond or more, in
 round trips of that path."""
 
 from __future__ import annotations

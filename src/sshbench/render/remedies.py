@@ -1,4 +1,4 @@
-"""What fills the link (analysis/remedies.py) in words: per path and direction, the change that fills it and by
+"""What fills the link (analysis/answers/remedies.py) in words: per path and direction, the change that fills it and by
 how much, then every change measured against the plain transfer, each with its limiter after the change.
 
 Over a link (emulated or a real host) these lines open every output, before

@@ -1,4 +1,4 @@
-"""Which server, and by how much (analysis/servers.py), in words: the first lines of a `--server a,b` run."""
+"""Which server, and by how much (analysis/answers/servers.py), in words: the first lines of a `--server a,b` run."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Streams and compression side by side: per direction and cipher, each --streams and --compression pair, how
 many times as fast as one connection without compression, what crossed the wire, what each side spent, and
-what limited it (analysis/remedies.py, analysis/links.py).
+what limited it (analysis/answers/remedies.py, analysis/physics/links.py).
 
 The ranked tables rank ciphers within one pair; this table is the one a
 user of --streams or --compression reads first: what the change did.

@@ -1,4 +1,4 @@
-"""The answer first (analysis/answer.py) in words: per direction the fastest safe cipher and by how much.
+"""The answer first (analysis/answers/answer.py) in words: per direction the fastest safe cipher and by how much.
 
 Every output leads with these lines (terminal, Markdown, HTML), and a run
 prints them last too, so the answer is on screen when it finishes.

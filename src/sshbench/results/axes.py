@@ -5,7 +5,7 @@ axes say under what: the transfer method, the parallel streams, the
 compression, the side (an SSH build or an embedded server) and the emulated
 link. Each of these is one field of `Case` (results/model.py) and one line
 here: how ids and groups spell a value other than its plain one, and whether
-its values are compared case by case (a cross pair, analysis/dimensions.py).
+its values are compared case by case (a cross pair, analysis/comparisons/dimensions.py).
 An axis a later need adds is declared in the axes package (axes/base.py):
 its values live in `Case.dims`, and it joins this table after these.
 Ids, groups, the group a table ranks without its variants, and the cross

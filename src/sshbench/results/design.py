@@ -1,4 +1,4 @@
-"""The noise a run measured on its machine, and the design it chose from it (analysis/noise.py makes them)."""
+"""The noise a run measured on its machine, and the design it chose from it (analysis/stats/noise.py makes them)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class Design:
 @dataclass(frozen=True)
 class PlacementTrial:
     """The short trial of both placements an embedded run with `--placement auto` begins with
-    (analysis/placing.py): what each gave, and what was chosen from it."""
+    (analysis/stats/placing.py): what each gave, and what was chosen from it."""
 
     case_id: str  # the one case sampled, alternately split and free
     split: list[float]  # its rates (bytes/s), in split placement

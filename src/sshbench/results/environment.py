@@ -348,7 +348,7 @@ class Environment:
 
 @dataclass
 class RunWarning:
-    """A warning kept with the run: what was seen and what to do (analysis/advice.py)."""
+    """A warning kept with the run: what was seen and what to do (analysis/physics/advice.py)."""
 
     code: str
     message: str

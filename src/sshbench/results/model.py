@@ -64,7 +64,7 @@ class Sample:
     steady_bytes: int | None = None
     steady_seconds: float | None = None
     # Bytes moved in the first half of those steady seconds: how much a sample's rate varies within one
-    # connection (the two halves' ratio), against how much it varies between connections (analysis/noise.py)
+    # connection (the two halves' ratio), against how much it varies between connections (analysis/stats/noise.py)
     steady_half_bytes: int | None = None
     client_cpu_steady_seconds: float | None = None  # CPU of each side during those steady seconds
     server_cpu_steady_seconds: float | None = None
@@ -295,7 +295,7 @@ class Report:
     cases: list[CaseRecord] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
-    warnings: list[RunWarning] = field(default_factory=list)  # see analysis/advice.py
+    warnings: list[RunWarning] = field(default_factory=list)  # see analysis/physics/advice.py
     # The validated recommendation made when the run ended: policy, client_block, server_dropin, prediction
     recommendation: StoredRecommendation | None = None
     error: str | None = None
@@ -306,16 +306,16 @@ class Report:
     # Logins per second against a listening sshd, per parallel client count and key exchange (--logins)
     logins: list[LoginLoad] = field(default_factory=list, metadata={"omit_empty": True})
     # Looks planned at the verdicts, per kind of table ("throughput", "handshake"): what their correction divides
-    # by (analysis/verdicts.py; empty in files from before each table had its own)
+    # by (analysis/stats/verdicts.py; empty in files from before each table had its own)
     looks: dict[str, int] = field(default_factory=dict)
     # The sample counts of those looks, per kind of table: the group-sequential boundaries' information (empty in
     # files from before 0.4, whose verdicts were corrected by Bonferroni over `looks`)
     look_points: dict[str, list[int]] = field(default_factory=dict)
     # The noise measured after the first passes and the design it chose (sample length, pairing), with the figures
-    # that decided it (analysis/noise.py; None: not measured, as in fixed and precision modes and older files)
+    # that decided it (analysis/stats/noise.py; None: not measured, as in fixed and precision modes and older files)
     design: Design | None = None
     # The trial of both placements an embedded run with --placement auto began with, and its choice
-    # (analysis/placing.py; None: a real host, a placement given, or a file from before 0.4)
+    # (analysis/stats/placing.py; None: a real host, a placement given, or a file from before 0.4)
     placement_trial: PlacementTrial | None = None
     schema_version: int = SCHEMA_VERSION
 

@@ -1,6 +1,6 @@
 """A case's summary: its statistics, its place in both rankings and its verdicts against its neighbours.
 
-analysis/stats.py computes them from the samples after every round; the
+analysis/stats/stats.py computes them from the samples after every round; the
 results file keeps them, so every output renders from the file alone.
 """
 
@@ -71,7 +71,7 @@ class Summary:
     rank: int | None = None
     outliers: int = 0  # counted samples flagged by modified z-score (kept, not dropped)
     precise: bool | None = None  # headline interval within the precision target (None: no target)
-    # Against the case ranked just above (analysis/verdicts.py): different, equivalent within the tie margin,
+    # Against the case ranked just above (analysis/stats/verdicts.py): different, equivalent within the tie margin,
     # or not yet separable; None for the first of a group and for unranked cases
     relation: Relation | None = None
     tied_with_previous: bool = False  # relation is not "different" (kept for readers of schema 3 and 4)

@@ -12,7 +12,7 @@ went out and how many of them were resent, how long the senders had data
 to send and how much of that time the receiver's window or their own
 buffer held them back, and the congestion window and RTT at the window's
 end. They name a loss limiter from what TCP did, not from the link's
-settings (analysis/links.py).
+settings (analysis/physics/links.py).
 """
 
 from __future__ import annotations

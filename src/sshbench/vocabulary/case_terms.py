@@ -43,7 +43,7 @@ class CaseKind(StrEnum):
 
 
 class Relation(StrEnum):
-    """How a ranked case stands against the one ranked just above it (analysis/verdicts.py)."""
+    """How a ranked case stands against the one ranked just above it (analysis/stats/verdicts.py)."""
 
     DIFFERENT = "different"  # significantly slower
     EQUIVALENT = "equivalent"  # shown equivalent within the run's tie margin

@@ -59,7 +59,7 @@ SLOW_LOGINS = {"dns": "UseDNS yes with a resolver that never answers (2 s per lo
 
 # A ControlMaster's socket: a Unix socket's path holds at most 107 bytes (its NUL aside), and ssh binds it under a
 # temporary name 17 characters longer (".XXXXXXXXXXXXXXXX") before renaming it; a path ssh cannot bind fails the
-# login (measure/masters.py, analysis/reuse_advice.py)
+# login (measure/masters.py, analysis/config/reuse_advice.py)
 SOCKET_PATH_MAX = 107
 SOCKET_BIND_SUFFIX = 17
 
@@ -70,7 +70,7 @@ def socket_path_fits(path: str) -> bool:
 
 
 # The one piece of advice on reusing connections in a user's own ssh: the lines the recommended config writes
-# (analysis/reuse_advice.py) and the short-command answer quotes (render/commands.py). The socket goes in ~/.ssh
+# (analysis/config/reuse_advice.py) and the short-command answer quotes (render/commands.py). The socket goes in ~/.ssh
 # itself, the directory the config lives in: a directory of its own would fail every login until someone made it.
 CONTROL_PATH = "~/.ssh/cm-%C"
 CONTROL_HASH = 40  # %C: a SHA-1 in hex

@@ -1,5 +1,5 @@
 """Classic slow logins, reproduced in the embedded OpenSSH server (--slow-login): so the phase split can be seen
-to put a stall where it belongs, and to name it (analysis/stalls.py).
+to put a stall where it belongs, and to name it (analysis/connections/stalls.py).
 
 `gssapi`: the client tries GSSAPI first (`GSSAPIAuthentication yes` on both
 ends, gssapi-with-mic before publickey in OpenSSH's order) and its Kerberos
