@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sshbench.analysis.stats.verdicts import SETUP_RUNS_FACTOR
-from sshbench.compressors import OFF
 from sshbench.methods import PIPE
 from sshbench.options import RunOptions
 from sshbench.plan.losspace import loss_paced
@@ -190,7 +189,7 @@ def visit_guess(case: Case, options: RunOptions, rtt: float, warmup: bool, file_
     if not case.moves_data:
         return setup
     window = (windows(case) if windows is not None else None) or CHANNEL_WINDOW
-    windowed = rtt > 0 and not (case.compressor.external and options.data != "random")
+    windowed = rtt > 0 and not compresses(case, options, channel=True)
     rate = min(guesses.rate, case.streams * window / rtt) if windowed else guesses.rate
     line = known_pace(options.link_named(case.link), case, options)
     rate = min(rate, line) if line else rate
@@ -220,13 +219,20 @@ def warmup_bytes(case: Case, options: RunOptions) -> int:
     return max(floor, min(options.warmup_bytes, int(line * WARMUP_LINE_SECONDS)))
 
 
+def compresses(case: Case, options: RunOptions, channel: bool = False) -> bool:
+    """Whether the case's compression may shrink what crosses the line (`channel`: the SSH channel, which SSH's
+    own zlib, compressing below it, does not shrink) by a ratio unknown before measuring; random data cannot."""
+    compression = case.compressor
+    return options.data != "random" and (compression.external if channel else not compression.is_off)
+
+
 def known_pace(link: LinkSpec | None, case: Case, options: RunOptions) -> float | None:
     """The payload bytes/s a case can be expected to move before it is measured: its link's line rate less IP and
     TCP headers at its MTU or, over a lossy path under a loss-based congestion control, the Mathis estimate
     (plan/losspace.py), the smaller where both are known. None: neither is known, or compression may multiply
     what the line carries (none, or random data, cannot grow; the guess stays on the short side: it refuses only
     what cannot fit)."""
-    if link is None or (case.compression != OFF and options.data != "random"):
+    if link is None or compresses(case, options):
         return None
     known = [pace for pace in (link.payload_bytes_per_second(), loss_paced(link, case.streams)) if pace]
     return min(known) if known else None
