@@ -26,9 +26,30 @@ def _interrupted_early(signum: int, _frame: object) -> None:
     os._exit(130)
 
 
+def _temp_dir_found_whole() -> None:
+    """Let Python pick the temp dir now, with the three signals held.
+
+    tempfile's first gettempdir() proves a directory writable by creating a
+    file with a bare 8-character name in it and unlinking it. An interrupt
+    between the two (os._exit above, or a KeyboardInterrupt later) left that
+    file behind in the user's temp dir (seen once in CI: `8lyc8kxy`). Held,
+    the signal lands after the unlink; the answer is cached for the run.
+    """
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        import tempfile
+
+        with contextlib.suppress(OSError):  # no usable temp dir is said in one line later (runs.temp_dir)
+            tempfile.gettempdir()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "sshbench":  # the command, not an import
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(_sig, _interrupted_early)
+    _temp_dir_found_whole()
 
 from sshbench.plumbing.procs import become_subreaper, end_children  # noqa: E402  (after the early handlers)
 from sshbench.plumbing.runs import run_claimed  # noqa: E402
