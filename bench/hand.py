@@ -31,6 +31,7 @@ from clirun import finished
 from sshbench.compressors import choice
 from sshbench.measure.datapath import make_payload
 from sshbench.measure.parts import independence
+from sshbench.plan.budget import steady_mark
 from sshbench.plumbing import placement
 from sshbench.targets.base import HOST_ALIAS, EmbeddedServer
 from sshbench.targets.discovery import discover_client
@@ -77,15 +78,33 @@ def at(points: Points, when: float) -> float:
     return float(points[-1][0])
 
 
+def reached(points: Points, count: float) -> float:
+    """When a stream had received `count` bytes, read between its stamps (the inverse of `at`)."""
+    before = (0, points[0][1])
+    for moved, t in points:
+        if moved >= count:
+            if moved <= before[0]:
+                return t
+            return before[1] + (t - before[1]) * (count - before[0]) / (moved - before[0])
+        before = (moved, t)
+    return points[-1][1]
+
+
 def window_rate(streams: list[Points], share: int) -> float:
     """The N streams' rate over sshbench's steady window (measure/steady.py), from the hand's own stamps: from
-    the latest quarter mark to the latest end, counting what a quarter-sized split would still have had to move:
-    the bytes still to come where the streams shared one bottleneck, N times the least-advanced one's remaining
-    share where each kept its own pace, as the transfer's own tail says (measure/parts.py `independence`, the
-    same definition read from this transfer). Counting N x 3/4 of a share whatever the parts did read shared
-    parts' stagger as bytes: the hand of CPU-bound Dropbear downloads of 4 streams read 1.2-1.6x their bytes."""
-    quarter = STAMP_PARTS // 4 - 1  # the point after a quarter of the bytes
-    opened = max(points[quarter][1] for points in streams)
+    the moment the last stream was past sshbench's steady mark (plan/budget.steady_mark: a quarter of its bytes,
+    never before STEADY_AFTER) to the latest end, counting what a quarter-sized split would still have had to
+    move: the bytes still to come where the streams shared one bottleneck, N times the least-advanced one's
+    remaining share where each kept its own pace, as the transfer's own tail says (measure/parts.py
+    `independence`, the same definition read from this transfer). Counting N x 3/4 of a share whatever the parts
+    did read shared parts' stagger as bytes: the hand of CPU-bound Dropbear downloads of 4 streams read 1.2-1.6x
+    their bytes. Opening at the quarter where sshbench opens at STEADY_AFTER put TCP's ramp inside the hand's
+    window alone: 8 Dropbear downloads of 16 MiB over rtt=154ms read 1.12-1.23 of this hand, sshbench's window
+    opening at 8 MiB a stream and the hand's at 4."""
+    mark = steady_mark(share)
+    if mark is None:
+        return float("nan")  # too small for sshbench's steady state: it would not count it either
+    opened = max(reached(points, mark) for points in streams)
     ends = [points[-1][1] for points in streams]
     first, closed = min(ends), max(ends)
     if closed <= opened:
